@@ -1,0 +1,78 @@
+"""What the runtime asks of a model: a streamed response to a request.
+
+A model turns a `ModelRequest` into an async stream of chunks, the way providers stream:
+text deltas, and tool calls announced by index (id and name first) whose argument JSON then
+arrives in pieces. A provider that delivers a call whole sends one chunk with everything.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Protocol, runtime_checkable
+
+from ..runtime._messages import Message
+
+__all__ = [
+    "FinishChunk",
+    "Model",
+    "ModelChunk",
+    "ModelRequest",
+    "TextChunk",
+    "ToolCallChunk",
+    "ToolSpec",
+]
+
+
+@dataclass(frozen=True)
+class ToolSpec:
+    """A tool as offered to a model."""
+
+    name: str
+    description: str
+    parameters: dict[str, Any]
+    # Not sent to providers; lets the offline model fill the progress argument sensibly.
+    progress_argument: str | None = None
+
+
+@dataclass(frozen=True)
+class ModelRequest:
+    """One model call: the context, the tools on offer and how they may be called."""
+
+    messages: Sequence[Message]
+    tools: Sequence[ToolSpec] = ()
+    tool_choice: str = "auto"
+    parallel_tool_calls: bool = False
+    options: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class TextChunk:
+    text: str
+
+
+@dataclass(frozen=True)
+class ToolCallChunk:
+    """A piece of tool call `index`: its first chunk carries `id` and `name`."""
+
+    index: int
+    id: str | None = None
+    name: str | None = None
+    arguments: str = ""
+
+
+@dataclass(frozen=True)
+class FinishChunk:
+    usage: dict[str, int] | None = None
+
+
+ModelChunk = TextChunk | ToolCallChunk | FinishChunk
+
+
+@runtime_checkable
+class Model(Protocol):
+    """A model the runtime can stream from."""
+
+    name: str
+
+    def stream(self, request: ModelRequest) -> AsyncIterator[ModelChunk]: ...

@@ -1,0 +1,378 @@
+"""`define_*`: build a definition, check everything it shows by itself, register it."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterable, Mapping
+from typing import Any, Literal
+
+from pydantic import BaseModel, ValidationError
+
+from .._errors import DefinitionError
+from ._definitions import (
+    HOOK_NAMES,
+    RESERVED_TOOL_NAMES,
+    AgentDefinition,
+    HookDefinition,
+    ModelDefinition,
+    PromptDefinition,
+    PromptPart,
+    ToolDefinition,
+    ToolEntry,
+)
+from ._registry import Registry, default_registry
+from ._schema import ArgsSchema
+from ._values import Env, Include, Side, Subagent, SubpromptConfig, Text, ToolConfig, Variable
+
+__all__ = [
+    "define_agent",
+    "define_hook",
+    "define_model",
+    "define_prompt",
+    "define_tool",
+    "parse_prompt_text",
+]
+
+# Provider tool names allow letters, digits, "_" and "-" up to 64 characters.
+_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_-]{0,63}$")
+_HOOK_ID = re.compile(r"^[a-z][a-z0-9_]*$")
+_PLACEHOLDER = re.compile(r"\{\{\s*(env|include)\s*:\s*([^}\s]+)\s*\}\}")
+_SUBAGENT_KEYS = {"blocking", "resumable", "max_instances", "parent_communication", "immediate"}
+
+
+def _check_name(kind: str, name: object) -> str:
+    if not isinstance(name, str) or not _NAME.match(name):
+        raise DefinitionError(
+            f"{kind} name {name!r} is invalid: use 1-64 letters, digits, '_' or '-',"
+            " starting with a letter or '_'"
+        )
+    if name in RESERVED_TOOL_NAMES:
+        raise DefinitionError(
+            f"{kind} name {name!r} is reserved for the runtime's subagent lifecycle tools"
+            f" ({', '.join(sorted(RESERVED_TOOL_NAMES))}); pick another name"
+        )
+    return name
+
+
+def _variables(owner: str, variables: Iterable[Variable]) -> tuple[Variable, ...]:
+    out = tuple(variables)
+    seen: set[str] = set()
+    for var in out:
+        if not isinstance(var, Variable):
+            raise DefinitionError(f"{owner}: variables must be tl.Variable, got {var!r}")
+        if var.name in seen:
+            raise DefinitionError(f"{owner}: variable {var.name!r} is declared twice")
+        seen.add(var.name)
+    return out
+
+
+def _hook_ids(owner: str, hooks: Iterable[str]) -> tuple[str, ...]:
+    out = tuple(hooks)
+    seen: set[str] = set()
+    for hook_id in out:
+        if hook_id in seen:
+            raise DefinitionError(f"{owner}: hook id {hook_id!r} is listed twice in hooks")
+        seen.add(hook_id)
+    return out
+
+
+def _registry(registry: Registry | None) -> Registry:
+    return registry if registry is not None else default_registry()
+
+
+def define_tool(
+    name: str,
+    *,
+    description: str,
+    execute: Callable[..., Any],
+    args: type[BaseModel] | dict[str, Any] | None = None,
+    variables: Iterable[Variable] = (),
+    progress_argument: str | None = None,
+    timeout: float | None = 120.0,
+    registry: Registry | None = None,
+) -> ToolDefinition:
+    """Define a function tool and register it.
+
+    Example:
+        >>> import threadlab as tl
+        >>> reg = tl.Registry()
+        >>> t = tl.define_tool("echo", description="Echo text.",
+        ...     args={"type": "object", "properties": {"text": {"type": "string"}}},
+        ...     execute=lambda state, args: args["text"], registry=reg)
+        >>> t.name
+        'echo'
+    """
+    owner = f"tool {name!r}"
+    _check_name("tool", name)
+    if not callable(execute):
+        raise DefinitionError(f"{owner}: execute must be callable, got {execute!r}")
+    schema = ArgsSchema(owner, args)
+    if progress_argument is not None and not schema.is_string_property(progress_argument):
+        raise DefinitionError(
+            f"{owner}: progress_argument {progress_argument!r} must name a string property of"
+            f" the args (declared properties: {', '.join(schema.properties) or 'none'})"
+        )
+    if timeout is not None and timeout <= 0:
+        raise DefinitionError(f"{owner}: timeout must be positive seconds or None")
+    definition = ToolDefinition(
+        name=name,
+        description=description,
+        execute=execute,
+        args=schema,
+        variables=_variables(owner, variables),
+        progress_argument=progress_argument,
+        timeout=timeout,
+    )
+    _registry(registry).add(definition)
+    return definition
+
+
+def parse_prompt_text(text: str) -> tuple[PromptPart, ...]:
+    """Split a system prompt string into parts: `{{env:NAME}}` and `{{include:name}}` become
+    `Env` and `Include` parts, everything else `Text`."""
+    parts: list[PromptPart] = []
+    pos = 0
+    for match in _PLACEHOLDER.finditer(text):
+        if match.start() > pos:
+            parts.append(Text(text[pos : match.start()]))
+        kind, value = match.group(1), match.group(2)
+        parts.append(Env(value) if kind == "env" else Include(value))
+        pos = match.end()
+    if pos < len(text):
+        parts.append(Text(text[pos:]))
+    return tuple(parts)
+
+
+def _prompt_parts(owner: str, prompt: object) -> tuple[PromptPart, ...]:
+    if isinstance(prompt, str):
+        return parse_prompt_text(prompt)
+    if isinstance(prompt, list | tuple):
+        parts: list[PromptPart] = []
+        for part in prompt:
+            if isinstance(part, str):
+                parts.extend(parse_prompt_text(part))
+            elif isinstance(part, Text | Include | Env):
+                parts.append(part)
+            else:
+                raise DefinitionError(
+                    f"{owner}: prompt parts must be str, tl.Text, tl.Include or tl.Env;"
+                    f" got {part!r}"
+                )
+        return tuple(parts)
+    raise DefinitionError(f"{owner}: prompt must be a string or a list of parts, got {prompt!r}")
+
+
+def _tool_entries(owner: str, tools: Iterable[object]) -> tuple[ToolEntry, ...]:
+    entries: list[ToolEntry] = []
+    seen: set[str] = set()
+    for entry in tools:
+        if isinstance(entry, Subagent) or (
+            isinstance(entry, Mapping) and _SUBAGENT_KEYS & set(entry)
+        ):
+            raise DefinitionError(
+                f"{owner}: a tools entry cannot configure a subagent ({entry!r}); declare the"
+                " relationship on the owning side: tl.Side(prompt, subagents=[tl.Subagent(...)])"
+            )
+        if isinstance(entry, str | SubpromptConfig | ToolConfig):
+            name = entry if isinstance(entry, str) else entry.name
+        else:
+            raise DefinitionError(
+                f"{owner}: tools entries must be a name, tl.SubpromptConfig or tl.ToolConfig;"
+                f" got {entry!r}"
+            )
+        if name in RESERVED_TOOL_NAMES:
+            raise DefinitionError(
+                f"{owner}: {name!r} is a reserved lifecycle tool; the runtime injects it for"
+                " the side's subagent relationships, so do not list it in tools"
+            )
+        if name in seen:
+            raise DefinitionError(f"{owner}: tool {name!r} is listed twice in tools")
+        seen.add(name)
+        entries.append(entry)
+    return tuple(entries)
+
+
+def define_prompt(
+    name: str,
+    *,
+    prompt: str | list[Any] | tuple[Any, ...],
+    model: Any = "offline",
+    tool_description: str = "",
+    tools: Iterable[ToolEntry] = (),
+    include_chat: bool = False,
+    include_past_tools: bool = False,
+    parallel_tool_calls: bool = False,
+    tool_choice: str = "auto",
+    required_schema: type[BaseModel] | dict[str, Any] | None = None,
+    variables: Iterable[Variable] = (),
+    env: Mapping[str, str] | None = None,
+    hooks: Iterable[str] = (),
+    expose_as_tool: bool = False,
+    registry: Registry | None = None,
+) -> PromptDefinition:
+    """Define a prompt and register it.
+
+    Example:
+        >>> import threadlab as tl
+        >>> p = tl.define_prompt("helper", prompt="You help. Region: {{env:REGION}}",
+        ...                      registry=tl.Registry())
+        >>> [type(part).__name__ for part in p.prompt]
+        ['Text', 'Env']
+    """
+    owner = f"prompt {name!r}"
+    _check_name("prompt", name)
+    if tool_choice not in ("auto", "none", "required") and not isinstance(tool_choice, str):
+        raise DefinitionError(f"{owner}: tool_choice must be 'auto', 'none', 'required' or a name")
+    definition = PromptDefinition(
+        name=name,
+        prompt=_prompt_parts(owner, prompt),
+        model=model,
+        tool_description=tool_description,
+        tools=_tool_entries(owner, tools),
+        include_chat=include_chat,
+        include_past_tools=include_past_tools,
+        parallel_tool_calls=parallel_tool_calls,
+        tool_choice=tool_choice,
+        required_schema=(
+            ArgsSchema(f"{owner} required_schema", required_schema)
+            if required_schema is not None
+            else None
+        ),
+        variables=_variables(owner, variables),
+        env=dict(env or {}),
+        hooks=_hook_ids(owner, hooks),
+        expose_as_tool=expose_as_tool,
+    )
+    _registry(registry).add(definition)
+    return definition
+
+
+def _subagent(data: Mapping[str, Any]) -> Subagent:
+    fields = dict(data)
+    return Subagent(fields.pop("name"), **fields)
+
+
+def _side(owner: str, label: str, side: object) -> Side:
+    if isinstance(side, str):
+        return Side(side)
+    if isinstance(side, Side):
+        names = [rel.name for rel in side.subagents]
+        for rel_name in names:
+            if rel_name in RESERVED_TOOL_NAMES:
+                raise DefinitionError(f"{owner}: {label} subagent name {rel_name!r} is reserved")
+        if len(set(names)) != len(names):
+            raise DefinitionError(f"{owner}: {label} lists a subagent relationship twice")
+        if side.max_steps is not None and side.max_steps < 1:
+            raise DefinitionError(f"{owner}: {label}.max_steps must be at least 1")
+        return side
+    if isinstance(side, Mapping):
+        try:
+            data = dict(side)
+            prompt = data.pop("prompt")
+            subagents = tuple(
+                s if isinstance(s, Subagent) else _subagent(s) for s in data.pop("subagents", ())
+            )
+            return _side(owner, label, Side(prompt, subagents=subagents, **data))
+        except (KeyError, TypeError, ValidationError) as exc:
+            raise DefinitionError(f"{owner}: {label} is not a valid side: {exc}") from None
+    raise DefinitionError(f"{owner}: {label} must be a prompt name or tl.Side, got {side!r}")
+
+
+def define_agent(
+    name: str,
+    *,
+    side_a: Side | str,
+    side_b: Side | str | None = None,
+    type: Literal["ai_human", "dual_ai"] = "ai_human",
+    expose_as_tool: bool = False,
+    tool_description: str = "",
+    max_session_turns: int | None = None,
+    hooks: Iterable[str] = (),
+    variables: Iterable[Variable] = (),
+    env: Mapping[str, str] | None = None,
+    registry: Registry | None = None,
+) -> AgentDefinition:
+    """Define an agent and register it.
+
+    Example:
+        >>> import threadlab as tl
+        >>> a = tl.define_agent("assistant", side_a="helper", registry=tl.Registry())
+        >>> a.side_a.prompt
+        'helper'
+    """
+    owner = f"agent {name!r}"
+    _check_name("agent", name)
+    if type not in ("ai_human", "dual_ai"):
+        raise DefinitionError(f"{owner}: type must be 'ai_human' or 'dual_ai', got {type!r}")
+    a = _side(owner, "side_a", side_a)
+    b = _side(owner, "side_b", side_b) if side_b is not None else None
+    if type == "dual_ai" and b is None:
+        raise DefinitionError(f"{owner}: a dual_ai agent needs side_b")
+    if type == "ai_human" and b is not None:
+        raise DefinitionError(f"{owner}: an ai_human agent has one AI side; drop side_b")
+    if max_session_turns is not None and max_session_turns < 1:
+        raise DefinitionError(f"{owner}: max_session_turns must be at least 1")
+    definition = AgentDefinition(
+        name=name,
+        type=type,
+        side_a=a,
+        side_b=b,
+        expose_as_tool=expose_as_tool,
+        tool_description=tool_description or f"Hand the conversation to the {name} agent.",
+        max_session_turns=max_session_turns,
+        hooks=_hook_ids(owner, hooks),
+        variables=_variables(owner, variables),
+        env=dict(env or {}),
+    )
+    _registry(registry).add(definition)
+    return definition
+
+
+def define_model(
+    name: str,
+    *,
+    provider: Literal["offline", "openai", "anthropic"],
+    model: str,
+    base_url: str | None = None,
+    api_key_variable: str | None = None,
+    options: Mapping[str, Any] | None = None,
+    registry: Registry | None = None,
+) -> ModelDefinition:
+    """Define a named model and register it."""
+    owner = f"model {name!r}"
+    if not isinstance(name, str) or not _NAME.match(name):
+        raise DefinitionError(f"{owner}: invalid name")
+    if provider not in ("offline", "openai", "anthropic"):
+        raise DefinitionError(
+            f"{owner}: provider must be 'offline', 'openai' or 'anthropic', got {provider!r}"
+        )
+    definition = ModelDefinition(
+        name=name,
+        provider=provider,
+        model=model,
+        base_url=base_url,
+        api_key_variable=api_key_variable,
+        options=dict(options or {}),
+    )
+    _registry(registry).add_model(definition)
+    return definition
+
+
+def define_hook(
+    *, hook: str, id: str, execute: Callable[..., Any], registry: Registry | None = None
+) -> HookDefinition:
+    """Define a hook implementation; it runs where a prompt (else the agent) lists its id."""
+    if hook not in HOOK_NAMES:
+        raise DefinitionError(
+            f"hook {id!r}: unknown hook {hook!r}; known hooks: {', '.join(sorted(HOOK_NAMES))}"
+        )
+    if not isinstance(id, str) or not _HOOK_ID.match(id):
+        raise DefinitionError(
+            f"hook id {id!r} is invalid: use snake_case (lowercase letters, digits, '_',"
+            " starting with a letter)"
+        )
+    if not callable(execute):
+        raise DefinitionError(f"hook {id!r}: execute must be callable")
+    definition = HookDefinition(hook=hook, id=id, execute=execute)
+    _registry(registry).add_hook(definition)
+    return definition

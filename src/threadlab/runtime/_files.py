@@ -1,0 +1,80 @@
+"""A thread's own filesystem, stored content-addressed so copies share their bytes."""
+
+from __future__ import annotations
+
+import hashlib
+import time
+from collections.abc import Callable
+
+from .._errors import PathError
+from ..store import FileRecord, Store
+from ._paths import normalize_path, normalize_prefix
+
+__all__ = ["ThreadFiles"]
+
+
+class ThreadFiles:
+    """`thread.files`: read, write, list and delete the files of one thread."""
+
+    def __init__(
+        self, store: Store, thread_id: str, on_written: Callable[[str, int], None] | None = None
+    ) -> None:
+        self._store = store
+        self.thread_id = thread_id
+        self._on_written = on_written
+
+    def read_sync(self, path: str) -> bytes:
+        normal = normalize_path(path)
+        record = self._store.get_file(self.thread_id, normal)
+        if record is None:
+            raise PathError(f"{normal} not found in thread {self.thread_id}")
+        data = self._store.get_blob(record.digest)
+        if data is None:  # a record without content means a damaged store, not a user error
+            raise PathError(f"{normal} in thread {self.thread_id} has lost its content")
+        return data
+
+    def write_sync(self, path: str, data: str | bytes) -> FileRecord:
+        normal = normalize_path(path)
+        if isinstance(data, str):
+            data = data.encode()
+        elif not isinstance(data, bytes | bytearray | memoryview):
+            raise TypeError(f"file data must be str or bytes, got {type(data).__name__}")
+        payload = bytes(data)
+        digest = hashlib.sha256(payload).hexdigest()
+        record = FileRecord(normal, len(payload), digest, time.time())
+        with self._store.transaction():
+            self._store.put_blob(digest, payload)
+            self._store.put_file(self.thread_id, record)
+        if self._on_written is not None:
+            self._on_written(normal, record.size)
+        return record
+
+    def link_sync(self, path: str, record: FileRecord) -> FileRecord:
+        """Give this thread a file whose content is already stored (a copy that shares bytes)."""
+        normal = normalize_path(path)
+        linked = FileRecord(normal, record.size, record.digest, time.time())
+        self._store.put_file(self.thread_id, linked)
+        if self._on_written is not None:
+            self._on_written(normal, linked.size)
+        return linked
+
+    def stat_sync(self, path: str) -> FileRecord | None:
+        return self._store.get_file(self.thread_id, normalize_path(path))
+
+    def list_sync(self, prefix: str = "/") -> list[FileRecord]:
+        return self._store.list_files(self.thread_id, normalize_prefix(prefix))
+
+    def delete_sync(self, path: str) -> bool:
+        return self._store.delete_file(self.thread_id, normalize_path(path))
+
+    async def read(self, path: str) -> bytes:
+        return self.read_sync(path)
+
+    async def write(self, path: str, data: str | bytes) -> FileRecord:
+        return self.write_sync(path, data)
+
+    async def list(self, prefix: str = "/") -> list[FileRecord]:
+        return self.list_sync(prefix)
+
+    async def delete(self, path: str) -> bool:
+        return self.delete_sync(path)

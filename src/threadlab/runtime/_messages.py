@@ -1,0 +1,54 @@
+"""The persisted message records of a thread."""
+
+from __future__ import annotations
+
+import time
+import uuid
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+__all__ = ["Message", "ToolCall", "new_id"]
+
+
+def new_id(prefix: str) -> str:
+    """A unique, sortable-enough identifier with a readable prefix."""
+    return f"{prefix}_{uuid.uuid4().hex[:20]}"
+
+
+class ToolCall(BaseModel):
+    """One tool call of an assistant message.
+
+    `arguments` is the parsed object, or the raw text when the model sent malformed JSON.
+    """
+
+    model_config = ConfigDict(frozen=True)
+    id: str
+    name: str
+    arguments: dict[str, Any] | str
+
+    def __init__(self, *args: Any, **data: Any) -> None:
+        # tl.ToolCall(id, name, arguments) reads best positionally, like the record it mirrors.
+        for key, value in zip(("id", "name", "arguments"), args, strict=False):
+            data[key] = value
+        super().__init__(**data)
+
+
+class Message(BaseModel):
+    """A message of a thread's history, as persisted."""
+
+    model_config = ConfigDict(frozen=True)
+    id: str = Field(default_factory=lambda: new_id("msg"))
+    role: Literal["system", "user", "assistant", "tool"]
+    content: str | None = None
+    tool_calls: tuple[ToolCall, ...] = ()
+    tool_call_id: str | None = None
+    name: str | None = None
+    tool_status: Literal["success", "error"] | None = None
+    attachments: tuple[str, ...] = ()
+    depth: int = 0
+    parent_id: str | None = None
+    parent_tool_call_id: str | None = None
+    side: Literal["a", "b"] | None = None
+    usage: dict[str, int] | None = None
+    created_at: float = Field(default_factory=time.time)

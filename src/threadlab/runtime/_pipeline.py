@@ -1,0 +1,118 @@
+"""One tool call, from the model's arguments to a `ToolResult`: look up, parse, validate,
+check variables, execute with a timeout, wrap. Nothing here raises to the loop: every problem
+becomes an error result the model can read and act on."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import inspect
+import json
+import threading
+from collections.abc import Callable
+from typing import Any
+
+from ._definitions import ToolDefinition
+from ._messages import ToolCall
+from ._state import ThreadState
+from ._values import ToolResult
+
+__all__ = ["content_of", "run_tool_call"]
+
+
+def error(message: str) -> ToolResult:
+    return ToolResult("error", error=message)
+
+
+async def run_tool_call(
+    call: ToolCall,
+    tools: dict[str, ToolDefinition],
+    state: ThreadState,
+    missing_variables: Callable[[ToolDefinition], list[tuple[str, str]]],
+) -> ToolResult:
+    definition = tools.get(call.name)
+    if definition is None:
+        offered = ", ".join(sorted(tools)) or "none"
+        return error(f"unknown tool {call.name!r}; the tools on offer are: {offered}")
+    if isinstance(call.arguments, str):
+        return error(_malformed(call.arguments))
+    value, problems = definition.args.validate(call.arguments)
+    if problems:
+        listed = "\n".join(f"- {p}" for p in problems)
+        return error(f"invalid arguments for tool {call.name!r}:\n{listed}")
+    missing = missing_variables(definition)
+    if missing:
+        listed = ", ".join(f"{name} (declared by {declarer})" for name, declarer in missing)
+        return error(f"tool {call.name!r} cannot run: required variables have no value: {listed}")
+    try:
+        returned = await _execute(definition, state, value)
+    except TimeoutError:
+        return error(f"tool {call.name!r} timed out after {definition.timeout:g} s")
+    except asyncio.CancelledError:
+        raise
+    except Exception as exc:
+        return error(f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__)
+    if isinstance(returned, ToolResult):
+        return returned
+    try:
+        content_of(returned)
+    except (TypeError, ValueError) as exc:
+        return error(f"tool {call.name!r} returned a value that is not JSON-serialisable: {exc}")
+    return ToolResult("success", result=returned)
+
+
+def content_of(value: Any) -> str:
+    """A str is stored verbatim; any other JSON-able value as its JSON."""
+    if isinstance(value, str):
+        return value
+    return json.dumps(value)
+
+
+def _malformed(raw: str) -> str:
+    shown = raw if len(raw) <= 200 else raw[:200] + "..."
+    try:
+        json.loads(raw)
+    except ValueError as exc:
+        return f"the arguments are not valid JSON ({exc}); received: {shown}"
+    return f"the arguments must be a JSON object; received: {shown}"
+
+
+async def _execute(definition: ToolDefinition, state: ThreadState, value: Any) -> Any:
+    timeout = definition.timeout
+    if inspect.iscoroutinefunction(definition.execute):
+        return await asyncio.wait_for(definition.execute(state, value), timeout)
+    return await asyncio.wait_for(_in_worker(definition.execute, state, value), timeout)
+
+
+async def _in_worker(fn: Callable[..., Any], state: ThreadState, value: Any) -> Any:
+    """Run a sync execute in a daemon thread. On timeout or cancellation the thread is
+    abandoned: its late result lands on a future nobody awaits and is never persisted."""
+    loop = asyncio.get_running_loop()
+    future: asyncio.Future[Any] = loop.create_future()
+
+    def settle(result: Any, exc: BaseException | None) -> None:
+        if future.done():
+            return
+        if exc is not None:
+            future.set_exception(exc)
+        else:
+            future.set_result(result)
+
+    def work() -> None:
+        try:
+            result = fn(state, value)
+            if inspect.isawaitable(result):
+                raise TypeError("a sync execute returned an awaitable; make execute async")
+        except BaseException as exc:
+            _deliver(loop, settle, None, exc)
+        else:
+            _deliver(loop, settle, result, None)
+
+    threading.Thread(target=work, name=f"threadlab-tool-{state.thread_id}", daemon=True).start()
+    return await future
+
+
+def _deliver(loop: asyncio.AbstractEventLoop, settle: Callable[..., None], *args: Any) -> None:
+    # A closed loop means the call was abandoned long ago: nobody waits for the result.
+    with contextlib.suppress(RuntimeError):
+        loop.call_soon_threadsafe(settle, *args)

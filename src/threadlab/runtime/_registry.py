@@ -1,0 +1,99 @@
+"""Where definitions live, by name. Tools, prompts and agents share one namespace."""
+
+from __future__ import annotations
+
+import threading
+
+from .._errors import DefinitionError
+from ._definitions import (
+    AgentDefinition,
+    Definition,
+    HookDefinition,
+    ModelDefinition,
+    PromptDefinition,
+    ToolDefinition,
+)
+
+__all__ = ["Registry", "default_registry"]
+
+
+class Registry:
+    """An isolated set of definitions.
+
+    Redefining a name with the same kind replaces it (so re-running a notebook cell works);
+    redefining it as another kind is an error.
+    """
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._definitions: dict[str, Definition] = {}
+        self._models: dict[str, ModelDefinition] = {}
+        self._hooks: dict[str, HookDefinition] = {}
+
+    def add(self, definition: Definition) -> None:
+        with self._lock:
+            existing = self._definitions.get(definition.name)
+            if existing is not None and existing.kind != definition.kind:
+                raise DefinitionError(
+                    f"{definition.kind} {definition.name!r}: the name is already defined as a"
+                    f" {existing.kind}; tools, prompts and agents share one namespace, so pick"
+                    " another name"
+                )
+            self._definitions[definition.name] = definition
+
+    def add_model(self, definition: ModelDefinition) -> None:
+        with self._lock:
+            self._models[definition.name] = definition
+
+    def add_hook(self, definition: HookDefinition) -> None:
+        with self._lock:
+            self._hooks[definition.id] = definition
+
+    def remove(self, name: str) -> None:
+        """Forget a tool, prompt or agent (threads that use it can still be read)."""
+        with self._lock:
+            self._definitions.pop(name, None)
+
+    def get(self, name: str) -> Definition | None:
+        return self._definitions.get(name)
+
+    def tool(self, name: str) -> ToolDefinition | None:
+        found = self._definitions.get(name)
+        return found if isinstance(found, ToolDefinition) else None
+
+    def prompt(self, name: str) -> PromptDefinition | None:
+        found = self._definitions.get(name)
+        return found if isinstance(found, PromptDefinition) else None
+
+    def agent(self, name: str) -> AgentDefinition | None:
+        found = self._definitions.get(name)
+        return found if isinstance(found, AgentDefinition) else None
+
+    def model(self, name: str) -> ModelDefinition | None:
+        return self._models.get(name)
+
+    def hook(self, hook_id: str) -> HookDefinition | None:
+        return self._hooks.get(hook_id)
+
+    def tools(self) -> list[ToolDefinition]:
+        return [d for d in self._definitions.values() if isinstance(d, ToolDefinition)]
+
+    def prompts(self) -> list[PromptDefinition]:
+        return [d for d in self._definitions.values() if isinstance(d, PromptDefinition)]
+
+    def agents(self) -> list[AgentDefinition]:
+        return [d for d in self._definitions.values() if isinstance(d, AgentDefinition)]
+
+    def models(self) -> list[ModelDefinition]:
+        return list(self._models.values())
+
+    def hooks(self) -> list[HookDefinition]:
+        return list(self._hooks.values())
+
+
+_DEFAULT = Registry()
+
+
+def default_registry() -> Registry:
+    """The process-wide registry that `define_*` use when given no `registry=`."""
+    return _DEFAULT

@@ -1,0 +1,69 @@
+"""Where a thread's events go: to live listeners at once, and to the store with the next write.
+
+Events are buffered between writes so that a step's deltas and its message commit in one
+transaction; everything emitted is persisted before the run ends.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+from collections.abc import Callable, Sequence
+
+from ..store import Store, StoredEvent, StoredMessage
+from ._events import Event
+from ._messages import Message
+from ._redact import Redactor
+
+__all__ = ["EventSink"]
+
+Listener = Callable[[Event], None]
+
+
+class EventSink:
+    def __init__(self, store: Store, redactor: Redactor, thread_id: str) -> None:
+        self.thread_id = thread_id
+        self._store = store
+        self._redactor = redactor
+        self._pending: list[StoredEvent] = []
+        self._listeners: list[Listener] = []
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._loop_thread: int | None = None
+
+    def bind_loop(self) -> None:
+        """Remember the loop events are delivered on (emits from worker threads hop onto it)."""
+        self._loop = asyncio.get_running_loop()
+        self._loop_thread = threading.get_ident()
+
+    def subscribe(self, listener: Listener) -> Callable[[], None]:
+        self._listeners.append(listener)
+        return lambda: self._listeners.remove(listener) if listener in self._listeners else None
+
+    def emit(self, event: Event) -> Event:
+        if self._redactor:
+            data = self._redactor.value(event.model_dump(mode="json"))
+            event = type(event).model_validate(data)
+        if self._loop is not None and threading.get_ident() != self._loop_thread:
+            self._loop.call_soon_threadsafe(self._record, event)
+        else:
+            self._record(event)
+        return event
+
+    def _record(self, event: Event) -> None:
+        self._pending.append(StoredEvent(event.thread_id, event.type, event.model_dump_json()))
+        for listener in list(self._listeners):
+            listener(event)
+
+    def persist(self, messages: Sequence[Message] = ()) -> None:
+        """Write messages and every buffered event in one transaction."""
+        with self._store.transaction():
+            if messages:
+                self._store.add_messages(
+                    [
+                        StoredMessage(m.id, self.thread_id, m.depth, m.model_dump_json())
+                        for m in messages
+                    ]
+                )
+            if self._pending:
+                self._store.add_events(self._pending)
+                self._pending = []

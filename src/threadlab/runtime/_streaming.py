@@ -1,0 +1,124 @@
+"""Consuming a model's stream: text and argument deltas become events as they arrive, and each
+tool call's `tool_call_started` fires exactly once, at the moment the seed asks for."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import AsyncIterator, Awaitable, Callable
+from dataclasses import dataclass, field
+
+from ..models._base import FinishChunk, ModelChunk, TextChunk, ToolCallChunk
+from ._definitions import ToolDefinition
+from ._events import Event, TextDeltaEvent, ToolCallDeltaEvent, ToolCallStartedEvent
+from ._messages import ToolCall, new_id
+from ._scanner import ArgumentScanner
+
+__all__ = ["Draft", "collect_stream", "parse_arguments"]
+
+Emit = Callable[[Event], Event]
+OnStarted = Callable[[ToolCallStartedEvent], Awaitable[None]]
+
+
+@dataclass
+class _PendingCall:
+    id: str
+    name: str
+    scanner: ArgumentScanner | None
+    parts: list[str] = field(default_factory=list)
+    started: bool = False
+
+
+@dataclass
+class Draft:
+    """The assistant message as streamed."""
+
+    text: str
+    calls: list[ToolCall]
+    usage: dict[str, int] | None
+
+
+def parse_arguments(raw: str) -> dict[str, object] | str:
+    """The parsed argument object, or the raw text when it is not a JSON object."""
+    if not raw.strip():
+        return {}
+    try:
+        value = json.loads(raw)
+    except ValueError:
+        return raw
+    return value if isinstance(value, dict) else raw
+
+
+async def collect_stream(
+    stream: AsyncIterator[ModelChunk],
+    tools: dict[str, ToolDefinition],
+    emit: Emit,
+    on_started: OnStarted,
+    base: dict[str, object],
+) -> Draft:
+    """Read the whole stream, emitting events; `base` holds the fields every event carries."""
+    text: list[str] = []
+    calls: dict[int, _PendingCall] = {}
+    usage: dict[str, int] | None = None
+
+    async def start(call: _PendingCall, progress: str | None) -> None:
+        call.started = True
+        event = emit(
+            ToolCallStartedEvent(
+                tool_call_id=call.id,
+                name=call.name,
+                progress=progress,
+                **base,  # type: ignore[arg-type]
+            )
+        )
+        assert isinstance(event, ToolCallStartedEvent)
+        await on_started(event)
+
+    async for chunk in stream:
+        if isinstance(chunk, TextChunk):
+            if chunk.text:
+                text.append(chunk.text)
+                emit(TextDeltaEvent(delta=chunk.text, **base))  # type: ignore[arg-type]
+        elif isinstance(chunk, ToolCallChunk):
+            call = calls.get(chunk.index)
+            fresh = call is None
+            if call is None:
+                name = chunk.name or ""
+                definition = tools.get(name)
+                target = definition.progress_argument if definition else None
+                call = _PendingCall(
+                    id=chunk.id or new_id("call"),
+                    name=name,
+                    scanner=ArgumentScanner(target) if target else None,
+                )
+                calls[chunk.index] = call
+            if chunk.arguments:
+                call.parts.append(chunk.arguments)
+            emit(
+                ToolCallDeltaEvent(
+                    tool_call_id=call.id,
+                    name=call.name,
+                    delta=chunk.arguments,
+                    **base,  # type: ignore[arg-type]
+                )
+            )
+            if call.started:
+                continue
+            if call.scanner is None:
+                if fresh:
+                    await start(call, None)
+            elif chunk.arguments and call.scanner.feed(chunk.arguments):
+                await start(call, call.scanner.value)
+        elif isinstance(chunk, FinishChunk):
+            usage = chunk.usage
+    # The arguments are complete: calls still waiting for their progress argument start now.
+    for call in calls.values():
+        if not call.started:
+            await start(call, None)
+    return Draft(
+        text="".join(text),
+        calls=[
+            ToolCall(c.id, name=c.name, arguments=parse_arguments("".join(c.parts)))
+            for c in calls.values()
+        ],
+        usage=usage,
+    )

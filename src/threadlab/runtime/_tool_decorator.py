@@ -1,0 +1,103 @@
+"""`@tool`: a function tool from a plain function, its type hints and its docstring."""
+
+from __future__ import annotations
+
+import inspect
+import typing
+from collections.abc import Callable
+from typing import Any, overload
+
+from pydantic import BaseModel, Field, create_model
+
+from .._errors import DefinitionError
+from ._define import define_tool
+from ._definitions import ToolDefinition
+from ._docstrings import parse_docstring
+
+__all__ = ["tool"]
+
+
+@overload
+def tool(fn: Callable[..., Any], /) -> ToolDefinition: ...
+
+
+@overload
+def tool(**options: Any) -> Callable[[Callable[..., Any]], ToolDefinition]: ...
+
+
+def tool(
+    fn: Callable[..., Any] | None = None, /, **options: Any
+) -> ToolDefinition | Callable[[Callable[..., Any]], ToolDefinition]:
+    """Define a tool from a function whose first parameter receives the thread state.
+
+    Example:
+        >>> import threadlab as tl
+        >>> @tl.tool(registry=tl.Registry())
+        ... def add(state, a: int, b: int = 1) -> int:
+        ...     '''Add two numbers.
+        ...
+        ...     Args:
+        ...         a: the first number
+        ...         b: the second number
+        ...     '''
+        ...     return a + b
+        >>> add.args.json_schema["properties"]["a"]["description"]
+        'the first number'
+    """
+    if fn is None:
+        return lambda f: _tool_from_function(f, options)
+    return _tool_from_function(fn, options)
+
+
+def _tool_from_function(fn: Callable[..., Any], options: dict[str, Any]) -> ToolDefinition:
+    name = options.pop("name", getattr(fn, "__name__", None))
+    owner = f"tool {name!r}"
+    params = list(inspect.signature(fn).parameters.values())
+    if not params:
+        raise DefinitionError(
+            f"{owner}: the function needs a first parameter for the thread state,"
+            f" e.g. def {name}(state, ...)"
+        )
+    try:
+        hints = typing.get_type_hints(fn, include_extras=True)
+    except Exception as exc:  # a hint that names something undefined
+        raise DefinitionError(f"{owner}: cannot resolve the type hints: {exc}") from None
+    summary, arg_docs = parse_docstring(fn.__doc__)
+    fields: dict[str, Any] = {}
+    names: list[str] = []
+    for param in params[1:]:
+        if param.kind in (param.VAR_POSITIONAL, param.VAR_KEYWORD):
+            raise DefinitionError(f"{owner}: *args and **kwargs cannot be tool arguments")
+        annotation = hints.get(param.name, Any)
+        default = ... if param.default is param.empty else param.default
+        fields[param.name] = (annotation, Field(default, description=arg_docs.get(param.name)))
+        names.append(param.name)
+    args_model: type[BaseModel] | None = None
+    if fields:
+        try:
+            args_model = create_model(f"{name}_arguments", **fields)
+        except Exception as exc:  # pydantic cannot build a schema for a hint
+            raise DefinitionError(f"{owner}: cannot build an argument schema: {exc}") from None
+    options.setdefault("description", summary or f"Run {name}.")
+    return define_tool(name, execute=_bind(fn, names), args=args_model, **options)
+
+
+def _bind(fn: Callable[..., Any], names: list[str]) -> Callable[..., Any]:
+    """Turn execute(state, args) into fn(state, **arguments), keeping sync or async."""
+    if inspect.iscoroutinefunction(fn):
+
+        async def run_async(state: Any, args: Any) -> Any:
+            return await fn(state, **_arguments(args, names))
+
+        return run_async
+
+    def run_sync(state: Any, args: Any) -> Any:
+        return fn(state, **_arguments(args, names))
+
+    return run_sync
+
+
+def _arguments(args: Any, names: list[str]) -> dict[str, Any]:
+    if isinstance(args, BaseModel):
+        return {name: getattr(args, name) for name in names}
+    return {}

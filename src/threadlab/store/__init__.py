@@ -1,0 +1,16 @@
+"""Persistence: one interface, SQLite by default."""
+
+from ._protocol import FileRecord, RunRecord, Store, StoredEvent, StoredMessage, ThreadRecord
+from ._sqlite import SCHEMA_VERSION, SQLiteStore, StoreVersionError
+
+__all__ = [
+    "SCHEMA_VERSION",
+    "FileRecord",
+    "RunRecord",
+    "SQLiteStore",
+    "Store",
+    "StoreVersionError",
+    "StoredEvent",
+    "StoredMessage",
+    "ThreadRecord",
+]

@@ -1,0 +1,100 @@
+"""The one interface the runtime persists through. SQLite implements it; a server database can
+follow without the runtime changing."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from contextlib import AbstractContextManager
+from dataclasses import dataclass
+from typing import Protocol
+
+__all__ = ["FileRecord", "RunRecord", "Store", "StoredEvent", "StoredMessage", "ThreadRecord"]
+
+
+@dataclass(frozen=True)
+class ThreadRecord:
+    id: str
+    parent_id: str | None
+    target: str
+    created_at: float
+    metadata: str = "{}"  # JSON
+
+
+@dataclass(frozen=True)
+class StoredMessage:
+    id: str
+    thread_id: str
+    depth: int
+    data: str  # the message as JSON
+
+
+@dataclass(frozen=True)
+class StoredEvent:
+    thread_id: str
+    type: str
+    data: str  # the event as JSON
+
+
+@dataclass(frozen=True)
+class RunRecord:
+    id: str
+    thread_id: str
+    status: str
+    owner_pid: int
+    owner_host: str
+    heartbeat: float
+    started_at: float
+    finished_at: float | None = None
+    text: str | None = None
+    error: str | None = None
+
+
+@dataclass(frozen=True)
+class FileRecord:
+    path: str
+    size: int
+    digest: str
+    updated_at: float
+
+
+class Store(Protocol):
+    """Durable storage of threads. Writes made inside `transaction()` commit together."""
+
+    def transaction(self) -> AbstractContextManager[None]: ...
+    def close(self) -> None: ...
+
+    # threads
+    def add_thread(self, record: ThreadRecord) -> None: ...
+    def get_thread(self, thread_id: str) -> ThreadRecord | None: ...
+    def list_threads(self) -> list[ThreadRecord]: ...
+    def update_thread_metadata(self, thread_id: str, metadata: str) -> None: ...
+
+    # messages and events
+    def add_messages(self, messages: Sequence[StoredMessage]) -> None: ...
+    def list_messages(self, thread_id: str) -> list[StoredMessage]: ...
+    def add_events(self, events: Sequence[StoredEvent]) -> None: ...
+    def iter_events(self, thread_id: str) -> Iterator[StoredEvent]: ...
+
+    # env (values already encrypted where secret)
+    def set_env(self, thread_id: str, name: str, kind: str, value: bytes | None) -> None: ...
+    def get_env(self, thread_id: str) -> dict[str, tuple[str, bytes | None]]: ...
+
+    # files: content-addressed blobs, and each thread's paths pointing at them
+    def put_blob(self, digest: str, data: bytes) -> None: ...
+    def get_blob(self, digest: str) -> bytes | None: ...
+    def put_file(self, thread_id: str, record: FileRecord) -> None: ...
+    def get_file(self, thread_id: str, path: str) -> FileRecord | None: ...
+    def list_files(self, thread_id: str, prefix: str) -> list[FileRecord]: ...
+    def delete_file(self, thread_id: str, path: str) -> bool: ...
+
+    # runs: the lease a running run holds, and its outcome
+    def start_run(self, record: RunRecord) -> None: ...
+    def heartbeat(self, run_id: str, at: float) -> None: ...
+    def finish_run(
+        self, run_id: str, status: str, text: str | None, error: str | None, at: float
+    ) -> None: ...
+    def running_runs(self, thread_id: str) -> list[RunRecord]: ...
+
+    # messages sent to a thread that is busy in another process
+    def enqueue(self, thread_id: str, data: str) -> None: ...
+    def drain_queue(self, thread_id: str) -> list[str]: ...
