@@ -1,0 +1,20 @@
+"""Small shared builders for tests."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import threadlab as tl
+
+
+def scripted_prompt(
+    registry: tl.Registry, steps: list[Any], *, tools: list[str] = (), name: str = "p", **kw: Any
+) -> tl.models.ScriptedModel:
+    """Define prompt `name` on a ScriptedModel playing `steps`; return the model."""
+    model = tl.models.ScriptedModel(steps, chunk_size=kw.pop("chunk_size", 8))
+    tl.define_prompt(name, prompt="test", model=model, tools=list(tools), registry=registry, **kw)
+    return model
+
+
+def tool_messages(thread: tl.Thread) -> list[tl.Message]:
+    return [m for m in thread.messages if m.role == "tool"]
