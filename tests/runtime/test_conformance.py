@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import asyncio
+import itertools
 import time
 from typing import Any
 
@@ -31,7 +32,11 @@ async def test_invalid_arguments_become_an_error_result_listing_each_problem_wit
 ) -> None:
     ran: list[Any] = []
     tl.define_tool(
-        "draw", description="Draw.", args=Shape, execute=lambda s, a: ran.append(a), registry=registry
+        "draw",
+        description="Draw.",
+        args=Shape,
+        execute=lambda s, a: ran.append(a),
+        registry=registry,
     )
     bad = {"name": 3, "points": [{"x": 1, "y": 2}, {"x": "nope"}]}
     model = scripted_prompt(registry, [call("draw", bad), text("ok")], tools=["draw"])
@@ -57,7 +62,9 @@ async def test_json_schema_arguments_are_validated_with_paths(
         "required": ["tags"],
         "additionalProperties": False,
     }
-    tl.define_tool("tag", description="Tag.", args=schema, execute=lambda s, a: a, registry=registry)
+    tl.define_tool(
+        "tag", description="Tag.", args=schema, execute=lambda s, a: a, registry=registry
+    )
     scripted_prompt(registry, [call("tag", {"tags": ["a", 2], "x": 1}), text("ok")], tools=["tag"])
     thread = await rt.create_thread("p")
     await thread.send("tag")
@@ -72,11 +79,15 @@ async def test_valid_arguments_reach_execute_as_the_model_instance(
 ) -> None:
     seen: list[Any] = []
     tl.define_tool(
-        "draw", description="Draw.", args=Shape, execute=lambda s, a: seen.append(a) or "drawn",
+        "draw",
+        description="Draw.",
+        args=Shape,
+        execute=lambda s, a: seen.append(a) or "drawn",
         registry=registry,
     )
     scripted_prompt(
-        registry, [call("draw", {"name": "tri", "points": [{"x": 1, "y": 2}]}), text("ok")],
+        registry,
+        [call("draw", {"name": "tri", "points": [{"x": 1, "y": 2}]}), text("ok")],
         tools=["draw"],
     )
     thread = await rt.create_thread("p")
@@ -117,10 +128,10 @@ async def test_unknown_tool_is_an_error_result_naming_the_tools_on_offer(
     rt: tl.Runtime, registry: tl.Registry
 ) -> None:
     tl.define_tool("real", description="Real.", execute=lambda s, a: "x", registry=registry)
-    tl.define_tool("hidden", description="Not offered.", execute=lambda s, a: "no", registry=registry)
-    scripted_prompt(
-        registry, [step(call("ghost"), call("hidden")), text("ok")], tools=["real"]
+    tl.define_tool(
+        "hidden", description="Not offered.", execute=lambda s, a: "no", registry=registry
     )
+    scripted_prompt(registry, [step(call("ghost"), call("hidden")), text("ok")], tools=["real"])
     thread = await rt.create_thread("p")
     await thread.send("go")
     ghost, hidden = tool_messages(thread)
@@ -165,11 +176,13 @@ async def test_tools_run_sequentially_in_returned_order_even_when_async(
     schema = {"type": "object", "properties": {"tag": {"type": "string"}}, "required": ["tag"]}
     tl.define_tool("slow", description="Slow.", args=schema, execute=slow, registry=registry)
     calls = [call("slow", {"tag": t}) for t in ("first", "second", "third")]
-    scripted_prompt(registry, [step(*calls), text("done")], tools=["slow"], parallel_tool_calls=True)
+    scripted_prompt(
+        registry, [step(*calls), text("done")], tools=["slow"], parallel_tool_calls=True
+    )
     thread = await rt.create_thread("p")
     await thread.send("go")
     assert [s[0] for s in spans] == ["first", "second", "third"]
-    for earlier, later in zip(spans, spans[1:], strict=False):
+    for earlier, later in itertools.pairwise(spans):
         assert earlier[2] <= later[1]  # no overlap
     assert [m.content for m in tool_messages(thread)] == ["first", "second", "third"]
 
@@ -188,8 +201,9 @@ async def test_each_result_is_persisted_before_the_next_tool_starts(
         return f"result {len(observed)}"
 
     tl.define_tool("look", description="Look.", execute=look, registry=registry)
-    scripted_prompt(registry, [step(call("look"), call("look"), call("look")), text("ok")],
-                    tools=["look"])
+    scripted_prompt(
+        registry, [step(call("look"), call("look"), call("look")), text("ok")], tools=["look"]
+    )
     thread = await rt.create_thread("p")
     await thread.send("go")
     assert observed == [[], ["result 1"], ["result 1", "result 2"]]
@@ -249,7 +263,9 @@ async def test_non_string_results_are_stored_as_json_and_strings_verbatim(
     tl.define_tool("d", description="Dict.", execute=lambda s, a: {"n": 1}, registry=registry)
     tl.define_tool("s", description="Str.", execute=lambda s, a: '{"raw"', registry=registry)
     tl.define_tool(
-        "r", description="Result.", execute=lambda s, a: tl.ToolResult("error", error="nope"),
+        "r",
+        description="Result.",
+        execute=lambda s, a: tl.ToolResult("error", error="nope"),
         registry=registry,
     )
     tl.define_tool("bad", description="Set.", execute=lambda s, a: {1, 2}, registry=registry)
@@ -367,7 +383,8 @@ async def test_a_redefined_tool_is_used_from_the_next_step(
 
     tl.define_tool("redefine", description="Swap.", execute=redefine, registry=registry)
     scripted_prompt(
-        registry, [step(call("v"), call("redefine"), call("v")), call("v"), text("ok")],
+        registry,
+        [step(call("v"), call("redefine"), call("v")), call("v"), text("ok")],
         tools=["v", "redefine"],
     )
     thread = await rt.create_thread("p")
@@ -377,7 +394,7 @@ async def test_a_redefined_tool_is_used_from_the_next_step(
 
 
 async def test_tl_run_refuses_inside_a_running_loop() -> None:
-    with pytest.raises(RuntimeError, match="use `thread = await rt.create_thread"):
+    with pytest.raises(RuntimeError, match=r"use `thread = await rt\.create_thread"):
         tl.run("anything", "hi")
 
 

@@ -34,19 +34,31 @@ def test_invalid_names_are_rejected_with_the_rule(name: str, registry: tl.Regist
 
 
 def test_progress_argument_must_be_a_string_property(registry: tl.Registry) -> None:
-    with pytest.raises(tl.DefinitionError, match="progress_argument 'missing'.*description, count"):
+    with pytest.raises(tl.DefinitionError, match=r"'missing'.*description, count"):
         tl.define_tool(
-            "t", description="x", execute=noop, args=Args, progress_argument="missing",
+            "t",
+            description="x",
+            execute=noop,
+            args=Args,
+            progress_argument="missing",
             registry=registry,
         )
     with pytest.raises(tl.DefinitionError, match="progress_argument 'count'"):
         tl.define_tool(
-            "t", description="x", execute=noop, args=Args, progress_argument="count",
+            "t",
+            description="x",
+            execute=noop,
+            args=Args,
+            progress_argument="count",
             registry=registry,
         )
     # A nullable string counts.
     tl.define_tool(
-        "t", description="x", execute=noop, args=Args, progress_argument="description",
+        "t",
+        description="x",
+        execute=noop,
+        args=Args,
+        progress_argument="description",
         registry=registry,
     )
     schema = {"type": "object", "properties": {"d": {"type": ["string", "null"]}}}
@@ -62,10 +74,15 @@ def test_progress_argument_on_a_tool_without_args_is_an_error(registry: tl.Regis
 
 def test_bad_args_schemas_are_definition_errors(registry: tl.Registry) -> None:
     with pytest.raises(tl.DefinitionError, match='"type": "object"'):
-        tl.define_tool("t", description="x", execute=noop, args={"type": "string"}, registry=registry)
+        tl.define_tool(
+            "t", description="x", execute=noop, args={"type": "string"}, registry=registry
+        )
     with pytest.raises(tl.DefinitionError, match="not a valid JSON Schema"):
         tl.define_tool(
-            "t", description="x", execute=noop, args={"type": "object", "properties": 3},
+            "t",
+            description="x",
+            execute=noop,
+            args={"type": "object", "properties": 3},
             registry=registry,
         )
     with pytest.raises(tl.DefinitionError, match="pydantic BaseModel subclass"):
@@ -96,7 +113,10 @@ def test_a_prompt_tools_entry_cannot_configure_a_subagent(registry: tl.Registry)
         tl.define_prompt("p", prompt="x", tools=[tl.Subagent("w")], registry=registry)  # type: ignore[list-item]
     with pytest.raises(tl.DefinitionError, match="cannot configure a subagent"):
         tl.define_prompt(
-            "p", prompt="x", tools=[{"name": "w", "blocking": False}], registry=registry  # type: ignore[list-item]
+            "p",
+            prompt="x",
+            tools=[{"name": "w", "blocking": False}],
+            registry=registry,  # type: ignore[list-item]
         )
     with pytest.raises(tl.DefinitionError, match="reserved lifecycle tool"):
         tl.define_prompt("p", prompt="x", tools=["subagent_create"], registry=registry)
@@ -105,7 +125,10 @@ def test_a_prompt_tools_entry_cannot_configure_a_subagent(registry: tl.Registry)
 def test_a_variable_declared_twice_is_an_error(registry: tl.Registry) -> None:
     with pytest.raises(tl.DefinitionError, match="variable 'A' is declared twice"):
         tl.define_tool(
-            "t", description="x", execute=noop, variables=[tl.Variable("A"), tl.Variable("A")],
+            "t",
+            description="x",
+            execute=noop,
+            variables=[tl.Variable("A"), tl.Variable("A")],
             registry=registry,
         )
 
@@ -175,7 +198,11 @@ def test_prompt_strings_are_split_into_parts(registry: tl.Registry) -> None:
         "p", prompt="Hi {{env:USER}}, see {{ include:other }}.", registry=registry
     )
     assert prompt.prompt == (
-        tl.Text("Hi "), tl.Env("USER"), tl.Text(", see "), tl.Include("other"), tl.Text("."),
+        tl.Text("Hi "),
+        tl.Env("USER"),
+        tl.Text(", see "),
+        tl.Include("other"),
+        tl.Text("."),
     )
 
 

@@ -21,25 +21,37 @@ def reader(registry: tl.Registry, *names: str, variables: list[tl.Variable] = ()
     async def read(state: tl.ThreadState, args: Any) -> dict[str, Any]:
         return {n: await state.env(n) for n in names}
 
-    tl.define_tool("read", description="Read env.", execute=read, variables=variables,
-                   registry=registry)
+    tl.define_tool(
+        "read", description="Read env.", execute=read, variables=variables, registry=registry
+    )
 
 
 async def test_missing_required_variables_are_all_named_with_their_declarers(
     rt: tl.Runtime, registry: tl.Registry
 ) -> None:
     tl.define_tool(
-        "search", description="x", execute=lambda s, a: "", registry=registry,
+        "search",
+        description="x",
+        execute=lambda s, a: "",
+        registry=registry,
         variables=[tl.Variable("STORE_ID", required=True), tl.Variable("OPTIONAL")],
     )
-    tl.define_prompt("p", prompt="x", tools=["search"], registry=registry,
-                     variables=[tl.Variable("API_KEY", type="secret", required=True)])
-    tl.define_agent("a", side_a="p", registry=registry,
-                    variables=[tl.Variable("TEAM", required=True)])
+    tl.define_prompt(
+        "p",
+        prompt="x",
+        tools=["search"],
+        registry=registry,
+        variables=[tl.Variable("API_KEY", type="secret", required=True)],
+    )
+    tl.define_agent(
+        "a", side_a="p", registry=registry, variables=[tl.Variable("TEAM", required=True)]
+    )
     with pytest.raises(tl.MissingVariableError) as info:
         await rt.create_thread("a")
     assert sorted(info.value.missing) == [
-        ("API_KEY", "prompt 'p'"), ("STORE_ID", "tool 'search'"), ("TEAM", "agent 'a'"),
+        ("API_KEY", "prompt 'p'"),
+        ("STORE_ID", "tool 'search'"),
+        ("TEAM", "agent 'a'"),
     ]
     assert "API_KEY, STORE_ID, TEAM" in str(info.value)
     assert rt.threads() == []  # nothing half-created
@@ -57,7 +69,9 @@ async def test_resolution_order_thread_agent_toolconfig_prompt_process(
     for n in names:
         monkeypatch.setenv(n, f"process-{n}")
     tl.define_prompt(
-        "p", prompt="x", registry=registry,
+        "p",
+        prompt="x",
+        registry=registry,
         tools=[tl.ToolConfig("read", env={"A": "tool-A", "B": "tool-B", "C": "tool-C"})],
         env={"A": "prompt-A", "B": "prompt-B", "C": "prompt-C", "D": "prompt-D"},
         model=tl.models.ScriptedModel([call("read"), text("ok")]),
@@ -89,14 +103,20 @@ async def test_secrets_are_encrypted_at_rest_and_redacted_everywhere(
     async def echo(state: tl.ThreadState, args: Any) -> str:
         return f"the key is {await state.env('API_KEY')}"
 
-    tl.define_tool("leak", description="x", execute=leak, registry=registry,
-                   variables=[tl.Variable("API_KEY", type="secret", required=True)])
+    tl.define_tool(
+        "leak",
+        description="x",
+        execute=leak,
+        registry=registry,
+        variables=[tl.Variable("API_KEY", type="secret", required=True)],
+    )
     tl.define_tool("echo", description="x", execute=echo, registry=registry)
     model = tl.models.ScriptedModel(
         [call("echo"), call("leak"), call("echo", {"note": SECRET}), text(f"done {SECRET}")]
     )
-    tl.define_prompt("p", prompt="Key: {{env:API_KEY}}", model=model, tools=["echo", "leak"],
-                     registry=registry)
+    tl.define_prompt(
+        "p", prompt="Key: {{env:API_KEY}}", model=model, tools=["echo", "leak"], registry=registry
+    )
     rt = tl.Runtime(registry, store_dir, secret_key="k")
     thread = await rt.create_thread("p", secrets={"API_KEY": SECRET})
     events = [e async for e in thread.stream(f"my key is {SECRET}")]
@@ -106,8 +126,9 @@ async def test_secrets_are_encrypted_at_rest_and_redacted_everywhere(
     assert model.requests[1].messages[-1].content == "the key is [secret:API_KEY]"
     leaked = [m for m in thread.all_messages() if m.content and SECRET in m.content]
     assert leaked == []
-    assert any("RuntimeError: auth failed for key [secret:API_KEY]" == m.content
-               for m in thread.messages)
+    assert any(
+        m.content == "RuntimeError: auth failed for key [secret:API_KEY]" for m in thread.messages
+    )
     for event in events + thread.events:
         assert SECRET not in event.model_dump_json()
     rt.close()
@@ -123,8 +144,13 @@ async def test_a_secret_is_readable_again_with_the_same_key_only(
     registry: tl.Registry, store_dir: Path
 ) -> None:
     reader(registry, "TOKEN")
-    tl.define_prompt("p", prompt="x", tools=["read"], registry=registry,
-                     model=tl.models.FunctionModel(lambda m, t: call("read") if len(m) < 3 else "ok"))
+    tl.define_prompt(
+        "p",
+        prompt="x",
+        tools=["read"],
+        registry=registry,
+        model=tl.models.FunctionModel(lambda m, t: call("read") if len(m) < 3 else "ok"),
+    )
     rt = tl.Runtime(registry, store_dir, secret_key="right")
     thread = await rt.create_thread("p", secrets={"TOKEN": SECRET})
     rt.close()
@@ -170,8 +196,13 @@ async def test_env_type_and_set_env(rt: tl.Runtime, registry: tl.Registry) -> No
         seen["new_default"] = state.env_type("NEW_DEFAULT")
         return "hidden-value"
 
-    tl.define_tool("probe", description="x", execute=probe, registry=registry,
-                   variables=[tl.Variable("PASSWORD", type="secret"), tl.Variable("REGION")])
+    tl.define_tool(
+        "probe",
+        description="x",
+        execute=probe,
+        registry=registry,
+        variables=[tl.Variable("PASSWORD", type="secret"), tl.Variable("REGION")],
+    )
     scripted_prompt(registry, [call("probe"), text("ok")], tools=["probe"])
     thread = await rt.create_thread("p")
     await thread.send("go")
@@ -193,8 +224,13 @@ async def test_a_required_variable_that_disappears_fails_the_call_not_the_run(
         return "unset"
 
     tl.define_tool("unset", description="x", execute=unset, registry=registry)
-    tl.define_tool("use", description="x", execute=lambda s, a: "used", registry=registry,
-                   variables=[tl.Variable("TOKEN", required=True)])
+    tl.define_tool(
+        "use",
+        description="x",
+        execute=lambda s, a: "used",
+        registry=registry,
+        variables=[tl.Variable("TOKEN", required=True)],
+    )
     scripted_prompt(registry, [call("unset"), call("use"), text("ok")], tools=["unset", "use"])
     thread = await rt.create_thread("p", env={"TOKEN": "t"})
     run = await thread.send("go")

@@ -86,7 +86,8 @@ async def test_without_progress_argument_started_fires_as_soon_as_the_call_appea
     scripted_prompt(registry, [call("write_file", args), text("ok")], tools=["write_file"])
     thread = await rt.create_thread("p")
     events = events_of(await collect(thread, "go"), "tool_call_delta", "tool_call_started")
-    assert events[0].type == "tool_call_delta" and events[0].delta == ""  # type: ignore[attr-defined]
+    assert events[0].type == "tool_call_delta"
+    assert events[0].delta == ""
     assert events[1].type == "tool_call_started"
     assert events[1].progress is None  # type: ignore[attr-defined]
     assert sum(e.type == "tool_call_started" for e in events) == 1
@@ -97,11 +98,16 @@ async def test_progress_argument_never_emitted_fires_when_the_arguments_complete
 ) -> None:
     schema = dict(WRITE_SCHEMA, required=["path"])
     tl.define_tool(
-        "write_file", description="W.", args=schema, execute=lambda s, a: "w",
-        progress_argument="description", registry=registry,
+        "write_file",
+        description="W.",
+        args=schema,
+        execute=lambda s, a: "w",
+        progress_argument="description",
+        registry=registry,
     )
     scripted_prompt(
-        registry, [call("write_file", {"path": "/a", "content": "z" * 50}), text("ok")],
+        registry,
+        [call("write_file", {"path": "/a", "content": "z" * 50}), text("ok")],
         tools=["write_file"],
     )
     thread = await rt.create_thread("p")
@@ -136,8 +142,9 @@ async def test_escaped_progress_text_split_across_chunks_is_decoded(
     define_write(registry)
     phrase = 'fixing "quoted" \\ name é\n'
     args = {"description": phrase, "path": "/a", "content": "c"}
-    scripted_prompt(registry, [call("write_file", args), text("ok")], tools=["write_file"],
-                    chunk_size=1)
+    scripted_prompt(
+        registry, [call("write_file", args), text("ok")], tools=["write_file"], chunk_size=1
+    )
     thread = await rt.create_thread("p")
     events = events_of(await collect(thread, "go"), "tool_call_started")
     assert events[0].progress == phrase  # type: ignore[attr-defined]
@@ -152,11 +159,16 @@ async def test_each_of_several_calls_fires_exactly_once(
         call("write_file", {"description": f"writing {i}", "path": f"/{i}", "content": "c"})
         for i in range(3)
     ]
-    scripted_prompt(registry, [step(*calls, call("ping")), text("ok")], tools=["write_file", "ping"])
+    scripted_prompt(
+        registry, [step(*calls, call("ping")), text("ok")], tools=["write_file", "ping"]
+    )
     thread = await rt.create_thread("p")
     events = events_of(await collect(thread, "go"), "tool_call_started")
     assert [getattr(e, "progress", None) for e in events] == [
-        "writing 0", "writing 1", "writing 2", None,
+        "writing 0",
+        "writing 1",
+        "writing 2",
+        None,
     ]
     assert len({e.tool_call_id for e in events}) == 4  # type: ignore[attr-defined]
 
@@ -172,8 +184,9 @@ async def test_the_tool_call_started_hook_receives_the_event(
     tl.define_hook(hook="tool_call_started", id="watch", execute=on_started, registry=registry)
     define_write(registry)
     args = {"description": "writing x", "path": "/x", "content": "c"}
-    scripted_prompt(registry, [call("write_file", args), text("ok")], tools=["write_file"],
-                    hooks=["watch"])
+    scripted_prompt(
+        registry, [call("write_file", args), text("ok")], tools=["write_file"], hooks=["watch"]
+    )
     thread = await rt.create_thread("p")
     await thread.send("go")
     assert seen == [(thread.id, "writing x")]

@@ -145,10 +145,12 @@ class _Generator:
             return "https://example.com/"
         if "path" in name or "file" in name:
             return "/index.html"
-        if name in ("content", "body", "html", "code", "text", "data"):
+        if name in ("content", "body", "html", "code", "data"):
             path = next((str(v) for k, v in siblings.items() if "path" in k or "file" in k), "")
             return _document(self._user_text, html=path.endswith(".html"))
-        if any(w in name for w in ("query", "question", "prompt", "message", "topic", "input")):
+        if any(
+            w in name for w in ("query", "question", "prompt", "message", "topic", "input", "text")
+        ):
             return self._user_text[:200]
         if "name" in name or "title" in name:
             return "example"
