@@ -56,10 +56,9 @@ class OfflineModel:
 
 
 def _current_turn(messages: Sequence[Message]) -> list[Message]:
-    items = list(messages)
-    for index in range(len(items) - 1, -1, -1):
-        if items[index].role == "user":
-            return items[index:]
+    for index in range(len(messages) - 1, -1, -1):
+        if messages[index].role == "user":
+            return list(messages[index:])
     return []
 
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 import inspect
 import json
 import uuid
-from collections.abc import AsyncIterator, Awaitable, Callable, Iterable
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -140,7 +140,7 @@ class ScriptedModel:
             yield chunk
 
 
-StepFunction = Callable[[list[Message], list[ToolSpec]], "Step | str | Awaitable[Step | str]"]
+StepFunction = Callable[[Sequence[Message], list[ToolSpec]], "Step | str | Awaitable[Step | str]"]
 
 
 class FunctionModel:
@@ -152,7 +152,9 @@ class FunctionModel:
         self.chunk_size = chunk_size
 
     async def stream(self, request: ModelRequest) -> AsyncIterator[ModelChunk]:
-        result = self._fn(list(request.messages), list(request.tools))
+        # The messages are a read-only sequence: copying them per step would make long runs
+        # quadratic.
+        result = self._fn(request.messages, list(request.tools))
         if inspect.isawaitable(result):
             result = await result
         async for chunk in stream_step(_as_step(result), self.chunk_size):

@@ -5,6 +5,7 @@ before the next starts — and check the stop conditions."""
 from __future__ import annotations
 
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
@@ -15,7 +16,7 @@ from ._graph import ThreadGraph
 from ._hooks import HookRunner
 from ._messages import Message, ToolCall
 from ._pipeline import content_of, run_tool_call
-from ._prompting import earlier_context, render_system
+from ._prompting import MessageWindow, earlier_context, render_system
 from ._run import RunStatus
 from ._state import ExecutionInfo, ThreadState
 from ._streaming import collect_stream
@@ -102,16 +103,22 @@ class TurnLoop:
         turn_start: int,
     ) -> Message | None:
         state = self._state(prompt)
-        history = earlier + self.thread._history[turn_start:]
-        if hooks.has("filter_messages"):
-            history = list(await hooks.run("filter_messages", state, history, transform=True))
         env = self.thread._env_required()
         system = render_system(
             prompt, self.graph.registry, lambda n: env.resolve(n, prompt), env.kind
         )
-        context = ([Message(role="system", content=system)] if system else []) + history
+        head = [Message(role="system", content=system)] if system else []
+        context: Sequence[Message]
+        if hooks.has("filter_messages"):
+            history = earlier + self.thread._history[turn_start:]
+            history = list(await hooks.run("filter_messages", state, history, transform=True))
+            context = head + history
+        else:
+            context = MessageWindow(head + earlier, self.thread._history, turn_start)
         if hooks.has("prefilter_llm_history"):
-            context = list(await hooks.run("prefilter_llm_history", state, context, transform=True))
+            context = list(
+                await hooks.run("prefilter_llm_history", state, list(context), transform=True)
+            )
         request = ModelRequest(
             messages=context,
             tools=[self._spec(t) for t in tools.values()],

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
+import os
 import time
-import uuid
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -13,7 +13,7 @@ __all__ = ["Message", "ToolCall", "new_id"]
 
 def new_id(prefix: str) -> str:
     """A unique, sortable-enough identifier with a readable prefix."""
-    return f"{prefix}_{uuid.uuid4().hex[:20]}"
+    return f"{prefix}_{os.urandom(10).hex()}"
 
 
 class ToolCall(BaseModel):

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from typing import overload
 
 from .._errors import DefinitionError
 from ._definitions import PromptDefinition
@@ -10,7 +11,52 @@ from ._messages import Message
 from ._registry import Registry
 from ._values import Env, Include, Text
 
-__all__ = ["earlier_context", "render_system"]
+__all__ = ["MessageWindow", "earlier_context", "render_system"]
+
+
+class MessageWindow(Sequence[Message]):
+    """A read-only snapshot of the context without copying the history.
+
+    The history only ever grows, so `head + history[start:stop]` fixed at creation stays the
+    same sequence even as messages are appended later; building it is O(1) per step instead of
+    copying thousands of messages in a long run.
+    """
+
+    __slots__ = ("_head", "_history", "_start", "_stop")
+
+    def __init__(self, head: Sequence[Message], history: list[Message], start: int) -> None:
+        self._head = head
+        self._history = history
+        self._start = start
+        self._stop = len(history)
+
+    def __len__(self) -> int:
+        return len(self._head) + self._stop - self._start
+
+    @overload
+    def __getitem__(self, index: int) -> Message: ...
+    @overload
+    def __getitem__(self, index: slice) -> list[Message]: ...
+    def __getitem__(self, index: int | slice) -> Message | list[Message]:
+        if isinstance(index, slice):
+            return [self[i] for i in range(*index.indices(len(self)))]
+        size = len(self)
+        if index < 0:
+            index += size
+        if not 0 <= index < size:
+            raise IndexError("message index out of range")
+        head = len(self._head)
+        if index < head:
+            return self._head[index]
+        return self._history[self._start + index - head]
+
+    def __iter__(self) -> Iterator[Message]:
+        yield from self._head
+        for index in range(self._start, self._stop):
+            yield self._history[index]
+
+    def __repr__(self) -> str:
+        return f"MessageWindow({list(self)!r})"
 
 
 def render_system(

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from .._errors import MissingVariableError, PathError
 from ..models._base import Model
-from ..store import ThreadRecord
+from ..store import RunRecord, ThreadRecord
 from ._env import Kind, ThreadEnv
 from ._events import (
     Event,
@@ -148,10 +148,11 @@ class Thread:
         message = Message(role="user", content=content, attachments=paths)
         async with self._lock:
             store = self._rt.store
-            if any(is_live(r) for r in store.running_runs(self.id)):
+            runs = store.running_runs(self.id)
+            if any(is_live(r) for r in runs):
                 store.enqueue(self.id, message.model_dump_json())
                 return Run(new_id("run"), self.id, "queued")
-            self._repair()
+            self._repair(runs)
             self._reload()
             graph = self._graph_now()
             env = self._env_required()
@@ -315,11 +316,12 @@ class Thread:
         if not self._running:
             self._sink.persist()
 
-    def _repair(self) -> None:
+    def _repair(self, runs: list[RunRecord] | None = None) -> None:
         """Give every tool call of a run whose owner is gone its missing result. Persists only
         those results: it never calls a model or re-runs a tool."""
         store = self._rt.store
-        orphaned = [r for r in store.running_runs(self.id) if not is_live(r)]
+        runs = store.running_runs(self.id) if runs is None else runs
+        orphaned = [r for r in runs if not is_live(r)]
         if not orphaned:
             return
         self._loaded = False

@@ -273,6 +273,9 @@ class SQLiteStore:
         self._write("INSERT INTO queue (thread_id, data) VALUES (?, ?)", (thread_id, data))
 
     def drain_queue(self, thread_id: str) -> list[str]:
+        # Called at every step: a plain read first, a write transaction only when there is work.
+        if not self._read("SELECT 1 FROM queue WHERE thread_id = ? LIMIT 1", (thread_id,)):
+            return []
         with self.transaction():
             rows = self._db.execute(
                 "SELECT seq, data FROM queue WHERE thread_id = ? ORDER BY seq", (thread_id,)

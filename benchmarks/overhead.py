@@ -1,0 +1,137 @@
+"""Runtime overhead per tool call: threadlab (durable SQLite persistence) against pydantic-ai
+driving the same workload with its FunctionModel — one no-op tool call per model step, then a
+final text answer. Both sides run in the same process, one after the other, per shape."""
+
+from __future__ import annotations
+
+import asyncio
+import tempfile
+import time
+from dataclasses import dataclass
+from typing import Any
+
+import threadlab as tl
+
+
+@dataclass(frozen=True)
+class Measure:
+    label: str
+    runs: int
+    calls_per_run: int
+    ours_s: float
+    theirs_s: float
+
+    @property
+    def calls(self) -> int:
+        return self.runs * self.calls_per_run
+
+    @property
+    def ours_ms_per_call(self) -> float:
+        return self.ours_s * 1000 / self.calls
+
+    @property
+    def theirs_ms_per_call(self) -> float:
+        return self.theirs_s * 1000 / self.calls
+
+    @property
+    def ratio(self) -> float:
+        return self.ours_s / self.theirs_s
+
+
+async def threadlab_runs(runs: int, calls: int) -> float:
+    registry = tl.Registry()
+
+    async def noop(state: tl.ThreadState, args: Any) -> str:
+        return "ok"
+
+    tl.define_tool("noop", description="Do nothing.", execute=noop, registry=registry)
+    remaining = [0]
+
+    def decide(messages: list[tl.Message], tools: list[Any]) -> Any:
+        if remaining[0] == 0:
+            return tl.models.text("done")
+        remaining[0] -= 1
+        return tl.models.call("noop")
+
+    model = tl.models.FunctionModel(decide, chunk_size=64)
+    tl.define_prompt("bench", prompt="Benchmark.", model=model, tools=["noop"], registry=registry)
+    with tempfile.TemporaryDirectory() as directory:
+        rt = tl.Runtime(registry, directory, secret_key="bench", max_steps=calls + 10)
+        started = time.perf_counter()
+        for _ in range(runs):
+            remaining[0] = calls
+            thread = await rt.create_thread("bench")
+            run = await thread.send("go")
+            assert run.status == "completed", run
+        elapsed = time.perf_counter() - started
+        assert len([m for m in thread.messages if m.role == "tool"]) == calls
+        rt.close()
+    return elapsed
+
+
+async def pydantic_ai_runs(runs: int, calls: int) -> float:
+    from pydantic_ai import Agent, UsageLimits
+    from pydantic_ai.messages import ModelMessage, ModelResponse, TextPart, ToolCallPart
+    from pydantic_ai.models.function import AgentInfo, FunctionModel
+
+    remaining = [0]
+
+    def decide(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
+        if remaining[0] == 0:
+            return ModelResponse(parts=[TextPart("done")])
+        remaining[0] -= 1
+        return ModelResponse(parts=[ToolCallPart("noop", {})])
+
+    agent = Agent(FunctionModel(decide))
+
+    @agent.tool_plain
+    async def noop() -> str:
+        """Do nothing."""
+        return "ok"
+
+    limits = UsageLimits(request_limit=None, tool_calls_limit=None)
+    started = time.perf_counter()
+    for _ in range(runs):
+        remaining[0] = calls
+        result = await agent.run("go", usage_limits=limits)
+        assert result.output == "done"
+    return time.perf_counter() - started
+
+
+async def measure(label: str, runs: int, calls: int) -> Measure:
+    ours = await threadlab_runs(runs, calls)
+    theirs = await pydantic_ai_runs(runs, calls)
+    return Measure(label, runs, calls, ours, theirs)
+
+
+async def main(scale: float = 1.0) -> list[Measure]:
+    shapes = [
+        ("50 runs x 10 calls", 50, 10),
+        ("1 run x 1000 calls", 1, 1000),
+        ("1 run x 2000 calls", 1, 2000),
+    ]
+    out = []
+    for label, runs, calls in shapes:
+        out.append(await measure(label, max(1, int(runs * scale)), max(1, int(calls * scale))))
+    return out
+
+
+def report(results: list[Measure]) -> str:
+    lines = [
+        "| shape | threadlab ms/call | pydantic-ai ms/call | ratio (ours/theirs) |",
+        "|---|---|---|---|",
+    ]
+    for m in results:
+        lines.append(
+            f"| {m.label} | {m.ours_ms_per_call:.3f} | {m.theirs_ms_per_call:.3f} | {m.ratio:.3f} |"
+        )
+    by_calls = {m.calls_per_run: m for m in results if m.runs == 1}
+    if 1000 in by_calls and 2000 in by_calls:
+        growth = by_calls[2000].ours_s / by_calls[1000].ours_s
+        lines.append("")
+        lines.append(f"threadlab 2000-call run / 1000-call run: {growth:.2f}x (target <= 2.5)")
+    return "\n".join(lines)
+
+
+if __name__ == "__main__":
+    print(report(asyncio.run(main())))
