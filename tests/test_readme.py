@@ -17,7 +17,11 @@ def test_the_quickstart_runs_and_prints_what_the_readme_says(tmp_path: Path) -> 
     script.write_text(blocks[0])
     env = {"XDG_CONFIG_HOME": str(tmp_path / "config"), "PATH": "/usr/bin:/bin"}
     result = subprocess.run(
-        [sys.executable, str(script)], capture_output=True, text=True, cwd=tmp_path, env=env,
+        [sys.executable, str(script)],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        env=env,
         timeout=60,
     )
     assert result.returncode == 0, result.stderr
