@@ -31,8 +31,10 @@ class ToolSpec:
     name: str
     description: str
     parameters: dict[str, Any]
-    # Not sent to providers; lets the offline model fill the progress argument sensibly.
+    # Not sent to providers: they let the offline model behave like a sensible model would.
     progress_argument: str | None = None
+    # "function", "prompt", "agent", "handoff", "lifecycle", "session_stop" or "session_fail"
+    kind: str = "function"
 
 
 @dataclass(frozen=True)

@@ -1,4 +1,5 @@
-"""What a thread's definitions add up to: its prompts, tools, models and declared variables."""
+"""What a thread's definitions add up to: its prompts, tools, subagent relationships and
+declared variables."""
 
 from __future__ import annotations
 
@@ -7,7 +8,7 @@ from dataclasses import dataclass
 from .._errors import DefinitionError
 from ._definitions import AgentDefinition, PromptDefinition, ToolDefinition
 from ._registry import Registry
-from ._values import Include, Side, Variable
+from ._values import Include, Side, Subagent, Variable
 
 __all__ = ["Declaration", "ThreadGraph", "agent_for"]
 
@@ -35,19 +36,47 @@ def agent_for(registry: Registry, target: str) -> AgentDefinition:
 
 
 class ThreadGraph:
-    """The definitions a thread's own execution reaches (not its subagents')."""
+    """The definitions a thread's own execution reaches. Subagents run in child threads, so
+    their definitions are not part of it: they are listed as `relationships`."""
 
     def __init__(self, registry: Registry, target: str) -> None:
         self.registry = registry
         self.agent = agent_for(registry, target)
         self.prompts: dict[str, PromptDefinition] = {}
         self.tools: dict[str, ToolDefinition] = {}
+        self.relationships: list[Subagent] = []
+        self._handoffs: set[str] = set()
         self.declarations: list[Declaration] = [
             Declaration(v, f"agent {self.agent.name!r}") for v in self.agent.variables
         ]
-        sides = [self.agent.side_a] + ([self.agent.side_b] if self.agent.side_b else [])
+        self._add_agent(self.agent)
+
+    def _add_agent(self, agent: AgentDefinition) -> None:
+        owner = f"agent {agent.name!r}"
+        sides = [agent.side_a] + ([agent.side_b] if agent.side_b else [])
         for side in sides:
-            self._add_prompt(side.prompt, f"agent {self.agent.name!r}")
+            self._add_prompt(side.prompt, owner)
+            for tool_name in (side.session_stop, side.session_fail, side.stop_tool):
+                if tool_name is not None and tool_name not in self.tools:
+                    tool = self.registry.tool(tool_name)
+                    if tool is None:
+                        raise DefinitionError(
+                            f"{owner} ends its session or turn with tool {tool_name!r}, which is"
+                            " not a defined tool"
+                        )
+                    self._add_tool(tool)
+            for relationship in side.subagents:
+                child = self.registry.agent(relationship.name)
+                if child is None:
+                    raise DefinitionError(
+                        f"{owner} declares subagent {relationship.name!r}, which is not a"
+                        " defined agent"
+                    )
+                self.relationships.append(relationship)
+
+    def _add_tool(self, tool: ToolDefinition) -> None:
+        self.tools[tool.name] = tool
+        self.declarations.extend(Declaration(v, f"tool {tool.name!r}") for v in tool.variables)
 
     def _add_prompt(self, name: str, referrer: str) -> None:
         if name in self.prompts:
@@ -70,15 +99,33 @@ class ThreadGraph:
                 raise DefinitionError(f"{owner} lists tool {tool_name!r}, which is not defined")
             if isinstance(definition, ToolDefinition):
                 if tool_name not in self.tools:
-                    self.tools[tool_name] = definition
-                    self.declarations.extend(
-                        Declaration(v, f"tool {tool_name!r}") for v in definition.variables
+                    self._add_tool(definition)
+            elif isinstance(definition, PromptDefinition):
+                if not definition.expose_as_tool:
+                    raise DefinitionError(
+                        f"{owner} lists prompt {tool_name!r} as a tool, but that prompt is not"
+                        " exposed as a tool (define it with expose_as_tool=True)"
                     )
+                self._add_prompt(tool_name, owner)
             else:
-                raise DefinitionError(
-                    f"{owner} lists {definition.kind} {tool_name!r} as a tool; prompts and"
-                    " agents as tools are not supported by this version of threadlab"
+                self._add_agent_tool(definition, owner)
+
+    def _add_agent_tool(self, agent: AgentDefinition, owner: str) -> None:
+        if not agent.expose_as_tool:
+            raise DefinitionError(
+                f"{owner} lists agent {agent.name!r} as a tool, but that agent is not exposed"
+                " as a tool (define it with expose_as_tool=True)"
+            )
+        if agent.type == "ai_human":
+            # A handoff: the other agent answers in this thread, so its definitions are ours.
+            if agent.name not in self._handoffs:
+                self._handoffs.add(agent.name)
+                self.declarations.extend(
+                    Declaration(v, f"agent {agent.name!r}") for v in agent.variables
                 )
+                self._add_agent(agent)
+        else:
+            self.relationships.append(Subagent(agent.name))
 
     def model_key_variable(self, prompt: PromptDefinition) -> Variable | None:
         if not isinstance(prompt.model, str):
@@ -98,3 +145,18 @@ class ThreadGraph:
 
     def secret_names(self) -> set[str]:
         return {d.variable.name for d in self.declarations if d.variable.type == "secret"}
+
+    def default_value(self, name: str) -> str | None:
+        """A value from the definitions themselves: agent env, then `ToolConfig` env, then
+        prompt env."""
+        if name in self.agent.env:
+            return self.agent.env[name]
+        for prompt in self.prompts.values():
+            for entry in prompt.tool_names():
+                tool_env = prompt.tool_env(entry)
+                if name in tool_env:
+                    return tool_env[name]
+        for prompt in self.prompts.values():
+            if name in prompt.env:
+                return prompt.env[name]
+        return None

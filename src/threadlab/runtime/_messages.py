@@ -51,4 +51,6 @@ class Message(BaseModel):
     parent_tool_call_id: str | None = None
     side: Literal["a", "b"] | None = None
     usage: dict[str, int] | None = None
+    # Set on a message a child thread delivered to its parent (its reference).
+    subagent_id: str | None = None
     created_at: float = Field(default_factory=time.time)

@@ -11,7 +11,7 @@ from ._messages import Message
 from ._registry import Registry
 from ._values import Env, Include, Text
 
-__all__ = ["MessageWindow", "earlier_context", "render_system"]
+__all__ = ["MessageWindow", "earlier_context", "render_system", "side_view"]
 
 
 class MessageWindow(Sequence[Message]):
@@ -112,4 +112,21 @@ def earlier_context(
                 out.append(message.model_copy(update={"content": None}))
         elif message.role == "tool" and include_past_tools:
             out.append(message)
+    return out
+
+
+def side_view(history: Sequence[Message], start: int, label: str) -> list[Message]:
+    """A dual_ai side's context: its own messages as they are; the other side's answers as
+    user messages; the other side's tool calls and results not at all. Messages from outside
+    the session (the parent's, side None) are addressed to side A."""
+    out: list[Message] = []
+    for index in range(start, len(history)):
+        message = history[index]
+        if message.side == label:
+            out.append(message)
+        elif message.side is None:
+            if label == "a":
+                out.append(message)
+        elif message.role == "assistant" and message.content:
+            out.append(Message(id=message.id, role="user", content=message.content))
     return out

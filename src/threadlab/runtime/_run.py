@@ -28,6 +28,11 @@ class Run:
     error: str | None = None
     usage: dict[str, int] | None = None
     messages: list[Message] = field(default_factory=list)
+    # The session outcome, as a parent sees it: "completed" or "failed", the result text (the
+    # session tool's result, or the last answer) and the result's attachments.
+    session_status: Literal["completed", "failed"] | None = None
+    result: str | None = None
+    attachments: tuple[str, ...] = ()
 
     def __repr__(self) -> str:
         shown = (self.text or "")[:60]

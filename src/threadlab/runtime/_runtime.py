@@ -13,15 +13,17 @@ from .._errors import DefinitionError, MissingVariableError
 from ..models._base import Model, ToolSpec
 from ..models._offline import OfflineModel
 from ..store import SQLiteStore, Store, ThreadRecord
-from ._definitions import ToolDefinition
+from ._definitions import AgentDefinition, ToolDefinition
 from ._env import ThreadEnv
 from ._graph import ThreadGraph
 from ._messages import new_id
 from ._redact import Redactor
 from ._registry import Registry, default_registry
 from ._run import Run
+from ._scoping import missing_in_descendants
 from ._secrets import SecretBox
 from ._thread import Thread
+from ._values import Subagent
 
 __all__ = ["Runtime", "run"]
 
@@ -62,7 +64,7 @@ class Runtime:
         self.hook_timeout = hook_timeout
         self.secrets = SecretBox(secret_key)
         self._threads: dict[str, Thread] = {}
-        self._specs: dict[int, tuple[ToolDefinition, ToolSpec]] = {}
+        self._specs: dict[tuple[int, str], tuple[ToolDefinition, ToolSpec]] = {}
         self._offline = OfflineModel()
 
     async def create_thread(
@@ -90,7 +92,9 @@ class Runtime:
                 kind = thread_env.kind(name) if declared else "text"
                 thread_env.set(name, value, kind)
             thread_env.set_many(secrets or {}, "secret")
-            missing = thread_env.missing()
+            missing = thread_env.missing() + missing_in_descendants(
+                self.registry, graph, thread_env.resolve
+            )
             if missing:
                 raise MissingVariableError(missing)  # rolls the thread back
         thread = Thread(self, record, model)
@@ -144,9 +148,12 @@ class Runtime:
             " version of threadlab; use an offline model"
         )
 
-    def _tool_spec(self, tool: ToolDefinition) -> ToolSpec:
-        # Cached per definition object: a redefined tool is a new object and gets a new spec.
-        cached = self._specs.get(id(tool))
+    def _tool_spec(self, tool: ToolDefinition, kind: str = "function") -> ToolSpec:
+        # Registered tools are cached per definition object (a redefined tool is a new object
+        # and gets a new spec); tools built for one frame are not worth keeping.
+        cacheable = self.registry.get(tool.name) is tool
+        key = (id(tool), kind)
+        cached = self._specs.get(key) if cacheable else None
         if cached is not None and cached[0] is tool:
             return cached[1]
         spec = ToolSpec(
@@ -154,9 +161,47 @@ class Runtime:
             description=tool.description,
             parameters=tool.args.for_model(tool.progress_argument),
             progress_argument=tool.progress_argument,
+            kind=kind,
         )
-        self._specs[id(tool)] = (tool, spec)
+        if cacheable:
+            self._specs[key] = (tool, spec)
         return spec
+
+    def _create_child(
+        self, parent: Thread, relationship: Subagent, label: str, agent: AgentDefinition
+    ) -> Thread:
+        """A child thread for `relationship`, with the env values the relationship gives it.
+        Raises MissingVariableError (and creates nothing) when its required variables do not
+        resolve."""
+        graph = ThreadGraph(self.registry, agent.name)
+        meta = {
+            "name": label,
+            "relationship": relationship.name,
+            "description": agent.tool_description,
+            "blocking": relationship.blocking,
+            "resumable": relationship.resumable,
+            "parent_communication": relationship.parent_communication,
+            "status": "idle",
+        }
+        record = ThreadRecord(new_id("thr"), parent.id, agent.name, time.time(), json.dumps(meta))
+        with self.store.transaction():
+            self.store.add_thread(record)
+            env = ThreadEnv(
+                self.store,
+                self.secrets,
+                record.id,
+                graph,
+                parent._redactor,
+                parent._env_required(),
+            )
+            for name, value in (relationship.env or {}).items():
+                env.set(name, value, env.kind(name) if graph.declared(name) else "text")
+            missing = env.missing()
+            if missing:
+                raise MissingVariableError(missing)
+        child = Thread(self, record)
+        self._threads[record.id] = child
+        return child
 
 
 def run(

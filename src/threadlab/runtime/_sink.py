@@ -28,6 +28,8 @@ class EventSink:
         self._pending: list[StoredEvent] = []
         self._listeners: list[Listener] = []
         self._loop: asyncio.AbstractEventLoop | None = None
+        # A child thread's events also reach its ancestors' live listeners (not their store).
+        self.upstream: Listener | None = None
         self._loop_thread: int | None = None
 
     def bind_loop(self) -> None:
@@ -51,8 +53,13 @@ class EventSink:
 
     def _record(self, event: Event) -> None:
         self._pending.append(StoredEvent(event.thread_id, event.type, event.model_dump_json()))
+        self.relay(event)
+
+    def relay(self, event: Event) -> None:
         for listener in list(self._listeners):
             listener(event)
+        if self.upstream is not None:
+            self.upstream(event)
 
     def persist(self, messages: Sequence[Message] = ()) -> None:
         """Write messages and every buffered event in one transaction."""

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable, Coroutine
+from collections.abc import Callable, Coroutine, Iterable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal, TypeVar
 
@@ -12,6 +12,7 @@ from ._events import CustomEvent
 from ._messages import Message
 
 if TYPE_CHECKING:
+    from ._subagents import ChildInfo
     from ._thread import Thread
 
 __all__ = ["ExecutionInfo", "SyncState", "ThreadState"]
@@ -39,8 +40,10 @@ class ThreadState:
         execution: ExecutionInfo | None = None,
         prompt: Any = None,
         tool_name: str | None = None,
+        event_base: dict[str, Any] | None = None,
     ) -> None:
         self._thread = thread
+        self._event_base = event_base
         self.execution = execution
         self._prompt = prompt
         self._tool_name = tool_name
@@ -105,27 +108,28 @@ class ThreadState:
 
     # relationships
     @property
-    def children(self) -> list[Any]:
-        return []
+    def children(self) -> list[ChildInfo]:
+        """This thread's children, in creation order."""
+        return self._thread._child_infos()
 
-    def get_child_thread(self, reference: str) -> Any:
-        return None
+    def get_child_thread(self, reference: str) -> Thread | None:
+        return next((c for c in self._thread.children if c.id == reference), None)
 
     def get_parent_thread(self) -> Thread | None:
         return self._thread._parent_thread()
+
+    async def notify_parent(self, content: str, attachments: Iterable[str] = ()) -> None:
+        """Send the parent a message (its attachments copied into the parent's filesystem); it
+        is queued there and handled at the parent's next step."""
+        self._thread._notify_parent(content, attachments)
 
     # events
     def emit(self, event_type: str, data: Any = None) -> None:
         """A custom thread event, delivered live and persisted with the step."""
         tool_call_id = self.execution.tool_call_id if self.execution else None
+        base = self._event_base or self._thread._base()
         self._thread._emit(
-            CustomEvent(
-                thread_id=self.thread_id,
-                thread_path=self._thread.path,
-                event_type=event_type,
-                data=data,
-                tool_call_id=tool_call_id,
-            )
+            CustomEvent(event_type=event_type, data=data, tool_call_id=tool_call_id, **base)
         )
 
 

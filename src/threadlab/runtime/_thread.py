@@ -5,13 +5,15 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import json
 import time
 from collections.abc import AsyncIterator, Callable, Iterable
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any
 
 from .._errors import MissingVariableError, PathError
 from ..models._base import Model
 from ..store import RunRecord, ThreadRecord
+from ._attachments import copy_attachments
 from ._env import Kind, ThreadEnv
 from ._events import (
     Event,
@@ -30,6 +32,7 @@ from ._paths import normalize_path
 from ._redact import Redactor
 from ._run import Run
 from ._sink import EventSink
+from ._subagents import ChildInfo
 
 if TYPE_CHECKING:
     from ._definitions import PromptDefinition
@@ -50,8 +53,13 @@ class Thread:
         self.id = record.id
         self.parent_id = record.parent_id
         self._model_override = model
-        self._redactor = Redactor()
+        self._meta: dict[str, Any] = json.loads(record.metadata or "{}")
+        parent = rt.thread(record.parent_id) if record.parent_id else None
+        # One redactor per thread tree: a child inherits its parent's secrets.
+        self._redactor: Redactor = parent._redactor if parent is not None else Redactor()
         self._sink = EventSink(rt.store, self._redactor, self.id)
+        if parent is not None:
+            self._sink.upstream = parent._sink.relay
         self.files = ThreadFiles(rt.store, self.id, self._file_written)
         self._history: list[Message] = []
         self._all: list[Message] = []
@@ -69,19 +77,56 @@ class Thread:
 
     @property
     def agent(self) -> str:
-        """The agent (or bare prompt) this thread runs."""
+        """The agent (or bare prompt) this thread was created for."""
         return self._record.target
+
+    @property
+    def owner(self) -> str:
+        """The agent answering now: the thread's agent, or the one it was handed off to."""
+        return str(self._meta.get("owner", self._record.target))
+
+    @property
+    def reference(self) -> str:
+        """A child's address for its parent (its thread id)."""
+        return self.id
+
+    @property
+    def name(self) -> str:
+        """A child's instance label; a root thread's agent."""
+        return str(self._meta.get("name", self._record.target))
+
+    @property
+    def description(self) -> str:
+        return str(self._meta.get("description", ""))
+
+    @property
+    def blocking(self) -> bool:
+        return bool(self._meta.get("blocking", True))
+
+    @property
+    def resumable(self) -> bool:
+        return bool(self._meta.get("resumable", False))
 
     @property
     def created_at(self) -> float:
         return self._record.created_at
 
     @property
-    def status(self) -> Literal["idle", "running"]:
+    def status(self) -> str:
+        """ "running" or "idle"; a child reports its lifecycle too: "completed" or "failed"
+        after its single session, "terminated" once ended by its parent."""
         if self._running:
             return "running"
         live = [r for r in self._rt.store.running_runs(self.id) if is_live(r)]
-        return "running" if live else "idle"
+        if live:
+            return "running"
+        if self.parent_id is not None:
+            record = self._rt.store.get_thread(self.id)
+            if record is not None:
+                self._meta = json.loads(record.metadata or "{}")
+            status = str(self._meta.get("status", "idle"))
+            return "idle" if status == "running" else status
+        return "idle"
 
     @property
     def messages(self) -> list[Message]:
@@ -103,7 +148,8 @@ class Thread:
 
     @property
     def children(self) -> list[Thread]:
-        return []
+        """Child threads in creation order, finished ones included."""
+        return [self._rt.thread(r.id) for r in self._rt.store.list_children(self.id)]
 
     # running
 
@@ -116,7 +162,7 @@ class Thread:
         Cancelling the awaiting task cancels the run, after persisting an "interrupted" result
         for every unfinished tool call.
         """
-        return await self._execute(message, attachments, None)
+        return await self._execute(message, attachments, None, wait_children=wait_children)
 
     async def stream(
         self, message: str, *, attachments: Iterable[str] = ()
@@ -139,7 +185,12 @@ class Thread:
                     await task
 
     async def _execute(
-        self, content: str, attachments: Iterable[str], listener: Callable[[Event], None] | None
+        self,
+        content: str,
+        attachments: Iterable[str],
+        listener: Callable[[Event], None] | None,
+        *,
+        wait_children: bool = True,
     ) -> Run:
         paths = tuple(normalize_path(p) for p in attachments)
         for path in paths:
@@ -166,14 +217,19 @@ class Thread:
             unsubscribe = self._sink.subscribe(listener) if listener else None
             beat = asyncio.create_task(heartbeat_task(store, run_id))
             self._running = True
+            if self.parent_id is not None:
+                self._set_child_status("running")
             try:
                 self._emit(ThreadStatusEvent(status="running", **self._base()))
                 try:
-                    outcome = await TurnLoop(self, graph, run_id).run(message)
+                    loop = TurnLoop(self, graph, run_id, wait_children=wait_children)
+                    outcome = await loop.run(message)
                 except Exception as exc:  # a definition broke mid-run: the run fails, visibly
                     outcome = RunOutcome(status="failed", error=self._redact(str(exc)))
                 except BaseException:
-                    self._finish(run_id, RunOutcome(status="interrupted", error="interrupted"))
+                    interrupted = RunOutcome(status="interrupted", error="interrupted")
+                    interrupted.session_status = "failed"
+                    self._finish(run_id, interrupted)
                     raise
                 return self._finish(run_id, outcome)
             finally:
@@ -184,6 +240,15 @@ class Thread:
                     unsubscribe()
 
     def _finish(self, run_id: str, outcome: RunOutcome) -> Run:
+        if self.parent_id is not None:
+            if outcome.status == "interrupted":
+                self._set_child_status("terminated")
+            elif self.resumable:
+                self._set_child_status("idle")
+            else:
+                self._set_child_status(
+                    "completed" if outcome.session_status == "completed" else "failed"
+                )
         base = self._base()
         self._emit(ThreadStatusEvent(status="idle", **base))
         self._emit(
@@ -207,6 +272,9 @@ class Thread:
             error=outcome.error,
             usage=outcome.usage,
             messages=outcome.messages,
+            session_status=outcome.session_status,  # type: ignore[arg-type]
+            result=outcome.result,
+            attachments=outcome.attachments,
         )
 
     # internals used by the loop and by ThreadState
@@ -238,7 +306,7 @@ class Thread:
         self._loaded = True
 
     def _graph_now(self) -> ThreadGraph:
-        self._graph = ThreadGraph(self._rt.registry, self.agent)
+        self._graph = ThreadGraph(self._rt.registry, self.owner)
         if self._env is not None:
             self._env.graph = self._graph
         return self._graph
@@ -272,12 +340,16 @@ class Thread:
         chosen = self._model_override if self._model_override is not None else prompt.model
         return self._rt._resolve_model(chosen)
 
-    def _persist_now(self, messages: list[Message]) -> list[Message]:
+    def _persist_now(
+        self, messages: list[Message], base: dict[str, Any] | None = None
+    ) -> list[Message]:
         """Redact, announce and persist messages in one transaction, then keep them in memory."""
         stored = [self._redact_message(m) for m in messages]
         for message in stored:
             self._emit(
-                MessageCreatedEvent(message_id=message.id, role=message.role, **self._base())
+                MessageCreatedEvent(
+                    message_id=message.id, role=message.role, **(base or self._base())
+                )
             )
         self._sink.persist(stored)
         for message in stored:
@@ -310,6 +382,47 @@ class Thread:
 
     def _parent_thread(self) -> Thread | None:
         return self._rt.thread(self.parent_id) if self.parent_id else None
+
+    def _has_queued(self) -> bool:
+        return self._rt.store.has_queued(self.id)
+
+    def _set_meta(self, **values: Any) -> None:
+        self._meta.update(values)
+        self._rt.store.update_thread_metadata(self.id, json.dumps(self._meta))
+
+    def _set_owner(self, agent: str) -> None:
+        self._set_meta(owner=agent)
+
+    def _set_child_status(self, status: str) -> None:
+        self._set_meta(status=status)
+
+    def _child_info(self) -> ChildInfo:
+        return ChildInfo(
+            reference=self.id,
+            agent=self.agent,
+            name=self.name,
+            description=self.description,
+            blocking=self.blocking,
+            resumable=self.resumable,
+            status=self.status,  # type: ignore[arg-type]
+        )
+
+    def _child_infos(self) -> list[ChildInfo]:
+        return [child._child_info() for child in self.children]
+
+    def _deliver(self, content: str, attachments: Iterable[str], subagent_id: str) -> None:
+        """Queue a message from a child; the next step of this thread picks it up."""
+        message = Message(
+            role="user", content=content, attachments=tuple(attachments), subagent_id=subagent_id
+        )
+        self._rt.store.enqueue(self.id, message.model_dump_json())
+
+    def _notify_parent(self, content: str, attachments: Iterable[str]) -> None:
+        parent = self._parent_thread()
+        if parent is None:
+            raise RuntimeError(f"thread {self.id} has no parent to notify")
+        paths = copy_attachments(self, parent, attachments)
+        parent._deliver(content, paths, self.id)
 
     def _file_written(self, path: str, size: int) -> None:
         self._emit(FileWrittenEvent(path=path, size=size, **self._base()))

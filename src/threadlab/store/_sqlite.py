@@ -153,6 +153,12 @@ class SQLiteStore:
         rows = self._read("SELECT * FROM threads ORDER BY created_at DESC, rowid DESC")
         return [ThreadRecord(*row) for row in rows]  # type: ignore[arg-type]
 
+    def list_children(self, parent_id: str) -> list[ThreadRecord]:
+        rows = self._read(
+            "SELECT * FROM threads WHERE parent_id = ? ORDER BY created_at, rowid", (parent_id,)
+        )
+        return [ThreadRecord(*row) for row in rows]  # type: ignore[arg-type]
+
     def update_thread_metadata(self, thread_id: str, metadata: str) -> None:
         self._write("UPDATE threads SET metadata = ? WHERE id = ?", (metadata, thread_id))
 
@@ -272,9 +278,12 @@ class SQLiteStore:
     def enqueue(self, thread_id: str, data: str) -> None:
         self._write("INSERT INTO queue (thread_id, data) VALUES (?, ?)", (thread_id, data))
 
+    def has_queued(self, thread_id: str) -> bool:
+        return bool(self._read("SELECT 1 FROM queue WHERE thread_id = ? LIMIT 1", (thread_id,)))
+
     def drain_queue(self, thread_id: str) -> list[str]:
         # Called at every step: a plain read first, a write transaction only when there is work.
-        if not self._read("SELECT 1 FROM queue WHERE thread_id = ? LIMIT 1", (thread_id,)):
+        if not self.has_queued(thread_id):
             return []
         with self.transaction():
             rows = self._db.execute(

@@ -1,0 +1,68 @@
+"""A frame is one turn being executed: a side's turn at the top level of a thread, or a
+prompt tool's nested turn inside it. Frames carry what the step loop needs to know about
+where its messages go and when it stops."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from ._messages import Message, ToolCall
+from ._values import Side, ToolResult
+
+__all__ = ["Frame", "StepBudget"]
+
+
+@dataclass
+class StepBudget:
+    """Model calls allowed in one top-level turn; nested turns draw from the same budget."""
+
+    limit: int
+    used: int = 0
+
+
+@dataclass
+class Frame:
+    prompt_name: str
+    side: Side
+    budget: StepBudget
+    label: Literal["a", "b"] | None = None  # the side, in dual_ai threads
+    dual: bool = False
+    depth: int = 0
+    parent_id: str | None = None  # the caller's assistant message, for nested turns
+    parent_tool_call_id: str | None = None
+    turn_start: int = 0  # index in the thread's top-level history where this turn began
+    nested: list[Message] | None = None  # a nested turn's own messages
+    caller_context: Sequence[Message] = ()  # what the caller of a nested turn saw
+    earlier: list[Message] | None = None  # earlier turns as this prompt may see them
+    records: list[tuple[ToolCall, ToolResult]] = field(default_factory=list)
+    last_text: str | None = None
+    ending: Literal["stop_tool", "handoff", "session_stop", "session_fail"] | None = None
+    session_result: ToolResult | None = None
+    error: str | None = None  # why the model failed in this turn
+    current_message_id: str | None = None  # the assistant message whose calls are running
+    caller_view: Sequence[Message] = ()  # the context of the latest model call
+
+    def event_base(self, thread_base: dict[str, Any]) -> dict[str, Any]:
+        base = dict(thread_base)
+        base["depth"] = self.depth
+        base["parent_tool_call_id"] = self.parent_tool_call_id
+        return base
+
+    def stamp(self, message: Message) -> Message:
+        """Give a message this frame's place: depth, parent links and side."""
+        if (
+            message.depth == self.depth
+            and message.parent_id == self.parent_id
+            and message.side == self.label
+        ):
+            return message
+        return message.model_copy(
+            update={
+                "depth": self.depth,
+                "parent_id": self.parent_id,
+                "parent_tool_call_id": self.parent_tool_call_id,
+                "side": self.label,
+            }
+        )
