@@ -47,6 +47,7 @@ from .runtime._registry import Registry, default_registry
 from .runtime._run import Run
 from .runtime._runtime import Runtime, run
 from .runtime._state import ExecutionInfo, ThreadState
+from .runtime._subagents import ChildInfo
 from .runtime._thread import Thread
 from .runtime._tool_decorator import tool
 from .runtime._values import (
@@ -67,6 +68,7 @@ __version__ = "0.1.0"
 __all__ = [
     "RESERVED_TOOL_NAMES",
     "AgentDefinition",
+    "ChildInfo",
     "CustomEvent",
     "DefinitionError",
     "Env",

@@ -333,6 +333,7 @@ class Supervisor:
         }
 
     def _background(self, child: Thread, message: str, paths: list[str]) -> None:
+        child._set_child_status("running")
         self.tasks.append(asyncio.create_task(self._run_child(child, message, paths)))
 
     async def _run_child(self, child: Thread, message: str, paths: list[str]) -> None:

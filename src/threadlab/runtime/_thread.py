@@ -124,8 +124,7 @@ class Thread:
             record = self._rt.store.get_thread(self.id)
             if record is not None:
                 self._meta = json.loads(record.metadata or "{}")
-            status = str(self._meta.get("status", "idle"))
-            return "idle" if status == "running" else status
+            return str(self._meta.get("status", "idle"))
         return "idle"
 
     @property
@@ -461,3 +460,5 @@ class Thread:
                 self._persist_now(missing)
             for run in orphaned:
                 store.finish_run(run.id, "interrupted", None, _INTERRUPTED, time.time())
+            if self.parent_id is not None:
+                self._set_child_status("idle" if self.resumable else "failed")

@@ -1,0 +1,181 @@
+"""Agents: dual_ai sessions with their stop conditions, and agents called as tools."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+
+import threadlab as tl
+from threadlab.models import ScriptedModel, call, text
+
+from ..helpers import tool_messages
+
+
+def sides(
+    registry: tl.Registry, a_steps: list[Any], b_steps: list[Any], **agent: Any
+) -> tuple[ScriptedModel, ScriptedModel]:
+    a, b = ScriptedModel(a_steps), ScriptedModel(b_steps)
+    tl.define_tool("note", description="Note.", execute=lambda s, x: "noted", registry=registry)
+    tl.define_tool(
+        "finish",
+        description="Finish.",
+        registry=registry,
+        args={"type": "object", "properties": {"summary": {"type": "string"}}},
+        execute=lambda s, x: f"finished: {x.get('summary')}",
+    )
+    tl.define_tool(
+        "give_up", description="Fail.", execute=lambda s, x: "gave up", registry=registry
+    )
+    tl.define_prompt("writer", prompt="Write.", model=a, tools=["note"], registry=registry)
+    tl.define_prompt("editor", prompt="Edit.", model=b, tools=["note"], registry=registry)
+    side_a = agent.pop("side_a", tl.Side("writer", session_stop="finish", session_fail="give_up"))
+    side_b = agent.pop("side_b", tl.Side("editor", session_stop="finish"))
+    tl.define_agent("duo", type="dual_ai", side_a=side_a, side_b=side_b, registry=registry, **agent)
+    return a, b
+
+
+async def test_dual_ai_sides_alternate_and_each_sees_itself_as_assistant(
+    rt: tl.Runtime, registry: tl.Registry
+) -> None:
+    a, b = sides(
+        registry,
+        [call("note"), text("draft one"), call("finish", {"summary": "shipped"})],
+        [text("make it shorter")],
+    )
+    thread = await rt.create_thread("duo")
+    run = await thread.send("write a poem")
+    a.assert_complete()
+    b.assert_complete()
+    assert run.session_status == "completed"
+    assert run.result == "finished: shipped"
+    assert [(m.side, m.role) for m in thread.messages] == [
+        (None, "user"),
+        ("a", "assistant"),
+        ("a", "tool"),
+        ("a", "assistant"),
+        ("b", "assistant"),
+        ("a", "assistant"),
+        ("a", "tool"),
+    ]
+    # B saw A's answer as a user message, and not A's tool call or its result.
+    b_context = b.requests[0].messages
+    assert [(m.role, m.content) for m in b_context if m.role != "system"] == [
+        ("user", "draft one"),
+    ]
+    # A saw B's answer as a user message after its own turn.
+    a_last = a.requests[-1].messages
+    assert [(m.role, m.content) for m in a_last][-1] == ("user", "make it shorter")
+
+
+async def test_session_fail_ends_the_session_as_failed(
+    rt: tl.Runtime, registry: tl.Registry
+) -> None:
+    sides(registry, [call("give_up")], [])
+    run = await (await rt.create_thread("duo")).send("go")
+    assert run.status == "completed"
+    assert (run.session_status, run.result) == ("failed", "gave up")
+
+
+async def test_a_session_tool_that_errors_goes_back_to_the_side(
+    rt: tl.Runtime, registry: tl.Registry
+) -> None:
+    a, _ = sides(registry, [call("finish", {"summary": 5}), call("finish", {"summary": "ok"})], [])
+    thread = await rt.create_thread("duo")
+    run = await thread.send("go")
+    assert run.result == "finished: ok"
+    first = tool_messages(thread)[0]
+    assert first.tool_status == "error"
+    a.assert_complete()
+
+
+async def test_max_session_turns_ends_with_side_as_last_text_and_failure(
+    rt: tl.Runtime, registry: tl.Registry
+) -> None:
+    sides(registry, [text("a1"), text("a2")], [text("b1"), text("b2")], max_session_turns=3)
+    run = await (await rt.create_thread("duo")).send("go")
+    assert run.session_status == "failed"
+    assert run.result == "a2"
+    assert "max_session_turns (3)" in (run.error or "")
+
+
+async def test_side_stop_tool_and_max_steps(rt: tl.Runtime, registry: tl.Registry) -> None:
+    _a, _b = sides(
+        registry,
+        [call("note"), call("note"), call("finish", {"summary": "x"})],
+        [call("note"), call("note"), text("never")],
+        side_a=tl.Side("writer", stop_tool="note", session_stop="finish"),
+        side_b=tl.Side("editor", max_steps=2, stop_on_response=False),
+    )
+    thread = await rt.create_thread("duo")
+    run = await thread.send("go")
+    # A's turn ends at its stop tool; B's turn ends on its step limit (the run stops).
+    assert run.status == "stopped"
+    assert "max_steps (2)" in (run.error or "")
+    assert [m.side for m in thread.messages if m.role == "assistant"] == ["a", "b", "b"]
+
+
+async def test_an_ai_human_agent_called_as_a_tool_is_a_handoff(
+    rt: tl.Runtime, registry: tl.Registry
+) -> None:
+    front = ScriptedModel([call("billing", {"message": "invoice question"})])
+    back = ScriptedModel([text("billing here"), text("still billing")])
+    tl.define_prompt(
+        "front_desk", prompt="Front.", model=front, tools=["billing"], registry=registry
+    )
+    tl.define_prompt("billing_desk", prompt="Billing.", model=back, registry=registry)
+    tl.define_agent("billing", side_a="billing_desk", expose_as_tool=True, registry=registry)
+    tl.define_agent("support", side_a="front_desk", registry=registry)
+    thread = await rt.create_thread("support")
+    run = await thread.send("my invoice is wrong")
+    assert run.text == "billing here"
+    assert json.loads(tool_messages(thread)[0].content) == {"handoff": "billing"}
+    assert thread.owner == "billing"
+    # The new owner saw the history it inherited.
+    assert any(m.content == "my invoice is wrong" for m in back.requests[0].messages)
+    # Persisted: a reopened thread keeps the new owner.
+    reopened = tl.Runtime(registry, rt.store).thread(thread.id)
+    assert reopened.owner == "billing"
+    assert (await reopened.send("again")).text == "still billing"
+
+
+async def test_a_dual_ai_agent_as_a_tool_runs_as_a_blocking_child(
+    rt: tl.Runtime, registry: tl.Registry
+) -> None:
+    sides(
+        registry,
+        [call("finish", {"summary": "poem"})],
+        [],
+        expose_as_tool=True,
+        tool_description="Writes poems.",
+    )
+    tl.define_prompt(
+        "main",
+        prompt="x",
+        tools=["duo"],
+        registry=registry,
+        model=ScriptedModel([call("duo", {"message": "a poem please"}), text("ok")]),
+    )
+    thread = await rt.create_thread("main")
+    await thread.send("go")
+    result = json.loads(tool_messages(thread)[0].content)
+    (child,) = thread.children
+    assert result == {
+        "reference": child.id,
+        "status": "completed",
+        "result": "finished: poem",
+        "attachments": [],
+    }
+    assert child.messages[0].content == "a poem please"
+    assert child.parent_id == thread.id
+    assert child.status == "completed"
+
+
+async def test_an_agent_that_is_not_exposed_cannot_be_a_tool(
+    rt: tl.Runtime, registry: tl.Registry
+) -> None:
+    sides(registry, [], [])
+    tl.define_prompt("main", prompt="x", tools=["duo"], registry=registry)
+    with pytest.raises(tl.DefinitionError, match="agent 'duo' as a tool, but that agent is not"):
+        await rt.create_thread("main")
