@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import asyncio
 
-from . import overhead, scanner
+from . import fanout, overhead, scanner
 
 
 def main() -> None:
@@ -12,6 +12,8 @@ def main() -> None:
     print(overhead.report(asyncio.run(overhead.main())))
     print("\n## Argument scanner\n")
     print(scanner.report(scanner.main()))
+    print("\n## Subagent fan-out\n")
+    print(asyncio.run(fanout.main()))
 
 
 if __name__ == "__main__":

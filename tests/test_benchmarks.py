@@ -3,7 +3,7 @@ benchmarks/README.md, not in assertions."""
 
 from __future__ import annotations
 
-from benchmarks import overhead, scanner
+from benchmarks import fanout, overhead, scanner
 
 
 async def test_overhead_benchmark_runs_both_sides() -> None:
@@ -17,3 +17,11 @@ def test_scanner_benchmark_finds_the_progress_both_ways() -> None:
     (measure,) = scanner.main((2_000,))
     assert measure.ours_s > 0
     assert measure.reparse_s > 0
+
+
+async def test_fanout_benchmark_runs_children_and_shares_attachments() -> None:
+    result = await fanout.fan_out(children=3)
+    assert result.threads == 4
+    given, grown = await fanout.shared_attachment(children=2, megabytes=1)
+    assert given == 2 * 2**20
+    assert grown < given

@@ -10,11 +10,10 @@ from pathlib import Path
 README = Path(__file__).resolve().parents[1] / "README.md"
 
 
-def test_the_quickstart_runs_and_prints_what_the_readme_says(tmp_path: Path) -> None:
+def run_block(index: int, tmp_path: Path) -> subprocess.CompletedProcess[str]:
     blocks = re.findall(r"```python\n(.*?)```", README.read_text(), re.DOTALL)
-    assert blocks, "the README has a Python quickstart"
-    script = tmp_path / "quickstart.py"
-    script.write_text(blocks[0])
+    script = tmp_path / f"block{index}.py"
+    script.write_text(blocks[index])
     env = {"XDG_CONFIG_HOME": str(tmp_path / "config"), "PATH": "/usr/bin:/bin"}
     result = subprocess.run(
         [sys.executable, str(script)],
@@ -24,7 +23,22 @@ def test_the_quickstart_runs_and_prints_what_the_readme_says(tmp_path: Path) -> 
         env=env,
         timeout=60,
     )
+    return result
+
+
+def test_the_quickstart_runs_and_prints_what_the_readme_says(tmp_path: Path) -> None:
+    result = run_block(0, tmp_path)
     assert result.returncode == 0, result.stderr
     assert "card: write_file - writing index.html" in result.stdout
     assert "['/index.html']" in result.stdout
     assert "tool: 'wrote" in result.stdout
+
+
+def test_the_composition_example_runs_and_prints_what_the_readme_says(tmp_path: Path) -> None:
+    result = run_block(1, tmp_path)
+    assert result.returncode == 0, result.stderr
+    lines = result.stdout.splitlines()
+    assert lines[0] == "site_builder-1 completed"
+    assert lines[1] == "['/index.html']"
+    assert lines[2] == "['/attachments/index.html']"
+    assert lines[3].startswith("- a subagent reported")

@@ -120,3 +120,16 @@ __all__ = [
     "run",
     "tool",
 ]
+
+
+def load_ipython_extension(ipython: object) -> None:
+    """`%load_ext threadlab`."""
+    from .kernel_ext import load_ipython_extension as load
+
+    load(ipython)
+
+
+def unload_ipython_extension(ipython: object) -> None:
+    from .kernel_ext import unload_ipython_extension as unload
+
+    unload(ipython)

@@ -284,6 +284,8 @@ class Supervisor:
 
     async def start_immediate(self, frame: Frame, user: Any) -> None:
         """Relationships marked `immediate` start a child (once) before the first model call."""
+        if not any(r.immediate for r in frame.side.subagents):
+            return
         existing = {c.agent for c in self.thread._child_infos()}
         for relationship in self.relationships(frame):
             if relationship.immediate and relationship.name not in existing:

@@ -140,6 +140,14 @@ class Thread:
             self._reload()
         return list(self._all)
 
+    def find_message(self, message_id: str) -> Message | None:
+        """A persisted message by id (recent ones are found first)."""
+        for message in reversed(self._all):
+            if message.id == message_id:
+                return message
+        self._reload()
+        return next((m for m in self._all if m.id == message_id), None)
+
     @property
     def events(self) -> list[Event]:
         """Every persisted event of this thread, in order."""

@@ -1,0 +1,29 @@
+"""`%%thread` cells become a top-level `await`, so the run streams on the kernel's own event
+loop while the cell is busy (and widgets stay interactive) instead of blocking it."""
+
+from __future__ import annotations
+
+__all__ = ["thread_cells_to_await"]
+
+_MAGIC = "%%thread"
+
+
+def thread_cells_to_await(lines: list[str]) -> list[str]:
+    """An IPython cleanup transformer: rewrite a `%%thread` cell into an awaited call."""
+    if not lines:
+        return lines
+    first = lines[0]
+    if not first.startswith(_MAGIC):
+        return lines
+    rest = first[len(_MAGIC) :]
+    if rest and not rest[0].isspace():
+        return lines  # another magic whose name starts with "thread"
+    if rest.strip().endswith("?"):
+        return lines  # `%%thread?` asks for help: leave it to IPython
+    line = rest.strip()
+    body = "".join(lines[1:])
+    call = (
+        "await get_ipython().magics_manager.registry['ThreadlabMagics']"
+        f".thread_cell({line!r}, {body!r})\n"
+    )
+    return [call]

@@ -1,0 +1,354 @@
+"""The threadlab magics: define tools, prompts and agents in cells; run threads inline.
+
+They call the same public API a script would (`tl.tool`, `tl.define_prompt`, ...), with the
+process-wide default registry and the kernel's Runtime.
+"""
+
+from __future__ import annotations
+
+import ast
+import asyncio
+import getpass
+import shlex
+import tomllib
+from pathlib import Path
+from typing import Any
+
+from IPython.core.error import UsageError
+from IPython.core.magic import Magics, cell_magic, line_magic, magics_class
+from IPython.core.magic_arguments import argument, magic_arguments, parse_argstring
+from IPython.display import display
+from traitlets import Bool, Float, Unicode
+
+from .._errors import DefinitionError, MissingVariableError
+from ..runtime._define import define_agent, define_prompt
+from ..runtime._registry import default_registry
+from ..runtime._thread import Thread
+from ..runtime._tool_decorator import tool
+from ..widgets import LiveRun, StaticTrace, ThreadListView, TraceView, replay
+from ._arguments import parse_assignments, parse_variable, split_names
+from ._notebooks import definition_cells, thread_notebook
+from ._session import KernelSession
+
+__all__ = ["ThreadlabMagics"]
+
+_THREADLAB_USAGE = """%threadlab threads | open ID | secret NAME | set NAME=VALUE | unset NAME
+           | import NOTEBOOK | export ID PATH | tools | models"""
+
+
+class Defined:
+    """What a definition cell shows: one line saying what now exists."""
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+
+    def __repr__(self) -> str:
+        return self.text
+
+    def _repr_mimebundle_(self, **_: Any) -> dict[str, str]:
+        return {"text/plain": self.text}
+
+
+@magics_class
+class ThreadlabMagics(Magics):
+    """`%%tool`, `%%prompt`, `%%agent`, `%%thread` and `%threadlab`."""
+
+    default_model = Unicode(
+        "offline", help="The model %%prompt uses when no --model is given."
+    ).tag(config=True)
+    update_rate = Float(15.0, help="Most view updates sent per second during a run.").tag(
+        config=True
+    )
+    freeze_on_finish = Bool(
+        True, help="Replace the live view with static HTML when a run ends."
+    ).tag(config=True)
+    store = Unicode(".threadlab", help="Directory of the thread store.").tag(config=True)
+
+    def __init__(self, shell: Any = None, **kwargs: Any) -> None:
+        super().__init__(shell=shell, **kwargs)
+        self.session = KernelSession(store=self.store)
+
+    # definitions
+
+    @magic_arguments()
+    @argument("--name", help="Tool name (default: the function's name).")
+    @argument("--progress", help="The argument whose value describes the call in progress.")
+    @argument(
+        "--variable",
+        action="append",
+        help="A variable the tool declares: NAME[:secret][:required][:scoped]. Repeatable.",
+    )
+    @argument("--timeout", type=float, help="Seconds before the call times out.")
+    @cell_magic
+    def tool(self, line: str, cell: str) -> Defined:
+        """Define a tool from the one function in the cell (type hints + docstring)."""
+        args = parse_argstring(self.tool, line)
+        names = _defined_functions(cell)
+        if len(names) != 1:
+            raise UsageError(
+                f"%%tool: the cell must define exactly one function (found {len(names)})"
+            )
+        assert self.shell is not None
+        self.shell.run_cell(cell, store_history=False, silent=True).raise_error()
+        fn = self.shell.user_ns[names[0]]
+        options: dict[str, Any] = {
+            "variables": [parse_variable(v) for v in args.variable or []],
+            "progress_argument": args.progress,
+        }
+        if args.name:
+            options["name"] = args.name
+        if args.timeout is not None:
+            options["timeout"] = args.timeout
+        definition = _definition(lambda: tool(**options)(fn))
+        props = ", ".join(definition.args.properties) or "no arguments"
+        return Defined(f"tool {definition.name}({props})")
+
+    @magic_arguments()
+    @argument("name", help="Prompt name.")
+    @argument("--model", help="Model name (default: ThreadlabMagics.default_model).")
+    @argument("--tools", help="Comma-separated tool, prompt or agent names.")
+    @argument("--expose-as-tool", action="store_true", help="Make the prompt callable as a tool.")
+    @argument("--description", help="The description a caller sees when it is a tool.")
+    @argument("--include-chat", action="store_true", help="See earlier turns' messages.")
+    @argument("--include-past-tools", action="store_true", help="See earlier tool calls.")
+    @argument("--parallel-tool-calls", action="store_true", help="Allow several calls a step.")
+    @argument("--hooks", help="Comma-separated hook ids.")
+    @argument("--variable", action="append", help="NAME[:secret][:required][:scoped].")
+    @cell_magic
+    def prompt(self, line: str, cell: str) -> Defined:
+        """Define a prompt; the cell is its system prompt ({{env:NAME}}, {{include:other}})."""
+        args = parse_argstring(self.prompt, line)
+        definition = _definition(
+            lambda: define_prompt(
+                args.name,
+                prompt=cell.strip("\n"),
+                model=args.model or self.default_model,
+                tools=split_names(args.tools),
+                expose_as_tool=args.expose_as_tool,
+                tool_description=args.description or "",
+                include_chat=args.include_chat,
+                include_past_tools=args.include_past_tools,
+                parallel_tool_calls=args.parallel_tool_calls,
+                hooks=split_names(args.hooks),
+                variables=[parse_variable(v) for v in args.variable or []],
+            )
+        )
+        tools = ", ".join(definition.tool_names()) or "no tools"
+        return Defined(f"prompt {definition.name} (model {definition.model}; {tools})")
+
+    @magic_arguments()
+    @argument("name", help="Agent name.")
+    @argument("--expose-as-tool", action="store_true", help="Make the agent callable as a tool.")
+    @argument("--description", help="The description a caller sees when it is a tool.")
+    @cell_magic
+    def agent(self, line: str, cell: str) -> Defined:
+        """Define an agent from TOML whose keys are define_agent's keyword names."""
+        args = parse_argstring(self.agent, line)
+        try:
+            data = tomllib.loads(cell)
+        except tomllib.TOMLDecodeError as exc:
+            raise UsageError(f"%%agent {args.name}: the cell is not valid TOML: {exc}") from None
+        if args.expose_as_tool:
+            data["expose_as_tool"] = True
+        if args.description:
+            data["tool_description"] = args.description
+        if "side_a" not in data:
+            raise UsageError(f"%%agent {args.name}: the TOML needs a [side_a] table (or key)")
+        try:
+            definition = _definition(lambda: define_agent(args.name, **data))
+        except TypeError as exc:
+            raise UsageError(f"%%agent {args.name}: {exc}") from None
+        kinds = f"{definition.type}, side A {definition.side_a.prompt}"
+        if definition.side_b is not None:
+            kinds += f", side B {definition.side_b.prompt}"
+        return Defined(f"agent {definition.name} ({kinds})")
+
+    # running
+
+    @magic_arguments()
+    @argument("target", help="The agent or prompt to run.")
+    @argument("--id", help="Continue this thread.")
+    @argument("--new", action="store_true", help="Start a new thread.")
+    @argument("--env", action="append", help="NAME=VALUE for a new thread. Repeatable.")
+    @argument("--secret", action="append", help="A secret to ask for (hidden). Repeatable.")
+    @argument("--live", action="store_true", help="Keep the live view when the run ends.")
+    @cell_magic
+    def thread(self, line: str, cell: str) -> None:
+        """Run the cell's text as a user message. (Cells are run with top-level await.)"""
+        try:
+            asyncio.get_running_loop()
+        except RuntimeError:
+            return asyncio.run(self.thread_cell(line, cell))
+        raise UsageError("%%thread: run it as a cell of its own (it is awaited on the kernel loop)")
+
+    async def thread_cell(self, line: str, cell: str) -> None:
+        args = parse_argstring(self.thread, line)
+        if args.id and args.new:
+            raise UsageError("%%thread: use --id or --new, not both")
+        message = cell.strip()
+        if not message:
+            raise UsageError("%%thread: the cell is the user message, and it is empty")
+        thread = await self._thread_for(args)
+        live = LiveRun(self.session.runtime, thread, self.update_rate)
+        handle = display(live.view, display_id=True)
+        try:
+            await live.run(message)
+        finally:
+            if self.freeze_on_finish and not args.live and handle is not None:
+                handle.update(StaticTrace(live.state))
+        self.session.last_thread[args.target] = thread.id
+
+    async def _thread_for(self, args: Any) -> Thread:
+        rt = self.session.runtime
+        if args.id:
+            try:
+                return rt.thread(args.id)
+            except LookupError as exc:
+                raise UsageError(f"%%thread: {exc}") from None
+        last = self.session.last_thread.get(args.target)
+        if last and not args.new:
+            return rt.thread(last)
+        env = dict(self.session.env)
+        env.update(parse_assignments(args.env, "--env"))
+        secrets = dict(self.session.secrets)
+        for name in args.secret or []:
+            if name not in secrets:
+                secrets[name] = self._ask_secret(name)
+        while True:
+            try:
+                return await rt.create_thread(args.target, env=env, secrets=secrets)
+            except DefinitionError as exc:
+                raise UsageError(f"%%thread: {exc}") from None
+            except MissingVariableError as exc:
+                if not self._can_ask():
+                    raise UsageError(
+                        f"%%thread: {exc}\nSet them with %threadlab set NAME=VALUE,"
+                        " %threadlab secret NAME, or --env/--secret."
+                    ) from None
+                for name, _ in exc.missing:
+                    kind = _declared_kind(rt, args.target, name)
+                    if kind == "secret":
+                        secrets[name] = self._ask_secret(name)
+                    else:
+                        # The kernel forwards input() to the front end; the run has not started.
+                        env[name] = input(f"{name}: ")  # noqa: ASYNC250
+
+    def _can_ask(self) -> bool:
+        kernel = getattr(self.shell, "kernel", None)
+        return bool(getattr(kernel, "_allow_stdin", False))
+
+    def _ask_secret(self, name: str) -> str:
+        if not self._can_ask():
+            raise UsageError(f"secret {name} has no value and this kernel cannot ask for it")
+        value = getpass.getpass(f"{name} (hidden): ")
+        self.session.secrets[name] = value
+        return value
+
+    # %threadlab
+
+    @line_magic
+    def threadlab(self, line: str) -> Any:
+        """%threadlab threads | open ID | secret NAME | set NAME=VALUE | unset NAME |
+        import NOTEBOOK | export ID PATH | tools | models"""
+        try:
+            words = shlex.split(line)
+        except ValueError as exc:
+            raise UsageError(f"%threadlab: {exc}\nusage: {_THREADLAB_USAGE}") from None
+        if not words:
+            raise UsageError(f"usage: {_THREADLAB_USAGE}")
+        command, rest = words[0], words[1:]
+        handler = getattr(self, f"_cmd_{command}", None)
+        if handler is None:
+            raise UsageError(f"%threadlab: unknown command {command!r}\nusage: {_THREADLAB_USAGE}")
+        return handler(rest)
+
+    def _cmd_threads(self, rest: list[str]) -> ThreadListView:
+        return ThreadListView(self.session.runtime)
+
+    def _cmd_open(self, rest: list[str]) -> TraceView:
+        if len(rest) != 1:
+            raise UsageError("usage: %threadlab open THREAD_ID")
+        try:
+            thread = self.session.runtime.thread(rest[0])
+        except LookupError as exc:
+            raise UsageError(f"%threadlab open: {exc}") from None
+        return TraceView(self.session.runtime, replay(thread))
+
+    def _cmd_secret(self, rest: list[str]) -> Defined:
+        if len(rest) != 1:
+            raise UsageError("usage: %threadlab secret NAME  (the value is asked, hidden)")
+        self._ask_secret(rest[0])
+        return Defined(f"secret {rest[0]} set for new threads (not stored in the notebook)")
+
+    def _cmd_set(self, rest: list[str]) -> Defined:
+        values = parse_assignments(rest, "%threadlab set")
+        if not values:
+            raise UsageError("usage: %threadlab set NAME=VALUE")
+        self.session.env.update(values)
+        return Defined(f"set {', '.join(values)} for new threads")
+
+    def _cmd_unset(self, rest: list[str]) -> Defined:
+        for name in rest:
+            self.session.env.pop(name, None)
+            self.session.secrets.pop(name, None)
+        return Defined(f"unset {', '.join(rest)}")
+
+    def _cmd_import(self, rest: list[str]) -> Defined:
+        if len(rest) != 1:
+            raise UsageError("usage: %threadlab import NOTEBOOK.ipynb")
+        path = Path(rest[0])
+        if not path.exists():
+            raise UsageError(f"%threadlab import: {path} does not exist")
+        cells = definition_cells(path)
+        assert self.shell is not None
+        for source in cells:
+            result = self.shell.run_cell(source, store_history=False, silent=True)
+            result.raise_error()
+        return Defined(f"imported {len(cells)} definition cells from {path}")
+
+    def _cmd_export(self, rest: list[str]) -> Defined:
+        if len(rest) != 2:
+            raise UsageError("usage: %threadlab export THREAD_ID PATH.ipynb")
+        try:
+            thread = self.session.runtime.thread(rest[0])
+        except LookupError as exc:
+            raise UsageError(f"%threadlab export: {exc}") from None
+        import nbformat
+
+        nbformat.write(thread_notebook(thread), rest[1])
+        return Defined(f"exported thread {thread.id} to {rest[1]}")
+
+    def _cmd_tools(self, rest: list[str]) -> Defined:
+        tools = default_registry().tools()
+        lines = [f"{t.name}: {t.description}" for t in tools]
+        return Defined("\n".join(lines) or "no tools defined")
+
+    def _cmd_models(self, rest: list[str]) -> Defined:
+        models = ["offline (built in): deterministic, no key"]
+        models += [f"{m.name}: {m.provider} {m.model}" for m in default_registry().models()]
+        return Defined("\n".join(models))
+
+
+def _defined_functions(cell: str) -> list[str]:
+    try:
+        tree = ast.parse(cell)
+    except SyntaxError as exc:
+        raise UsageError(f"%%tool: the cell is not valid Python: {exc}") from None
+    return [
+        node.name for node in tree.body if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef)
+    ]
+
+
+def _definition(make: Any) -> Any:
+    try:
+        return make()
+    except DefinitionError as exc:
+        raise UsageError(str(exc)) from None
+
+
+def _declared_kind(rt: Any, target: str, name: str) -> str:
+    from ..runtime._graph import ThreadGraph
+
+    graph = ThreadGraph(rt.registry, target)
+    declared = graph.declared(name)
+    return "secret" if any(d.variable.type == "secret" for d in declared) else "text"

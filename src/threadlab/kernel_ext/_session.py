@@ -1,0 +1,30 @@
+"""What one kernel remembers between cells: its Runtime, the last thread it ran per target,
+and the values and secrets set with `%threadlab` (never written to the notebook)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from ..runtime._runtime import Runtime
+
+__all__ = ["KernelSession"]
+
+
+@dataclass
+class KernelSession:
+    store: str = ".threadlab"
+    env: dict[str, str] = field(default_factory=dict)
+    secrets: dict[str, str] = field(default_factory=dict)
+    last_thread: dict[str, str] = field(default_factory=dict)
+    _runtime: Runtime | None = None
+
+    @property
+    def runtime(self) -> Runtime:
+        if self._runtime is None:
+            self._runtime = Runtime(store=self.store)
+        return self._runtime
+
+    def close(self) -> None:
+        if self._runtime is not None:
+            self._runtime.close()
+            self._runtime = None

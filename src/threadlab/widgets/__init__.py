@@ -1,0 +1,19 @@
+"""Views of threads for Jupyter: live while a run streams, static HTML once it is over."""
+
+from ._live import LiveRun, replay
+from ._static import StaticTrace, static_html, static_text
+from ._throttle import Throttle
+from ._trace import TraceState
+from ._views import ThreadListView, TraceView
+
+__all__ = [
+    "LiveRun",
+    "StaticTrace",
+    "ThreadListView",
+    "Throttle",
+    "TraceState",
+    "TraceView",
+    "replay",
+    "static_html",
+    "static_text",
+]

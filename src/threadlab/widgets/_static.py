@@ -1,0 +1,111 @@
+"""The trace as static, script-free HTML and as plain text: what a saved notebook, an
+nbconvert export or a GitHub preview shows once a run is over."""
+
+from __future__ import annotations
+
+import html
+from typing import Any
+
+from ._trace import TraceState
+
+__all__ = ["StaticTrace", "static_html", "static_text"]
+
+_STYLE = (
+    "font-family:var(--jp-ui-font-family,system-ui,sans-serif);font-size:13px;"
+    "border:1px solid #d0d7de;border-radius:6px;padding:8px 10px;margin:4px 0"
+)
+
+
+def _e(value: Any) -> str:
+    return html.escape(str(value), quote=True)
+
+
+def _card_html(card: dict[str, Any]) -> str:
+    status = card["status"]
+    mark = {"success": "✓", "error": "✗"}.get(status, "…")
+    progress = f" — {_e(card['progress'])}" if card.get("progress") else ""
+    took = f" · {card['duration_ms']:.0f} ms" if card.get("duration_ms") is not None else ""
+    body = _e(card.get("result") or "")
+    events = "".join(
+        f"<li><code>{_e(e['type'])}</code> {_e(e['data'])}</li>" for e in card.get("events", [])
+    )
+    extra = f"<ul>{events}</ul>" if events else ""
+    return (
+        f'<details class="threadlab-card" data-status="{_e(status)}">'
+        f"<summary>{mark} <b>{_e(card['name'])}</b>{progress}"
+        f' <span style="color:#57606a">[{_e(status)}{took}]</span></summary>'
+        f'<pre style="white-space:pre-wrap;margin:4px 0">{body}</pre>{extra}</details>'
+    )
+
+
+def _thread_html(trace: TraceState, thread_id: str, depth: int = 0) -> str:
+    thread = trace.threads[thread_id]
+    parts: list[str] = []
+    for message in trace.messages.get(thread_id, []):
+        if message["role"] == "user" and message["depth"] == 0:
+            parts.append(f"<p><b>user</b>: {_e(message['text'])}</p>")
+        for call_id in message["calls"]:
+            card = trace.cards.get(call_id)
+            if card is not None:
+                parts.append(_card_html(card))
+        if message["role"] == "assistant" and message["text"] and message["depth"] == 0:
+            side = f" ({message['side']})" if message.get("side") else ""
+            parts.append(f"<p><b>assistant{side}</b>: {_e(message['text'])}</p>")
+    files = trace.files.get(thread_id, {})
+    if files:
+        listed = "".join(f"<li><code>{_e(p)}</code> ({s} B)</li>" for p, s in sorted(files.items()))
+        parts.append(f"<details><summary>files ({len(files)})</summary><ul>{listed}</ul></details>")
+    for child in trace.threads.values():
+        if child["parent"] == thread_id:
+            parts.append(_thread_html(trace, child["id"], depth + 1))
+    label = f"{_e(thread['name'] or thread['agent'])} <code>{_e(thread_id)}</code>"
+    inner = "".join(parts)
+    if depth == 0:
+        return inner
+    return (
+        f'<details class="threadlab-subagent" open><summary>subagent {label}'
+        f" [{_e(thread['status'])}]</summary>"
+        f'<div style="margin-left:14px">{inner}</div></details>'
+    )
+
+
+def static_html(trace: TraceState) -> str:
+    run = trace.run
+    head = (
+        f"<div><b>threadlab</b> thread <code>{_e(trace.root_id)}</code>"
+        f" — run {_e(run['status'])}</div>"
+    )
+    error = f"<p style='color:#cf222e'>{_e(run['error'])}</p>" if run.get("error") else ""
+    return (
+        f'<div class="threadlab-static" style="{_STYLE}">{head}'
+        f"{_thread_html(trace, trace.root_id)}{error}</div>"
+    )
+
+
+def static_text(trace: TraceState) -> str:
+    lines = [f"threadlab thread {trace.root_id} — run {trace.run['status']}"]
+    for card in trace.cards.values():
+        progress = f" — {card['progress']}" if card.get("progress") else ""
+        lines.append(f"  [{card['status']}] {card['name']}{progress}")
+    children = [t for t in trace.threads.values() if t["parent"] is not None]
+    for child in children:
+        lines.append(f"  subagent {child['name']} ({child['id']}): {child['status']}")
+    if trace.run.get("text"):
+        lines.append(f"  answer: {trace.run['text']}")
+    if trace.run.get("error"):
+        lines.append(f"  error: {trace.run['error']}")
+    return "\n".join(lines)
+
+
+class StaticTrace:
+    """A finished trace as HTML (`<details>`, no script) with a text/plain fallback."""
+
+    def __init__(self, trace: TraceState) -> None:
+        self.html = static_html(trace)
+        self.text = static_text(trace)
+
+    def _repr_mimebundle_(self, **_: Any) -> dict[str, str]:
+        return {"text/html": self.html, "text/plain": self.text}
+
+    def __repr__(self) -> str:
+        return self.text

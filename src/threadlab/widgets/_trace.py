@@ -1,0 +1,173 @@
+"""The normalised state every view draws: a thread tree built from its events.
+
+Live runs and reopened threads feed the same events through `TraceState.apply`, so what a
+person sees after a kernel restart is exactly what they saw while the run happened.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from ..runtime._events import (
+    CustomEvent,
+    Event,
+    FileWrittenEvent,
+    MessageCreatedEvent,
+    RunFinishedEvent,
+    SubagentCreatedEvent,
+    TextDeltaEvent,
+    ThreadStatusEvent,
+    ToolCallDeltaEvent,
+    ToolCallFinishedEvent,
+    ToolCallStartedEvent,
+)
+from ..runtime._messages import Message
+
+__all__ = ["PREVIEW_CHARS", "TraceState"]
+
+# What a view holds of a message or result; the rest is fetched on demand.
+PREVIEW_CHARS = 600
+
+MessageLookup = Callable[[str, str], Message | None]
+
+
+def _preview(text: str | None) -> str:
+    if not text:
+        return ""
+    return text if len(text) <= PREVIEW_CHARS else text[:PREVIEW_CHARS] + "…"
+
+
+class TraceState:
+    """Threads, their conversations, tool-call cards and files, as plain JSON-able data."""
+
+    def __init__(self, root_id: str, lookup: MessageLookup) -> None:
+        self.root_id = root_id
+        self._lookup = lookup
+        self.threads: dict[str, dict[str, Any]] = {}
+        self.messages: dict[str, list[dict[str, Any]]] = {}
+        self.cards: dict[str, dict[str, Any]] = {}
+        self.files: dict[str, dict[str, int]] = {}
+        self.drafts: dict[str, str] = {}  # text streaming in, per thread
+        self.run: dict[str, Any] = {"status": "idle", "text": None, "error": None}
+        self.version = 0
+
+    def add_thread(
+        self, thread_id: str, parent: str | None, agent: str, name: str, status: str = "idle"
+    ) -> None:
+        if thread_id not in self.threads:
+            self.threads[thread_id] = {
+                "id": thread_id,
+                "parent": parent,
+                "agent": agent,
+                "name": name,
+                "status": status,
+                "progress": None,
+            }
+            self.messages.setdefault(thread_id, [])
+            self.files.setdefault(thread_id, {})
+            self.version += 1
+
+    def apply(self, event: Event) -> None:
+        """Fold one event into the state."""
+        tid = event.thread_id
+        if tid not in self.threads:
+            parent = event.thread_path[-2] if len(event.thread_path) > 1 else None
+            self.add_thread(tid, parent, "", tid)
+        thread = self.threads[tid]
+        self.version += 1
+        if isinstance(event, TextDeltaEvent):
+            self.drafts[tid] = self.drafts.get(tid, "") + event.delta
+        elif isinstance(event, ToolCallDeltaEvent):
+            card = self._card(event.tool_call_id, tid, event.name, event.depth)
+            card["args_chars"] += len(event.delta)
+        elif isinstance(event, ToolCallStartedEvent):
+            card = self._card(event.tool_call_id, tid, event.name, event.depth)
+            card["status"] = "running"
+            card["progress"] = event.progress
+            card["started_at"] = event.at
+            thread["progress"] = event.progress or f"calling {event.name}"
+        elif isinstance(event, ToolCallFinishedEvent):
+            card = self._card(event.tool_call_id, tid, event.name, event.depth)
+            card["status"] = event.status
+            card["duration_ms"] = round(event.duration_ms, 1)
+            thread["progress"] = None
+        elif isinstance(event, MessageCreatedEvent):
+            self._message(event)
+        elif isinstance(event, SubagentCreatedEvent):
+            self.add_thread(event.child_thread_id, tid, "", event.name, "running")
+            self.threads[event.child_thread_id]["name"] = event.name
+        elif isinstance(event, FileWrittenEvent):
+            self.files.setdefault(tid, {})[event.path] = event.size
+        elif isinstance(event, CustomEvent):
+            if event.tool_call_id and event.tool_call_id in self.cards:
+                self.cards[event.tool_call_id]["events"].append(
+                    {"type": event.event_type, "data": event.data}
+                )
+        elif isinstance(event, ThreadStatusEvent):
+            thread["status"] = event.status
+        elif isinstance(event, RunFinishedEvent):
+            thread["status"] = event.status if tid == self.root_id else thread["status"]
+            if tid == self.root_id:
+                self.run = {"status": event.status, "text": event.text, "error": event.error}
+
+    def _card(self, call_id: str, thread_id: str, name: str, depth: int) -> dict[str, Any]:
+        card = self.cards.get(call_id)
+        if card is None:
+            card = {
+                "id": call_id,
+                "thread": thread_id,
+                "name": name,
+                "depth": depth,
+                "progress": None,
+                "status": "streaming",
+                "duration_ms": None,
+                "result": None,
+                "result_chars": 0,
+                "args_chars": 0,
+                "events": [],
+                "started_at": None,
+            }
+            self.cards[call_id] = card
+        return card
+
+    def _message(self, event: MessageCreatedEvent) -> None:
+        tid = event.thread_id
+        message = self._lookup(tid, event.message_id)
+        if message is None:
+            return
+        if message.role == "assistant":
+            self.drafts.pop(tid, None)
+        entry: dict[str, Any] = {
+            "id": message.id,
+            "role": message.role,
+            "text": _preview(message.content),
+            "chars": len(message.content or ""),
+            "depth": message.depth,
+            "side": message.side,
+            "calls": [c.id for c in message.tool_calls],
+            "attachments": list(message.attachments),
+        }
+        self.messages.setdefault(tid, []).append(entry)
+        for call in message.tool_calls:
+            self._card(call.id, tid, call.name, message.depth)
+        if message.role == "tool" and message.tool_call_id:
+            card = self._card(message.tool_call_id, tid, message.name or "", message.depth)
+            card["result"] = _preview(message.content)
+            card["result_chars"] = len(message.content or "")
+            card["status"] = message.tool_status or card["status"]
+
+    def snapshot(self) -> dict[str, Any]:
+        """Everything a view needs, as one JSON value."""
+        return {
+            "root": self.root_id,
+            "threads": list(self.threads.values()),
+            "messages": self.messages,
+            "cards": self.cards,
+            "files": {
+                tid: [{"path": p, "size": s} for p, s in sorted(files.items())]
+                for tid, files in self.files.items()
+            },
+            "drafts": self.drafts,
+            "run": self.run,
+        }

@@ -1,0 +1,146 @@
+"""The anywidget views: one inspector (conversation with tool cards, subagent tree, file
+browser) and the thread list. ESM and CSS live in `static/`, next to this file."""
+
+from __future__ import annotations
+
+import base64
+import mimetypes
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import anywidget
+import traitlets
+
+from .._errors import PathError
+from ._static import static_text
+from ._trace import TraceState
+
+if TYPE_CHECKING:
+    from ..runtime._runtime import Runtime
+
+__all__ = ["ThreadListView", "TraceView"]
+
+_STATIC = Path(__file__).parent / "static"
+PREVIEW_BYTES = 256 * 1024
+
+
+class _View(anywidget.AnyWidget):
+    _esm = _STATIC / "threadlab.js"
+    _css = _STATIC / "threadlab.css"
+    view = traitlets.Unicode("inspector").tag(sync=True)
+
+    def __init__(self, rt: Runtime, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self._rt = rt
+        self.on_msg(self._on_message)
+
+    def _on_message(self, _: Any, content: Any, buffers: Any) -> None:
+        if not isinstance(content, dict):
+            return
+        kind = content.get("kind")
+        if kind == "fetch_result":
+            self._send_result(str(content.get("thread")), str(content.get("call")))
+        elif kind == "preview":
+            self._send_preview(str(content.get("thread")), str(content.get("path")))
+        else:
+            self._handle(kind, content)
+
+    def _handle(self, kind: Any, content: dict[str, Any]) -> None:
+        return None
+
+    def _send_result(self, thread_id: str, call_id: str) -> None:
+        # Big payloads are never part of the synced state: the view asks for them.
+        message = next(
+            (
+                m
+                for m in self._rt.thread(thread_id).all_messages()
+                if m.role == "tool" and m.tool_call_id == call_id
+            ),
+            None,
+        )
+        text = message.content if message is not None else None
+        self.send({"kind": "result", "call": call_id, "text": text or ""})
+
+    def _send_preview(self, thread_id: str, path: str) -> None:
+        reply: dict[str, Any] = {"kind": "preview", "thread": thread_id, "path": path}
+        try:
+            data = self._rt.thread(thread_id).files.read_sync(path)
+        except (PathError, LookupError) as exc:
+            reply["error"] = str(exc)
+            self.send(reply)
+            return
+        kind = mimetypes.guess_type(path)[0] or ""
+        reply["size"] = len(data)
+        if kind.startswith("image/") and len(data) <= PREVIEW_BYTES:
+            reply["image"] = f"data:{kind};base64,{base64.b64encode(data).decode()}"
+        else:
+            try:
+                reply["text"] = data[:PREVIEW_BYTES].decode()
+            except UnicodeDecodeError:
+                reply["text"] = f"({len(data)} bytes of binary data)"
+            reply["truncated"] = len(data) > PREVIEW_BYTES
+        self.send(reply)
+
+
+class TraceView(_View):
+    """A thread and its descendants: conversation with a card per tool call, the subagent
+    tree, and each thread's files. Live while a run streams; a replay when reopened."""
+
+    trace = traitlets.Dict().tag(sync=True)
+    selected = traitlets.Unicode("").tag(sync=True)
+    live = traitlets.Bool(False).tag(sync=True)
+
+    def __init__(self, rt: Runtime, state: TraceState, **kwargs: Any) -> None:
+        super().__init__(rt, view="inspector", **kwargs)
+        self.state = state
+        self.selected = state.root_id
+        self.push()
+
+    def push(self) -> None:
+        self.trace = self.state.snapshot()
+
+    def __repr__(self) -> str:
+        return static_text(self.state)
+
+
+class ThreadListView(_View):
+    """Persisted threads, newest first; opening one shows its inspector below the list."""
+
+    rows: traitlets.List[dict[str, Any]] = traitlets.List().tag(sync=True)
+    opened = traitlets.Dict().tag(sync=True)
+
+    def __init__(self, rt: Runtime, **kwargs: Any) -> None:
+        super().__init__(rt, view="threads", **kwargs)
+        self.refresh()
+
+    def refresh(self) -> None:
+        self.rows = [
+            {
+                "id": t.id,
+                "agent": t.agent,
+                "created_at": t.created_at,
+                "status": t.status,
+                "messages": len(t.messages),
+                "children": len(t.children),
+            }
+            for t in self._rt.threads()
+            if t.parent_id is None
+        ]
+
+    def open_thread(self, thread_id: str) -> TraceState:
+        from ._live import replay
+
+        state = replay(self._rt.thread(thread_id))
+        self.opened = state.snapshot()
+        return state
+
+    def _handle(self, kind: Any, content: dict[str, Any]) -> None:
+        if kind == "open":
+            self.open_thread(str(content.get("thread")))
+
+    def __repr__(self) -> str:
+        lines = [f"{len(self.rows)} threads (newest first)"]
+        lines += [
+            f"  {r['id']}  {r['agent']}  {r['status']}  {r['messages']} messages" for r in self.rows
+        ]
+        return "\n".join(lines)
