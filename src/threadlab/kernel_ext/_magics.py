@@ -182,7 +182,9 @@ class ThreadlabMagics(Magics):
         raise UsageError("%%thread: run it as a cell of its own (it is awaited on the kernel loop)")
 
     async def thread_cell(self, line: str, cell: str) -> None:
-        args = parse_argstring(self.thread, line)
+        # The cell reached us as an awaited call, so expand {variables} as a magic line would.
+        assert self.shell is not None
+        args = parse_argstring(self.thread, self.shell.var_expand(line))
         if args.id and args.new:
             raise UsageError("%%thread: use --id or --new, not both")
         message = cell.strip()

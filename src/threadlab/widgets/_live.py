@@ -69,6 +69,10 @@ class LiveRun:
                     self.finished = event
                 self.throttle.touch()
         finally:
+            # Children report their lifecycle (completed, idle, failed), not just run status.
+            for thread_id, entry in self.state.threads.items():
+                if thread_id != self.thread.id:
+                    entry["status"] = self.thread._rt.thread(thread_id).status
             self.view.live = False
             self.throttle.close()
         assert self.finished is not None
