@@ -30,59 +30,94 @@ async def write_file(state, description: str, path: str, content: str) -> str:
 
 NOTEBOOKS: dict[str, list[tuple[str, str]]] = {
     "quickstart": [
-        ("md", "# threadlab quickstart\n\nDefine a tool and a prompt in cells, run a thread inline,"
-               " and watch the tool card show what the call is doing while the model is still"
-               " streaming its arguments. Everything here runs on the offline model: no key."),
+        (
+            "md",
+            "# threadlab quickstart\n\nDefine a tool and a prompt in cells, run a thread inline,"
+            " and watch the tool card show what the call is doing while the model is still"
+            " streaming its arguments. Everything here runs on the offline model: no key.",
+        ),
         ("code", SETUP),
-        ("md", "A tool is one function: type hints give the schema, the docstring the"
-               " descriptions. `--progress description` makes `description` the progress"
-               " argument: the card shows it the moment it has streamed."),
+        (
+            "md",
+            "A tool is one function: type hints give the schema, the docstring the"
+            " descriptions. `--progress description` makes `description` the progress"
+            " argument: the card shows it the moment it has streamed.",
+        ),
         ("code", WRITE_FILE),
-        ("code", "%%prompt builder --tools write_file\nYou build small web pages with the tools"
-                 " you have."),
+        (
+            "code",
+            "%%prompt builder --tools write_file\nYou build small web pages with the tools"
+            " you have.",
+        ),
         ("code", "%%thread builder\nMake a landing page about green tea."),
-        ("md", "## A subagent\n\nA `dual_ai` agent runs in its own thread; the lead creates it"
-               " with the runtime's `subagent_create` tool, and the files it hands in are copied"
-               " into the lead's filesystem."),
-        ("code", '''%%tool
+        (
+            "md",
+            "## A subagent\n\nA `dual_ai` agent runs in its own thread; the lead creates it"
+            " with the runtime's `subagent_create` tool, and the files it hands in are copied"
+            " into the lead's filesystem.",
+        ),
+        (
+            "code",
+            '''%%tool
 async def hand_in(state, summary: str) -> tl.ToolResult:
     """Hand in the pages you wrote and end the session."""
     pages = tuple(f.path for f in await state.list_files())
-    return tl.ToolResult(result=summary, attachments=pages)'''),
+    return tl.ToolResult(result=summary, attachments=pages)''',
+        ),
         ("code", "%%prompt critic\nYou review pages and say what to improve."),
-        ("code", '''%%agent site_builder --expose-as-tool --description "Builds a page and hands it in."
+        (
+            "code",
+            '''%%agent site_builder --expose-as-tool --description "Builds a page and hands it in."
 type = "dual_ai"
 max_session_turns = 4
 [side_a]
 prompt = "builder"
 session_stop = "hand_in"
 [side_b]
-prompt = "critic"'''),
+prompt = "critic"''',
+        ),
         ("code", "%%prompt lead\nYou delegate page building to your subagent."),
-        ("code", '''%%agent studio
+        (
+            "code",
+            """%%agent studio
 [side_a]
 prompt = "lead"
 [[side_a.subagents]]
 name = "site_builder"
-blocking = true'''),
+blocking = true""",
+        ),
         ("code", "%%thread studio\nWe need a page about oolong."),
-        ("md", "## Reopen it later\n\nThreads persist in `.threadlab/`. After a kernel restart,"
-               " `%threadlab threads` lists them and `%threadlab open ID` shows one again."),
+        (
+            "md",
+            "## Reopen it later\n\nThreads persist in `.threadlab/`. After a kernel restart,"
+            " `%threadlab threads` lists them and `%threadlab open ID` shows one again.",
+        ),
         ("code", "%threadlab threads"),
-        ("code", '''rt = tl.Runtime()  # a fresh Runtime sees every persisted thread
+        (
+            "code",
+            """rt = tl.Runtime()  # a fresh Runtime sees every persisted thread
 studio = next(t for t in rt.threads() if t.agent == "studio")
 print([m.role for m in studio.messages])
-print([(c.name, c.status) for c in studio.children])'''),
-        ("md", "To use a real model, define it with `tl.define_model(...)` and give the prompt"
-               " `--model NAME`; nothing else changes. (The `openai` and `anthropic` providers"
-               " can be declared in this version but do not run yet.)"),
+print([(c.name, c.status) for c in studio.children])""",
+        ),
+        (
+            "md",
+            "To use a real model, define it with `tl.define_model(...)` and give the prompt"
+            " `--model NAME`; nothing else changes. (The `openai` and `anthropic` providers"
+            " can be declared in this version but do not run yet.)",
+        ),
     ],
     "tools_and_progress": [
-        ("md", "# Tools and progress\n\nValidation errors, exceptions and timeouts become error"
-               " results the model reads; custom events show on the card."),
+        (
+            "md",
+            "# Tools and progress\n\nValidation errors, exceptions and timeouts become error"
+            " results the model reads; custom events show on the card.",
+        ),
         ("code", SETUP),
         ("code", WRITE_FILE),
-        ("code", '''%%tool --timeout 5
+        (
+            "code",
+            '''%%tool --timeout 5
 async def count_words(state, text: str) -> dict:
     """Count the words of a text.
 
@@ -91,10 +126,13 @@ async def count_words(state, text: str) -> dict:
     """
     words = len(text.split())
     state.emit("counted", {"words": words})
-    return {"words": words}'''),
+    return {"words": words}''',
+        ),
         ("code", "%%prompt writer --tools write_file,count_words\nWrite and measure."),
         ("code", "%%thread writer\nWrite a haiku about tea."),
-        ("code", '''from threadlab.models import ScriptedModel, call, text
+        (
+            "code",
+            """from threadlab.models import ScriptedModel, call, text
 
 # A scripted model shows what happens with bad input: each problem is listed with its path.
 strict = tl.define_prompt("strict", prompt="x", tools=["count_words"], model=ScriptedModel([
@@ -102,69 +140,102 @@ strict = tl.define_prompt("strict", prompt="x", tools=["count_words"], model=Scr
     call("nonexistent"),
     call("count_words", raw_arguments='{"text": "unfinished'),
     text("I saw three errors and stopped."),
-]))'''),
+]))""",
+        ),
         ("code", "%%thread strict\nTry it."),
     ],
     "prompts_as_tools": [
-        ("md", "# Prompts as tools\n\nA prompt exposed as a tool runs a nested turn; the caller"
-               " gets its answer shaped by `SubpromptConfig`."),
+        (
+            "md",
+            "# Prompts as tools\n\nA prompt exposed as a tool runs a nested turn; the caller"
+            " gets its answer shaped by `SubpromptConfig`.",
+        ),
         ("code", SETUP),
-        ("code", '''%%tool
+        (
+            "code",
+            '''%%tool
 def lookup(state, query: str) -> str:
     """Look something up.
 
     Args:
         query: what to look up
     """
-    return f"notes about {query}"'''),
-        ("code", "%%prompt researcher --tools lookup --expose-as-tool --description \"Researches"
-                 " a question.\"\nYou research questions."),
+    return f"notes about {query}"''',
+        ),
+        (
+            "code",
+            '%%prompt researcher --tools lookup --expose-as-tool --description "Researches'
+            ' a question."\nYou research questions.',
+        ),
         ("code", "%%prompt editor --tools researcher\nYou edit articles and ask the researcher."),
         ("code", "%%thread editor\nIs green tea good for you?"),
-        ("code", '''rt = tl.Runtime()
+        (
+            "code",
+            """rt = tl.Runtime()
 thread = rt.threads()[0]
 for m in thread.all_messages():
-    print("  " * m.depth + f"{m.role}: {(m.content or '')[:60]!r}")'''),
+    print("  " * m.depth + f"{m.role}: {(m.content or '')[:60]!r}")""",
+        ),
     ],
     "subagents": [
-        ("md", "# Subagents\n\nNon-blocking subagents run while the lead goes on; their results"
-               " arrive as queued messages in the same run. The tree grows live."),
+        (
+            "md",
+            "# Subagents\n\nNon-blocking subagents run while the lead goes on; their results"
+            " arrive as queued messages in the same run. The tree grows live.",
+        ),
         ("code", SETUP),
         ("code", WRITE_FILE),
-        ("code", '''%%tool
+        (
+            "code",
+            '''%%tool
 async def hand_in(state, summary: str) -> tl.ToolResult:
     """Hand in your files and end the session."""
-    return tl.ToolResult(result=summary, attachments=tuple(f.path for f in await state.list_files()))'''),
+    return tl.ToolResult(result=summary, attachments=tuple(f.path for f in await state.list_files()))''',
+        ),
         ("code", "%%prompt builder --tools write_file\nBuild one page."),
         ("code", "%%prompt critic\nReview."),
-        ("code", '''%%agent page_builder
+        (
+            "code",
+            '''%%agent page_builder
 type = "dual_ai"
 max_session_turns = 4
 [side_a]
 prompt = "builder"
 session_stop = "hand_in"
 [side_b]
-prompt = "critic"'''),
+prompt = "critic"''',
+        ),
         ("code", "%%prompt lead --parallel-tool-calls\nDelegate."),
-        ("code", '''%%agent studio
+        (
+            "code",
+            """%%agent studio
 [side_a]
 prompt = "lead"
 [[side_a.subagents]]
 name = "page_builder"
 blocking = false
-max_instances = 3'''),
+max_instances = 3""",
+        ),
         ("code", "%%thread studio\nBuild the tea shop's home page."),
-        ("code", '''rt = tl.Runtime()
+        (
+            "code",
+            """rt = tl.Runtime()
 lead = next(t for t in rt.threads() if t.agent == "studio")
 for child in lead.children:
-    print(child.name, child.status, [f.path for f in child.files.list_sync()])'''),
+    print(child.name, child.status, [f.path for f in child.files.list_sync()])""",
+        ),
     ],
     "attachments": [
-        ("md", "# Attachments across threads\n\nFiles given to a child are copied to paths valid"
-               " in the child's own filesystem; what it hands back is copied to the parent's."
-               " Copies share stored content."),
+        (
+            "md",
+            "# Attachments across threads\n\nFiles given to a child are copied to paths valid"
+            " in the child's own filesystem; what it hands back is copied to the parent's."
+            " Copies share stored content.",
+        ),
         ("code", SETUP),
-        ("code", '''%%tool
+        (
+            "code",
+            '''%%tool
 async def summarize(state, path: str) -> str:
     """Summarize a file of your filesystem.
 
@@ -173,21 +244,30 @@ async def summarize(state, path: str) -> str:
     """
     data = (await state.read_file(path)).decode()
     await state.write_file("/attachments/summary.txt", data[:40])
-    return f"{len(data)} characters"'''),
-        ("code", '''%%tool
+    return f"{len(data)} characters"''',
+        ),
+        (
+            "code",
+            '''%%tool
 async def hand_in(state, summary: str) -> tl.ToolResult:
     """Hand in the summary."""
-    return tl.ToolResult(result=summary, attachments=("/attachments/summary.txt",))'''),
+    return tl.ToolResult(result=summary, attachments=("/attachments/summary.txt",))''',
+        ),
         ("code", "%%prompt reader --tools summarize\nSummarize the attached file."),
         ("code", "%%prompt checker\nCheck."),
-        ("code", '''%%agent summarizer
+        (
+            "code",
+            '''%%agent summarizer
 type = "dual_ai"
 [side_a]
 prompt = "reader"
 session_stop = "hand_in"
 [side_b]
-prompt = "checker"'''),
-        ("code", '''from threadlab.models import ScriptedModel, call, text
+prompt = "checker"''',
+        ),
+        (
+            "code",
+            """from threadlab.models import ScriptedModel, call, text
 
 tl.define_prompt("boss", prompt="x", model=ScriptedModel([
     call("subagent_create", {"agent": "summarizer", "name": "reader-1",
@@ -203,28 +283,38 @@ tl.define_prompt("reader", prompt="x", tools=["summarize"], model=ScriptedModel(
 
 rt = tl.Runtime()
 office = await rt.create_thread("office")
-_ = await office.files.write("/notes/notes.txt", "Tea notes: sencha, gyokuro, matcha, hojicha.")'''),
-        ("code", f"%%thread office --id {{office.id}}\nPlease summarize my notes."),
-        ("code", '''print([f.path for f in await office.files.list()])
+_ = await office.files.write("/notes/notes.txt", "Tea notes: sencha, gyokuro, matcha, hojicha.")""",
+        ),
+        ("code", "%%thread office --id {office.id}\nPlease summarize my notes."),
+        (
+            "code",
+            """print([f.path for f in await office.files.list()])
 child = office.children[0]
 print([f.path for f in await child.files.list()])
-print((await office.files.read("/attachments/summary.txt")).decode())'''),
+print((await office.files.read("/attachments/summary.txt")).decode())""",
+        ),
     ],
     "inspecting_past_threads": [
-        ("md", "# Inspecting past threads\n\nEvery message, event and file is persisted. A new"
-               " Runtime — after a kernel restart, the next day — reopens a thread exactly as it"
-               " was."),
+        (
+            "md",
+            "# Inspecting past threads\n\nEvery message, event and file is persisted. A new"
+            " Runtime — after a kernel restart, the next day — reopens a thread exactly as it"
+            " was.",
+        ),
         ("code", SETUP),
         ("code", WRITE_FILE),
         ("code", "%%prompt builder --tools write_file\nBuild."),
         ("code", "%%thread builder\nA page about white tea."),
-        ("code", '''rt = tl.Runtime()
+        (
+            "code",
+            """rt = tl.Runtime()
 thread = rt.threads()[0]
 thread_id = thread.id
 for event in thread.events:
     if event.type == "tool_call_started":
         print("started", event.name, "-", event.progress)
-print(len(thread.events), "events")'''),
+print(len(thread.events), "events")""",
+        ),
         ("code", "%threadlab open {thread_id}"),
         ("code", "%threadlab export {thread_id} exported_thread.ipynb"),
     ],
@@ -235,7 +325,9 @@ def build() -> None:
     for name, cells in NOTEBOOKS.items():
         notebook = new_notebook()
         notebook.metadata["kernelspec"] = {
-            "name": "python3", "display_name": "Python 3", "language": "python",
+            "name": "python3",
+            "display_name": "Python 3",
+            "language": "python",
         }
         notebook.cells = [
             new_markdown_cell(src) if kind == "md" else new_code_cell(src) for kind, src in cells

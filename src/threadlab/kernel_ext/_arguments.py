@@ -6,7 +6,7 @@ from IPython.core.error import UsageError
 
 from ..runtime._values import Variable
 
-__all__ = ["parse_assignments", "parse_variable", "split_names"]
+__all__ = ["parse_assignments", "parse_variable", "split_names", "unquote"]
 
 
 def parse_variable(spec: str) -> Variable:
@@ -38,3 +38,11 @@ def parse_assignments(items: list[str] | None, option: str) -> dict[str, str]:
 
 def split_names(value: str | None) -> list[str]:
     return [n.strip() for n in (value or "").split(",") if n.strip()]
+
+
+def unquote(value: str | None) -> str:
+    """IPython's argument splitting keeps quotes around a quoted value: drop them."""
+    text = (value or "").strip()
+    if len(text) >= 2 and text[0] == text[-1] and text[0] in "'\"":
+        return text[1:-1]
+    return text

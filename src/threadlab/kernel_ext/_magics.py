@@ -26,7 +26,7 @@ from ..runtime._registry import default_registry
 from ..runtime._thread import Thread
 from ..runtime._tool_decorator import tool
 from ..widgets import LiveRun, StaticTrace, ThreadListView, TraceView, replay
-from ._arguments import parse_assignments, parse_variable, split_names
+from ._arguments import parse_assignments, parse_variable, split_names, unquote
 from ._notebooks import definition_cells, thread_notebook
 from ._session import KernelSession
 
@@ -89,7 +89,7 @@ class ThreadlabMagics(Magics):
                 f"%%tool: the cell must define exactly one function (found {len(names)})"
             )
         assert self.shell is not None
-        self.shell.run_cell(cell, store_history=False, silent=True).raise_error()
+        self.shell.ex(cell)  # defines the function in the user's namespace
         fn = self.shell.user_ns[names[0]]
         options: dict[str, Any] = {
             "variables": [parse_variable(v) for v in args.variable or []],
@@ -125,7 +125,7 @@ class ThreadlabMagics(Magics):
                 model=args.model or self.default_model,
                 tools=split_names(args.tools),
                 expose_as_tool=args.expose_as_tool,
-                tool_description=args.description or "",
+                tool_description=unquote(args.description),
                 include_chat=args.include_chat,
                 include_past_tools=args.include_past_tools,
                 parallel_tool_calls=args.parallel_tool_calls,
@@ -151,7 +151,7 @@ class ThreadlabMagics(Magics):
         if args.expose_as_tool:
             data["expose_as_tool"] = True
         if args.description:
-            data["tool_description"] = args.description
+            data["tool_description"] = unquote(args.description)
         if "side_a" not in data:
             raise UsageError(f"%%agent {args.name}: the TOML needs a [side_a] table (or key)")
         try:
@@ -304,8 +304,9 @@ class ThreadlabMagics(Magics):
         cells = definition_cells(path)
         assert self.shell is not None
         for source in cells:
-            result = self.shell.run_cell(source, store_history=False, silent=True)
-            result.raise_error()
+            first, _, body = source.lstrip().partition("\n")
+            name, _, line = first[2:].partition(" ")
+            self.shell.run_cell_magic(name, line, body)
         return Defined(f"imported {len(cells)} definition cells from {path}")
 
     def _cmd_export(self, rest: list[str]) -> Defined:

@@ -1,0 +1,270 @@
+"""The magics, driven through a real IPython InteractiveShell."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import nbformat
+import pytest
+from IPython.core.error import UsageError
+from IPython.core.interactiveshell import InteractiveShell
+
+import threadlab as tl
+from threadlab.kernel_ext._cell_transform import thread_cells_to_await
+
+WRITE_FILE = '''%%tool --progress description --variable API_KEY:secret --variable REGION:scoped
+async def write_file(state, description: str, path: str, content: str) -> str:
+    """Write a file.
+
+    Args:
+        description: e.g. "writing index.html"
+    """
+    await state.write_file(path, content)
+    return "ok"
+'''
+
+
+@pytest.fixture
+def shell(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[InteractiveShell]:
+    monkeypatch.chdir(tmp_path)
+    # A fresh default registry: magics define into the process-wide one, like a kernel.
+    registry = tl.Registry()
+    monkeypatch.setattr("threadlab.runtime._registry._DEFAULT", registry)
+    ip = InteractiveShell.instance()
+    ip.run_line_magic("load_ext", "threadlab")
+    yield ip
+    ip.run_line_magic("unload_ext", "threadlab")
+    InteractiveShell.clear_instance()
+
+
+def run(shell: InteractiveShell, source: str) -> Any:
+    result = shell.run_cell(source)
+    result.raise_error()
+    return result.result
+
+
+def magics(shell: InteractiveShell) -> Any:
+    return shell.magics_manager.registry["ThreadlabMagics"]
+
+
+def test_tool_defines_a_tool_with_progress_and_variables(shell: InteractiveShell) -> None:
+    shown = run(shell, WRITE_FILE)
+    assert repr(shown) == "tool write_file(description, path, content)"
+    tool = tl.default_registry().tool("write_file")
+    assert tool is not None
+    assert tool.progress_argument == "description"
+    assert [(v.name, v.type, v.scoped) for v in tool.variables] == [
+        ("API_KEY", "secret", False),
+        ("REGION", "text", True),
+    ]
+
+
+def test_rerunning_a_tool_cell_replaces_the_definition(shell: InteractiveShell) -> None:
+    run(shell, WRITE_FILE)
+    first = tl.default_registry().tool("write_file")
+    run(shell, WRITE_FILE.replace('return "ok"', 'return "v2"'))
+    second = tl.default_registry().tool("write_file")
+    assert first is not second
+    assert second is not None
+
+
+@pytest.mark.parametrize(
+    ("cell", "message"),
+    [
+        ("%%tool\nx = 1\n", "exactly one function (found 0)"),
+        ("%%tool\ndef a(s): pass\ndef b(s): pass\n", "exactly one function (found 2)"),
+        ("%%tool\ndef broken(:\n", "not valid Python"),
+        ("%%tool --variable KEY:bogus\ndef a(s): pass\n", "NAME[:secret][:required][:scoped]"),
+        ("%%tool --progress nope\ndef a(s, x: str): pass\n", "progress_argument 'nope'"),
+        ("%%tool --name subagents\ndef a(s): pass\n", "reserved"),
+    ],
+)
+def test_bad_tool_cells_raise_usage_errors(
+    shell: InteractiveShell, cell: str, message: str
+) -> None:
+    result = shell.run_cell(cell)
+    assert isinstance(result.error_in_exec, UsageError)
+    assert message in str(result.error_in_exec)
+
+
+def test_prompt_and_agent_cells(shell: InteractiveShell) -> None:
+    run(shell, WRITE_FILE)
+    shown = run(shell, "%%prompt builder --tools write_file --include-chat\nBuild. {{env:REGION}}")
+    assert repr(shown) == "prompt builder (model offline; write_file)"
+    prompt = tl.default_registry().prompt("builder")
+    assert prompt is not None
+    assert prompt.include_chat
+    assert prompt.prompt == (tl.Text("Build. "), tl.Env("REGION"))
+    run(shell, "%%prompt critic\nCritique.")
+    shown = run(
+        shell,
+        """%%agent duo --expose-as-tool --description "Builds."
+type = "dual_ai"
+max_session_turns = 6
+[side_a]
+prompt = "builder"
+session_stop = "write_file"
+[[side_a.subagents]]
+name = "helper"
+blocking = false
+[side_b]
+prompt = "critic"
+""",
+    )
+    assert repr(shown) == "agent duo (dual_ai, side A builder, side B critic)"
+    agent = tl.default_registry().agent("duo")
+    assert agent is not None
+    assert agent.expose_as_tool
+    assert agent.tool_description == "Builds."
+    assert agent.side_a.subagents == (tl.Subagent("helper", blocking=False),)
+
+
+def test_default_model_is_configurable(shell: InteractiveShell) -> None:
+    run(shell, '%config ThreadlabMagics.default_model = "mine"')
+    run(shell, "%%prompt p\nx")
+    prompt = tl.default_registry().prompt("p")
+    assert prompt is not None
+    assert prompt.model == "mine"
+
+
+@pytest.mark.parametrize(
+    ("cell", "message"),
+    [
+        ('%%agent a\nside_a = "p"\n[broken', "not valid TOML"),
+        ("%%agent a\ntype = 'dual_ai'\n", "needs a [side_a]"),
+        ("%%agent a\nside_a = 'p'\nbogus = 1\n", "unexpected keyword argument 'bogus'"),
+    ],
+)
+def test_bad_agent_cells(shell: InteractiveShell, cell: str, message: str) -> None:
+    result = shell.run_cell(cell)
+    assert isinstance(result.error_in_exec, UsageError)
+    assert message in str(result.error_in_exec)
+
+
+def test_thread_runs_inline_and_continues_the_same_thread(shell: InteractiveShell) -> None:
+    run(shell, WRITE_FILE)
+    run(shell, "%%prompt builder --tools write_file\nBuild.")
+    run(shell, "%%thread builder --env REGION=eu\nMake a page.")
+    session = magics(shell).session
+    first = session.last_thread["builder"]
+    run(shell, "%%thread builder\nAnother one.")
+    assert session.last_thread["builder"] == first
+    thread = session.runtime.thread(first)
+    assert [m.content for m in thread.messages if m.role == "user"] == [
+        "Make a page.",
+        "Another one.",
+    ]
+    run(shell, "%%thread builder --new\nFresh.")
+    assert session.last_thread["builder"] != first
+
+
+def test_thread_usage_errors(shell: InteractiveShell) -> None:
+    run(shell, "%%prompt builder\nBuild.")
+    result = shell.run_cell("%%thread nobody\nhi")
+    assert isinstance(result.error_in_exec, UsageError)
+    assert str(result.error_in_exec) == (
+        "%%thread: unknown target 'nobody': it is neither a defined agent nor a prompt"
+        " (agents: none; prompts: builder)"
+    )
+    result = shell.run_cell("%%thread builder --id x --new\nhi")
+    assert "use --id or --new, not both" in str(result.error_in_exec)
+    result = shell.run_cell("%%thread builder\n   ")
+    assert "the cell is the user message, and it is empty" in str(result.error_in_exec)
+    result = shell.run_cell("%%thread builder --id thr_missing\nhi")
+    assert "no thread 'thr_missing'" in str(result.error_in_exec)
+
+
+def test_missing_variables_are_a_usage_error_when_the_kernel_cannot_ask(
+    shell: InteractiveShell,
+) -> None:
+    run(shell, WRITE_FILE.replace("API_KEY:secret", "API_KEY:secret:required"))
+    run(shell, "%%prompt builder --tools write_file\nBuild.")
+    result = shell.run_cell("%%thread builder\nhi")
+    assert isinstance(result.error_in_exec, UsageError)
+    assert "API_KEY (declared by tool 'write_file')" in str(result.error_in_exec)
+    assert "%threadlab secret NAME" in str(result.error_in_exec)
+
+
+def test_threadlab_line_magic(shell: InteractiveShell, tmp_path: Path) -> None:
+    run(shell, WRITE_FILE)
+    run(shell, "%%prompt builder --tools write_file\nBuild.")
+    run(shell, "%threadlab set REGION=eu-west")
+    assert magics(shell).session.env == {"REGION": "eu-west"}
+    run(shell, "%%thread builder\nMake a page.")
+    thread_id = magics(shell).session.last_thread["builder"]
+    listing = run(shell, "%threadlab threads")
+    assert thread_id in repr(listing)
+    opened = run(shell, f"%threadlab open {thread_id}")
+    assert "[success] write_file — writing index.html" in repr(opened)
+    out = tmp_path / "exported.ipynb"
+    run(shell, f"%threadlab export {thread_id} {out}")
+    exported = nbformat.read(out, as_version=4)
+    assert "writing index.html" in "".join(c.source for c in exported.cells)
+    assert "write_file" in repr(run(shell, "%threadlab tools"))
+    assert "offline" in repr(run(shell, "%threadlab models"))
+    for line, message in [
+        ("", "usage: %threadlab"),
+        ("bogus", "unknown command 'bogus'"),
+        ("open", "usage: %threadlab open THREAD_ID"),
+        ("open thr_nope", "no thread 'thr_nope'"),
+        ("set NOEQUALS", "use %threadlab set NAME=VALUE"),
+        ("import missing.ipynb", "missing.ipynb does not exist"),
+    ]:
+        result = shell.run_cell(f"%threadlab {line}")
+        assert isinstance(result.error_in_exec, UsageError), line
+        assert message in str(result.error_in_exec), line
+
+
+def test_import_runs_the_definition_cells_of_another_notebook(
+    shell: InteractiveShell, tmp_path: Path
+) -> None:
+    library = nbformat.v4.new_notebook()
+    library.cells = [
+        nbformat.v4.new_markdown_cell("# tools"),
+        nbformat.v4.new_code_cell(WRITE_FILE),
+        nbformat.v4.new_code_cell("raise RuntimeError('not a definition cell')"),
+        nbformat.v4.new_code_cell("%%prompt imported\nHello."),
+    ]
+    path = tmp_path / "library.ipynb"
+    nbformat.write(library, path)
+    shown = run(shell, f"%threadlab import {path}")
+    assert repr(shown) == f"imported 2 definition cells from {path}"
+    assert tl.default_registry().prompt("imported") is not None
+
+
+def test_no_ipython_builtin_is_shadowed(shell: InteractiveShell) -> None:
+    names = set(magics(shell).magics["line"]) | set(magics(shell).magics["cell"])
+    assert names == {"tool", "prompt", "agent", "thread", "threadlab"}
+    builtin = InteractiveShell.instance().magics_manager.magics
+    run(shell, "%env THREADLAB_TEST=1")
+    assert "env" in builtin["line"]
+
+
+def test_help_shows_the_usage_line(
+    shell: InteractiveShell, capsys: pytest.CaptureFixture[str]
+) -> None:
+    shell.run_cell("%%tool?")
+    out = capsys.readouterr().out
+    assert "--progress PROGRESS" in out
+    assert "--variable VARIABLE" in out
+
+
+@pytest.mark.parametrize(
+    ("lines", "expected"),
+    [
+        (
+            ["%%thread a --new\n", "hi\n"],
+            [
+                "await get_ipython().magics_manager.registry"
+                "['ThreadlabMagics'].thread_cell('a --new', 'hi\\n')\n"
+            ],
+        ),
+        (["%%thread?\n"], ["%%thread?\n"]),
+        (["%%threadish\n"], ["%%threadish\n"]),
+        (["x = 1\n"], ["x = 1\n"]),
+    ],
+)
+def test_the_cell_transform(lines: list[str], expected: list[str]) -> None:
+    assert thread_cells_to_await(lines) == expected

@@ -1,0 +1,125 @@
+"""Every example notebook, executed in a real kernel with nbclient, offline."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+from typing import Any
+
+import nbformat
+import pytest
+from nbclient import NotebookClient
+
+NOTEBOOKS = Path(__file__).resolve().parents[2] / "notebooks"
+
+
+def execute(name: str, tmp_path: Path) -> nbformat.NotebookNode:
+    notebook = nbformat.read(NOTEBOOKS / f"{name}.ipynb", as_version=4)
+    assert all(not c.get("outputs") for c in notebook.cells if c.cell_type == "code"), (
+        "example notebooks are committed without outputs"
+    )
+    os.environ["XDG_CONFIG_HOME"] = str(tmp_path / "config")
+    client = NotebookClient(
+        notebook,
+        timeout=120,
+        kernel_name="python3",
+        resources={"metadata": {"path": str(tmp_path)}},
+        store_widget_state=True,
+    )
+    client.execute()
+    return notebook
+
+
+def outputs(notebook: nbformat.NotebookNode, mime: str = "text/plain") -> list[str]:
+    found = []
+    for cell in notebook.cells:
+        for output in cell.get("outputs", []):
+            assert output.output_type != "error", f"{output.ename}: {output.evalue}"
+            if output.output_type == "stream":
+                found.append(output.text)
+            elif mime in output.get("data", {}):
+                found.append(output.data[mime])
+    return found
+
+
+def widget_states(notebook: nbformat.NotebookNode) -> list[dict[str, Any]]:
+    saved = notebook.metadata["widgets"]["application/vnd.jupyter.widget-state+json"]
+    return [model["state"] for model in saved["state"].values()]
+
+
+def traces(notebook: nbformat.NotebookNode) -> list[dict[str, Any]]:
+    return [s["trace"] for s in widget_states(notebook) if s.get("trace")]
+
+
+def test_quickstart(tmp_path: Path) -> None:
+    notebook = execute("quickstart", tmp_path)
+    html = outputs(notebook, "text/html")
+    # The finished runs are static HTML: tool cards in <details>, progress text included.
+    assert any("<details" in h and "writing index.html" in h for h in html)
+    assert all("<script" not in h for h in html)
+    text = "\n".join(outputs(notebook))
+    assert "[success] write_file — writing index.html" in text
+    assert "[success] subagent_create" in text
+    assert "[('site_builder-1', 'completed')]" in text
+    # The live views' saved state holds the same trace, for the inspector to reopen.
+    saved = traces(notebook)
+    cards = [c for t in saved for c in t["cards"].values()]
+    assert any(c["progress"] == "writing index.html" for c in cards)
+    trees = [t for t in saved if len(t["threads"]) == 2]
+    assert trees, "the subagent run's view holds the parent and the child"
+    child = next(th for th in trees[0]["threads"] if th["parent"])
+    assert child["name"] == "site_builder-1"
+    assert trees[0]["files"][child["id"]] == [
+        {"path": "/index.html", "size": trees[0]["files"][child["id"]][0]["size"]}
+    ]
+
+
+def test_tools_and_progress(tmp_path: Path) -> None:
+    notebook = execute("tools_and_progress", tmp_path)
+    text = "\n".join(outputs(notebook))
+    assert "[success] count_words" in text
+    assert text.count("[error]") == 3
+    saved = traces(notebook)
+    events = [e for t in saved for c in t["cards"].values() for e in c["events"]]
+    assert {"type": "counted", "data": {"words": 5}} in events
+    errors = [c["result"] for t in saved for c in t["cards"].values() if c["status"] == "error"]
+    assert any("- text: Input should be a valid string" in e for e in errors)
+    assert any(e.startswith("unknown tool 'nonexistent'") for e in errors)
+    assert any(e.startswith("the arguments are not valid JSON") for e in errors)
+
+
+def test_prompts_as_tools(tmp_path: Path) -> None:
+    notebook = execute("prompts_as_tools", tmp_path)
+    text = "\n".join(outputs(notebook))
+    assert "[success] researcher" in text
+    assert "  tool: 'notes about Is green tea good for you?'" in text
+
+
+def test_subagents(tmp_path: Path) -> None:
+    notebook = execute("subagents", tmp_path)
+    text = "\n".join(outputs(notebook))
+    assert "page_builder-1 completed ['/index.html']" in text
+    assert "subagent page_builder-1" in text
+
+
+def test_attachments(tmp_path: Path) -> None:
+    notebook = execute("attachments", tmp_path)
+    text = "\n".join(outputs(notebook))
+    assert "['/attachments/summary.txt', '/notes/notes.txt']" in text
+    assert "['/attachments/notes.txt', '/attachments/summary.txt']" in text
+    assert "Tea notes: sencha, gyokuro, matcha, hoji" in text
+
+
+def test_inspecting_past_threads(tmp_path: Path) -> None:
+    notebook = execute("inspecting_past_threads", tmp_path)
+    text = "\n".join(outputs(notebook))
+    assert "started write_file - writing index.html" in text
+    assert (tmp_path / "exported_thread.ipynb").exists()
+    exported = nbformat.read(tmp_path / "exported_thread.ipynb", as_version=4)
+    assert "writing index.html" in json.dumps(exported.cells)
+
+
+@pytest.mark.parametrize("name", sorted(p.stem for p in NOTEBOOKS.glob("*.ipynb")))
+def test_every_example_notebook_is_covered(name: str) -> None:
+    assert f"def test_{name}(" in Path(__file__).read_text()

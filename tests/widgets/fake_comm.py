@@ -1,0 +1,38 @@
+"""One small honest test double: a comm that records what a widget sends."""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+import comm
+from comm.base_comm import BaseComm
+
+
+class RecordingComm(BaseComm):  # type: ignore[misc]
+    sent: list[tuple[float, str, Any]] = []
+
+    def publish_msg(
+        self,
+        msg_type: str,
+        data: Any = None,
+        metadata: Any = None,
+        buffers: Any = None,
+        **keys: Any,
+    ) -> None:
+        RecordingComm.sent.append((time.monotonic(), msg_type, data))
+
+
+def install(monkeypatch: Any) -> list[tuple[float, str, Any]]:
+    RecordingComm.sent = []
+    monkeypatch.setattr(comm, "create_comm", lambda **kw: RecordingComm(**kw))
+    return RecordingComm.sent
+
+
+def updates(sent: list[tuple[float, str, Any]]) -> list[tuple[float, Any]]:
+    """State updates (the messages a view receives while it is displayed)."""
+    return [
+        (at, data["state"])
+        for at, kind, data in sent
+        if kind == "comm_msg" and isinstance(data, dict) and data.get("method") == "update"
+    ]

@@ -1,0 +1,210 @@
+"""Views: state built from events, throttled updates through a (recording) comm, static HTML."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import re
+from typing import Any
+
+import pytest
+
+import threadlab as tl
+from threadlab.models import call, step, text
+from threadlab.widgets import LiveRun, StaticTrace, ThreadListView, TraceView, replay
+
+from .fake_comm import install, updates
+
+SECRET = "sk-very-secret-0042"
+
+
+def define(registry: tl.Registry, model: Any) -> None:
+    async def write_file(state: tl.ThreadState, args: dict[str, Any]) -> str:
+        state.emit("saved", {"path": args["path"]})
+        await state.write_file(args["path"], args["content"])
+        return f"key {await state.env('API_KEY')} wrote {args['path']}"
+
+    schema = {
+        "type": "object",
+        "properties": {
+            "description": {"type": "string"},
+            "path": {"type": "string"},
+            "content": {"type": "string"},
+        },
+    }
+    tl.define_tool(
+        "write_file",
+        description="W.",
+        args=schema,
+        execute=write_file,
+        progress_argument="description",
+        registry=registry,
+        variables=[tl.Variable("API_KEY", type="secret")],
+    )
+    tl.define_prompt("p", prompt="x", tools=["write_file"], model=model, registry=registry)
+
+
+def write(i: int) -> Any:
+    return call(
+        "write_file",
+        {
+            "description": f"writing page{i}.html",
+            "path": f"/page{i}.html",
+            "content": "<p>" + "x" * 200 + "</p>",
+        },
+    )
+
+
+async def test_a_live_run_fills_cards_files_and_the_final_text(
+    rt: tl.Runtime, registry: tl.Registry, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    sent = install(monkeypatch)
+    define(registry, tl.models.ScriptedModel([write(1), text("all done")]))
+    thread = await rt.create_thread("p", secrets={"API_KEY": SECRET})
+    live = LiveRun(rt, thread, rate=20)
+    finished = await live.run("build")
+    assert finished.status == "completed"
+    trace = live.view.trace
+    (card,) = trace["cards"].values()
+    assert card["name"] == "write_file"
+    assert card["progress"] == "writing page1.html"
+    assert card["status"] == "success"
+    assert card["result"] == "key [secret:API_KEY] wrote /page1.html"
+    assert card["events"] == [{"type": "saved", "data": {"path": "/page1.html"}}]
+    assert trace["files"][thread.id] == [{"path": "/page1.html", "size": 207}]
+    assert trace["run"] == {"status": "completed", "text": "all done", "error": None}
+    # What reached the front end never holds the secret.
+    assert updates(sent)
+    assert SECRET not in json.dumps([data for _, _, data in sent], default=str)
+
+
+async def test_the_card_shows_progress_before_the_tool_finishes(
+    rt: tl.Runtime, registry: tl.Registry, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    sent = install(monkeypatch)
+    release = asyncio.Event()
+
+    async def wait(state: tl.ThreadState, args: dict[str, Any]) -> str:
+        await release.wait()
+        return "done"
+
+    schema = {"type": "object", "properties": {"description": {"type": "string"}}}
+    tl.define_tool(
+        "slow",
+        description="x",
+        args=schema,
+        execute=wait,
+        progress_argument="description",
+        registry=registry,
+    )
+    tl.define_prompt(
+        "p",
+        prompt="x",
+        tools=["slow"],
+        registry=registry,
+        model=tl.models.ScriptedModel([call("slow", {"description": "thinking hard"}), text("ok")]),
+    )
+    thread = await rt.create_thread("p")
+    live = LiveRun(rt, thread, rate=50)
+    task = asyncio.create_task(live.run("go"))
+    for _ in range(200):
+        await asyncio.sleep(0.01)
+        states = [s for _, s in updates(sent) if "trace" in s]
+        cards = [c for s in states for c in s["trace"]["cards"].values()]
+        if any(c["progress"] == "thinking hard" and c["status"] == "running" for c in cards):
+            break
+    else:
+        pytest.fail("no update showed the running card with its progress")
+    release.set()
+    await task
+
+
+async def test_updates_are_throttled_whatever_the_event_rate(
+    rt: tl.Runtime, registry: tl.Registry, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    sent = install(monkeypatch)
+
+    async def decide(messages: Any, tools: Any) -> Any:
+        await asyncio.sleep(0.002)
+        done = sum(1 for m in messages if m.role == "tool")
+        return write(done) if done < 40 else text("done " * 100)
+
+    define(registry, tl.models.FunctionModel(decide, chunk_size=2))
+    thread = await rt.create_thread("p", secrets={"API_KEY": "k"})
+    live = LiveRun(rt, thread, rate=10)
+    await live.run("go")
+    events = len([e for e in thread.events])
+    sent_updates = [(at, state) for at, state in updates(sent) if "trace" in state]
+    assert events > 5000
+    # At most one update per interval (plus the final one), measured on the comm itself.
+    times = [at for at, _ in sent_updates]
+    gaps = [b - a for a, b in zip(times, times[1:], strict=False)]
+    assert sum(g < live.throttle.interval * 0.9 for g in gaps) <= 1
+    assert len(sent_updates) < events / 50
+
+
+async def test_replay_rebuilds_the_same_trace_from_the_store(
+    rt: tl.Runtime, registry: tl.Registry, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    install(monkeypatch)
+    define(registry, tl.models.ScriptedModel([step(write(1), write(2)), text("done")]))
+    thread = await rt.create_thread("p")
+    live = LiveRun(rt, thread, rate=20)
+    await live.run("go")
+    reopened = tl.Runtime(registry, rt.store).thread(thread.id)
+    replayed = replay(reopened).snapshot()
+    assert replayed["cards"] == live.view.trace["cards"]
+    assert replayed["files"] == live.view.trace["files"]
+    assert replayed["run"] == live.view.trace["run"]
+
+
+async def test_static_html_is_script_free_and_uses_details(
+    rt: tl.Runtime, registry: tl.Registry, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    install(monkeypatch)
+    define(registry, tl.models.ScriptedModel([write(1), text("<script>alert(1)</script> done")]))
+    thread = await rt.create_thread("p", secrets={"API_KEY": SECRET})
+    live = LiveRun(rt, thread, rate=20)
+    await live.run("go")
+    bundle = StaticTrace(live.state)._repr_mimebundle_()
+    html = bundle["text/html"]
+    assert "<script" not in html
+    assert "&lt;script&gt;" in html
+    assert re.search(r"<details[^>]*><summary>✓ <b>write_file</b> — writing page1.html", html)
+    assert SECRET not in html
+    assert "[success] write_file — writing page1.html" in bundle["text/plain"]
+
+
+async def test_views_answer_fetch_and_preview_requests(
+    rt: tl.Runtime, registry: tl.Registry, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    sent = install(monkeypatch)
+    define(registry, tl.models.ScriptedModel([write(1), text("done")]))
+    thread = await rt.create_thread("p")
+    await thread.send("go")
+    await thread.files.write("/img.png", b"\x89PNG\r\n\x1a\n")
+    view = TraceView(rt, replay(thread))
+    call_id = next(iter(view.trace["cards"]))
+    view._on_message(view, {"kind": "fetch_result", "thread": thread.id, "call": call_id}, [])
+    view._on_message(view, {"kind": "preview", "thread": thread.id, "path": "/page1.html"}, [])
+    view._on_message(view, {"kind": "preview", "thread": thread.id, "path": "/img.png"}, [])
+    view._on_message(view, {"kind": "preview", "thread": thread.id, "path": "../x"}, [])
+    customs = [d["content"] for _, k, d in sent if k == "comm_msg" and d.get("method") == "custom"]
+    assert customs[0]["text"].startswith("key None wrote /page1.html")
+    assert customs[1]["text"].startswith("<p>xxx")
+    assert customs[2]["image"].startswith("data:image/png;base64,")
+    assert "is relative" in customs[3]["error"]
+
+
+async def test_the_thread_list_opens_a_thread(
+    rt: tl.Runtime, registry: tl.Registry, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    install(monkeypatch)
+    define(registry, tl.models.ScriptedModel([write(1), text("done")]))
+    thread = await rt.create_thread("p")
+    await thread.send("go")
+    listing = ThreadListView(rt)
+    assert [r["id"] for r in listing.rows] == [thread.id]
+    listing._on_message(listing, {"kind": "open", "thread": thread.id}, [])
+    assert listing.opened["root"] == thread.id
+    assert thread.id in repr(listing)
