@@ -1,4 +1,7 @@
-"""Write the example notebooks in notebooks/ (outputs empty). Run: python tools/build_notebooks.py"""
+"""Write the example notebooks in notebooks/, without outputs.
+
+Run: python tools/build_notebooks.py
+"""
 
 from __future__ import annotations
 
@@ -190,7 +193,8 @@ for m in thread.all_messages():
             '''%%tool
 async def hand_in(state, summary: str) -> tl.ToolResult:
     """Hand in your files and end the session."""
-    return tl.ToolResult(result=summary, attachments=tuple(f.path for f in await state.list_files()))''',
+    pages = tuple(f.path for f in await state.list_files())
+    return tl.ToolResult(result=summary, attachments=pages)''',
         ),
         ("code", "%%prompt builder --tools write_file\nBuild one page."),
         ("code", "%%prompt critic\nReview."),
@@ -330,7 +334,11 @@ def build() -> None:
             "language": "python",
         }
         notebook.cells = [
-            new_markdown_cell(src) if kind == "md" else new_code_cell(src) for kind, src in cells
+            # Stable cell ids keep rebuilds from churning the committed notebooks.
+            new_markdown_cell(src, id=f"cell-{i}")
+            if kind == "md"
+            else new_code_cell(src, id=f"cell-{i}")
+            for i, (kind, src) in enumerate(cells)
         ]
         nbformat.write(notebook, HERE / f"{name}.ipynb")
 

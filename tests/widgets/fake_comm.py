@@ -3,14 +3,14 @@
 from __future__ import annotations
 
 import time
-from typing import Any
+from typing import Any, ClassVar
 
 import comm
 from comm.base_comm import BaseComm
 
 
 class RecordingComm(BaseComm):  # type: ignore[misc]
-    sent: list[tuple[float, str, Any]] = []
+    sent: ClassVar[list[tuple[float, str, Any]]] = []
 
     def publish_msg(
         self,
