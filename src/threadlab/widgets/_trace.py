@@ -6,6 +6,7 @@ person sees after a kernel restart is exactly what they saw while the run happen
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Callable
 from typing import Any
 
@@ -106,6 +107,8 @@ class TraceState:
                 )
         elif isinstance(event, ThreadStatusEvent):
             thread["status"] = event.status
+            if tid == self.root_id and event.status == "running":
+                self.run = {"status": "running", "text": None, "error": None}
         elif isinstance(event, RunFinishedEvent):
             thread["status"] = event.status if tid == self.root_id else thread["status"]
             if tid == self.root_id:
@@ -158,7 +161,11 @@ class TraceState:
             card["status"] = message.tool_status or card["status"]
 
     def snapshot(self) -> dict[str, Any]:
-        """Everything a view needs, as one JSON value."""
+        """Everything a view needs, as one JSON value that shares nothing with this state
+        (a view compares it with the previous one to know whether to send it)."""
+        return copy.deepcopy(self._snapshot())
+
+    def _snapshot(self) -> dict[str, Any]:
         return {
             "root": self.root_id,
             "threads": list(self.threads.values()),

@@ -91,10 +91,11 @@ class TraceView(_View):
     live = traitlets.Bool(False).tag(sync=True)
 
     def __init__(self, rt: Runtime, state: TraceState, **kwargs: Any) -> None:
-        super().__init__(rt, view="inspector", **kwargs)
+        # The first state goes out with the widget itself, not as an extra update.
+        super().__init__(
+            rt, view="inspector", trace=state.snapshot(), selected=state.root_id, **kwargs
+        )
         self.state = state
-        self.selected = state.root_id
-        self.push()
 
     def push(self) -> None:
         self.trace = self.state.snapshot()

@@ -1,0 +1,107 @@
+"""A real JupyterLab on 127.0.0.1 and a real Chromium driven by Playwright."""
+
+from __future__ import annotations
+
+import os
+import secrets
+import shutil
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+CHROMIUM = "/usr/bin/chromium"
+
+
+@dataclass
+class Lab:
+    url: str
+    token: str
+    root: Path
+
+    def notebook_url(self, name: str) -> str:
+        return f"{self.url}/lab/tree/{name}?token={self.token}"
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+@pytest.fixture(scope="session")
+def lab(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Lab]:
+    if not Path(CHROMIUM).exists():
+        pytest.skip(f"{CHROMIUM} is not installed (apt-get install chromium)")
+    jupyter = Path(sys.executable).with_name("jupyter")
+    if not jupyter.exists() or shutil.which(str(jupyter)) is None:
+        pytest.skip("jupyter lab is not installed in this environment")
+    base = tmp_path_factory.mktemp("lab")
+    root, settings, workspaces, config = (base / n for n in ("root", "settings", "ws", "cfg"))
+    for folder in (root, settings, workspaces, config):
+        folder.mkdir()
+    port, token = _free_port(), secrets.token_hex(16)
+    env = dict(
+        os.environ,
+        JUPYTERLAB_SETTINGS_DIR=str(settings),
+        JUPYTERLAB_WORKSPACES_DIR=str(workspaces),
+        XDG_CONFIG_HOME=str(config),
+        JUPYTER_CONFIG_DIR=str(config / "jupyter"),
+    )
+    log = (base / "lab.log").open("w")
+    proc = subprocess.Popen(
+        [
+            str(jupyter),
+            "lab",
+            "--no-browser",
+            "--ip=127.0.0.1",
+            f"--port={port}",
+            f"--IdentityProvider.token={token}",
+            f"--ServerApp.root_dir={root}",
+            "--ServerApp.disable_check_xsrf=True",
+            "--LabApp.news_url=",
+            "--allow-root",
+        ],
+        env=env,
+        stdout=log,
+        stderr=subprocess.STDOUT,
+        cwd=root,
+    )
+    url = f"http://127.0.0.1:{port}"
+    deadline = time.monotonic() + 90
+    while True:
+        try:
+            urllib.request.urlopen(f"{url}/api/status?token={token}", timeout=2)
+            break
+        except OSError:
+            if proc.poll() is not None or time.monotonic() > deadline:
+                proc.kill()
+                raise RuntimeError((base / "lab.log").read_text()[-3000:]) from None
+            time.sleep(0.3)
+    yield Lab(url, token, root)
+    proc.terminate()
+    try:
+        proc.wait(20)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+    log.close()
+
+
+@pytest.fixture(scope="module")
+def browser(lab: Lab) -> Iterator[object]:
+    # Module scope: Playwright's sync API keeps an event loop running on this thread while
+    # it is open, and the async tests that follow need the thread to themselves.
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as playwright:
+        chromium = playwright.chromium.launch(
+            executable_path=CHROMIUM, args=["--no-sandbox", "--disable-gpu"]
+        )
+        yield chromium
+        chromium.close()
