@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import asyncio
 
-from . import fanout, overhead, scanner
+from . import fanout, overhead, scanner, widgets
 
 
 def main() -> None:
@@ -14,6 +14,8 @@ def main() -> None:
     print(scanner.report(scanner.main()))
     print("\n## Subagent fan-out\n")
     print(asyncio.run(fanout.main()))
+    print("\n## Widget traffic\n")
+    print(widgets.report(asyncio.run(widgets.measure())))
 
 
 if __name__ == "__main__":

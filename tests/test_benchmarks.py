@@ -3,7 +3,7 @@ benchmarks/README.md, not in assertions."""
 
 from __future__ import annotations
 
-from benchmarks import fanout, overhead, scanner
+from benchmarks import fanout, overhead, scanner, widgets
 
 
 async def test_overhead_benchmark_runs_both_sides() -> None:
@@ -25,3 +25,10 @@ async def test_fanout_benchmark_runs_children_and_shares_attachments() -> None:
     given, grown = await fanout.shared_attachment(children=2, megabytes=1)
     assert given == 2 * 2**20
     assert grown < given
+
+
+async def test_widget_traffic_benchmark_counts_updates() -> None:
+    traffic = await widgets.measure(rate=10, calls=5, words=5)
+    assert traffic.tool_calls == 5
+    assert traffic.text_deltas == 30
+    assert 0 < traffic.updates < traffic.events

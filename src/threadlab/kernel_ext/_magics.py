@@ -193,12 +193,18 @@ class ThreadlabMagics(Magics):
         thread = await self._thread_for(args)
         live = LiveRun(self.session.runtime, thread, self.update_rate)
         handle = display(live.view, display_id=True)
+        self.session.last_thread[args.target] = thread.id
         try:
             await live.run(message)
+        except (asyncio.CancelledError, KeyboardInterrupt):
+            # A kernel interrupt: the runtime has already given every unfinished call its
+            # "interrupted" result; end the cell quietly with the trace as it stands.
+            live.state.run = {"status": "interrupted", "text": None, "error": "interrupted"}
+            live.view.push()
+            print(f"run interrupted; thread {thread.id} keeps a valid history")
         finally:
             if self.freeze_on_finish and not args.live and handle is not None:
                 handle.update(StaticTrace(live.state))
-        self.session.last_thread[args.target] = thread.id
 
     async def _thread_for(self, args: Any) -> Thread:
         rt = self.session.runtime

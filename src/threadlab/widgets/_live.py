@@ -68,12 +68,18 @@ class LiveRun:
                 if isinstance(event, RunFinishedEvent) and event.thread_id == self.thread.id:
                     self.finished = event
                 self.throttle.touch()
-        finally:
-            # Children report their lifecycle (completed, idle, failed), not just run status.
-            for thread_id, entry in self.state.threads.items():
-                if thread_id != self.thread.id:
-                    entry["status"] = self.thread._rt.thread(thread_id).status
-            self.view.live = False
+        except BaseException:
+            self._settle()
             self.throttle.close()
+            raise
+        self._settle()
+        await self.throttle.drain()
         assert self.finished is not None
         return self.finished
+
+    def _settle(self) -> None:
+        # Children report their lifecycle (completed, idle, failed), not just run status.
+        for thread_id, entry in self.state.threads.items():
+            if thread_id != self.thread.id:
+                entry["status"] = self.thread._rt.thread(thread_id).status
+        self.view.finishing = True

@@ -34,8 +34,18 @@ class Throttle:
         self.flushes += 1
         self._flush()
 
+    async def drain(self) -> None:
+        """Send what is pending once the interval allows it (the run is over)."""
+        if self._timer is not None:
+            self._timer.cancel()
+            self._timer = None
+        wait = self._last + self.interval - time.monotonic()
+        if wait > 0:
+            await asyncio.sleep(wait)
+        self._run()
+
     def close(self) -> None:
-        """Send what is pending now (the run is over)."""
+        """Send what is pending now, whatever the interval (the run was cancelled)."""
         if self._timer is not None:
             self._timer.cancel()
             self._timer = None

@@ -96,9 +96,14 @@ class TraceView(_View):
             rt, view="inspector", trace=state.snapshot(), selected=state.root_id, **kwargs
         )
         self.state = state
+        self.finishing = False
 
     def push(self) -> None:
-        self.trace = self.state.snapshot()
+        # One update message per push, the `live` flag included once the run is over.
+        with self.hold_sync():
+            self.trace = self.state.snapshot()
+            if self.finishing:
+                self.live = False
 
     def __repr__(self) -> str:
         return static_text(self.state)

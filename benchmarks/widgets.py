@@ -1,0 +1,97 @@
+"""Widget traffic of a long run: 5,000 text deltas and 200 tool calls streamed into one live
+view. Counts the update messages the view's comm sends, and the most sent in any one second,
+against the configured cap (ThreadlabMagics.update_rate)."""
+
+from __future__ import annotations
+
+import asyncio
+import tempfile
+import time
+from dataclasses import dataclass
+from typing import Any
+
+import comm
+from comm.base_comm import BaseComm
+
+import threadlab as tl
+from threadlab.widgets import LiveRun
+
+
+class _CountingComm(BaseComm):  # type: ignore[misc]
+    times: list[float] = []  # noqa: RUF012 - one shared log per benchmark run
+
+    def publish_msg(self, msg_type: str, data: Any = None, *args: Any, **keys: Any) -> None:
+        if msg_type == "comm_msg" and isinstance(data, dict) and data.get("method") == "update":
+            _CountingComm.times.append(time.monotonic())
+
+
+@dataclass(frozen=True)
+class Traffic:
+    events: int
+    text_deltas: int
+    tool_calls: int
+    updates: int
+    seconds: float
+    max_per_second: int
+    cap: float
+
+
+async def measure(rate: float = 15.0, calls: int = 200, words: int = 25) -> Traffic:
+    registry = tl.Registry()
+    tl.define_tool("noop", description="x", execute=lambda s, a: "ok", registry=registry)
+
+    async def decide(messages: Any, tools: Any) -> Any:
+        await asyncio.sleep(0.005)  # a model that takes its time, like a real one
+        done = sum(1 for m in messages if m.role == "tool")
+        if done < calls:
+            return tl.models.step(tl.models.call("noop"), text="w" * words)
+        return tl.models.text("w" * words)
+
+    tl.define_prompt(
+        "p",
+        prompt="x",
+        tools=["noop"],
+        registry=registry,
+        model=tl.models.FunctionModel(decide, chunk_size=1),
+    )
+    original = comm.create_comm
+    comm.create_comm = lambda **kw: _CountingComm(**kw)
+    _CountingComm.times = []
+    try:
+        with tempfile.TemporaryDirectory() as directory:
+            rt = tl.Runtime(registry, directory, secret_key="bench", max_steps=calls + 5)
+            thread = await rt.create_thread("p")
+            live = LiveRun(rt, thread, rate)
+            started = time.monotonic()
+            await live.run("go")
+            seconds = time.monotonic() - started
+            events = thread.events
+            rt.close()
+    finally:
+        comm.create_comm = original
+    times = _CountingComm.times
+    busiest = max((sum(1 for t in times if s <= t < s + 1.0) for s in times), default=0)
+    return Traffic(
+        events=len(events),
+        text_deltas=sum(e.type == "text_delta" for e in events),
+        tool_calls=sum(e.type == "tool_call_finished" for e in events),
+        updates=len(times),
+        seconds=seconds,
+        max_per_second=busiest,
+        cap=rate,
+    )
+
+
+def report(t: Traffic) -> str:
+    return "\n".join(
+        [
+            "| events | text deltas | tool calls | run (s) | updates sent | most in 1 s | cap/s |",
+            "|---|---|---|---|---|---|---|",
+            f"| {t.events} | {t.text_deltas} | {t.tool_calls} | {t.seconds:.1f} | {t.updates} |"
+            f" {t.max_per_second} | {t.cap:g} |",
+        ]
+    )
+
+
+if __name__ == "__main__":
+    print(report(asyncio.run(measure())))

@@ -1,0 +1,63 @@
+"""A kernel interrupt stops a running %%thread cell cleanly, in a real kernel."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+from typing import Any
+
+from jupyter_client.manager import start_new_kernel
+
+
+def execute(client: Any, code: str, timeout: float = 60) -> tuple[str, str]:
+    msg_id = client.execute(code)
+    reply = client.get_shell_msg(timeout=timeout)
+    text = []
+    while True:
+        message = client.get_iopub_msg(timeout=10)
+        if message["parent_header"].get("msg_id") != msg_id:
+            continue
+        kind = message["msg_type"]
+        if kind == "stream":
+            text.append(message["content"]["text"])
+        elif kind == "error":
+            text.append(f"{message['content']['ename']}: {message['content']['evalue']}")
+        elif kind == "status" and message["content"]["execution_state"] == "idle":
+            return reply["content"]["status"], "".join(text)
+
+
+def test_interrupting_a_running_thread_cell_leaves_a_valid_history(tmp_path: Path) -> None:
+    env = {"XDG_CONFIG_HOME": str(tmp_path / "config")}
+    manager, client = start_new_kernel(kernel_name="python3", cwd=str(tmp_path), env=env)
+    try:
+        assert execute(client, "%load_ext threadlab\nimport asyncio, threadlab as tl")[0] == "ok"
+        execute(
+            client,
+            '%%tool\nasync def hang(state) -> str:\n    """Hang."""\n'
+            '    open("started", "w").close()\n    await asyncio.sleep(60)\n'
+            '    return "never"',
+        )
+        execute(client, "%%prompt p --tools hang\nx")
+        msg_id = client.execute("%%thread p\ngo")
+        deadline = time.monotonic() + 60
+        while not (tmp_path / "started").exists():
+            assert time.monotonic() < deadline, "the tool never started"
+            time.sleep(0.05)
+        manager.interrupt_kernel()
+        reply = client.get_shell_msg(timeout=30)
+        assert reply["parent_header"]["msg_id"] == msg_id
+        assert reply["content"]["status"] == "ok"  # the cell ended cleanly, no traceback
+        status, out = execute(
+            client,
+            "t = tl.Runtime().threads()[0]\n"
+            "print([(m.role, m.content) for m in t.messages], t.status)",
+        )
+        assert status == "ok"
+        assert (
+            "[('user', 'go'), ('assistant', None), ('tool', 'interrupted: the run was stopped"
+            " before this call finished')] idle"
+        ) in out
+        assert execute(client, "print('still alive')")[1] == "still alive\n"
+    finally:
+        client.stop_channels()
+        manager.shutdown_kernel(now=True)
