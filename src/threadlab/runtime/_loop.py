@@ -20,7 +20,7 @@ from ._events import ToolCallFinishedEvent, ToolCallStartedEvent
 from ._frames import Frame, StepBudget
 from ._graph import ThreadGraph
 from ._hooks import HookRunner
-from ._messages import Message, ToolCall
+from ._messages import Message, ToolCall, unfinished_result
 from ._pipeline import content_of, run_tool_call
 from ._prompting import MessageWindow, earlier_context, render_system, side_view
 from ._run import RunStatus
@@ -346,15 +346,7 @@ class TurnLoop:
             return
         self.thread._persist_now(
             [
-                frame.stamp(
-                    Message(
-                        role="tool",
-                        content=_INTERRUPTED,
-                        tool_call_id=call.id,
-                        name=call.name,
-                        tool_status="error",
-                    )
-                )
+                frame.stamp(unfinished_result(call, _INTERRUPTED))
                 for frame, call in self._open.values()
             ]
         )

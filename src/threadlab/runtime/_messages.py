@@ -8,7 +8,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-__all__ = ["Message", "ToolCall", "new_id"]
+__all__ = ["Message", "ToolCall", "new_id", "unfinished_result"]
 
 
 def new_id(prefix: str) -> str:
@@ -54,3 +54,16 @@ class Message(BaseModel):
     # Set on a message a child thread delivered to its parent (its reference).
     subagent_id: str | None = None
     created_at: float = Field(default_factory=time.time)
+
+
+def unfinished_result(call: ToolCall, reason: str, **placement: Any) -> Message:
+    """The error result a tool call gets when it can never finish (its run was cancelled, or
+    its process died): every call keeps exactly one result, so the history stays valid."""
+    return Message(
+        role="tool",
+        content=reason,
+        tool_call_id=call.id,
+        name=call.name,
+        tool_status="error",
+        **placement,
+    )

@@ -27,7 +27,7 @@ from ._files import ThreadFiles
 from ._graph import ThreadGraph
 from ._lease import LIVE_RUNS, heartbeat_task, is_live, new_lease
 from ._loop import RunOutcome, TurnLoop
-from ._messages import Message, new_id
+from ._messages import Message, new_id, unfinished_result
 from ._paths import normalize_path
 from ._redact import Redactor
 from ._run import Run
@@ -448,12 +448,9 @@ class Thread:
         self._reload()
         answered = {m.tool_call_id for m in self._all if m.role == "tool"}
         missing = [
-            Message(
-                role="tool",
-                content=_INTERRUPTED,
-                tool_call_id=call.id,
-                name=call.name,
-                tool_status="error",
+            unfinished_result(
+                call,
+                _INTERRUPTED,
                 depth=m.depth,
                 parent_id=m.parent_id,
                 parent_tool_call_id=m.parent_tool_call_id,
