@@ -65,11 +65,12 @@ class TurnLoop:
         self._last_text_a: str | None = None
 
     async def run(self, user: Message) -> RunOutcome:
+        """Run a turn (or a session) for `user`, already persisted as the last message."""
         try:
-            start = len(self.thread._history)
+            start = len(self.thread._history) - 1
             dual = self.graph.agent.type == "dual_ai"
             first = self._top_frame(self.graph.agent.side_a, start, "a" if dual else None)
-            await self._commit(first, user.model_copy(update={"side": None}), label_free=True)
+            self.outcome.messages.append(user)
             await self.supervisor.start_immediate(first, user)
             await (self._session(start) if dual else self._ai_human(first))
             # Non-blocking children started in this run: wait for them, then let the thread

@@ -78,10 +78,12 @@ def _malformed(raw: str) -> str:
 
 
 async def _execute(definition: ToolDefinition, state: ThreadState, value: Any) -> Any:
-    timeout = definition.timeout
-    if inspect.iscoroutinefunction(definition.execute):
-        return await asyncio.wait_for(definition.execute(state, value), timeout)
-    return await asyncio.wait_for(_in_worker(definition.execute, state, value), timeout)
+    # asyncio.timeout, not wait_for: it cancels the call in place instead of wrapping it in a
+    # task of its own, which matters at one call per step.
+    async with asyncio.timeout(definition.timeout):
+        if inspect.iscoroutinefunction(definition.execute):
+            return await definition.execute(state, value)
+        return await _in_worker(definition.execute, state, value)
 
 
 async def _in_worker(fn: Callable[..., Any], state: ThreadState, value: Any) -> Any:

@@ -17,7 +17,6 @@ from ._definitions import AgentDefinition, ToolDefinition
 from ._env import ThreadEnv
 from ._graph import ThreadGraph
 from ._messages import new_id
-from ._redact import Redactor
 from ._registry import Registry, default_registry
 from ._run import Run
 from ._scoping import missing_in_descendants
@@ -86,7 +85,9 @@ class Runtime:
         record = ThreadRecord(new_id("thr"), None, target, time.time(), json.dumps({}))
         with self.store.transaction():
             self.store.add_thread(record)
-            thread_env = ThreadEnv(self.store, self.secrets, record.id, graph, Redactor())
+            thread = Thread(self, record, model)
+            thread._graph = graph
+            thread_env = thread._env_required()
             for name, value in (env or {}).items():
                 declared = graph.declared(name)
                 kind = thread_env.kind(name) if declared else "text"
@@ -97,7 +98,6 @@ class Runtime:
             )
             if missing:
                 raise MissingVariableError(missing)  # rolls the thread back
-        thread = Thread(self, record, model)
         self._threads[record.id] = thread
         return thread
 

@@ -75,6 +75,8 @@ class Supervisor:
     def lifecycle_tools(self, frame: Frame) -> dict[str, ToolDefinition]:
         from ._composition import builtin_tool
 
+        if not frame.side.subagents:
+            return {}
         visible = [r for r in self.relationships(frame) if not r.hidden]
         if not visible:
             return {}

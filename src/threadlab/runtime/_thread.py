@@ -218,16 +218,19 @@ class Thread:
             if missing:
                 raise MissingVariableError(missing)
             run_id = new_id("run")
-            store.start_run(new_lease(run_id, self.id))
             LIVE_RUNS.add(run_id)
             self._sink.bind_loop()
             unsubscribe = self._sink.subscribe(listener) if listener else None
             beat = asyncio.create_task(heartbeat_task(store, run_id))
             self._running = True
-            if self.parent_id is not None:
-                self._set_child_status("running")
             try:
-                self._emit(ThreadStatusEvent(status="running", **self._base()))
+                # The lease, the running status and the user's message commit together.
+                with store.transaction():
+                    store.start_run(new_lease(run_id, self.id))
+                    if self.parent_id is not None:
+                        self._set_child_status("running")
+                    self._emit(ThreadStatusEvent(status="running", **self._base()))
+                    (message,) = self._persist_now([message])
                 try:
                     loop = TurnLoop(self, graph, run_id, wait_children=wait_children)
                     outcome = await loop.run(message)
