@@ -12,8 +12,11 @@ $(STAMP): pyproject.toml
 	$(BIN)/python -m pip install --quiet -e '.[dev,lab]'
 	touch $(STAMP)
 
+# Jupyter refuses to run as root unless told; containers and CI machines often are root.
+ALLOW_ROOT := $(if $(filter 0,$(shell id -u)),--allow-root,)
+
 lab: $(STAMP)
-	$(BIN)/jupyter lab notebooks/
+	$(BIN)/jupyter lab $(ALLOW_ROOT) notebooks/
 
 lint: $(STAMP)
 	$(BIN)/ruff check src tests benchmarks tools
