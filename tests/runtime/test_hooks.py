@@ -40,7 +40,7 @@ async def test_hooks_run_only_where_listed_and_prompt_hooks_win_over_agent_hooks
     tl.define_agent("two", side_a="without_hooks", hooks=["agent_hook"], registry=registry)
     await (await rt.create_thread("one")).send("x")
     await (await rt.create_thread("two")).send("y")
-    assert calls == ["prompt:assistant", "agent:assistant"]
+    assert calls == ["prompt:user", "prompt:assistant", "agent:user", "agent:assistant"]
 
 
 async def test_filter_and_prefilter_hooks_shape_what_the_model_sees(
@@ -126,3 +126,28 @@ async def test_a_failing_or_slow_hook_is_logged_and_the_original_data_kept(
     assert "hook 'broken' (before_create_message) failed and was ignored: ValueError" in caplog.text
     assert "hook 'slow' (before_create_message) failed and was ignored: TimeoutError" in caplog.text
     rt.close()
+
+
+async def test_message_hooks_see_the_users_message_too(
+    rt: tl.Runtime, registry: tl.Registry
+) -> None:
+    created: list[str] = []
+
+    def tag(state: tl.ThreadState, message: tl.Message) -> tl.Message:
+        if message.role == "user":
+            return message.model_copy(update={"content": f"[tagged] {message.content}"})
+        return message
+
+    tl.define_hook(hook="before_create_message", id="tag", execute=tag, registry=registry)
+    tl.define_hook(
+        hook="after_create_message",
+        id="seen",
+        registry=registry,
+        execute=lambda s, m: created.append(f"{m.role}:{m.content}"),
+    )
+    model = scripted_prompt(registry, [text("hi")], hooks=["tag", "seen"])
+    thread = await rt.create_thread("p")
+    await thread.send("hello")
+    assert thread.messages[0].content == "[tagged] hello"
+    assert model.requests[0].messages[-1].content == "[tagged] hello"
+    assert created == ["user:[tagged] hello", "assistant:hi"]

@@ -64,6 +64,18 @@ class TurnLoop:
         self._open: dict[str, tuple[Frame, ToolCall]] = {}
         self._last_text_a: str | None = None
 
+    async def before_user_message(self, user: Message) -> Message:
+        """The `before_create_message` hooks of side A's prompt, for the run's first message
+        (which is persisted together with the run's lease, outside any await)."""
+        prompt = self.graph.prompts[self.graph.agent.side_a.prompt]
+        hooks = self._hooks(prompt)
+        if not hooks.has("before_create_message"):
+            return user
+        changed = await hooks.run(
+            "before_create_message", self._state_for(prompt), user, transform=True
+        )
+        return changed if isinstance(changed, Message) else user
+
     async def run(self, user: Message) -> RunOutcome:
         """Run a turn (or a session) for `user`, already persisted as the last message."""
         try:
@@ -71,6 +83,10 @@ class TurnLoop:
             dual = self.graph.agent.type == "dual_ai"
             first = self._top_frame(self.graph.agent.side_a, start, "a" if dual else None)
             self.outcome.messages.append(user)
+            prompt = self.graph.prompts[first.prompt_name]
+            hooks = self._hooks(prompt)
+            if hooks.has("after_create_message"):
+                await hooks.run("after_create_message", self._state(first, prompt), user)
             await self.supervisor.start_immediate(first, user)
             await (self._session(start) if dual else self._ai_human(first))
             # Non-blocking children started in this run: wait for them, then let the thread
@@ -420,6 +436,9 @@ class TurnLoop:
             call.name if call else None,
             frame.event_base(self.thread._base()),
         )
+
+    def _state_for(self, prompt: PromptDefinition) -> ThreadState:
+        return ThreadState(self.thread, ExecutionInfo(self.run_id, 0, prompt.name), prompt)
 
     def _missing_for(self, tool: ToolDefinition) -> list[tuple[str, str]]:
         env = self.thread._env_required()

@@ -218,6 +218,8 @@ class Thread:
             if missing:
                 raise MissingVariableError(missing)
             run_id = new_id("run")
+            loop = TurnLoop(self, graph, run_id, wait_children=wait_children)
+            message = await loop.before_user_message(message)
             LIVE_RUNS.add(run_id)
             self._sink.bind_loop()
             unsubscribe = self._sink.subscribe(listener) if listener else None
@@ -232,7 +234,6 @@ class Thread:
                     self._emit(ThreadStatusEvent(status="running", **self._base()))
                     (message,) = self._persist_now([message])
                 try:
-                    loop = TurnLoop(self, graph, run_id, wait_children=wait_children)
                     outcome = await loop.run(message)
                 except Exception as exc:  # a definition broke mid-run: the run fails, visibly
                     outcome = RunOutcome(status="failed", error=self._redact(str(exc)))
