@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+from collections.abc import Callable
 from typing import Any
 
 import pytest
@@ -57,6 +58,20 @@ def lead(registry: tl.Registry, steps: list[Any], *relationships: tl.Subagent) -
 
 def create(name: str = "w1", message: str = "task", **kw: Any) -> Any:
     return call("subagent_create", {"agent": "worker", "name": name, "message": message, **kw})
+
+
+def create_then(then: Callable[[str], Any]) -> tl.models.FunctionModel:
+    """A lead's model: create a child, then `then(its reference)`, then answer."""
+
+    def decide(messages: Any, tools: Any) -> Any:
+        results = [m for m in messages if m.role == "tool"]
+        if not results:
+            return create()
+        if len(results) == 1:
+            return then(json.loads(results[0].content)["reference"])
+        return text("done")
+
+    return tl.models.FunctionModel(decide)
 
 
 async def test_lifecycle_tools_are_injected_with_precise_schemas(
@@ -197,19 +212,13 @@ async def test_resumable_children_take_messages_and_persist(
     )
     thread = await rt.create_thread("boss")
     # The second step must use the reference the first returned: script it with a function.
-    refs: list[str] = []
-
-    def decide(messages: Any, tools: Any) -> Any:
-        results = [m for m in messages if m.role == "tool"]
-        if not results:
-            return create()
-        if len(results) == 1:
-            refs.append(json.loads(results[0].content)["reference"])
-            return call("subagent_message", {"reference": refs[0], "message": "more"})
-        return text("done")
-
     tl.define_prompt(
-        "lead", prompt="Lead.", model=tl.models.FunctionModel(decide), registry=registry
+        "lead",
+        prompt="Lead.",
+        model=create_then(
+            lambda ref: call("subagent_message", {"reference": ref, "message": "more"})
+        ),
+        registry=registry,
     )
     await thread.send("go")
     (child,) = thread.children
@@ -225,23 +234,14 @@ async def test_messaging_a_non_resumable_child_or_an_unknown_reference_is_an_err
     rt: tl.Runtime, registry: tl.Registry
 ) -> None:
     worker(registry)
-    refs: list[str] = []
 
-    def decide(messages: Any, tools: Any) -> Any:
-        results = [m for m in messages if m.role == "tool"]
-        if not results:
-            return create()
-        if len(results) == 1:
-            refs.append(json.loads(results[0].content)["reference"])
-            return step(
-                call("subagent_message", {"reference": refs[0], "message": "m"}),
-                call("subagent_message", {"reference": "thr_nope", "message": "m"}),
-            )
-        return text("done")
+    def two_messages(ref: str) -> Any:
+        return step(
+            call("subagent_message", {"reference": ref, "message": "m"}),
+            call("subagent_message", {"reference": "thr_nope", "message": "m"}),
+        )
 
-    tl.define_prompt(
-        "lead", prompt="Lead.", model=tl.models.FunctionModel(decide), registry=registry
-    )
+    tl.define_prompt("lead", prompt="Lead.", model=create_then(two_messages), registry=registry)
     tl.define_agent(
         "boss", side_a=tl.Side("lead", subagents=[tl.Subagent("worker")]), registry=registry
     )
@@ -442,25 +442,13 @@ async def test_messages_to_a_busy_child_are_queued_in_order_never_interleaved(
     tl.define_prompt(
         "work", prompt="Work.", model=tl.models.FunctionModel(record), registry=registry
     )
-    refs: list[str] = []
 
-    def decide(messages: Any, tools: Any) -> Any:
-        results = [m for m in messages if m.role == "tool"]
-        if not results:
-            return create()
-        if len(results) == 1:
-            refs.append(json.loads(results[0].content)["reference"])
-            return step(
-                *[
-                    call("subagent_message", {"reference": refs[0], "message": f"m{i}"})
-                    for i in range(3)
-                ]
-            )
-        return text("done")
+    def three_messages(ref: str) -> Any:
+        return step(
+            *[call("subagent_message", {"reference": ref, "message": f"m{i}"}) for i in range(3)]
+        )
 
-    tl.define_prompt(
-        "lead", prompt="Lead.", model=tl.models.FunctionModel(decide), registry=registry
-    )
+    tl.define_prompt("lead", prompt="Lead.", model=create_then(three_messages), registry=registry)
     tl.define_agent(
         "boss",
         side_a=tl.Side("lead", subagents=[tl.Subagent("worker", blocking=False, resumable=True)]),

@@ -270,16 +270,19 @@ class ThreadlabMagics(Magics):
             raise UsageError(f"%threadlab: unknown command {command!r}\nusage: {_THREADLAB_USAGE}")
         return handler(rest)
 
+    def _thread_named(self, command: str, thread_id: str) -> Thread:
+        try:
+            return self.session.runtime.thread(thread_id)
+        except LookupError as exc:
+            raise UsageError(f"%threadlab {command}: {exc}") from None
+
     def _cmd_threads(self, rest: list[str]) -> ThreadListView:
         return ThreadListView(self.session.runtime)
 
     def _cmd_open(self, rest: list[str]) -> TraceView:
         if len(rest) != 1:
             raise UsageError("usage: %threadlab open THREAD_ID")
-        try:
-            thread = self.session.runtime.thread(rest[0])
-        except LookupError as exc:
-            raise UsageError(f"%threadlab open: {exc}") from None
+        thread = self._thread_named("open", rest[0])
         return TraceView(self.session.runtime, replay(thread))
 
     def _cmd_secret(self, rest: list[str]) -> Defined:
@@ -318,10 +321,7 @@ class ThreadlabMagics(Magics):
     def _cmd_export(self, rest: list[str]) -> Defined:
         if len(rest) != 2:
             raise UsageError("usage: %threadlab export THREAD_ID PATH.ipynb")
-        try:
-            thread = self.session.runtime.thread(rest[0])
-        except LookupError as exc:
-            raise UsageError(f"%threadlab export: {exc}") from None
+        thread = self._thread_named("export", rest[0])
         import nbformat
 
         nbformat.write(thread_notebook(thread), rest[1])
