@@ -70,19 +70,20 @@ def _definitions(children: int) -> tl.Registry:
             )
         return tl.models.text("all started" if messages[-1].role == "tool" else "noted")
 
+    _lead(registry, plan, tl.Subagent("worker", blocking=False))
+    return registry
+
+
+def _lead(registry: tl.Registry, decide: Any, relationship: tl.Subagent) -> None:
+    """The parent: a function model that may call several tools in one step."""
     tl.define_prompt(
         "lead",
         prompt="Lead.",
-        model=tl.models.FunctionModel(plan),
+        model=tl.models.FunctionModel(decide),
         parallel_tool_calls=True,
         registry=registry,
     )
-    tl.define_agent(
-        "boss",
-        side_a=tl.Side("lead", subagents=[tl.Subagent("worker", blocking=False)]),
-        registry=registry,
-    )
-    return registry
+    tl.define_agent("boss", side_a=tl.Side("lead", subagents=[relationship]), registry=registry)
 
 
 async def fan_out(children: int = 100) -> FanOut:
@@ -130,16 +131,7 @@ async def shared_attachment(children: int = 20, megabytes: int = 50) -> tuple[in
             ]
         )
 
-    tl.define_prompt(
-        "lead",
-        prompt="Lead.",
-        model=tl.models.FunctionModel(give),
-        parallel_tool_calls=True,
-        registry=registry,
-    )
-    tl.define_agent(
-        "boss", side_a=tl.Side("lead", subagents=[tl.Subagent("worker")]), registry=registry
-    )
+    _lead(registry, give, tl.Subagent("worker"))
     with tempfile.TemporaryDirectory() as directory:
         rt = tl.Runtime(registry, directory, secret_key="bench")
         thread = await rt.create_thread("boss")

@@ -31,6 +31,12 @@ async def write_file(state, description: str, path: str, content: str) -> str:
     await state.write_file(path, content)
     return f"wrote {len(content)} characters to {path}"'''
 
+HAND_IN = '''%%tool
+async def hand_in(state, summary: str) -> tl.ToolResult:
+    """Hand in the pages you wrote and end the session."""
+    pages = tuple(f.path for f in await state.list_files())
+    return tl.ToolResult(result=summary, attachments=pages)'''
+
 NOTEBOOKS: dict[str, list[tuple[str, str]]] = {
     "quickstart": [
         (
@@ -59,14 +65,7 @@ NOTEBOOKS: dict[str, list[tuple[str, str]]] = {
             " with the runtime's `subagent_create` tool, and the files it hands in are copied"
             " into the lead's filesystem.",
         ),
-        (
-            "code",
-            '''%%tool
-async def hand_in(state, summary: str) -> tl.ToolResult:
-    """Hand in the pages you wrote and end the session."""
-    pages = tuple(f.path for f in await state.list_files())
-    return tl.ToolResult(result=summary, attachments=pages)''',
-        ),
+        ("code", HAND_IN),
         ("code", "%%prompt critic\nYou review pages and say what to improve."),
         (
             "code",
@@ -188,14 +187,7 @@ for m in thread.all_messages():
         ),
         ("code", SETUP),
         ("code", WRITE_FILE),
-        (
-            "code",
-            '''%%tool
-async def hand_in(state, summary: str) -> tl.ToolResult:
-    """Hand in your files and end the session."""
-    pages = tuple(f.path for f in await state.list_files())
-    return tl.ToolResult(result=summary, attachments=pages)''',
-        ),
+        ("code", HAND_IN),
         ("code", "%%prompt builder --tools write_file\nBuild one page."),
         ("code", "%%prompt critic\nReview."),
         (
