@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 import pydantic_core
 
-from threadlab.runtime._scanner import ArgumentScanner
+from threadlab.execution import ArgumentScanner
 
 CHUNK = 16
 

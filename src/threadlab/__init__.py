@@ -14,60 +14,67 @@ Example:
 
 from . import models
 from ._errors import (
+    CallContextError,
     DefinitionError,
     MissingVariableError,
     PathError,
     SandboxUnavailableError,
+    StoreVersionError,
     ThreadlabError,
+    ThreadNotFound,
 )
-from .runtime._define import define_agent, define_hook, define_model, define_prompt, define_tool
-from .runtime._definitions import (
-    RESERVED_TOOL_NAMES,
-    AgentDefinition,
-    HookDefinition,
-    ModelDefinition,
-    PromptDefinition,
-    ToolDefinition,
-)
-from .runtime._events import (
+from ._records import (
+    ChildInfo,
     CustomEvent,
     Event,
     FileWrittenEvent,
+    Message,
     MessageCreatedEvent,
+    Run,
     RunFinishedEvent,
     SubagentCreatedEvent,
     TextDeltaEvent,
+    ThreadEvent,
     ThreadStatusEvent,
+    ToolCall,
     ToolCallDeltaEvent,
     ToolCallFinishedEvent,
     ToolCallStartedEvent,
+    ToolResult,
 )
-from .runtime._messages import Message, ToolCall
-from .runtime._registry import Registry, default_registry
-from .runtime._run import Run
-from .runtime._runtime import Runtime, run
-from .runtime._state import ExecutionInfo, ThreadState
-from .runtime._subagents import ChildInfo
-from .runtime._thread import Thread
-from .runtime._tool_decorator import tool
-from .runtime._values import (
+from ._version import __version__
+from .definitions import (
+    RESERVED_TOOL_NAMES,
+    AgentDefinition,
     Env,
+    HookDefinition,
     Include,
+    ModelDefinition,
+    PromptDefinition,
+    Registry,
     Side,
     Subagent,
     SubpromptConfig,
     Text,
     ToolConfig,
-    ToolResult,
+    ToolDefinition,
     Variable,
+    default_registry,
+    define_agent,
+    define_hook,
+    define_model,
+    define_prompt,
+    define_tool,
+    tool,
 )
+from .runtime import Runtime, Thread, run
 from .store import FileRecord, SQLiteStore, Store
-
-__version__ = "0.1.0"
+from .threads import ExecutionInfo, ThreadState
 
 __all__ = [
     "RESERVED_TOOL_NAMES",
     "AgentDefinition",
+    "CallContextError",
     "ChildInfo",
     "CustomEvent",
     "DefinitionError",
@@ -92,12 +99,15 @@ __all__ = [
     "SandboxUnavailableError",
     "Side",
     "Store",
+    "StoreVersionError",
     "Subagent",
     "SubagentCreatedEvent",
     "SubpromptConfig",
     "Text",
     "TextDeltaEvent",
     "Thread",
+    "ThreadEvent",
+    "ThreadNotFound",
     "ThreadState",
     "ThreadStatusEvent",
     "ThreadlabError",
@@ -130,6 +140,7 @@ def load_ipython_extension(ipython: object) -> None:
 
 
 def unload_ipython_extension(ipython: object) -> None:
+    """`%unload_ext threadlab`."""
     from .kernel_ext import unload_ipython_extension as unload
 
     unload(ipython)

@@ -1,12 +1,17 @@
-"""Exceptions a user can cause, each naming the thing at fault and the fix."""
+"""Every error threadlab raises on purpose: a `ThreadlabError`, each naming the thing at fault
+and the fix. Where a builtin exception says the same thing, it is a second base, so code that
+catches `LookupError` or `RuntimeError` keeps working."""
 
 from __future__ import annotations
 
 __all__ = [
+    "CallContextError",
     "DefinitionError",
     "MissingVariableError",
     "PathError",
     "SandboxUnavailableError",
+    "StoreVersionError",
+    "ThreadNotFound",
     "ThreadlabError",
 ]
 
@@ -20,7 +25,12 @@ class DefinitionError(ThreadlabError, ValueError):
 
 
 class MissingVariableError(ThreadlabError):
-    """Required variables that do not resolve, each with the definition that declared it."""
+    """Required variables that do not resolve, each with the definition that declared it.
+
+    Example:
+        >>> print(MissingVariableError([("API_KEY", "tool 'search'")]).missing)
+        [('API_KEY', "tool 'search'")]
+    """
 
     def __init__(self, missing: list[tuple[str, str]]) -> None:
         self.missing = list(missing)
@@ -36,6 +46,19 @@ class MissingVariableError(ThreadlabError):
 
 class PathError(ThreadlabError, ValueError):
     """A thread filesystem path that is invalid, or that does not exist in that thread."""
+
+
+class ThreadNotFound(ThreadlabError, LookupError):
+    """No thread with that id in the store."""
+
+
+class CallContextError(ThreadlabError, RuntimeError):
+    """A call made where it cannot work: `tl.run` inside a running event loop, `state.sync`
+    on the loop's own thread, `notify_parent` on a thread that has no parent."""
+
+
+class StoreVersionError(ThreadlabError, RuntimeError):
+    """The store was written by a newer threadlab than this one."""
 
 
 class SandboxUnavailableError(ThreadlabError, RuntimeError):

@@ -31,7 +31,7 @@ def shell(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Interacti
     monkeypatch.chdir(tmp_path)
     # A fresh default registry: magics define into the process-wide one, like a kernel.
     registry = tl.Registry()
-    monkeypatch.setattr("threadlab.runtime._registry._DEFAULT", registry)
+    monkeypatch.setattr("threadlab.definitions._registry._DEFAULT", registry)
     ip = InteractiveShell.instance()
     ip.run_line_magic("load_ext", "threadlab")
     yield ip

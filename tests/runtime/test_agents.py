@@ -51,7 +51,7 @@ async def test_dual_ai_sides_alternate_and_each_sees_itself_as_assistant(
     assert run.session_status == "completed"
     assert run.result == "finished: shipped"
     assert [(m.side, m.role) for m in thread.messages] == [
-        (None, "user"),
+        ("a", "user"),
         ("a", "assistant"),
         ("a", "tool"),
         ("a", "assistant"),

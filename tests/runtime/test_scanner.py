@@ -4,7 +4,7 @@ import json
 
 import pytest
 
-from threadlab.runtime._scanner import ArgumentScanner
+from threadlab.execution import ArgumentScanner
 
 
 def feed_all(scanner: ArgumentScanner, text: str, size: int) -> list[int]:

@@ -163,7 +163,7 @@ async def test_send_can_return_before_non_blocking_children_finish(
     assert child.status == "running"
     gate.set()
     for _ in range(200):
-        if thread._has_queued():
+        if rt.store.has_queued(thread.id):
             break
         await asyncio.sleep(0.01)
     second = await thread.send("anything new?")
@@ -357,7 +357,8 @@ async def test_registry_hook_and_handles(rt: tl.Runtime, registry: tl.Registry) 
     )
     assert parent_id == thread.id
     assert unknown is None
-    assert child._parent_thread() is thread
+    assert child.parent_id is not None
+    assert rt.thread(child.parent_id) is thread
 
 
 async def test_optional_relationships_follow_their_env_flag(

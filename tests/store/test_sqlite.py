@@ -35,7 +35,7 @@ async def test_a_new_runtime_on_the_same_directory_sees_everything(
     assert reopened.messages == messages
     assert [e.model_dump() for e in reopened.events] == [e.model_dump() for e in events]
     assert await reopened.files.read("/a.txt") == b"content"
-    assert reopened._env_value("REGION", None, None) == "eu"
+    assert second.store.get_env(thread.id)["REGION"] == ("text", b"eu")
     second.close()
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from IPython.core.error import UsageError
 
-from ..runtime._values import Variable
+from ..definitions import Variable
 
 __all__ = ["parse_assignments", "parse_variable", "split_names", "unquote"]
 

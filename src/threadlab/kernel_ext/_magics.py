@@ -18,13 +18,11 @@ from IPython.core.error import UsageError
 from IPython.core.magic import Magics, cell_magic, line_magic, magics_class
 from IPython.core.magic_arguments import argument, magic_arguments, parse_argstring
 from IPython.display import display
-from traitlets import Bool, Float, Unicode
+from traitlets import Bool, Float, Unicode, observe
 
-from .._errors import DefinitionError, MissingVariableError
-from ..runtime._define import define_agent, define_prompt
-from ..runtime._registry import default_registry
-from ..runtime._thread import Thread
-from ..runtime._tool_decorator import tool
+from .._errors import DefinitionError, MissingVariableError, ThreadNotFound
+from ..definitions import ThreadGraph, default_registry, define_agent, define_prompt, tool
+from ..runtime import Runtime, Thread
 from ..widgets import LiveRun, StaticTrace, ThreadListView, TraceView, replay
 from ._arguments import parse_assignments, parse_variable, split_names, unquote
 from ._notebooks import definition_cells, thread_notebook
@@ -67,6 +65,11 @@ class ThreadlabMagics(Magics):
     def __init__(self, shell: Any = None, **kwargs: Any) -> None:
         super().__init__(shell=shell, **kwargs)
         self.session = KernelSession(store=self.store)
+
+    @observe("store")
+    def _store_changed(self, change: Any) -> None:
+        # `%config ThreadlabMagics.store = ...` after loading: the next thread uses it.
+        self.session.use_store(change["new"])
 
     # definitions
 
@@ -211,7 +214,7 @@ class ThreadlabMagics(Magics):
         if args.id:
             try:
                 return rt.thread(args.id)
-            except LookupError as exc:
+            except ThreadNotFound as exc:
                 raise UsageError(f"%%thread: {exc}") from None
         last = self.session.last_thread.get(args.target)
         if last and not args.new:
@@ -234,8 +237,7 @@ class ThreadlabMagics(Magics):
                         " %threadlab secret NAME, or --env/--secret."
                     ) from None
                 for name, _ in exc.missing:
-                    kind = _declared_kind(rt, args.target, name)
-                    if kind == "secret":
+                    if _declared_type(rt, args.target, name) == "secret":
                         secrets[name] = self._ask_secret(name)
                     else:
                         # The kernel forwards input() to the front end; the run has not started.
@@ -273,7 +275,7 @@ class ThreadlabMagics(Magics):
     def _thread_named(self, command: str, thread_id: str) -> Thread:
         try:
             return self.session.runtime.thread(thread_id)
-        except LookupError as exc:
+        except ThreadNotFound as exc:
             raise UsageError(f"%threadlab {command}: {exc}") from None
 
     def _cmd_threads(self, rest: list[str]) -> ThreadListView:
@@ -355,9 +357,5 @@ def _definition(make: Any) -> Any:
         raise UsageError(str(exc)) from None
 
 
-def _declared_kind(rt: Any, target: str, name: str) -> str:
-    from ..runtime._graph import ThreadGraph
-
-    graph = ThreadGraph(rt.registry, target)
-    declared = graph.declared(name)
-    return "secret" if any(d.variable.type == "secret" for d in declared) else "text"
+def _declared_type(rt: Runtime, target: str, name: str) -> str:
+    return ThreadGraph(rt.registry, target).variable_type(name) or "text"

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import nbformat
 
-from ..runtime._thread import Thread
+from ..runtime import Thread
 
 __all__ = ["DEFINITION_MAGICS", "definition_cells", "thread_notebook"]
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from ..runtime._runtime import Runtime
+from ..runtime import Runtime
 
 __all__ = ["KernelSession"]
 
@@ -23,6 +23,12 @@ class KernelSession:
         if self._runtime is None:
             self._runtime = Runtime(store=self.store)
         return self._runtime
+
+    def use_store(self, store: str) -> None:
+        """Open `store` for the next thread (the threads of the old one stay where they are)."""
+        if store != self.store:
+            self.close()
+            self.store = store
 
     def close(self) -> None:
         if self._runtime is not None:

@@ -1,4 +1,5 @@
-"""Models: the offline default, scripted and function-driven test models."""
+"""Models: what the runtime asks of one (a streamed response to a request), the offline
+default, and scripted and function-driven test models."""
 
 from ._base import (
     FinishChunk,
@@ -7,6 +8,7 @@ from ._base import (
     ModelRequest,
     TextChunk,
     ToolCallChunk,
+    ToolPurpose,
     ToolSpec,
 )
 from ._offline import OfflineModel
@@ -24,6 +26,7 @@ __all__ = [
     "Step",
     "TextChunk",
     "ToolCallChunk",
+    "ToolPurpose",
     "ToolSpec",
     "call",
     "step",

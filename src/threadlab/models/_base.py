@@ -8,10 +8,10 @@ arrives in pieces. A provider that delivers a call whole sends one chunk with ev
 from __future__ import annotations
 
 from collections.abc import AsyncIterator, Sequence
-from dataclasses import dataclass, field
-from typing import Any, Protocol, runtime_checkable
+from dataclasses import dataclass
+from typing import Any, Literal, Protocol
 
-from ..runtime._messages import Message
+from .._records import Message
 
 __all__ = [
     "FinishChunk",
@@ -20,7 +20,13 @@ __all__ = [
     "ModelRequest",
     "TextChunk",
     "ToolCallChunk",
+    "ToolPurpose",
     "ToolSpec",
+]
+
+
+ToolPurpose = Literal[
+    "function", "prompt", "agent", "handoff", "lifecycle", "session_stop", "session_fail"
 ]
 
 
@@ -33,8 +39,10 @@ class ToolSpec:
     parameters: dict[str, Any]
     # Not sent to providers: they let the offline model behave like a sensible model would.
     progress_argument: str | None = None
-    # "function", "prompt", "agent", "handoff", "lifecycle", "session_stop" or "session_fail"
-    kind: str = "function"
+    # Also not sent: what the tool is for, so the offline model can call tools in a sensible
+    # order. One of "function", "prompt", "agent", "handoff", "lifecycle", "session_stop",
+    # "session_fail".
+    purpose: ToolPurpose = "function"
 
 
 @dataclass(frozen=True)
@@ -45,7 +53,6 @@ class ModelRequest:
     tools: Sequence[ToolSpec] = ()
     tool_choice: str = "auto"
     parallel_tool_calls: bool = False
-    options: dict[str, Any] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -71,7 +78,6 @@ class FinishChunk:
 ModelChunk = TextChunk | ToolCallChunk | FinishChunk
 
 
-@runtime_checkable
 class Model(Protocol):
     """A model the runtime can stream from."""
 

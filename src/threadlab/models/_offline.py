@@ -11,7 +11,7 @@ import asyncio
 import json
 from collections.abc import AsyncIterator, Sequence
 
-from ..runtime._messages import Message, ToolCall
+from .._records import Message, ToolCall
 from ._base import ModelChunk, ModelRequest, ToolSpec
 from ._schema_values import generate_arguments
 from ._scripted import ScriptedCall, Step, stream_step
@@ -52,14 +52,14 @@ class OfflineModel:
         calls: list[ScriptedCall] = [
             self._call(spec, user_text)
             for spec in request.tools
-            if spec.kind in ("function", "prompt", "agent") and spec.name not in called_names
+            if spec.purpose in ("function", "prompt", "agent") and spec.name not in called_names
         ]
         calls += self._subagent_calls(request.tools, called, user_text)
         if not calls:
             calls = [
                 self._call(spec, user_text)
                 for spec in request.tools
-                if spec.kind == "session_stop" and spec.name not in called_names
+                if spec.purpose == "session_stop" and spec.name not in called_names
             ]
         if calls and request.tool_choice != "none":
             chosen = calls if request.parallel_tool_calls else calls[:1]

@@ -103,27 +103,27 @@ class _Generator:
             if isinstance(options, list) and options:
                 chosen = next((o for o in options if o.get("type") != "null"), options[0])
                 return self.value(chosen, name, siblings, depth + 1)
-        kind = schema.get("type")
-        if isinstance(kind, list):
-            kind = next((k for k in kind if k != "null"), "null")
-        if kind == "object" or (kind is None and "properties" in schema):
+        json_type = schema.get("type")
+        if isinstance(json_type, list):
+            json_type = next((k for k in json_type if k != "null"), "null")
+        if json_type == "object" or (json_type is None and "properties" in schema):
             props = schema.get("properties", {})
             out: dict[str, Any] = {}
             for key, prop in props.items():
                 out[key] = self.value(prop, key, out, depth + 1)
             return out
-        if kind == "array":
+        if json_type == "array":
             count = max(1, int(schema.get("minItems", 1)))
             if schema.get("maxItems") == 0:
                 return []
             return [self.value(schema.get("items", {}), name, siblings, depth + 1)] * count
-        if kind == "integer":
+        if json_type == "integer":
             return int(_number(schema, 1))
-        if kind == "number":
+        if json_type == "number":
             return float(_number(schema, 1))
-        if kind == "boolean":
+        if json_type == "boolean":
             return True
-        if kind == "null":
+        if json_type == "null":
             return None
         return _fit(self._string(schema, name.lower(), siblings), schema)
 

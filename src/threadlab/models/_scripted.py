@@ -13,7 +13,7 @@ from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Sequen
 from dataclasses import dataclass
 from typing import Any
 
-from ..runtime._messages import Message
+from .._records import Message
 from ._base import FinishChunk, ModelChunk, ModelRequest, TextChunk, ToolCallChunk, ToolSpec
 
 __all__ = [

@@ -1,1 +1,6 @@
-"""The runtime: definitions, registry, threads, the step loop, events, hooks, env and files."""
+"""The entry points: `Runtime` (definitions + a store + limits) and the `Thread` handle."""
+
+from ._runtime import Runtime, run
+from ._thread import Thread
+
+__all__ = ["Runtime", "Thread", "run"]

@@ -1,4 +1,5 @@
-"""`Runtime`: definitions + a store + limits; creates, reopens and lists threads."""
+"""`Runtime`: definitions + a store + limits; creates, reopens and lists threads, and hosts
+their runs."""
 
 from __future__ import annotations
 
@@ -9,20 +10,21 @@ import time
 from collections.abc import Mapping
 from typing import Any
 
-from .._errors import DefinitionError, MissingVariableError
-from ..models._base import Model, ToolSpec
-from ..models._offline import OfflineModel
+from .._errors import CallContextError, MissingVariableError, ThreadNotFound
+from .._records import Run, new_id
+from ..definitions import (
+    AgentDefinition,
+    Registry,
+    Subagent,
+    ThreadGraph,
+    ToolDefinition,
+    default_registry,
+)
+from ..execution import Limits, ModelResolver, ToolSpecCache, repair
+from ..models import Model, ToolPurpose, ToolSpec
 from ..store import SQLiteStore, Store, ThreadRecord
-from ._definitions import AgentDefinition, ToolDefinition
-from ._env import ThreadEnv
-from ._graph import ThreadGraph
-from ._messages import new_id
-from ._registry import Registry, default_registry
-from ._run import Run
-from ._scoping import missing_in_descendants
-from ._secrets import SecretBox
+from ..threads import SecretBox, ThreadContext, missing_in_descendants
 from ._thread import Thread
-from ._values import Subagent
 
 __all__ = ["Runtime", "run"]
 
@@ -39,6 +41,13 @@ class Runtime:
         hook_timeout: seconds a hook may take before it is ignored.
         secret_key: key for secrets at rest; else THREADLAB_SECRET_KEY, else a 0600 key file
             in the user's config directory.
+
+    Example:
+        >>> import threadlab as tl
+        >>> rt = tl.Runtime(tl.Registry(), store=getfixture("tmp_path"))
+        >>> rt.threads()
+        []
+        >>> rt.close()
     """
 
     def __init__(
@@ -57,14 +66,37 @@ class Runtime:
             self.store: Store = SQLiteStore(store if store is not None else ".threadlab")
         else:
             self.store = store
-        self.max_consecutive_failures = max_consecutive_failures
-        self.max_steps = max_steps
-        self.max_session_turns = max_session_turns
-        self.hook_timeout = hook_timeout
+        self.limits = Limits(
+            max_consecutive_failures=max_consecutive_failures,
+            max_steps=max_steps,
+            max_session_turns=max_session_turns,
+            hook_timeout=hook_timeout,
+        )
         self.secrets = SecretBox(secret_key)
-        self._threads: dict[str, Thread] = {}
-        self._specs: dict[tuple[int, str], tuple[ToolDefinition, ToolSpec]] = {}
-        self._offline = OfflineModel()
+        self._contexts: dict[str, ThreadContext] = {}
+        self._handles: dict[str, Thread] = {}
+        self._models = ModelResolver(self.registry)
+        self._specs = ToolSpecCache(self.registry)
+
+    @property
+    def max_consecutive_failures(self) -> int:
+        """Failed tool calls in a row that stop a run."""
+        return self.limits.max_consecutive_failures
+
+    @property
+    def max_steps(self) -> int:
+        """Model calls per turn, unless a side sets its own."""
+        return self.limits.max_steps
+
+    @property
+    def max_session_turns(self) -> int:
+        """The cap of a dual_ai session."""
+        return self.limits.max_session_turns
+
+    @property
+    def hook_timeout(self) -> float:
+        """Seconds a hook may take before it is ignored."""
+        return self.limits.hook_timeout
 
     async def create_thread(
         self,
@@ -81,95 +113,75 @@ class Runtime:
         """
         graph = ThreadGraph(self.registry, target)
         if model is not None:
-            self._resolve_model(model)
+            self._models.resolve(model)
         record = ThreadRecord(new_id("thr"), None, target, time.time(), json.dumps({}))
         with self.store.transaction():
             self.store.add_thread(record)
-            thread = Thread(self, record, model)
-            thread._graph = graph
-            thread_env = thread._env_required()
-            for name, value in (env or {}).items():
-                declared = graph.declared(name)
-                kind = thread_env.kind(name) if declared else "text"
-                thread_env.set(name, value, kind)
-            thread_env.set_many(secrets or {}, "secret")
-            missing = thread_env.missing() + missing_in_descendants(
-                self.registry, graph, thread_env.resolve
+            context = self._new_context(record, None)
+            context.adopt_graph(graph)
+            context.model_override = model
+            context.env.set_given(env or {})
+            context.env.set_given(secrets or {}, "secret")
+            missing = context.env.missing() + missing_in_descendants(
+                self.registry, graph, context.env.resolve
             )
             if missing:
+                self._forget(record.id)
                 raise MissingVariableError(missing)  # rolls the thread back
-        self._threads[record.id] = thread
-        return thread
+        return self.thread(record.id)
 
     def thread(self, thread_id: str, model: Model | str | None = None) -> Thread:
         """Reopen a persisted thread. A run whose process died is repaired on opening: its
-        unfinished calls get "interrupted" results."""
-        known = self._threads.get(thread_id)
-        if known is not None:
-            if model is not None:
-                known._model_override = model
-            return known
-        record = self.store.get_thread(thread_id)
-        if record is None:
-            raise LookupError(f"no thread {thread_id!r} in {self._store_name()}")
-        thread = Thread(self, record, model)
-        self._threads[thread_id] = thread
-        thread._repair()
-        return thread
+        unfinished calls get "interrupted" results. `model` overrides the model of the
+        thread's own prompts (not persisted)."""
+        context = self.context(thread_id)
+        if model is not None:
+            context.model_override = model
+        handle = self._handles.get(thread_id)
+        if handle is None:
+            handle = self._handles[thread_id] = Thread(self, context)
+        return handle
 
     def threads(self) -> list[Thread]:
         """Every persisted thread, newest first."""
         return [self.thread(record.id) for record in self.store.list_threads()]
 
     def close(self) -> None:
+        """Release the store."""
         self.store.close()
 
-    def _store_name(self) -> str:
-        return str(getattr(self.store, "path", type(self.store).__name__))
+    # the thread directory (ThreadDirectory)
 
-    def _resolve_model(self, chosen: Any) -> Model:
-        if not isinstance(chosen, str):
-            # A duck-typed check: isinstance against the runtime Protocol is slow per step.
-            if not callable(getattr(chosen, "stream", None)):
-                raise DefinitionError(f"{chosen!r} is not a model: it needs a stream() method")
-            return chosen  # type: ignore[no-any-return]
-        if chosen == "offline":
-            return self._offline
-        definition = self.registry.model(chosen)
-        if definition is None:
-            raise DefinitionError(
-                f"model {chosen!r} is not defined (define it with tl.define_model, or use"
-                " 'offline')"
-            )
-        if definition.provider == "offline":
-            return OfflineModel(**definition.options)
-        raise DefinitionError(
-            f"model {chosen!r}: the {definition.provider!r} provider is not available in this"
-            " version of threadlab; use an offline model"
-        )
+    def context(self, thread_id: str) -> ThreadContext:
+        """The context of a persisted thread, repaired when first opened here."""
+        known = self._contexts.get(thread_id)
+        if known is not None:
+            return known
+        record = self.store.get_thread(thread_id)
+        if record is None:
+            raise ThreadNotFound(f"no thread {thread_id!r} in {self._store_name()}")
+        parent = self.context(record.parent_id) if record.parent_id else None
+        context = self._new_context(record, parent)
+        repair(context)
+        return context
 
-    def _tool_spec(self, tool: ToolDefinition, kind: str = "function") -> ToolSpec:
-        # Registered tools are cached per definition object (a redefined tool is a new object
-        # and gets a new spec); tools built for one frame are not worth keeping.
-        cacheable = self.registry.get(tool.name) is tool
-        key = (id(tool), kind)
-        cached = self._specs.get(key) if cacheable else None
-        if cached is not None and cached[0] is tool:
-            return cached[1]
-        spec = ToolSpec(
-            name=tool.name,
-            description=tool.description,
-            parameters=tool.args.for_model(tool.progress_argument),
-            progress_argument=tool.progress_argument,
-            kind=kind,
-        )
-        if cacheable:
-            self._specs[key] = (tool, spec)
-        return spec
+    def handle(self, thread_id: str) -> Thread:
+        """The public handle of a thread (what `state.get_child_thread` returns)."""
+        return self.thread(thread_id)
 
-    def _create_child(
-        self, parent: Thread, relationship: Subagent, label: str, agent: AgentDefinition
-    ) -> Thread:
+    # the run host (RunHost)
+
+    def resolve_model(self, chosen: Any) -> Model:
+        """The model for a name or a model object."""
+        return self._models.resolve(chosen)
+
+    def tool_spec(self, tool: ToolDefinition, purpose: ToolPurpose = "function") -> ToolSpec:
+        """A tool as offered to a model."""
+        return self._specs.spec(tool, purpose)
+
+    def create_child(
+        self, parent: ThreadContext, relationship: Subagent, label: str, agent: AgentDefinition
+    ) -> ThreadContext:
         """A child thread for `relationship`, with the env values the relationship gives it.
         Raises MissingVariableError (and creates nothing) when its required variables do not
         resolve."""
@@ -186,22 +198,28 @@ class Runtime:
         record = ThreadRecord(new_id("thr"), parent.id, agent.name, time.time(), json.dumps(meta))
         with self.store.transaction():
             self.store.add_thread(record)
-            env = ThreadEnv(
-                self.store,
-                self.secrets,
-                record.id,
-                graph,
-                parent._redactor,
-                parent._env_required(),
-            )
-            for name, value in (relationship.env or {}).items():
-                env.set(name, value, env.kind(name) if graph.declared(name) else "text")
-            missing = env.missing()
+            context = self._new_context(record, parent)
+            context.adopt_graph(graph)
+            context.env.set_given(relationship.env or {})
+            missing = context.env.missing()
             if missing:
+                self._forget(record.id)
                 raise MissingVariableError(missing)
-        child = Thread(self, record)
-        self._threads[record.id] = child
-        return child
+        return context
+
+    # helpers
+
+    def _new_context(self, record: ThreadRecord, parent: ThreadContext | None) -> ThreadContext:
+        context = ThreadContext(self, self.store, self.secrets, self.registry, record, parent)
+        self._contexts[record.id] = context
+        return context
+
+    def _forget(self, thread_id: str) -> None:
+        self._contexts.pop(thread_id, None)
+        self._handles.pop(thread_id, None)
+
+    def _store_name(self) -> str:
+        return str(getattr(self.store, "path", type(self.store).__name__))
 
 
 def run(
@@ -225,7 +243,7 @@ def run(
     except RuntimeError:
         pass
     else:
-        raise RuntimeError(
+        raise CallContextError(
             "tl.run() cannot be used inside a running event loop (a notebook or async code);"
             " use `thread = await rt.create_thread(...)` and `await thread.send(...)`"
         )

@@ -1,7 +1,8 @@
 """Persistence: one interface, SQLite by default."""
 
+from .._errors import StoreVersionError
 from ._protocol import FileRecord, RunRecord, Store, StoredEvent, StoredMessage, ThreadRecord
-from ._sqlite import SCHEMA_VERSION, SQLiteStore, StoreVersionError
+from ._sqlite import SCHEMA_VERSION, SQLiteStore
 
 __all__ = [
     "SCHEMA_VERSION",

@@ -15,9 +15,10 @@ from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 
+from .._errors import StoreVersionError
 from ._protocol import FileRecord, RunRecord, StoredEvent, StoredMessage, ThreadRecord
 
-__all__ = ["SCHEMA_VERSION", "SQLiteStore", "StoreVersionError"]
+__all__ = ["SCHEMA_VERSION", "SQLiteStore"]
 
 SCHEMA_VERSION = 1
 
@@ -52,10 +53,6 @@ CREATE TABLE IF NOT EXISTS queue (
 """
 
 
-class StoreVersionError(RuntimeError):
-    """The store was written by a newer threadlab than this one."""
-
-
 class SQLiteStore:
     """The default store: `<directory>/threads.sqlite3`."""
 
@@ -72,7 +69,6 @@ class SQLiteStore:
         self._db.execute("PRAGMA journal_mode=WAL")
         self._db.execute(f"PRAGMA synchronous={'FULL' if durable else 'NORMAL'}")
         self._db.execute("PRAGMA busy_timeout=30000")
-        self._db.execute("PRAGMA foreign_keys=ON")
         self._migrate()
 
     def _migrate(self) -> None:

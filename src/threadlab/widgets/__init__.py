@@ -1,6 +1,7 @@
 """Views of threads for Jupyter: live while a run streams, static HTML once it is over."""
 
-from ._live import LiveRun, replay
+from ._live import LiveRun
+from ._replay import replay
 from ._static import StaticTrace, static_html, static_text
 from ._throttle import Throttle
 from ._trace import TraceState

@@ -10,20 +10,20 @@ import copy
 from collections.abc import Callable
 from typing import Any
 
-from ..runtime._events import (
+from .._records import (
     CustomEvent,
-    Event,
     FileWrittenEvent,
+    Message,
     MessageCreatedEvent,
     RunFinishedEvent,
     SubagentCreatedEvent,
     TextDeltaEvent,
+    ThreadEvent,
     ThreadStatusEvent,
     ToolCallDeltaEvent,
     ToolCallFinishedEvent,
     ToolCallStartedEvent,
 )
-from ..runtime._messages import Message
 
 __all__ = ["PREVIEW_CHARS", "TraceState"]
 
@@ -69,7 +69,7 @@ class TraceState:
             self.files.setdefault(thread_id, {})
             self.version += 1
 
-    def apply(self, event: Event) -> None:
+    def apply(self, event: ThreadEvent) -> None:
         """Fold one event into the state."""
         tid = event.thread_id
         if tid not in self.threads:

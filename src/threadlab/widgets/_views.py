@@ -6,17 +6,16 @@ from __future__ import annotations
 import base64
 import mimetypes
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import anywidget
 import traitlets
 
 from .._errors import PathError
+from ..runtime import Runtime
+from ._replay import replay
 from ._static import static_text
 from ._trace import TraceState
-
-if TYPE_CHECKING:
-    from ..runtime._runtime import Runtime
 
 __all__ = ["ThreadListView", "TraceView"]
 
@@ -134,8 +133,7 @@ class ThreadListView(_View):
         ]
 
     def open_thread(self, thread_id: str) -> TraceState:
-        from ._live import replay
-
+        """Show the inspector of `thread_id` below the list."""
         state = replay(self._rt.thread(thread_id))
         self.opened = state.snapshot()
         return state

@@ -1,22 +1,74 @@
 """What a thread's definitions add up to: its prompts, tools, subagent relationships and
-declared variables."""
+declared variables — and the one rule by which a variable's name resolves to a value."""
 
 from __future__ import annotations
 
+import os
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
+from typing import Literal
 
 from .._errors import DefinitionError
-from ._definitions import AgentDefinition, PromptDefinition, ToolDefinition
 from ._registry import Registry
+from ._types import AgentDefinition, PromptDefinition, ToolDefinition
 from ._values import Include, Side, Subagent, Variable
 
-__all__ = ["Declaration", "ThreadGraph", "agent_for"]
+__all__ = [
+    "Declaration",
+    "Resolve",
+    "ThreadGraph",
+    "agent_for",
+    "relationship_enabled",
+    "resolve_variable",
+]
+
+Resolve = Callable[[str], "str | None"]
 
 
 @dataclass(frozen=True)
 class Declaration:
+    """A variable as one definition declares it."""
+
     variable: Variable
-    declarer: str
+    declarer: str  # "tool 'search'", "prompt 'helper'", ... for error messages
+    tool: str | None = None  # the declaring tool, whose `ToolConfig` env values apply to it
+
+
+def relationship_enabled(relationship: Subagent, resolve: Resolve) -> bool:
+    """`optional` names an env flag: the relationship exists only when it is true/1/yes."""
+    if relationship.optional is None:
+        return True
+    value = resolve(relationship.optional)
+    return isinstance(value, str) and value.strip().lower() in ("true", "1", "yes")
+
+
+def resolve_variable(
+    graph: ThreadGraph,
+    name: str,
+    *,
+    own: Mapping[str, str | None],
+    inherited: Resolve | None,
+    prompt: PromptDefinition | None = None,
+    tool: str | None = None,
+) -> str | None:
+    """The value of `name` for a thread, highest first: its `own` values (given at creation,
+    by the relationship, or by set_env); the parent's (`inherited`, None for a root thread)
+    unless the thread's definitions declare the name scoped; the definitions' defaults (agent
+    env, the asking tool's `ToolConfig` env, prompt env); the process environment for
+    declared names (for a scoped name, root threads only)."""
+    if name in own:
+        return own[name]
+    scoped = graph.is_scoped(name)
+    if inherited is not None and not scoped:
+        value = inherited(name)
+        if value is not None:
+            return value
+    default = graph.default_value(name, prompt, tool)
+    if default is not None:
+        return default
+    if graph.declared(name) and not (scoped and inherited is not None):
+        return os.environ.get(name)
+    return None
 
 
 def agent_for(registry: Registry, target: str) -> AgentDefinition:
@@ -76,7 +128,9 @@ class ThreadGraph:
 
     def _add_tool(self, tool: ToolDefinition) -> None:
         self.tools[tool.name] = tool
-        self.declarations.extend(Declaration(v, f"tool {tool.name!r}") for v in tool.variables)
+        self.declarations.extend(
+            Declaration(v, f"tool {tool.name!r}", tool.name) for v in tool.variables
+        )
 
     def _add_prompt(self, name: str, referrer: str) -> None:
         if name in self.prompts:
@@ -141,22 +195,37 @@ class ThreadGraph:
         return definition.key_variable()
 
     def declared(self, name: str) -> list[Declaration]:
+        """Every declaration of `name` in this thread's definitions."""
         return [d for d in self.declarations if d.variable.name == name]
+
+    def is_scoped(self, name: str) -> bool:
+        """Whether any of this thread's definitions declares `name` scoped."""
+        return any(d.variable.scoped for d in self.declared(name))
+
+    def variable_type(self, name: str) -> Literal["text", "secret"] | None:
+        """The declared type (secret wins when declarations disagree); None if undeclared."""
+        declared = self.declared(name)
+        if not declared:
+            return None
+        return "secret" if any(d.variable.type == "secret" for d in declared) else "text"
 
     def secret_names(self) -> set[str]:
         return {d.variable.name for d in self.declarations if d.variable.type == "secret"}
 
-    def default_value(self, name: str) -> str | None:
-        """A value from the definitions themselves: agent env, then `ToolConfig` env, then
-        prompt env."""
+    def default_value(
+        self, name: str, prompt: PromptDefinition | None = None, tool: str | None = None
+    ) -> str | None:
+        """A value from the definitions themselves: agent env, then the `ToolConfig` env that
+        `prompt` (or any of the thread's prompts) gives `tool`, then prompt env."""
         if name in self.agent.env:
             return self.agent.env[name]
-        for prompt in self.prompts.values():
-            for entry in prompt.tool_names():
-                tool_env = prompt.tool_env(entry)
+        prompts = [prompt] if prompt is not None else list(self.prompts.values())
+        if tool is not None:
+            for candidate in prompts:
+                tool_env = candidate.tool_env(tool)
                 if name in tool_env:
                     return tool_env[name]
-        for prompt in self.prompts.values():
-            if name in prompt.env:
-                return prompt.env[name]
+        for candidate in prompts:
+            if name in candidate.env:
+                return candidate.env[name]
         return None

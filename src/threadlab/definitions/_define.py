@@ -9,7 +9,9 @@ from typing import Any, Literal
 from pydantic import BaseModel, ValidationError
 
 from .._errors import DefinitionError
-from ._definitions import (
+from ._registry import Registry, default_registry
+from ._schema import ArgsSchema
+from ._types import (
     HOOK_NAMES,
     RESERVED_TOOL_NAMES,
     AgentDefinition,
@@ -20,8 +22,6 @@ from ._definitions import (
     ToolDefinition,
     ToolEntry,
 )
-from ._registry import Registry, default_registry
-from ._schema import ArgsSchema
 from ._values import Env, Include, Side, Subagent, SubpromptConfig, Text, ToolConfig, Variable
 
 __all__ = [
@@ -37,6 +37,7 @@ __all__ = [
 _NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_-]{0,63}$")
 _HOOK_ID = re.compile(r"^[a-z][a-z0-9_]*$")
 _PLACEHOLDER = re.compile(r"\{\{\s*(env|include)\s*:\s*([^}\s]+)\s*\}\}")
+_TOOL_CHOICE_MODES = ("auto", "none", "required")
 _SUBAGENT_KEYS = {"blocking", "resumable", "max_instances", "parent_communication", "immediate"}
 
 
@@ -192,6 +193,19 @@ def _tool_entries(owner: str, tools: Iterable[object]) -> tuple[ToolEntry, ...]:
     return tuple(entries)
 
 
+def _check_tool_choice(owner: str, tool_choice: object, entries: tuple[ToolEntry, ...]) -> None:
+    """`tool_choice` is a mode, or the name of one of the prompt's own tools."""
+    if tool_choice in _TOOL_CHOICE_MODES:
+        return
+    names = [entry if isinstance(entry, str) else entry.name for entry in entries]
+    if isinstance(tool_choice, str) and tool_choice in names:
+        return
+    raise DefinitionError(
+        f"{owner}: tool_choice {tool_choice!r} must be 'auto', 'none', 'required' or the name of"
+        f" a tool the prompt lists (tools: {', '.join(names) or 'none'})"
+    )
+
+
 def define_prompt(
     name: str,
     *,
@@ -221,14 +235,14 @@ def define_prompt(
     """
     owner = f"prompt {name!r}"
     _check_name("prompt", name)
-    if tool_choice not in ("auto", "none", "required") and not isinstance(tool_choice, str):
-        raise DefinitionError(f"{owner}: tool_choice must be 'auto', 'none', 'required' or a name")
+    entries = _tool_entries(owner, tools)
+    _check_tool_choice(owner, tool_choice, entries)
     definition = PromptDefinition(
         name=name,
         prompt=_prompt_parts(owner, prompt),
         model=model,
         tool_description=tool_description,
-        tools=_tool_entries(owner, tools),
+        tools=entries,
         include_chat=include_chat,
         include_past_tools=include_past_tools,
         parallel_tool_calls=parallel_tool_calls,

@@ -5,7 +5,7 @@ from __future__ import annotations
 import threading
 
 from .._errors import DefinitionError
-from ._definitions import (
+from ._types import (
     AgentDefinition,
     Definition,
     HookDefinition,

@@ -8,7 +8,7 @@ import inspect
 import logging
 from typing import Any
 
-from ._registry import Registry
+from ..definitions import HookDefinition, Registry
 
 __all__ = ["HookRunner"]
 
@@ -16,8 +16,10 @@ log = logging.getLogger("threadlab.hooks")
 
 
 class HookRunner:
+    """The hook implementations one prompt (else its agent) lists, by hook name."""
+
     def __init__(self, registry: Registry, ids: tuple[str, ...], timeout: float) -> None:
-        self._by_hook: dict[str, list[Any]] = {}
+        self._by_hook: dict[str, list[HookDefinition]] = {}
         for hook_id in ids:
             definition = registry.hook(hook_id)
             if definition is None:
@@ -27,6 +29,7 @@ class HookRunner:
         self._timeout = timeout
 
     def has(self, hook: str) -> bool:
+        """Whether any listed implementation is for `hook` (most steps have none to run)."""
         return hook in self._by_hook
 
     async def run(self, hook: str, state: Any, payload: Any, *, transform: bool = False) -> Any:
@@ -36,7 +39,8 @@ class HookRunner:
             try:
                 result = definition.execute(state, payload)
                 if inspect.isawaitable(result):
-                    result = await asyncio.wait_for(_awaitable(result), self._timeout)
+                    async with asyncio.timeout(self._timeout):
+                        result = await result
             except asyncio.CancelledError:
                 raise
             except Exception as exc:
@@ -52,7 +56,3 @@ class HookRunner:
             if transform and result is not None:
                 payload = result
         return payload
-
-
-async def _awaitable(value: Any) -> Any:
-    return await value

@@ -14,7 +14,14 @@ import time
 
 from ..store import RunRecord, Store
 
-__all__ = ["HEARTBEAT_SECONDS", "LIVE_RUNS", "STALE_SECONDS", "heartbeat_task", "is_live"]
+__all__ = [
+    "HEARTBEAT_SECONDS",
+    "LIVE_RUNS",
+    "STALE_SECONDS",
+    "heartbeat_task",
+    "is_live",
+    "new_lease",
+]
 
 HEARTBEAT_SECONDS = 5.0
 STALE_SECONDS = 30.0
@@ -42,11 +49,13 @@ def is_live(run: RunRecord) -> bool:
 
 
 async def heartbeat_task(store: Store, run_id: str) -> None:
+    """Keep the lease of `run_id` fresh until cancelled."""
     while True:
         await asyncio.sleep(HEARTBEAT_SECONDS)
         store.heartbeat(run_id, time.time())
 
 
 def new_lease(run_id: str, thread_id: str) -> RunRecord:
+    """The lease this process takes when it starts running a thread."""
     now = time.time()
     return RunRecord(run_id, thread_id, "running", os.getpid(), HOST, now, now)

@@ -12,16 +12,22 @@ import threading
 from collections.abc import Callable
 from typing import Any
 
-from ._definitions import ToolDefinition
-from ._messages import ToolCall
-from ._state import ThreadState
-from ._values import ToolResult
+from .._records import ToolCall, ToolResult
+from ..definitions import ToolDefinition
+from ..threads import ThreadState
 
-__all__ = ["content_of", "run_tool_call"]
+__all__ = ["content_of", "result_text", "run_tool_call"]
 
 
 def error(message: str) -> ToolResult:
     return ToolResult("error", error=message)
+
+
+def result_text(result: ToolResult) -> str:
+    """What the tool message stores: the result's content, or the error message."""
+    if result.status == "success":
+        return content_of(result.result) if result.result is not None else ""
+    return result.error or "the tool reported an error"
 
 
 async def run_tool_call(
@@ -30,6 +36,7 @@ async def run_tool_call(
     state: ThreadState,
     missing_variables: Callable[[ToolDefinition], list[tuple[str, str]]],
 ) -> ToolResult:
+    """The result of `call`: never raises to the loop, except for cancellation."""
     definition = tools.get(call.name)
     if definition is None:
         offered = ", ".join(sorted(tools)) or "none"

@@ -1,21 +1,35 @@
 """Consuming a model's stream: text and argument deltas become events as they arrive, and each
-tool call's `tool_call_started` fires exactly once, at the moment the seed asks for."""
+tool call's `tool_call_started` fires exactly once: when its progress argument is complete, or
+as soon as the call appears when it has none."""
 
 from __future__ import annotations
 
 import json
 from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass, field
+from typing import Protocol, TypeVar
 
-from ..models._base import FinishChunk, ModelChunk, TextChunk, ToolCallChunk
-from ._definitions import ToolDefinition
-from ._events import Event, TextDeltaEvent, ToolCallDeltaEvent, ToolCallStartedEvent
-from ._messages import ToolCall, new_id
+from .._records import (
+    TextDeltaEvent,
+    ThreadEvent,
+    ToolCall,
+    ToolCallDeltaEvent,
+    ToolCallStartedEvent,
+    new_id,
+)
+from ..definitions import ToolDefinition
+from ..models import FinishChunk, ModelChunk, TextChunk, ToolCallChunk
 from ._scanner import ArgumentScanner
 
 __all__ = ["Draft", "collect_stream", "parse_arguments"]
 
-Emit = Callable[[Event], Event]
+E = TypeVar("E", bound=ThreadEvent)
+
+
+class Emit(Protocol):
+    def __call__(self, event: E, /) -> E: ...
+
+
 OnStarted = Callable[[ToolCallStartedEvent], Awaitable[None]]
 
 
@@ -70,7 +84,6 @@ async def collect_stream(
                 **base,  # type: ignore[arg-type]
             )
         )
-        assert isinstance(event, ToolCallStartedEvent)
         await on_started(event)
 
     async for chunk in stream:

@@ -9,18 +9,21 @@ from __future__ import annotations
 import asyncio
 import threading
 from collections.abc import Callable, Sequence
+from typing import TypeVar, cast
 
+from .._records import Message, ThreadEvent
 from ..store import Store, StoredEvent, StoredMessage
-from ._events import Event
-from ._messages import Message
-from ._redact import Redactor
+from ._redaction import Redactor
 
-__all__ = ["EventSink"]
+__all__ = ["EventSink", "Listener"]
 
-Listener = Callable[[Event], None]
+Listener = Callable[[ThreadEvent], None]
+E = TypeVar("E", bound=ThreadEvent)
 
 
 class EventSink:
+    """One thread's events: redacted, handed to live listeners, buffered for the store."""
+
     def __init__(self, store: Store, redactor: Redactor, thread_id: str) -> None:
         self.thread_id = thread_id
         self._store = store
@@ -41,21 +44,21 @@ class EventSink:
         self._listeners.append(listener)
         return lambda: self._listeners.remove(listener) if listener in self._listeners else None
 
-    def emit(self, event: Event) -> Event:
+    def emit(self, event: E) -> E:
         if self._redactor:
             data = self._redactor.value(event.model_dump(mode="json"))
-            event = type(event).model_validate(data)
+            event = cast(E, type(event).model_validate(data))
         if self._loop is not None and threading.get_ident() != self._loop_thread:
             self._loop.call_soon_threadsafe(self._record, event)
         else:
             self._record(event)
         return event
 
-    def _record(self, event: Event) -> None:
+    def _record(self, event: ThreadEvent) -> None:
         self._pending.append(StoredEvent(event.thread_id, event.type, event.model_dump_json()))
         self.relay(event)
 
-    def relay(self, event: Event) -> None:
+    def relay(self, event: ThreadEvent) -> None:
         for listener in list(self._listeners):
             listener(event)
         if self.upstream is not None:

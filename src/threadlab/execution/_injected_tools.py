@@ -1,27 +1,51 @@
-"""The tools a frame offers, and the ones built at run time: prompts as tools (a nested turn
-in the same thread), agents as tools (a handoff, or a child session), and a side's session
-and lifecycle tools."""
+"""The tools a frame offers, and the ones the runtime builds for it: prompts as tools (a
+nested turn in the same thread), agents as tools (a handoff, or a child session), and a side's
+session tools and the lifecycle tools of its subagent relationships."""
 
 from __future__ import annotations
 
 import json
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 from pydantic import BaseModel
 
-from .._errors import PathError
-from ._attachments import as_paths
-from ._definitions import AgentDefinition, PromptDefinition, ToolDefinition
+from .._records import Message, Run, ToolResult
+from ..definitions import (
+    AgentDefinition,
+    ArgsSchema,
+    PromptDefinition,
+    Side,
+    Subagent,
+    SubpromptConfig,
+    ThreadGraph,
+    ToolDefinition,
+)
+from ..threads import ThreadContext, as_paths
+from ._builtin_tool import builtin_tool
 from ._frames import Frame
-from ._messages import Message
-from ._paths import normalize_path
-from ._schema import ArgsSchema
-from ._values import Side, Subagent, SubpromptConfig, ToolResult
+from ._lifecycle_tools import lifecycle_tools
+from ._subagents import Supervisor
 
-if TYPE_CHECKING:
-    from ._loop import TurnLoop
+__all__ = ["ToolOwner", "tools_for"]
 
-__all__ = ["builtin_tool", "tools_for"]
+
+class ToolOwner(Protocol):
+    """What the runtime-built tools need from the run that offers them."""
+
+    @property
+    def graph(self) -> ThreadGraph: ...
+    @property
+    def context(self) -> ThreadContext: ...
+    @property
+    def supervisor(self) -> Supervisor: ...
+    @property
+    def completed(self) -> bool: ...
+    @property
+    def outcome(self) -> Run: ...
+
+    async def commit(self, frame: Frame, message: Message) -> Message: ...
+    async def run_turn(self, frame: Frame) -> None: ...
+
 
 _MESSAGE_ARGS: dict[str, Any] = {
     "type": "object",
@@ -46,31 +70,7 @@ _HANDOFF_ARGS: dict[str, Any] = {
 }
 
 
-class _BuiltinTool(ToolDefinition):
-    """A tool made by the runtime for one frame; `kind_hint` tells models what it is."""
-
-    kind_hint: str = "function"
-
-
-def builtin_tool(
-    name: str,
-    description: str,
-    args: ArgsSchema,
-    execute: Any,
-    kind_hint: str,
-) -> ToolDefinition:
-    # No tool timeout: the step budget and the failure budget bound what these run.
-    return _BuiltinTool(
-        name=name,
-        description=description,
-        execute=execute,
-        args=args,
-        timeout=None,
-        kind_hint=kind_hint,
-    )
-
-
-def tools_for(loop: TurnLoop, frame: Frame, prompt: PromptDefinition) -> dict[str, ToolDefinition]:
+def tools_for(loop: ToolOwner, frame: Frame, prompt: PromptDefinition) -> dict[str, ToolDefinition]:
     """Everything offered to `prompt` in this frame, in the prompt's order, then the side's
     session tools and the lifecycle tools of its subagent relationships."""
     registry = loop.graph.registry
@@ -86,16 +86,16 @@ def tools_for(loop: TurnLoop, frame: Frame, prompt: PromptDefinition) -> dict[st
         elif isinstance(definition, AgentDefinition):
             out[name] = _agent_tool(loop, frame, definition)
     if frame.depth == 0:
-        for session_tool in (frame.side.session_stop, frame.side.session_fail):
+        for session_tool in (frame.side_config.session_stop, frame.side_config.session_fail):
             tool = registry.tool(session_tool) if session_tool else None
             if tool is not None and tool.name not in out:
                 out[tool.name] = tool
-        out.update(loop.supervisor.lifecycle_tools(frame))
+        out.update(lifecycle_tools(loop.supervisor, frame))
     return out
 
 
 def _prompt_tool(
-    loop: TurnLoop, frame: Frame, prompt: PromptDefinition, config: SubpromptConfig
+    loop: ToolOwner, frame: Frame, prompt: PromptDefinition, config: SubpromptConfig
 ) -> ToolDefinition:
     schema = prompt.required_schema or ArgsSchema(f"prompt {prompt.name!r}", _MESSAGE_ARGS)
 
@@ -108,7 +108,7 @@ def _prompt_tool(
 
 
 async def run_prompt_tool(
-    loop: TurnLoop,
+    loop: ToolOwner,
     frame: Frame,
     prompt: PromptDefinition,
     config: SubpromptConfig,
@@ -127,26 +127,23 @@ async def run_prompt_tool(
     paths: list[str] = []
     if config.init_attachments_property:
         for path in as_paths(values.get(config.init_attachments_property)):
-            normal = normalize_path(path)
-            if loop.thread.files.stat_sync(normal) is None:
-                raise PathError(f"{normal} not found in thread {loop.thread.id}")
-            paths.append(normal)
+            paths.append(loop.context.files.require(path).path)
     nested = Frame(
         prompt_name=prompt.name,
-        side=Side(prompt.name),
+        side_config=Side(prompt.name),
         budget=frame.budget,
-        label=frame.label,
+        side=frame.side,
         depth=frame.depth + 1,
         parent_id=frame.current_message_id,
         parent_tool_call_id=call_id,
         nested=[],
         caller_context=[m for m in frame.caller_view if m.role != "system"],
     )
-    await loop._commit(nested, Message(role="user", content=text, attachments=tuple(paths)))
-    await loop._turn(nested)
+    await loop.commit(nested, Message(role="user", content=text, attachments=tuple(paths)))
+    await loop.run_turn(nested)
     if nested.error is not None:
         return ToolResult("error", error=nested.error)
-    if loop.outcome.status != "completed":
+    if not loop.completed:
         return ToolResult("error", error=f"stopped: {loop.outcome.error}")
     return _shape(nested, config)
 
@@ -172,13 +169,13 @@ def _shape(nested: Frame, config: SubpromptConfig) -> Any:
     return out
 
 
-def _agent_tool(loop: TurnLoop, frame: Frame, agent: AgentDefinition) -> ToolDefinition:
+def _agent_tool(loop: ToolOwner, frame: Frame, agent: AgentDefinition) -> ToolDefinition:
     if agent.type == "ai_human":
 
         async def handoff(state: Any, args: Any) -> Any:
             if frame.depth != 0:
                 return ToolResult("error", error="a handoff can only happen at the top level")
-            loop.thread._set_owner(agent.name)
+            loop.context.set_meta(owner=agent.name)
             frame.ending = "handoff"
             return {"handoff": agent.name}
 

@@ -6,10 +6,8 @@ from collections.abc import Callable, Iterator, Sequence
 from typing import overload
 
 from .._errors import DefinitionError
-from ._definitions import PromptDefinition
-from ._messages import Message
-from ._registry import Registry
-from ._values import Env, Include, Text
+from .._records import Message
+from ..definitions import Env, Include, PromptDefinition, Registry, Text
 
 __all__ = ["MessageWindow", "earlier_context", "render_system", "side_view"]
 

@@ -11,8 +11,8 @@ from pydantic import BaseModel, Field, create_model
 
 from .._errors import DefinitionError
 from ._define import define_tool
-from ._definitions import ToolDefinition
 from ._docstrings import parse_docstring
+from ._types import ToolDefinition
 
 __all__ = ["tool"]
 
@@ -45,8 +45,9 @@ def tool(
         'the first number'
     """
     if fn is None:
-        return lambda f: _tool_from_function(f, options)
-    return _tool_from_function(fn, options)
+        # Each decorated function gets its own copy: one decorator object may be reused.
+        return lambda f: _tool_from_function(f, dict(options))
+    return _tool_from_function(fn, dict(options))
 
 
 def _tool_from_function(fn: Callable[..., Any], options: dict[str, Any]) -> ToolDefinition:

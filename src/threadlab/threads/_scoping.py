@@ -8,46 +8,34 @@ definitions' defaults. So a required scoped variable with no such source can nev
 
 from __future__ import annotations
 
-import os
-from collections.abc import Callable
-
-from ._graph import ThreadGraph
-from ._registry import Registry
-from ._subagents import enabled
+from ..definitions import Registry, Resolve, ThreadGraph, relationship_enabled, resolve_variable
 
 __all__ = ["missing_in_descendants"]
-
-Resolve = Callable[[str], "str | None"]
 
 
 def missing_in_descendants(
     registry: Registry, graph: ThreadGraph, resolve: Resolve, _seen: frozenset[str] = frozenset()
 ) -> list[tuple[str, str]]:
+    """Required variables of the subagents `graph` may start (and theirs, recursively) that
+    can never resolve, each with its declarer and relationship."""
     missing: list[tuple[str, str]] = []
     for relationship in graph.relationships:
-        if relationship.name in _seen or not enabled(relationship, resolve):
+        if relationship.name in _seen or not relationship_enabled(relationship, resolve):
             continue
         child = ThreadGraph(registry, relationship.name)
         given = dict(relationship.env or {})
 
         def resolve_child(
-            name: str, child: ThreadGraph = child, given: dict[str, str] = given
+            name: str,
+            tool: str | None = None,
+            child: ThreadGraph = child,
+            given: dict[str, str] = given,
         ) -> str | None:
-            if name in given:
-                return given[name]
-            scoped = any(d.variable.scoped for d in child.declared(name))
-            if not scoped:
-                inherited = resolve(name)
-                if inherited:
-                    return inherited
-            default = child.default_value(name)
-            if default is not None or scoped:
-                return default
-            return os.environ.get(name) if child.declared(name) else None
+            return resolve_variable(child, name, own=given, inherited=resolve, tool=tool)
 
         for declaration in child.declarations:
             name = declaration.variable.name
-            if declaration.variable.required and not resolve_child(name):
+            if declaration.variable.required and not resolve_child(name, declaration.tool):
                 missing.append((name, f"{declaration.declarer} in subagent {relationship.name!r}"))
         missing += missing_in_descendants(
             registry, child, resolve_child, _seen | {relationship.name}

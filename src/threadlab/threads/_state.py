@@ -5,15 +5,14 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Callable, Coroutine, Iterable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Literal, TypeVar
+from typing import Any, Literal, TypeVar
 
+from .._errors import CallContextError
+from .._records import ChildInfo, CustomEvent, Message
+from ..definitions import PromptDefinition
 from ..store import FileRecord
-from ._events import CustomEvent
-from ._messages import Message
-
-if TYPE_CHECKING:
-    from ._subagents import ChildInfo
-    from ._thread import Thread
+from ._context import ThreadContext, ThreadHandle
+from ._env import VariableType
 
 __all__ = ["ExecutionInfo", "SyncState", "ThreadState"]
 
@@ -25,45 +24,64 @@ class ExecutionInfo:
     """What is running now: set while a run executes, else `state.execution` is None."""
 
     run_id: str
+    """The run."""
     step: int
+    """Model calls made so far in the turn (nested prompt-tool turns count)."""
     prompt: str
+    """The prompt whose tools are running."""
     tool_call_id: str | None = None
+    """The call being executed; None in hooks that run outside a call."""
     side: Literal["a", "b"] | None = None
+    """In a dual_ai thread, the side whose turn it is."""
 
 
 class ThreadState:
-    """What `execute(state, args)` and hooks receive."""
+    """What `execute(state, args)` and hooks receive: one thread's env, messages, files,
+    relationships and events.
+
+    Example:
+        A tool that reads a variable and writes a file::
+
+            async def save(state: tl.ThreadState, text: str) -> str:
+                region = await state.env("REGION")
+                await state.write_file("/out/note.txt", f"{region}: {text}")
+                state.emit("saved", {"chars": len(text)})
+                return "saved"
+    """
 
     def __init__(
         self,
-        thread: Thread,
+        context: ThreadContext,
         execution: ExecutionInfo | None = None,
-        prompt: Any = None,
+        prompt: PromptDefinition | None = None,
         tool_name: str | None = None,
         event_base: dict[str, Any] | None = None,
     ) -> None:
-        self._thread = thread
+        self._context = context
         self._event_base = event_base
         self.execution = execution
+        """Step information while a run executes, else None."""
         self._prompt = prompt
         self._tool_name = tool_name
-        self._loop: asyncio.AbstractEventLoop | None = None
         try:
-            self._loop = asyncio.get_running_loop()
+            self._loop: asyncio.AbstractEventLoop | None = asyncio.get_running_loop()
         except RuntimeError:
             self._loop = None
 
     @property
     def thread_id(self) -> str:
-        return self._thread.id
+        """The thread's id."""
+        return self._context.id
 
     @property
     def agent_id(self) -> str:
-        return self._thread.agent
+        """The agent (or bare prompt) the thread was created for."""
+        return self._context.agent
 
     @property
     def parent_id(self) -> str | None:
-        return self._thread.parent_id
+        """The parent thread's id; None for a root thread."""
+        return self._context.parent_id
 
     @property
     def sync(self) -> SyncState:
@@ -71,64 +89,80 @@ class ThreadState:
         return SyncState(self)
 
     # env
+
     async def env(self, name: str) -> str | None:
-        return self._thread._env_value(name, self._prompt, self._tool_name)
+        """The value of `name` as this tool sees it (secrets too: tools may use them)."""
+        return self._context.env.resolve(name, self._prompt, self._tool_name)
 
     def env_type(self, name: str) -> Literal["text", "secret"]:
-        return self._thread._env_kind(name)
+        """The type of `name`: declared, or as set; an unknown name counts as secret."""
+        return self._context.env.type_of(name)
 
-    async def set_env(
-        self, name: str, value: str | None, type: Literal["text", "secret"] | None = None
-    ) -> None:
-        self._thread._set_env(name, value, type)
+    async def set_env(self, name: str, value: str | None, type: VariableType | None = None) -> None:
+        """Give the thread its own value of `name` (None: no value); its descendants inherit
+        it unless they declare the name scoped. `type` defaults to the declared one."""
+        self._context.env.set(name, value, type)
 
     # messages
+
     def get_messages(self) -> list[Message]:
-        return self._thread.messages
+        """The persisted top-level history, including results persisted earlier in this step."""
+        return self._context.messages()
 
     async def inject_message(
         self, content: str, *, role: Literal["user", "assistant", "system"] = "user"
     ) -> Message:
         """Add a message to the history without starting execution."""
-        return self._thread._inject(Message(role=role, content=content))
+        return self._context.persist([Message(role=role, content=content)])[0]
 
     async def queue_message(self, content: str) -> None:
         """Deliver a user message at the start of the thread's next step."""
-        self._thread._enqueue(content)
+        self._context.enqueue(Message(role="user", content=content))
 
     # files
+
     async def read_file(self, path: str) -> bytes:
-        return self._thread.files.read_sync(path)
+        """The bytes of a file of this thread (`tl.PathError` if there is none)."""
+        return self._context.files.read_sync(path)
 
     async def write_file(self, path: str, data: str | bytes) -> FileRecord:
-        return self._thread.files.write_sync(path, data)
+        """Write a file of this thread (str is stored as UTF-8)."""
+        return self._context.files.write_sync(path, data)
 
     async def list_files(self, prefix: str = "/") -> list[FileRecord]:
-        return self._thread.files.list_sync(prefix)
+        """The files under `prefix`, by path."""
+        return self._context.files.list_sync(prefix)
 
     # relationships
+
     @property
     def children(self) -> list[ChildInfo]:
         """This thread's children, in creation order."""
-        return self._thread._child_infos()
+        return self._context.child_infos()
 
-    def get_child_thread(self, reference: str) -> Thread | None:
-        return next((c for c in self._thread.children if c.id == reference), None)
+    def get_child_thread(self, reference: str) -> ThreadHandle | None:
+        """The child thread with that reference, or None if it is not this thread's child."""
+        if not any(child.id == reference for child in self._context.children()):
+            return None
+        return self._context.directory.handle(reference)
 
-    def get_parent_thread(self) -> Thread | None:
-        return self._thread._parent_thread()
+    def get_parent_thread(self) -> ThreadHandle | None:
+        """The parent thread, or None for a root thread."""
+        parent_id = self._context.parent_id
+        return self._context.directory.handle(parent_id) if parent_id is not None else None
 
     async def notify_parent(self, content: str, attachments: Iterable[str] = ()) -> None:
         """Send the parent a message (its attachments copied into the parent's filesystem); it
         is queued there and handled at the parent's next step."""
-        self._thread._notify_parent(content, attachments)
+        self._context.notify_parent(content, attachments)
 
     # events
+
     def emit(self, event_type: str, data: Any = None) -> None:
         """A custom thread event, delivered live and persisted with the step."""
         tool_call_id = self.execution.tool_call_id if self.execution else None
-        base = self._event_base or self._thread._base()
-        self._thread._emit(
+        base = self._event_base or self._context.base()
+        self._context.emit(
             CustomEvent(event_type=event_type, data=data, tool_call_id=tool_call_id, **base)
         )
 
@@ -142,35 +176,42 @@ class SyncState:
     def _call(self, make: Callable[[], Coroutine[Any, Any, T]]) -> T:
         loop = self._state._loop
         if loop is None:
-            raise RuntimeError("state.sync needs the loop the run is executing on")
+            raise CallContextError("state.sync needs the loop the run is executing on")
         try:
             running = asyncio.get_running_loop()
         except RuntimeError:
             running = None
         if running is loop:
-            raise RuntimeError(
+            raise CallContextError(
                 "state.sync cannot be used on the event loop's own thread; await the async"
                 " method instead"
             )
         return asyncio.run_coroutine_threadsafe(make(), loop).result()
 
     def env(self, name: str) -> str | None:
+        """Blocking `state.env`."""
         return self._call(lambda: self._state.env(name))
 
-    def set_env(self, name: str, value: str | None, type: Any = None) -> None:
+    def set_env(self, name: str, value: str | None, type: VariableType | None = None) -> None:
+        """Blocking `state.set_env`."""
         self._call(lambda: self._state.set_env(name, value, type))
 
     def read_file(self, path: str) -> bytes:
+        """Blocking `state.read_file`."""
         return self._call(lambda: self._state.read_file(path))
 
     def write_file(self, path: str, data: str | bytes) -> FileRecord:
+        """Blocking `state.write_file`."""
         return self._call(lambda: self._state.write_file(path, data))
 
     def list_files(self, prefix: str = "/") -> list[FileRecord]:
+        """Blocking `state.list_files`."""
         return self._call(lambda: self._state.list_files(prefix))
 
     def inject_message(self, content: str) -> Message:
+        """Blocking `state.inject_message`."""
         return self._call(lambda: self._state.inject_message(content))
 
     def queue_message(self, content: str) -> None:
+        """Blocking `state.queue_message`."""
         self._call(lambda: self._state.queue_message(content))

@@ -8,8 +8,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from ._messages import Message, ToolCall
-from ._values import Side, ToolResult
+from .._records import Message, ToolCall, ToolResult
+from ..definitions import Side
 
 __all__ = ["Frame", "StepBudget"]
 
@@ -24,10 +24,12 @@ class StepBudget:
 
 @dataclass
 class Frame:
+    """One turn being executed, and what it has produced so far."""
+
     prompt_name: str
-    side: Side
+    side_config: Side  # the prompt it runs, its stop rules, its subagent relationships
     budget: StepBudget
-    label: Literal["a", "b"] | None = None  # the side, in dual_ai threads
+    side: Literal["a", "b"] | None = None  # whose turn, in dual_ai threads
     dual: bool = False
     depth: int = 0
     parent_id: str | None = None  # the caller's assistant message, for nested turns
@@ -55,7 +57,7 @@ class Frame:
         if (
             message.depth == self.depth
             and message.parent_id == self.parent_id
-            and message.side == self.label
+            and message.side == self.side
         ):
             return message
         return message.model_copy(
@@ -63,6 +65,6 @@ class Frame:
                 "depth": self.depth,
                 "parent_id": self.parent_id,
                 "parent_tool_call_id": self.parent_tool_call_id,
-                "side": self.label,
+                "side": self.side,
             }
         )

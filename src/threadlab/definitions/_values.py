@@ -18,7 +18,6 @@ __all__ = [
     "SubpromptConfig",
     "Text",
     "ToolConfig",
-    "ToolResult",
     "Variable",
 ]
 
@@ -35,26 +34,18 @@ class Variable(BaseModel):
 
     model_config = _FROZEN
     name: str
+    """The variable's name, as `state.env(name)` asks for it."""
     type: Literal["text", "secret"] = "text"
+    """"secret" values are encrypted at rest and redacted wherever text leaves a tool."""
     required: bool = False
+    """A required variable that does not resolve blocks the thread (or the call)."""
     scoped: bool = False
+    """Not inherited from a parent thread: only values given to this thread itself count."""
     description: str = ""
+    """What the value is for, shown when it is asked for."""
 
     def __init__(self, name: str, /, **data: Any) -> None:
         super().__init__(name=name, **data)
-
-
-class ToolResult(BaseModel):
-    """What a tool returns: a success with a result, or an error with a message."""
-
-    model_config = _FROZEN
-    status: Literal["success", "error"] = "success"
-    result: Any = None
-    error: str | None = None
-    attachments: tuple[str, ...] = ()
-
-    def __init__(self, status: Literal["success", "error"] = "success", /, **data: Any) -> None:
-        super().__init__(status=status, **data)
 
 
 class Text(BaseModel):

@@ -5,6 +5,7 @@ from __future__ import annotations
 import hashlib
 import time
 from collections.abc import Callable
+from contextlib import AbstractContextManager
 
 from .._errors import PathError
 from ..store import FileRecord, Store
@@ -14,7 +15,10 @@ __all__ = ["ThreadFiles"]
 
 
 class ThreadFiles:
-    """`thread.files`: read, write, list and delete the files of one thread."""
+    """`thread.files`: read, write, list and delete the files of one thread.
+
+    Paths are absolute POSIX paths in the thread's own namespace (see `normalize_path`).
+    """
 
     def __init__(
         self, store: Store, thread_id: str, on_written: Callable[[str, int], None] | None = None
@@ -23,14 +27,19 @@ class ThreadFiles:
         self.thread_id = thread_id
         self._on_written = on_written
 
-    def read_sync(self, path: str) -> bytes:
+    def require(self, path: object) -> FileRecord:
+        """The record of `path`, which must be a valid path that exists in this thread."""
         normal = normalize_path(path)
         record = self._store.get_file(self.thread_id, normal)
         if record is None:
             raise PathError(f"{normal} not found in thread {self.thread_id}")
+        return record
+
+    def read_sync(self, path: str) -> bytes:
+        record = self.require(path)
         data = self._store.get_blob(record.digest)
         if data is None:  # a record without content means a damaged store, not a user error
-            raise PathError(f"{normal} in thread {self.thread_id} has lost its content")
+            raise PathError(f"{record.path} in thread {self.thread_id} has lost its content")
         return data
 
     def write_sync(self, path: str, data: str | bytes) -> FileRecord:
@@ -48,6 +57,10 @@ class ThreadFiles:
         if self._on_written is not None:
             self._on_written(normal, record.size)
         return record
+
+    def transaction(self) -> AbstractContextManager[None]:
+        """Writes made inside commit together (the store's transaction)."""
+        return self._store.transaction()
 
     def link_sync(self, path: str, record: FileRecord) -> FileRecord:
         """Give this thread a file whose content is already stored (a copy that shares bytes)."""

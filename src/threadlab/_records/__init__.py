@@ -1,0 +1,59 @@
+"""Plain data every layer shares: messages, events, tool results and run outcomes.
+
+Nothing here has behaviour beyond building and (de)serialising records, and nothing here
+imports the rest of threadlab, so any layer may depend on it.
+"""
+
+from ._events import (
+    CustomEvent,
+    Event,
+    FileWrittenEvent,
+    MessageCreatedEvent,
+    RunFinishedEvent,
+    SubagentCreatedEvent,
+    TextDeltaEvent,
+    ThreadEvent,
+    ThreadStatusEvent,
+    ToolCallDeltaEvent,
+    ToolCallFinishedEvent,
+    ToolCallStartedEvent,
+    event_from_json,
+)
+from ._messages import (
+    Message,
+    ToolCall,
+    UnfinishedCause,
+    new_id,
+    unfinished_result,
+    unfinished_text,
+)
+from ._runs import ChildInfo, Run, RunStatus, SessionStatus, ThreadStatus
+from ._tool_results import ToolResult
+
+__all__ = [
+    "ChildInfo",
+    "CustomEvent",
+    "Event",
+    "FileWrittenEvent",
+    "Message",
+    "MessageCreatedEvent",
+    "Run",
+    "RunFinishedEvent",
+    "RunStatus",
+    "SessionStatus",
+    "SubagentCreatedEvent",
+    "TextDeltaEvent",
+    "ThreadEvent",
+    "ThreadStatus",
+    "ThreadStatusEvent",
+    "ToolCall",
+    "ToolCallDeltaEvent",
+    "ToolCallFinishedEvent",
+    "ToolCallStartedEvent",
+    "ToolResult",
+    "UnfinishedCause",
+    "event_from_json",
+    "new_id",
+    "unfinished_result",
+    "unfinished_text",
+]

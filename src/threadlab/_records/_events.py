@@ -1,0 +1,183 @@
+"""Typed thread events: what views, tests and `Thread.stream` consume.
+
+Every event names its thread, the path of thread ids from the root, when it happened, and where
+it sits in nested prompt-tool turns. Events are persisted with the messages, so a finished thread
+can be replayed.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Annotated, Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
+
+from ._runs import RunStatus
+
+__all__ = [
+    "CustomEvent",
+    "Event",
+    "FileWrittenEvent",
+    "MessageCreatedEvent",
+    "RunFinishedEvent",
+    "SubagentCreatedEvent",
+    "TextDeltaEvent",
+    "ThreadEvent",
+    "ThreadStatusEvent",
+    "ToolCallDeltaEvent",
+    "ToolCallFinishedEvent",
+    "ToolCallStartedEvent",
+    "event_from_json",
+]
+
+
+class Event(BaseModel):
+    """Base of every thread event: the fields all of them carry."""
+
+    model_config = ConfigDict(frozen=True)
+    type: str
+    """Which event this is; each subclass fixes it to one literal."""
+    thread_id: str
+    """The thread the event happened in."""
+    thread_path: tuple[str, ...] = ()
+    """Thread ids from the root thread down to this one."""
+    at: float = Field(default_factory=time.time)
+    """When it happened (seconds since the epoch)."""
+    depth: int = 0
+    """0 at the top level of the thread; 1 and more inside nested prompt-tool turns."""
+    parent_tool_call_id: str | None = None
+    """Inside a nested turn: the tool call that started it."""
+
+
+class ThreadStatusEvent(Event):
+    """The thread started or stopped running."""
+
+    type: Literal["thread_status"] = "thread_status"
+    status: Literal["running", "idle"]
+    """"running" when a run starts, "idle" when it ends."""
+
+
+class MessageCreatedEvent(Event):
+    """A message was persisted (read it with `thread.find_message(message_id)`)."""
+
+    type: Literal["message_created"] = "message_created"
+    message_id: str
+    """The new message's id."""
+    role: Literal["system", "user", "assistant", "tool"]
+    """Its role."""
+
+
+class TextDeltaEvent(Event):
+    """A piece of assistant text, as the model streams it."""
+
+    type: Literal["text_delta"] = "text_delta"
+    delta: str
+    """The text of this chunk."""
+
+
+class ToolCallDeltaEvent(Event):
+    """A piece of a tool call's arguments, as the model streams them."""
+
+    type: Literal["tool_call_delta"] = "tool_call_delta"
+    tool_call_id: str
+    """The call the piece belongs to."""
+    name: str
+    """The tool's name."""
+    delta: str
+    """The raw argument text of this chunk."""
+
+
+class ToolCallStartedEvent(Event):
+    """A tool call is known: fired exactly once per call, as soon as its progress argument is
+    complete (or, without one, as soon as the call's name appears in the stream)."""
+
+    type: Literal["tool_call_started"] = "tool_call_started"
+    tool_call_id: str
+    """The call's id."""
+    name: str
+    """The tool's name."""
+    progress: str | None = None
+    """The value of the tool's progress argument; None when it has none or it never came."""
+
+
+class ToolCallFinishedEvent(Event):
+    """A tool call has its result (persisted with the event)."""
+
+    type: Literal["tool_call_finished"] = "tool_call_finished"
+    tool_call_id: str
+    """The call's id."""
+    name: str
+    """The tool's name."""
+    status: Literal["success", "error"]
+    """The result's status."""
+    duration_ms: float
+    """How long the call ran, in milliseconds."""
+
+
+class SubagentCreatedEvent(Event):
+    """A child thread was created."""
+
+    type: Literal["subagent_created"] = "subagent_created"
+    child_thread_id: str
+    """The child's thread id (its reference)."""
+    name: str
+    """The instance label the parent gave it."""
+
+
+class FileWrittenEvent(Event):
+    """A file of the thread's filesystem was written (or copied in)."""
+
+    type: Literal["file_written"] = "file_written"
+    path: str
+    """The file's path in the thread."""
+    size: int
+    """Its size in bytes."""
+
+
+class CustomEvent(Event):
+    """An event a tool or hook emitted with `state.emit(event_type, data)`."""
+
+    type: Literal["custom"] = "custom"
+    event_type: str
+    """The tool's own name for the event."""
+    data: Any = None
+    """Any JSON value."""
+    tool_call_id: str | None = None
+    """The call that emitted it, or None outside a tool call."""
+
+
+class RunFinishedEvent(Event):
+    """A run ended: the last event of `thread.stream`."""
+
+    type: Literal["run_finished"] = "run_finished"
+    run_id: str
+    """The run's id."""
+    status: RunStatus
+    """How it ended (see `Run.status`)."""
+    text: str | None = None
+    """The last assistant text of the turn."""
+    error: str | None = None
+    """Why it did not complete, if it did not."""
+
+
+ThreadEvent = Annotated[
+    ThreadStatusEvent
+    | MessageCreatedEvent
+    | TextDeltaEvent
+    | ToolCallDeltaEvent
+    | ToolCallStartedEvent
+    | ToolCallFinishedEvent
+    | SubagentCreatedEvent
+    | FileWrittenEvent
+    | CustomEvent
+    | RunFinishedEvent,
+    Field(discriminator="type"),
+]
+"""Any one thread event; `event.type` tells which (and narrows the type for a type checker)."""
+
+_ADAPTER: TypeAdapter[ThreadEvent] = TypeAdapter(ThreadEvent)
+
+
+def event_from_json(data: str) -> ThreadEvent:
+    """Rebuild a persisted event as its own class."""
+    return _ADAPTER.validate_json(data)

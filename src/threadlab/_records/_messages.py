@@ -1,0 +1,112 @@
+"""The persisted message records of a thread."""
+
+from __future__ import annotations
+
+import os
+import time
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+__all__ = [
+    "Message",
+    "ToolCall",
+    "UnfinishedCause",
+    "new_id",
+    "unfinished_result",
+    "unfinished_text",
+]
+
+
+def new_id(prefix: str) -> str:
+    """A unique, sortable-enough identifier with a readable prefix."""
+    return f"{prefix}_{os.urandom(10).hex()}"
+
+
+class ToolCall(BaseModel):
+    """One tool call of an assistant message.
+
+    Example:
+        >>> ToolCall("call_1", "add", {"a": 1}).name
+        'add'
+    """
+
+    model_config = ConfigDict(frozen=True)
+    id: str
+    """The call's id, as the model gave it (or one made up when it gave none)."""
+    name: str
+    """The tool called."""
+    arguments: dict[str, Any] | str
+    """The parsed argument object, or the raw text when the model sent malformed JSON."""
+
+    def __init__(self, *args: Any, **data: Any) -> None:
+        # tl.ToolCall(id, name, arguments) reads best positionally, like the record it mirrors.
+        for key, value in zip(("id", "name", "arguments"), args, strict=False):
+            data[key] = value
+        super().__init__(**data)
+
+
+class Message(BaseModel):
+    """A message of a thread's history, as persisted."""
+
+    model_config = ConfigDict(frozen=True)
+    id: str = Field(default_factory=lambda: new_id("msg"))
+    """The message's id."""
+    role: Literal["system", "user", "assistant", "tool"]
+    """Who speaks."""
+    content: str | None = None
+    """The text; for a tool message, the result (or the error message)."""
+    tool_calls: tuple[ToolCall, ...] = ()
+    """An assistant message's tool calls, in the order the model returned them."""
+    tool_call_id: str | None = None
+    """A tool message's call."""
+    name: str | None = None
+    """A tool message's tool name."""
+    tool_status: Literal["success", "error"] | None = None
+    """A tool message's outcome."""
+    attachments: tuple[str, ...] = ()
+    """Paths of files that go with the message, valid in this thread."""
+    depth: int = 0
+    """0 for the top-level conversation; the caller's depth + 1 inside a prompt tool."""
+    parent_id: str | None = None
+    """Inside a prompt tool: the caller's assistant message."""
+    parent_tool_call_id: str | None = None
+    """Inside a prompt tool: the call that started the nested turn."""
+    side: Literal["a", "b"] | None = None
+    """In a dual_ai thread, the side the message belongs to (messages to the session are
+    side "a"'s); None elsewhere."""
+    usage: dict[str, int] | None = None
+    """An assistant message's token usage, when the model reports it."""
+    subagent_id: str | None = None
+    """On a message a child delivered to its parent: the child's reference."""
+    created_at: float = Field(default_factory=time.time)
+    """When it was created (seconds since the epoch)."""
+
+
+UnfinishedCause = Literal["cancelled", "owner_gone"]
+
+# The two ways a call can be left without a result, told apart for whoever reads the history:
+# its run was cancelled here, or the process running it died (found when the thread reopens).
+_UNFINISHED: dict[UnfinishedCause, str] = {
+    "cancelled": "interrupted: the run was stopped before this call finished",
+    "owner_gone": "interrupted: the process running this call ended before it finished",
+}
+
+
+def unfinished_text(cause: UnfinishedCause) -> str:
+    """The error text of a call that can never finish, for `cause`."""
+    return _UNFINISHED[cause]
+
+
+def unfinished_result(call: ToolCall, cause: UnfinishedCause, **placement: Any) -> Message:
+    """The error result a tool call gets when it can never finish: every call keeps exactly
+    one result, so the history stays valid. `placement` puts it where the call was (depth,
+    parent links, side)."""
+    return Message(
+        role="tool",
+        content=_UNFINISHED[cause],
+        tool_call_id=call.id,
+        name=call.name,
+        tool_status="error",
+        **placement,
+    )

@@ -1,0 +1,64 @@
+"""Definitions: the value types users build them from, `define_*` and `@tool` that check and
+register them, the registry that holds them, and what a thread's definitions add up to."""
+
+from ._define import define_agent, define_hook, define_model, define_prompt, define_tool
+from ._graph import (
+    Declaration,
+    Resolve,
+    ThreadGraph,
+    agent_for,
+    relationship_enabled,
+    resolve_variable,
+)
+from ._registry import Registry, default_registry
+from ._schema import ArgsSchema
+from ._tool_decorator import tool
+from ._types import (
+    HOOK_NAMES,
+    RESERVED_TOOL_NAMES,
+    AgentDefinition,
+    Definition,
+    HookDefinition,
+    ModelDefinition,
+    PromptDefinition,
+    PromptPart,
+    ToolDefinition,
+    ToolEntry,
+)
+from ._values import Env, Include, Side, Subagent, SubpromptConfig, Text, ToolConfig, Variable
+
+__all__ = [
+    "HOOK_NAMES",
+    "RESERVED_TOOL_NAMES",
+    "AgentDefinition",
+    "ArgsSchema",
+    "Declaration",
+    "Definition",
+    "Env",
+    "HookDefinition",
+    "Include",
+    "ModelDefinition",
+    "PromptDefinition",
+    "PromptPart",
+    "Registry",
+    "Resolve",
+    "Side",
+    "Subagent",
+    "SubpromptConfig",
+    "Text",
+    "ThreadGraph",
+    "ToolConfig",
+    "ToolDefinition",
+    "ToolEntry",
+    "Variable",
+    "agent_for",
+    "default_registry",
+    "define_agent",
+    "define_hook",
+    "define_model",
+    "define_prompt",
+    "define_tool",
+    "relationship_enabled",
+    "resolve_variable",
+    "tool",
+]

@@ -1,0 +1,23 @@
+"""Running threads: one run from its lease to its outcome, the step loop, streaming and the
+argument scanner, context assembly, hooks, one tool call, the tools the runtime builds, and
+subagents.
+
+Internal machinery, not public surface: `threadlab.Runtime` and `threadlab.Thread` are the way
+in. Nothing here imports the runtime; it is written against `RunHost`.
+"""
+
+from ._host import Limits, RunHost
+from ._model_choice import ModelResolver
+from ._runner import execute_run, repair
+from ._scanner import ArgumentScanner
+from ._tool_specs import ToolSpecCache
+
+__all__ = [
+    "ArgumentScanner",
+    "Limits",
+    "ModelResolver",
+    "RunHost",
+    "ToolSpecCache",
+    "execute_run",
+    "repair",
+]

@@ -1,0 +1,51 @@
+"""What a run needs from the runtime that hosts it, as a small interface: the registry and
+store, the limits, model resolution, tool specs, and making child threads. The runtime
+implements it; nothing in this package imports the runtime."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+from ..definitions import AgentDefinition, Registry, Subagent, ToolDefinition
+from ..models import Model, ToolPurpose, ToolSpec
+from ..store import Store
+from ..threads import ThreadContext
+
+__all__ = ["Limits", "RunHost"]
+
+
+@dataclass(frozen=True)
+class Limits:
+    """The safety limits of every run of a runtime."""
+
+    max_consecutive_failures: int = 10
+    max_steps: int = 50
+    max_session_turns: int = 20
+    hook_timeout: float = 10.0
+
+
+class RunHost(Protocol):
+    """The runtime, as a run sees it."""
+
+    @property
+    def registry(self) -> Registry: ...
+    @property
+    def store(self) -> Store: ...
+    @property
+    def limits(self) -> Limits: ...
+
+    def resolve_model(self, chosen: Any) -> Model:
+        """The model for a name or model object (`DefinitionError` if there is none)."""
+        ...
+
+    def tool_spec(self, tool: ToolDefinition, purpose: ToolPurpose) -> ToolSpec:
+        """A tool as offered to a model."""
+        ...
+
+    def create_child(
+        self, parent: ThreadContext, relationship: Subagent, label: str, agent: AgentDefinition
+    ) -> ThreadContext:
+        """A new child thread of `parent` (`MissingVariableError`, and nothing created, when
+        its required variables do not resolve)."""
+        ...

@@ -1,0 +1,160 @@
+"""One run of a thread, from the outside: take the thread's lease (or queue the message when
+another process holds it), persist the user's message, run the loop, and record the outcome —
+and repair the history of runs whose owner is gone."""
+
+from __future__ import annotations
+
+import asyncio
+import functools
+import time
+from collections.abc import Iterable
+from typing import Literal
+
+from .._errors import MissingVariableError
+from .._records import (
+    Message,
+    Run,
+    RunFinishedEvent,
+    ThreadStatusEvent,
+    new_id,
+    unfinished_result,
+    unfinished_text,
+)
+from ..store import RunRecord
+from ..threads import LIVE_RUNS, Listener, ThreadContext, heartbeat_task, is_live, new_lease
+from ._host import RunHost
+from ._run_loop import RunLoop
+
+__all__ = ["execute_run", "repair"]
+
+
+async def execute_run(
+    host: RunHost,
+    context: ThreadContext,
+    content: str,
+    attachments: Iterable[str],
+    listener: Listener | None = None,
+    *,
+    wait_children: bool = True,
+) -> Run:
+    """Send `content` to the thread and run until it is idle. Model and provider errors end
+    the run as "failed"; cancellation persists an "interrupted" result for every unfinished
+    call before it propagates."""
+    paths = tuple(context.files.require(p).path for p in attachments)
+    store = host.store
+    async with context.lock:
+        runs = store.running_runs(context.id)
+        # Messages to a dual_ai thread are addressed to side A.
+        agent = context.registry.agent(context.owner)
+        side: Literal["a"] | None = "a" if agent and agent.type == "dual_ai" else None
+        message = Message(role="user", content=content, attachments=paths, side=side)
+        if any(is_live(r) for r in runs):
+            context.enqueue(message)
+            return Run(new_id("run"), context.id, "queued")
+        repair(context, runs)
+        context.reload()
+        graph = context.refresh_graph()
+        missing = context.env.missing()
+        if missing:
+            raise MissingVariableError(missing)
+        run_id = new_id("run")
+        run_child = functools.partial(_run_child, host)
+        loop = RunLoop(host, context, graph, run_id, run_child, wait_children=wait_children)
+        message = await loop.before_user_message(message)
+        LIVE_RUNS.add(run_id)
+        context.sink.bind_loop()
+        unsubscribe = context.sink.subscribe(listener) if listener else None
+        beat = asyncio.create_task(heartbeat_task(store, run_id))
+        context.running = True
+        try:
+            # The lease, the running status and the user's message commit together.
+            with store.transaction():
+                store.start_run(new_lease(run_id, context.id))
+                if context.parent_id is not None:
+                    context.set_child_status("running")
+                context.emit(ThreadStatusEvent(status="running", **context.base()))
+                (message,) = context.persist([message])
+            try:
+                outcome = await loop.run(message)
+            except Exception as exc:  # a definition broke mid-run: the run fails, visibly
+                outcome = Run(run_id, context.id, "failed", error=context.redact(str(exc)))
+            except BaseException:
+                interrupted = Run(
+                    run_id, context.id, "interrupted", error="interrupted", session_status="failed"
+                )
+                _finish(context, interrupted)
+                raise
+            return _finish(context, outcome)
+        finally:
+            context.running = False
+            LIVE_RUNS.discard(run_id)
+            beat.cancel()
+            if unsubscribe is not None:
+                unsubscribe()
+
+
+async def _run_child(host: RunHost, child: ThreadContext, content: str, paths: list[str]) -> Run:
+    return await execute_run(host, child, content, paths)
+
+
+def _finish(context: ThreadContext, outcome: Run) -> Run:
+    if context.parent_id is not None:
+        if outcome.status == "interrupted":
+            context.set_child_status("terminated")
+        elif context.resumable:
+            context.set_child_status("idle")
+        else:
+            context.set_child_status(
+                "completed" if outcome.session_status == "completed" else "failed"
+            )
+    base = context.base()
+    context.emit(ThreadStatusEvent(status="idle", **base))
+    context.emit(
+        RunFinishedEvent(
+            run_id=outcome.id,
+            status=outcome.status,
+            text=outcome.text,
+            error=outcome.error,
+            **base,
+        )
+    )
+    store = context.store
+    with store.transaction():
+        context.sink.persist()
+        store.finish_run(outcome.id, outcome.status, outcome.text, outcome.error, time.time())
+    return outcome
+
+
+def repair(context: ThreadContext, runs: list[RunRecord] | None = None) -> None:
+    """Give every tool call of a run whose owner is gone its missing result. Persists only
+    those results: it never calls a model or re-runs a tool."""
+    store = context.store
+    runs = store.running_runs(context.id) if runs is None else runs
+    orphaned = [r for r in runs if not is_live(r)]
+    if not orphaned:
+        return
+    context.reload(force=True)
+    everything = context.all_messages()
+    answered = {m.tool_call_id for m in everything if m.role == "tool"}
+    missing = [
+        unfinished_result(
+            call,
+            "owner_gone",
+            depth=m.depth,
+            parent_id=m.parent_id,
+            parent_tool_call_id=m.parent_tool_call_id,
+            side=m.side,
+        )
+        for m in everything
+        if m.role == "assistant"
+        for call in m.tool_calls
+        if call.id not in answered
+    ]
+    reason = unfinished_text("owner_gone")
+    with store.transaction():
+        if missing:
+            context.persist(missing)
+        for run in orphaned:
+            store.finish_run(run.id, "interrupted", None, reason, time.time())
+        if context.parent_id is not None:
+            context.set_child_status("idle" if context.resumable else "failed")

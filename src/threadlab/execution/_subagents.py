@@ -1,0 +1,274 @@
+"""Subagents: child threads a side creates and talks to through the runtime-injected lifecycle
+tools (`subagents`, `subagent_create`, `subagent_message`), blocking or not, resumable or not.
+
+Children only talk to their parent. A blocking child's outcome is the tool result; a
+non-blocking one's arrives later as a message queued on the parent (implicit communication),
+or only through `state.notify_parent` (explicit).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Awaitable, Callable
+from typing import Any, Protocol
+
+from .._errors import MissingVariableError
+from .._records import Message, Run, SubagentCreatedEvent, ToolResult
+from ..definitions import PromptDefinition, Subagent, ThreadGraph, relationship_enabled
+from ..threads import ExecutionInfo, ThreadContext, ThreadState, as_paths, copy_attachments
+from ._frames import Frame
+from ._hooks import HookRunner
+from ._host import RunHost
+
+__all__ = ["ChildRunner", "SupervisedRun", "Supervisor"]
+
+log = logging.getLogger("threadlab.subagents")
+
+ChildRunner = Callable[[ThreadContext, str, list[str]], Awaitable[Run]]
+"""Runs a child thread on a first (or next) message with attachments: the run passes it
+down, so this module never starts runs by itself."""
+
+
+class SupervisedRun(Protocol):
+    """What the supervisor needs from the run whose children it manages."""
+
+    @property
+    def host(self) -> RunHost: ...
+    @property
+    def context(self) -> ThreadContext: ...
+    @property
+    def graph(self) -> ThreadGraph: ...
+
+    def hooks_for(self, prompt: PromptDefinition | None) -> HookRunner: ...
+    def execution_info(self, frame: Frame, prompt: PromptDefinition) -> ExecutionInfo: ...
+
+
+class Supervisor:
+    """The children one run of a thread creates and messages."""
+
+    def __init__(self, run: SupervisedRun, run_child: ChildRunner) -> None:
+        self.run = run
+        self.context = run.context
+        self.run_child = run_child
+        self.tasks: list[asyncio.Task[None]] = []
+
+    # what the side may use
+
+    def relationships(self, frame: Frame) -> list[Subagent]:
+        """The side's relationships that exist now (an `optional` one only when its flag is
+        on)."""
+        resolve = self.context.env.resolve
+        return [r for r in frame.side_config.subagents if relationship_enabled(r, resolve)]
+
+    def describe(self, relationship: Subagent) -> str:
+        """The relationship as the model reads it: the agent's description and its mode."""
+        agent = self.run.graph.registry.agent(relationship.name)
+        mode = "blocking" if relationship.blocking else "non-blocking"
+        kind = "resumable" if relationship.resumable else "single session"
+        text = agent.tool_description if agent else ""
+        return f"{text} ({mode}, {kind})".strip()
+
+    def listing(self, frame: Frame) -> dict[str, Any]:
+        """What the `subagents` tool returns."""
+        children = self.context.child_infos()
+        return {
+            "relationships": [
+                {
+                    "name": r.name,
+                    "description": self.describe(r),
+                    "blocking": r.blocking,
+                    "resumable": r.resumable,
+                    "instances": sum(
+                        c.agent == r.name and c.status != "terminated" for c in children
+                    ),
+                    "max_instances": r.max_instances,
+                }
+                for r in self.relationships(frame)
+                if not r.hidden
+            ],
+            "children": [
+                {"reference": c.reference, "agent": c.agent, "name": c.name, "status": c.status}
+                for c in children
+                if c.status != "terminated"
+            ],
+        }
+
+    # lifecycle
+
+    async def create(
+        self,
+        frame: Frame,
+        relationship: Subagent,
+        *,
+        name: str,
+        message: str,
+        attachments: Any,
+        arguments: dict[str, Any],
+    ) -> ToolResult:
+        """`subagent_create`: a new child for `relationship`, run on `message` — to its
+        outcome when blocking, in the background otherwise."""
+        registry = self.run.graph.registry
+        label = name.strip()
+        if not label:
+            return ToolResult("error", error="subagent_create needs a non-empty name")
+        agent = registry.agent(relationship.name)
+        if agent is None:
+            return ToolResult("error", error=f"unknown subagent {relationship.name!r}")
+        live = [
+            c
+            for c in self.context.child_infos()
+            if c.agent == relationship.name and c.status != "terminated"
+        ]
+        if relationship.max_instances is not None and len(live) >= relationship.max_instances:
+            return ToolResult(
+                "error",
+                error=f"max_instances ({relationship.max_instances}) of subagent"
+                f" {relationship.name!r} reached; message an existing child instead",
+            )
+        side_prompt = registry.prompt(agent.side_a.prompt)
+        schema = side_prompt.required_schema if side_prompt else None
+        if schema is not None:
+            _, problems = schema.validate(arguments)
+            if problems:
+                listed = "\n".join(f"- arguments.{p}" for p in problems)
+                return ToolResult("error", error=f"invalid arguments for {agent.name!r}:\n{listed}")
+        if relationship.init_user_message_property in arguments:
+            message = str(arguments[relationship.init_user_message_property])
+        sources = as_paths(attachments)
+        if relationship.init_attachments_property in arguments:
+            sources += as_paths(arguments[relationship.init_attachments_property])
+        self._check_paths(sources)
+        try:
+            child = self.run.host.create_child(self.context, relationship, label, agent)
+        except MissingVariableError as exc:
+            return ToolResult("error", error=str(exc))
+        paths = copy_attachments(self.context.files, child.files, sources)
+        self.context.emit(
+            SubagentCreatedEvent(
+                child_thread_id=child.id, name=label, **frame.event_base(self.context.base())
+            )
+        )
+        await self._after_created(frame, child)
+        if relationship.blocking:
+            run = await self.run_child(child, message, paths)
+            return ToolResult("success", result=self._outcome(child, run))
+        self._background(child, message, paths)
+        return ToolResult("success", result={"reference": child.id, "status": "running"})
+
+    async def message(
+        self, frame: Frame, reference: str, message: str, attachments: Any
+    ) -> ToolResult:
+        """`subagent_message`: the next message to a resumable child."""
+        child = next((c for c in self.context.children() if c.id == reference), None)
+        if child is None:
+            known = ", ".join(c.id for c in self.context.children()) or "none"
+            return ToolResult(
+                "error", error=f"unknown reference {reference!r}; your children: {known}"
+            )
+        if not child.resumable:
+            return ToolResult(
+                "error",
+                error=f"child {child.name!r} ({reference}) is not resumable: subagent_message"
+                " only reaches resumable children",
+            )
+        if child.status() == "terminated":
+            return ToolResult("error", error=f"child {child.name!r} ({reference}) is terminated")
+        sources = as_paths(attachments)
+        self._check_paths(sources)
+        paths = copy_attachments(self.context.files, child.files, sources)
+        if child.blocking:
+            run = await self.run_child(child, message, paths)
+            return ToolResult("success", result=self._outcome(child, run))
+        self._background(child, message, paths)
+        return ToolResult("success", result={"status": "queued"})
+
+    async def start_immediate(self, frame: Frame, user: Message) -> None:
+        """Relationships marked `immediate` start a child (once) before the first model call."""
+        if not any(r.immediate for r in frame.side_config.subagents):
+            return
+        existing = {c.agent for c in self.context.child_infos()}
+        for relationship in self.relationships(frame):
+            if relationship.immediate and relationship.name not in existing:
+                agent = self.run.graph.registry.agent(relationship.name)
+                if agent is None:
+                    continue
+                try:
+                    child = self.run.host.create_child(
+                        self.context, relationship, relationship.name, agent
+                    )
+                except MissingVariableError as exc:
+                    log.warning("immediate subagent %r not started: %s", relationship.name, exc)
+                    continue
+                self.context.emit(
+                    SubagentCreatedEvent(
+                        child_thread_id=child.id,
+                        name=relationship.name,
+                        **frame.event_base(self.context.base()),
+                    )
+                )
+                await self._after_created(frame, child)
+                self._background(child, user.content or "", [])
+
+    # helpers
+
+    def _check_paths(self, paths: list[str]) -> None:
+        for path in paths:
+            self.context.files.require(path)
+
+    async def _after_created(self, frame: Frame, child: ThreadContext) -> None:
+        prompt = self.run.graph.prompts.get(frame.prompt_name)
+        hooks = self.run.hooks_for(prompt)
+        if hooks.has("after_subagent_created") and prompt is not None:
+            execution = self.run.execution_info(frame, prompt)
+            state = ThreadState(self.context, execution, prompt)
+            await hooks.run("after_subagent_created", state, child.child_info())
+
+    def _outcome(self, child: ThreadContext, run: Run) -> dict[str, Any]:
+        returned = copy_attachments(child.files, self.context.files, run.attachments)
+        return {
+            "reference": child.id,
+            "status": run.session_status or "failed",
+            "result": run.result if run.result is not None else run.error,
+            "attachments": returned,
+        }
+
+    def _background(self, child: ThreadContext, message: str, paths: list[str]) -> None:
+        child.set_child_status("running")
+        self.tasks.append(asyncio.create_task(self._run_child(child, message, paths)))
+
+    async def _run_child(self, child: ThreadContext, message: str, paths: list[str]) -> None:
+        try:
+            run = await self.run_child(child, message, paths)
+            outcome = self._outcome(child, run)
+        except asyncio.CancelledError:
+            raise
+        except Exception as exc:  # the child could not run at all: the parent hears of it
+            outcome = {
+                "reference": child.id,
+                "status": "failed",
+                "result": str(exc),
+                "attachments": [],
+            }
+            child.set_child_status("failed")
+        if child.parent_communication == "implicit":
+            verb = "completed" if outcome["status"] == "completed" else "failed"
+            text = f"Subagent {child.name!r} ({child.id}) {verb}:\n{outcome['result'] or ''}"
+            self.context.deliver(text, outcome["attachments"], child.id)
+
+    async def wait(self) -> bool:
+        """Wait for the children still running; False when there were none."""
+        pending = [t for t in self.tasks if not t.done()]
+        if not pending:
+            return False
+        await asyncio.gather(*pending, return_exceptions=True)
+        return True
+
+    async def cancel_all(self) -> None:
+        """Cancel the children still running in the background (their runs repair
+        themselves)."""
+        pending = [t for t in self.tasks if not t.done()]
+        for task in pending:
+            task.cancel()
+        if pending:
+            await asyncio.gather(*pending, return_exceptions=True)

@@ -1,0 +1,42 @@
+"""One thread's state: its context (history, events, env, files, relationships), the
+`ThreadState` tools see, secrets and redaction, and the lease a running run holds.
+
+Internal: the public names are re-exported by `threadlab`.
+"""
+
+from ._attachments import as_paths, copy_attachments
+from ._context import ThreadContext, ThreadDirectory, ThreadHandle
+from ._env import ThreadEnv, VariableType
+from ._files import ThreadFiles
+from ._lease import LIVE_RUNS, heartbeat_task, is_live, new_lease
+from ._paths import normalize_path, normalize_prefix
+from ._redaction import Redactor
+from ._scoping import missing_in_descendants
+from ._secret_box import SecretBox
+from ._sink import EventSink, Listener
+from ._state import ExecutionInfo, SyncState, ThreadState
+
+__all__ = [
+    "LIVE_RUNS",
+    "EventSink",
+    "ExecutionInfo",
+    "Listener",
+    "Redactor",
+    "SecretBox",
+    "SyncState",
+    "ThreadContext",
+    "ThreadDirectory",
+    "ThreadEnv",
+    "ThreadFiles",
+    "ThreadHandle",
+    "ThreadState",
+    "VariableType",
+    "as_paths",
+    "copy_attachments",
+    "heartbeat_task",
+    "is_live",
+    "missing_in_descendants",
+    "new_lease",
+    "normalize_path",
+    "normalize_prefix",
+]

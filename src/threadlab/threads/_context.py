@@ -1,0 +1,314 @@
+"""`ThreadContext`: one thread's state as the machinery sees it — its record, history, event
+sink, env, files and place among its parent and children.
+
+The public `Thread` handle, the run loop, `ThreadState` and the subagent supervisor are all
+written against this one object, instead of reaching into each other's private members.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import Iterable, Sequence
+from typing import Any, Protocol, TypeVar
+
+from .._errors import CallContextError
+from .._records import (
+    ChildInfo,
+    FileWrittenEvent,
+    Message,
+    MessageCreatedEvent,
+    ThreadEvent,
+    ThreadStatus,
+    event_from_json,
+)
+from ..definitions import Registry, ThreadGraph
+from ..store import Store, ThreadRecord
+from ._attachments import copy_attachments
+from ._env import ThreadEnv
+from ._files import ThreadFiles
+from ._lease import is_live
+from ._redaction import Redactor
+from ._secret_box import SecretBox
+from ._sink import EventSink
+
+__all__ = ["ThreadContext", "ThreadDirectory", "ThreadHandle"]
+
+E = TypeVar("E", bound=ThreadEvent)
+
+
+class ThreadHandle(Protocol):
+    """What a tool gets of another thread (`state.get_child_thread`, `get_parent_thread`):
+    the public `Thread` handle, read-only here."""
+
+    @property
+    def id(self) -> str: ...
+    @property
+    def parent_id(self) -> str | None: ...
+    @property
+    def agent(self) -> str: ...
+    @property
+    def name(self) -> str: ...
+    @property
+    def status(self) -> ThreadStatus: ...
+    @property
+    def messages(self) -> list[Message]: ...
+    @property
+    def files(self) -> ThreadFiles: ...
+
+
+class ThreadDirectory(Protocol):
+    """How one thread reaches the others of its store (the Runtime is the directory)."""
+
+    def context(self, thread_id: str) -> ThreadContext: ...
+    def handle(self, thread_id: str) -> ThreadHandle: ...
+
+
+class ThreadContext:
+    """One thread's record, history, events, env, files and relationships."""
+
+    def __init__(
+        self,
+        directory: ThreadDirectory,
+        store: Store,
+        secrets: SecretBox,
+        registry: Registry,
+        record: ThreadRecord,
+        parent: ThreadContext | None,
+    ) -> None:
+        self.directory = directory
+        self.store = store
+        self.registry = registry
+        self.record = record
+        self.id = record.id
+        self.parent_id = record.parent_id
+        self.path: tuple[str, ...] = (*parent.path, record.id) if parent else (record.id,)
+        self.meta: dict[str, Any] = json.loads(record.metadata or "{}")
+        # One redactor per thread tree: a child inherits its parent's secrets.
+        self.redactor: Redactor = parent.redactor if parent is not None else Redactor()
+        self.sink = EventSink(store, self.redactor, self.id)
+        if parent is not None:
+            self.sink.upstream = parent.sink.relay
+        self.files = ThreadFiles(store, self.id, self._file_written)
+        self._secrets = secrets
+        self._parent = parent
+        self.history: list[Message] = []  # the top-level conversation (depth 0)
+        self._all: list[Message] = []
+        self._loaded = False
+        self._env: ThreadEnv | None = None
+        self._graph: ThreadGraph | None = None
+        self.lock = asyncio.Lock()
+        self.running = False
+        self.model_override: Any = None  # a model name or object, never persisted
+
+    # who it is
+
+    @property
+    def agent(self) -> str:
+        return self.record.target
+
+    @property
+    def owner(self) -> str:
+        return str(self.meta.get("owner", self.record.target))
+
+    @property
+    def name(self) -> str:
+        return str(self.meta.get("name", self.record.target))
+
+    @property
+    def description(self) -> str:
+        return str(self.meta.get("description", ""))
+
+    @property
+    def blocking(self) -> bool:
+        return bool(self.meta.get("blocking", True))
+
+    @property
+    def resumable(self) -> bool:
+        return bool(self.meta.get("resumable", False))
+
+    @property
+    def parent_communication(self) -> str:
+        return str(self.meta.get("parent_communication", "implicit"))
+
+    def status(self) -> ThreadStatus:
+        """ "running" or "idle"; a child reports its lifecycle too."""
+        if self.running:
+            return "running"
+        if any(is_live(r) for r in self.store.running_runs(self.id)):
+            return "running"
+        if self.parent_id is not None:
+            record = self.store.get_thread(self.id)
+            if record is not None:
+                self.meta = json.loads(record.metadata or "{}")
+            status = self.meta.get("status", "idle")
+            return status if status in _CHILD_STATUSES else "idle"
+        return "idle"
+
+    def set_meta(self, **values: Any) -> None:
+        self.meta.update(values)
+        self.store.update_thread_metadata(self.id, json.dumps(self.meta))
+
+    def set_child_status(self, status: ThreadStatus) -> None:
+        self.set_meta(status=status)
+
+    # relationships
+
+    def parent(self) -> ThreadContext | None:
+        return self._parent
+
+    def children(self) -> list[ThreadContext]:
+        return [self.directory.context(r.id) for r in self.store.list_children(self.id)]
+
+    def child_info(self) -> ChildInfo:
+        return ChildInfo(
+            reference=self.id,
+            agent=self.agent,
+            name=self.name,
+            description=self.description,
+            blocking=self.blocking,
+            resumable=self.resumable,
+            status=self.status(),
+        )
+
+    def child_infos(self) -> list[ChildInfo]:
+        return [child.child_info() for child in self.children()]
+
+    # definitions and env
+
+    def refresh_graph(self) -> ThreadGraph:
+        """The definitions of the agent answering now, resolved in the registry as it is now
+        (a redefined prompt takes effect from the next step)."""
+        self._graph = ThreadGraph(self.registry, self.owner)
+        if self._env is not None:
+            self._env.graph = self._graph
+        return self._graph
+
+    @property
+    def graph(self) -> ThreadGraph:
+        return self._graph if self._graph is not None else self.refresh_graph()
+
+    def adopt_graph(self, graph: ThreadGraph) -> None:
+        """Use a graph already built (at creation, where it was checked)."""
+        self._graph = graph
+
+    @property
+    def env(self) -> ThreadEnv:
+        if self._env is None:
+            parent = self._parent.env if self._parent is not None else None
+            self._env = ThreadEnv(
+                self.store, self._secrets, self.id, self.graph, self.redactor, parent
+            )
+        return self._env
+
+    # history
+
+    def reload(self, *, force: bool = False) -> None:
+        """Read the persisted messages again if the store has more than memory."""
+        stored = self.store.list_messages(self.id)
+        if self._loaded and not force and len(stored) == len(self._all):
+            return
+        self._all = [Message.model_validate_json(m.data) for m in stored]
+        self.history = [m for m in self._all if m.depth == 0]
+        self._loaded = True
+
+    def messages(self) -> list[Message]:
+        if not self.running:
+            self.reload()
+        return list(self.history)
+
+    def all_messages(self) -> list[Message]:
+        if not self.running:
+            self.reload()
+        return list(self._all)
+
+    def find_message(self, message_id: str) -> Message | None:
+        for message in reversed(self._all):
+            if message.id == message_id:
+                return message
+        self.reload()
+        return next((m for m in self._all if m.id == message_id), None)
+
+    def events(self) -> list[ThreadEvent]:
+        return [event_from_json(e.data) for e in self.store.iter_events(self.id)]
+
+    # writing
+
+    def base(self) -> dict[str, Any]:
+        """The fields every event of this thread carries."""
+        return {"thread_id": self.id, "thread_path": self.path}
+
+    def emit(self, event: E) -> E:
+        return self.sink.emit(event)
+
+    def redact(self, text: str) -> str:
+        return self.redactor.text(text)
+
+    def persist(
+        self, messages: Sequence[Message], base: dict[str, Any] | None = None
+    ) -> list[Message]:
+        """Redact, announce and persist messages in one transaction, then keep them in memory."""
+        stored = [self._redact_message(m) for m in messages]
+        for message in stored:
+            self.emit(
+                MessageCreatedEvent(
+                    message_id=message.id, role=message.role, **(base or self.base())
+                )
+            )
+        self.sink.persist(stored)
+        for message in stored:
+            self._all.append(message)
+            if message.depth == 0:
+                self.history.append(message)
+        return stored
+
+    def _redact_message(self, message: Message) -> Message:
+        if not self.redactor:
+            return message
+        update: dict[str, Any] = {}
+        if message.content:
+            update["content"] = self.redactor.text(message.content)
+        if message.tool_calls:
+            update["tool_calls"] = tuple(
+                c.model_copy(update={"arguments": self.redactor.value(c.arguments)})
+                for c in message.tool_calls
+            )
+        return message.model_copy(update=update)
+
+    def _file_written(self, path: str, size: int) -> None:
+        self.emit(FileWrittenEvent(path=path, size=size, **self.base()))
+        if not self.running:
+            self.sink.persist()
+
+    # the queue: messages waiting for the thread's next step
+
+    def enqueue(self, message: Message) -> None:
+        self.store.enqueue(self.id, message.model_dump_json())
+
+    def drain_queue(self) -> list[Message]:
+        return [Message.model_validate_json(d) for d in self.store.drain_queue(self.id)]
+
+    def has_queued(self) -> bool:
+        return self.store.has_queued(self.id)
+
+    def deliver(self, content: str, attachments: Iterable[str], subagent_id: str) -> None:
+        """Queue a message from a child; the next step of this thread picks it up."""
+        self.enqueue(
+            Message(
+                role="user",
+                content=content,
+                attachments=tuple(attachments),
+                subagent_id=subagent_id,
+            )
+        )
+
+    def notify_parent(self, content: str, attachments: Iterable[str]) -> None:
+        """Send the parent a message, its attachments copied into the parent's filesystem."""
+        parent = self._parent
+        if parent is None:
+            raise CallContextError(f"thread {self.id} has no parent to notify")
+        paths = copy_attachments(self.files, parent.files, attachments)
+        parent.deliver(content, paths, self.id)
+
+
+_CHILD_STATUSES = frozenset({"running", "idle", "completed", "failed", "terminated"})

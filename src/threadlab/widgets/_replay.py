@@ -1,0 +1,49 @@
+"""Building a view's trace for a thread: empty for a run about to stream, or replayed from the
+events its tree persisted."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+
+from .._records import Message, ThreadEvent
+from ..runtime import Thread
+from ._trace import TraceState
+
+__all__ = ["replay", "trace_for"]
+
+ThreadLookup = Callable[[str], Thread]
+
+
+def trace_for(thread: Thread, lookup: ThreadLookup) -> TraceState:
+    """An empty trace of `thread`; `lookup` finds any thread of its tree by id (the messages a
+    trace shows are read from the thread that holds them)."""
+
+    def find(thread_id: str, message_id: str) -> Message | None:
+        return lookup(thread_id).find_message(message_id)
+
+    state = TraceState(thread.id, find)
+    state.add_thread(thread.id, None, thread.agent, thread.name, thread.status)
+    return state
+
+
+def _tree(thread: Thread) -> Iterable[Thread]:
+    yield thread
+    for child in thread.children:
+        yield from _tree(child)
+
+
+def replay(thread: Thread) -> TraceState:
+    """The trace of a persisted thread and its descendants, rebuilt from their events."""
+    threads = {t.id: t for t in _tree(thread)}
+    state = trace_for(thread, threads.__getitem__)
+    descendants = [t for t in threads.values() if t is not thread]
+    for child in descendants:
+        state.add_thread(child.id, child.parent_id, child.agent, child.name, child.status)
+    events: list[ThreadEvent] = [e for t in threads.values() for e in t.events]
+    events.sort(key=lambda e: e.at)
+    for event in events:
+        state.apply(event)
+    for child in descendants:
+        state.threads[child.id]["status"] = child.status
+    state.drafts.clear()
+    return state
