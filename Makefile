@@ -21,6 +21,8 @@ lab: $(STAMP)
 lint: $(STAMP)
 	$(BIN)/ruff check src tests benchmarks tools
 	$(BIN)/ruff format --check src tests benchmarks tools
+	$(BIN)/lint-imports
+	$(BIN)/biome check src/threadlab/widgets/static
 
 typecheck: $(STAMP)
 	$(BIN)/mypy

@@ -186,10 +186,10 @@ async def test_views_answer_fetch_and_preview_requests(
     await thread.files.write("/img.png", b"\x89PNG\r\n\x1a\n")
     view = TraceView(rt, replay(thread))
     call_id = next(iter(view.trace["cards"]))
-    view._on_message(view, {"kind": "fetch_result", "thread": thread.id, "call": call_id}, [])
-    view._on_message(view, {"kind": "preview", "thread": thread.id, "path": "/page1.html"}, [])
-    view._on_message(view, {"kind": "preview", "thread": thread.id, "path": "/img.png"}, [])
-    view._on_message(view, {"kind": "preview", "thread": thread.id, "path": "../x"}, [])
+    view._on_message(view, {"op": "fetch_result", "thread": thread.id, "call": call_id}, [])
+    view._on_message(view, {"op": "preview", "thread": thread.id, "path": "/page1.html"}, [])
+    view._on_message(view, {"op": "preview", "thread": thread.id, "path": "/img.png"}, [])
+    view._on_message(view, {"op": "preview", "thread": thread.id, "path": "../x"}, [])
     customs = [d["content"] for _, k, d in sent if k == "comm_msg" and d.get("method") == "custom"]
     assert customs[0]["text"].startswith("key None wrote /page1.html")
     assert customs[1]["text"].startswith("<p>xxx")
@@ -206,6 +206,6 @@ async def test_the_thread_list_opens_a_thread(
     await thread.send("go")
     listing = ThreadListView(rt)
     assert [r["id"] for r in listing.rows] == [thread.id]
-    listing._on_message(listing, {"kind": "open", "thread": thread.id}, [])
+    listing._on_message(listing, {"op": "open", "thread": thread.id}, [])
     assert listing.opened["root"] == thread.id
     assert thread.id in repr(listing)

@@ -36,15 +36,15 @@ class _View(anywidget.AnyWidget):
     def _on_message(self, _: Any, content: Any, buffers: Any) -> None:
         if not isinstance(content, dict):
             return
-        kind = content.get("kind")
-        if kind == "fetch_result":
+        op = content.get("op")
+        if op == "fetch_result":
             self._send_result(str(content.get("thread")), str(content.get("call")))
-        elif kind == "preview":
+        elif op == "preview":
             self._send_preview(str(content.get("thread")), str(content.get("path")))
         else:
-            self._handle(kind, content)
+            self._handle(op, content)
 
-    def _handle(self, kind: Any, content: dict[str, Any]) -> None:
+    def _handle(self, op: Any, content: dict[str, Any]) -> None:
         return None
 
     def _send_result(self, thread_id: str, call_id: str) -> None:
@@ -58,20 +58,20 @@ class _View(anywidget.AnyWidget):
             None,
         )
         text = message.content if message is not None else None
-        self.send({"kind": "result", "call": call_id, "text": text or ""})
+        self.send({"op": "result", "call": call_id, "text": text or ""})
 
     def _send_preview(self, thread_id: str, path: str) -> None:
-        reply: dict[str, Any] = {"kind": "preview", "thread": thread_id, "path": path}
+        reply: dict[str, Any] = {"op": "preview", "thread": thread_id, "path": path}
         try:
             data = self._rt.thread(thread_id).files.read_sync(path)
         except (PathError, LookupError) as exc:
             reply["error"] = str(exc)
             self.send(reply)
             return
-        kind = mimetypes.guess_type(path)[0] or ""
+        mime = mimetypes.guess_type(path)[0] or ""
         reply["size"] = len(data)
-        if kind.startswith("image/") and len(data) <= PREVIEW_BYTES:
-            reply["image"] = f"data:{kind};base64,{base64.b64encode(data).decode()}"
+        if mime.startswith("image/") and len(data) <= PREVIEW_BYTES:
+            reply["image"] = f"data:{mime};base64,{base64.b64encode(data).decode()}"
         else:
             try:
                 reply["text"] = data[:PREVIEW_BYTES].decode()
@@ -138,8 +138,8 @@ class ThreadListView(_View):
         self.opened = state.snapshot()
         return state
 
-    def _handle(self, kind: Any, content: dict[str, Any]) -> None:
-        if kind == "open":
+    def _handle(self, op: Any, content: dict[str, Any]) -> None:
+        if op == "open":
             self.open_thread(str(content.get("thread")))
 
     def __repr__(self) -> str:
