@@ -17,7 +17,7 @@ import threadlab as tl
 from threadlab.widgets import LiveRun
 
 
-class _CountingComm(BaseComm):  # type: ignore[misc]
+class _CountingComm(BaseComm):
     times: list[float] = []  # noqa: RUF012 - one shared log per benchmark run
 
     def publish_msg(self, msg_type: str, data: Any = None, *args: Any, **keys: Any) -> None:

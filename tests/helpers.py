@@ -2,13 +2,19 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 import threadlab as tl
 
 
 def scripted_prompt(
-    registry: tl.Registry, steps: list[Any], *, tools: list[str] = (), name: str = "p", **kw: Any
+    registry: tl.Registry,
+    steps: list[Any],
+    *,
+    tools: Sequence[str] = (),
+    name: str = "p",
+    **kw: Any,
 ) -> tl.models.ScriptedModel:
     """Define prompt `name` on a ScriptedModel playing `steps`; return the model."""
     model = tl.models.ScriptedModel(steps, chunk_size=kw.pop("chunk_size", 8))

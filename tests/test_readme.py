@@ -10,10 +10,13 @@ from pathlib import Path
 README = Path(__file__).resolve().parents[1] / "README.md"
 
 
+def python_blocks() -> list[str]:
+    return re.findall(r"```python\n(.*?)```", README.read_text(), re.DOTALL)
+
+
 def run_block(index: int, tmp_path: Path) -> subprocess.CompletedProcess[str]:
-    blocks = re.findall(r"```python\n(.*?)```", README.read_text(), re.DOTALL)
     script = tmp_path / f"block{index}.py"
-    script.write_text(blocks[index])
+    script.write_text(python_blocks()[index])
     env = {"XDG_CONFIG_HOME": str(tmp_path / "config"), "PATH": "/usr/bin:/bin"}
     result = subprocess.run(
         [sys.executable, str(script)],
@@ -42,3 +45,20 @@ def test_the_composition_example_runs_and_prints_what_the_readme_says(tmp_path: 
     assert lines[1] == "['/index.html']"
     assert lines[2] == "['/attachments/index.html']"
     assert lines[3].startswith("- a subagent reported")
+
+
+def test_every_python_example_type_checks_under_mypy_strict(tmp_path: Path) -> None:
+    # Users copy these: they must type-check as written against the shipped types (py.typed).
+    scripts = []
+    for index, block in enumerate(python_blocks()):
+        script = tmp_path / f"readme_block{index}.py"
+        script.write_text(block)
+        scripts.append(str(script))
+    result = subprocess.run(
+        [sys.executable, "-m", "mypy", "--strict", "--no-incremental", *scripts],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        timeout=300,
+    )
+    assert result.returncode == 0, result.stdout + result.stderr

@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from typing import Any
 
 import jsonschema
@@ -26,7 +27,7 @@ async def chunks_of(model: Any, request: ModelRequest) -> list[Any]:
     return [chunk async for chunk in model.stream(request)]
 
 
-def request(user: str = "hi", tools: list[ToolSpec] = (), **kw: Any) -> ModelRequest:
+def request(user: str = "hi", tools: Sequence[ToolSpec] = (), **kw: Any) -> ModelRequest:
     return ModelRequest(messages=[tl.Message(role="user", content=user)], tools=tools, **kw)
 
 

@@ -28,7 +28,7 @@ def execute(name: str, tmp_path: Path) -> nbformat.NotebookNode:
         store_widget_state=True,
     )
     client.execute()
-    return notebook
+    return notebook  # type: ignore[no-any-return]  # nbformat is untyped
 
 
 def outputs(notebook: nbformat.NotebookNode, mime: str = "text/plain") -> list[str]:

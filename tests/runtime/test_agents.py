@@ -130,7 +130,7 @@ async def test_an_ai_human_agent_called_as_a_tool_is_a_handoff(
     thread = await rt.create_thread("support")
     run = await thread.send("my invoice is wrong")
     assert run.text == "billing here"
-    assert json.loads(tool_messages(thread)[0].content) == {"handoff": "billing"}
+    assert json.loads(tool_messages(thread)[0].content or "") == {"handoff": "billing"}
     assert thread.owner == "billing"
     # The new owner saw the history it inherited.
     assert any(m.content == "my invoice is wrong" for m in back.requests[0].messages)
@@ -159,7 +159,7 @@ async def test_a_dual_ai_agent_as_a_tool_runs_as_a_blocking_child(
     )
     thread = await rt.create_thread("main")
     await thread.send("go")
-    result = json.loads(tool_messages(thread)[0].content)
+    result = json.loads(tool_messages(thread)[0].content or "")
     (child,) = thread.children
     assert result == {
         "reference": child.id,

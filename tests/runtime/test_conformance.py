@@ -45,10 +45,10 @@ async def test_invalid_arguments_become_an_error_result_listing_each_problem_wit
     assert run.status == "completed"
     (result,) = tool_messages(thread)
     assert result.tool_status == "error"
-    assert "invalid arguments for tool 'draw'" in result.content
-    assert "- name: Input should be a valid string" in result.content
-    assert "- points[1].x: Input should be a valid integer" in result.content
-    assert "- points[1].y: Field required" in result.content
+    assert "invalid arguments for tool 'draw'" in (result.content or "")
+    assert "- name: Input should be a valid string" in (result.content or "")
+    assert "- points[1].x: Input should be a valid integer" in (result.content or "")
+    assert "- points[1].y: Field required" in (result.content or "")
     assert ran == []
     model.assert_complete()
 
@@ -70,19 +70,24 @@ async def test_json_schema_arguments_are_validated_with_paths(
     await thread.send("tag")
     (result,) = tool_messages(thread)
     assert result.tool_status == "error"
-    assert "- tags[1]: 2 is not of type 'string'" in result.content
-    assert "Additional properties are not allowed ('x' was unexpected)" in result.content
+    assert "- tags[1]: 2 is not of type 'string'" in (result.content or "")
+    assert "Additional properties are not allowed ('x' was unexpected)" in (result.content or "")
 
 
 async def test_valid_arguments_reach_execute_as_the_model_instance(
     rt: tl.Runtime, registry: tl.Registry
 ) -> None:
     seen: list[Any] = []
+
+    def draw(state: tl.ThreadState, args: Shape) -> str:
+        seen.append(args)
+        return "drawn"
+
     tl.define_tool(
         "draw",
         description="Draw.",
         args=Shape,
-        execute=lambda s, a: seen.append(a) or "drawn",
+        execute=draw,
         registry=registry,
     )
     scripted_prompt(
@@ -110,8 +115,8 @@ async def test_malformed_json_arguments_become_an_error_result(
     assert assistant.tool_calls[0].arguments == '{"text": "unterminated'
     (result,) = tool_messages(thread)
     assert result.tool_status == "error"
-    assert result.content.startswith("the arguments are not valid JSON")
-    assert '{"text": "unterminated' in result.content
+    assert (result.content or "").startswith("the arguments are not valid JSON")
+    assert '{"text": "unterminated' in (result.content or "")
 
 
 async def test_arguments_that_are_json_but_not_an_object_are_rejected(
@@ -121,7 +126,7 @@ async def test_arguments_that_are_json_but_not_an_object_are_rejected(
     scripted_prompt(registry, [call("echo", raw_arguments="[1, 2]"), text("ok")], tools=["echo"])
     thread = await rt.create_thread("p")
     await thread.send("go")
-    assert "must be a JSON object" in tool_messages(thread)[0].content
+    assert "must be a JSON object" in (tool_messages(thread)[0].content or "")
 
 
 async def test_unknown_tool_is_an_error_result_naming_the_tools_on_offer(
@@ -139,7 +144,7 @@ async def test_unknown_tool_is_an_error_result_naming_the_tools_on_offer(
     assert ghost.content == "unknown tool 'ghost'; the tools on offer are: real"
     # Registered but not offered to this prompt: unknown too.
     assert hidden.tool_status == "error"
-    assert hidden.content.startswith("unknown tool 'hidden'")
+    assert (hidden.content or "").startswith("unknown tool 'hidden'")
 
 
 async def test_an_exception_in_execute_is_persisted_as_an_error_and_the_loop_goes_on(
@@ -171,7 +176,7 @@ async def test_tools_run_sequentially_in_returned_order_even_when_async(
         start = time.perf_counter()
         await asyncio.sleep(0.05 if args["tag"] == "first" else 0.0)
         spans.append((args["tag"], start, time.perf_counter()))
-        return args["tag"]
+        return str(args["tag"])
 
     schema = {"type": "object", "properties": {"tag": {"type": "string"}}, "required": ["tag"]}
     tl.define_tool("slow", description="Slow.", args=schema, execute=slow, registry=registry)
@@ -278,7 +283,7 @@ async def test_non_string_results_are_stored_as_json_and_strings_verbatim(
     assert s.content == '{"raw"'
     assert (r.content, r.tool_status) == ("nope", "error")
     assert bad.tool_status == "error"
-    assert "not JSON-serialisable" in bad.content
+    assert "not JSON-serialisable" in (bad.content or "")
 
 
 async def test_consecutive_failure_budget_stops_a_runaway_run_cleanly(
@@ -294,7 +299,7 @@ async def test_consecutive_failure_budget_stops_a_runaway_run_cleanly(
     assert "3 consecutive tool calls failed" in (run.error or "")
     assert len(tool_messages(thread)) == 3
     finished = [e for e in thread.events if e.type == "run_finished"]
-    assert finished[-1].status == "stopped"  # type: ignore[attr-defined]
+    assert finished[-1].status == "stopped"
     rt.close()
 
 
@@ -316,7 +321,7 @@ async def test_calls_after_the_budget_is_spent_get_results_without_running(
     assert len(ran) == 2
     results = tool_messages(thread)
     assert len(results) == 4  # every call still has exactly one result
-    assert results[3].content.startswith("not run:")
+    assert (results[3].content or "").startswith("not run:")
     rt.close()
 
 

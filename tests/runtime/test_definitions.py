@@ -115,8 +115,8 @@ def test_a_prompt_tools_entry_cannot_configure_a_subagent(registry: tl.Registry)
         tl.define_prompt(
             "p",
             prompt="x",
-            tools=[{"name": "w", "blocking": False}],
-            registry=registry,  # type: ignore[list-item]
+            tools=[{"name": "w", "blocking": False}],  # type: ignore[list-item]
+            registry=registry,
         )
     with pytest.raises(tl.DefinitionError, match="reserved lifecycle tool"):
         tl.define_prompt("p", prompt="x", tools=["subagent_create"], registry=registry)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import stat
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -17,7 +18,7 @@ from ..helpers import scripted_prompt, tool_messages
 SECRET = "sk-live-4f9a8b7c6d5e"
 
 
-def reader(registry: tl.Registry, *names: str, variables: list[tl.Variable] = ()) -> None:
+def reader(registry: tl.Registry, *names: str, variables: Sequence[tl.Variable] = ()) -> None:
     async def read(state: tl.ThreadState, args: Any) -> dict[str, Any]:
         return {n: await state.env(n) for n in names}
 
@@ -81,7 +82,7 @@ async def test_resolution_order_thread_agent_toolconfig_prompt_process(
     await thread.send("go")
     import json
 
-    values = json.loads(tool_messages(thread)[0].content)
+    values = json.loads(tool_messages(thread)[0].content or "")
     assert values == {
         "A": "thread-A",
         "B": "agent-B",
@@ -124,7 +125,7 @@ async def test_secrets_are_encrypted_at_rest_and_redacted_everywhere(
     assert model.requests[0].messages[0].content == "Key: [secret:API_KEY]"
     # ...tools do get the real value.
     assert model.requests[1].messages[-1].content == "the key is [secret:API_KEY]"
-    leaked = [m for m in thread.all_messages() if m.content and SECRET in m.content]
+    leaked = [m for m in thread.all_messages() if m.content and SECRET in (m.content or "")]
     assert leaked == []
     assert any(
         m.content == "RuntimeError: auth failed for key [secret:API_KEY]" for m in thread.messages

@@ -108,7 +108,7 @@ async def test_tools_use_the_thread_filesystem_and_writes_are_events(
     assert saved.content == "/attachments/a.md"
     assert loaded.content == "# A"
     assert escaped.tool_status == "error"
-    assert escaped.content.startswith("PathError: thread path '../escape' is relative")
+    assert (escaped.content or "").startswith("PathError: thread path '../escape' is relative")
     written = [e for e in thread.events if isinstance(e, tl.FileWrittenEvent)]
     assert [(e.path, e.size) for e in written] == [("/attachments/a.md", 3)]
 

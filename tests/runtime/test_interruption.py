@@ -20,7 +20,7 @@ from ..helpers import scripted_prompt, tool_messages
 def assert_every_call_has_one_result(thread: tl.Thread) -> None:
     messages = thread.all_messages()
     call_ids = [c.id for m in messages for c in m.tool_calls]
-    result_ids = [m.tool_call_id for m in messages if m.role == "tool"]
+    result_ids = [m.tool_call_id or "" for m in messages if m.role == "tool"]
     assert sorted(call_ids) == sorted(result_ids)
     assert len(set(result_ids)) == len(result_ids)
 

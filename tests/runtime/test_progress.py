@@ -33,11 +33,15 @@ def define_write(registry: tl.Registry, progress: str | None = "description", **
     )
 
 
-def events_of(events: list[tl.Event], *types: str) -> list[tl.Event]:
+def events_of(events: list[tl.ThreadEvent], *types: str) -> list[tl.ThreadEvent]:
     return [e for e in events if e.type in types]
 
 
-async def collect(thread: tl.Thread, message: str) -> list[tl.Event]:
+def started(events: list[tl.ThreadEvent]) -> list[tl.ToolCallStartedEvent]:
+    return [e for e in events if isinstance(e, tl.ToolCallStartedEvent)]
+
+
+async def collect(thread: tl.Thread, message: str) -> list[tl.ThreadEvent]:
     return [event async for event in thread.stream(message)]
 
 
@@ -52,9 +56,11 @@ async def test_started_fires_once_in_the_chunk_that_completes_the_progress_argum
     started = [i for i, e in enumerate(events) if e.type == "tool_call_started"]
     assert len(started) == 1
     event = events[started[0]]
-    assert event.progress == "writing index.html"  # type: ignore[attr-defined]
+    assert isinstance(event, tl.ToolCallStartedEvent)
+    assert event.progress == "writing index.html"
     # The delta right before it is the one holding the closing quote of the value.
-    deltas = [e.delta for e in events[: started[0]]]  # type: ignore[attr-defined]
+    deltas = [e.delta for e in events[: started[0]] if isinstance(e, tl.ToolCallDeltaEvent)]
+    assert len(deltas) == started[0]
     streamed = "".join(deltas)
     before_last = "".join(deltas[:-1])
     complete_value = json.dumps(args["description"])
@@ -62,7 +68,9 @@ async def test_started_fires_once_in_the_chunk_that_completes_the_progress_argum
     assert complete_value not in before_last
     assert '"content"' not in streamed
     # Most of the large argument is still to come when the card can show progress.
-    remaining = "".join(e.delta for e in events[started[0] + 1 :])  # type: ignore[attr-defined]
+    remaining = "".join(
+        e.delta for e in events[started[0] + 1 :] if isinstance(e, tl.ToolCallDeltaEvent)
+    )
     assert len(remaining) > 500
 
 
@@ -89,7 +97,7 @@ async def test_without_progress_argument_started_fires_as_soon_as_the_call_appea
     assert events[0].type == "tool_call_delta"
     assert events[0].delta == ""
     assert events[1].type == "tool_call_started"
-    assert events[1].progress is None  # type: ignore[attr-defined]
+    assert events[1].progress is None
     assert sum(e.type == "tool_call_started" for e in events) == 1
 
 
@@ -114,7 +122,7 @@ async def test_progress_argument_never_emitted_fires_when_the_arguments_complete
     events = await collect(thread, "go")
     calls = events_of(events, "tool_call_delta", "tool_call_started")
     assert calls[-1].type == "tool_call_started"
-    assert calls[-1].progress is None  # type: ignore[attr-defined]
+    assert calls[-1].progress is None
     assert sum(e.type == "tool_call_started" for e in calls) == 1
     # ...and before the call is executed.
     kinds = [e.type for e in events]
@@ -133,7 +141,8 @@ async def test_a_call_delivered_whole_still_fires_started_once_with_progress(
     events = events_of(await collect(thread, "go"), "tool_call_delta", "tool_call_started")
     # One announce chunk, one chunk with the whole arguments, then started.
     assert [e.type for e in events] == ["tool_call_delta", "tool_call_delta", "tool_call_started"]
-    assert events[2].progress == "writing a"  # type: ignore[attr-defined]
+    assert isinstance(events[2], tl.ToolCallStartedEvent)
+    assert events[2].progress == "writing a"
 
 
 async def test_escaped_progress_text_split_across_chunks_is_decoded(
@@ -146,8 +155,8 @@ async def test_escaped_progress_text_split_across_chunks_is_decoded(
         registry, [call("write_file", args), text("ok")], tools=["write_file"], chunk_size=1
     )
     thread = await rt.create_thread("p")
-    events = events_of(await collect(thread, "go"), "tool_call_started")
-    assert events[0].progress == phrase  # type: ignore[attr-defined]
+    events = started(await collect(thread, "go"))
+    assert events[0].progress == phrase
 
 
 async def test_each_of_several_calls_fires_exactly_once(
@@ -163,14 +172,14 @@ async def test_each_of_several_calls_fires_exactly_once(
         registry, [step(*calls, call("ping")), text("ok")], tools=["write_file", "ping"]
     )
     thread = await rt.create_thread("p")
-    events = events_of(await collect(thread, "go"), "tool_call_started")
-    assert [getattr(e, "progress", None) for e in events] == [
+    events = started(await collect(thread, "go"))
+    assert [e.progress for e in events] == [
         "writing 0",
         "writing 1",
         "writing 2",
         None,
     ]
-    assert len({e.tool_call_id for e in events}) == 4  # type: ignore[attr-defined]
+    assert len({e.tool_call_id for e in events}) == 4
 
 
 async def test_the_tool_call_started_hook_receives_the_event(

@@ -56,7 +56,7 @@ async def test_a_prompt_tool_runs_a_nested_turn_and_returns_shaped_json(
     outer.assert_complete()
     (result,) = tool_messages(thread)
     assert result.tool_status == "success"
-    assert json.loads(result.content) == {
+    assert json.loads(result.content or "") == {
         "text": "the answer is 42",
         "tool_calls": [{"name": "search", "arguments": {}, "result": "found it"}],
         "errors": [{"name": "fail", "error": "ZeroDivisionError: division by zero"}],
@@ -121,7 +121,7 @@ async def test_subprompt_config_shapes_exactly_what_returns(
     )
     thread = await rt.create_thread("main")
     await thread.send("go")
-    content = tool_messages(thread)[0].content
+    content = tool_messages(thread)[0].content or ""
     assert (content if isinstance(expected, str) else json.loads(content)) == expected
 
 
@@ -159,10 +159,10 @@ async def test_required_schema_init_properties_and_same_thread_attachments(
     assert nested_user.attachments == ("/attachments/cats.txt",)
     assert inner.requests[0].messages[1].attachments == ("/attachments/cats.txt",)
     assert missing.tool_status == "error"
-    assert "/attachments/none.txt not found in thread" in missing.content
+    assert "/attachments/none.txt not found in thread" in (missing.content or "")
     assert invalid.tool_status == "error"
-    assert "- topic: Input should be a valid string" in invalid.content
-    assert "- files: Field required" in invalid.content
+    assert "- topic: Input should be a valid string" in (invalid.content or "")
+    assert "- files: Field required" in (invalid.content or "")
 
 
 async def test_without_init_property_the_nested_message_is_the_json_of_the_arguments(
@@ -174,7 +174,7 @@ async def test_without_init_property_the_nested_message_is_the_json_of_the_argum
     )
     thread = await rt.create_thread("main")
     await thread.send("go")
-    assert json.loads(inner.requests[0].messages[1].content) == {
+    assert json.loads(inner.requests[0].messages[1].content or "") == {
         "topic": "t",
         "files": [],
         "depth": 1,
@@ -235,7 +235,7 @@ async def test_a_failing_nested_model_is_an_error_result_for_the_caller(
     assert run.text == "recovered"
     (result,) = tool_messages(thread)
     assert result.tool_status == "error"
-    assert "ScriptedModel has no steps left" in result.content
+    assert "ScriptedModel has no steps left" in (result.content or "")
 
 
 async def test_nested_turns_share_the_step_budget(registry: tl.Registry, store_dir: Any) -> None:

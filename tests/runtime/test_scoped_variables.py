@@ -66,7 +66,7 @@ async def test_a_scoped_variable_is_not_inherited_from_the_parent(
     thread = await rt.create_thread("root", env={"REGION": "eu-west"})
     await thread.send("go")
     (child,) = thread.children
-    assert json.loads(tool_messages(child)[0].content) == {"REGION": None}
+    assert json.loads(tool_messages(child)[0].content or "") == {"REGION": None}
 
 
 async def test_an_unscoped_variable_is_inherited(rt: tl.Runtime, registry: tl.Registry) -> None:
@@ -75,7 +75,7 @@ async def test_an_unscoped_variable_is_inherited(rt: tl.Runtime, registry: tl.Re
     parent(registry, tl.Subagent("child"))
     thread = await rt.create_thread("root", env={"REGION": "eu-west"})
     await thread.send("go")
-    assert json.loads(tool_messages(thread.children[0])[0].content) == {"REGION": "eu-west"}
+    assert json.loads(tool_messages(thread.children[0])[0].content or "") == {"REGION": "eu-west"}
 
 
 async def test_a_scoped_value_given_to_the_child_flows_down_to_its_descendants(
@@ -121,7 +121,7 @@ async def test_a_scoped_value_given_to_the_child_flows_down_to_its_descendants(
     (middle,) = thread.children
     assert tool_messages(middle)[0].content == "us-east"
     (grandchild,) = middle.children
-    assert json.loads(tool_messages(grandchild)[0].content) == {"REGION": "us-east"}
+    assert json.loads(tool_messages(grandchild)[0].content or "") == {"REGION": "us-east"}
 
 
 async def test_create_thread_names_the_relationship_of_a_scoped_variable_that_cannot_resolve(

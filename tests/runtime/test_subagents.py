@@ -68,7 +68,7 @@ def create_then(then: Callable[[str], Any]) -> tl.models.FunctionModel:
         if not results:
             return create()
         if len(results) == 1:
-            return then(json.loads(results[0].content)["reference"])
+            return then(json.loads(results[0].content or "")["reference"])
         return text("done")
 
     return tl.models.FunctionModel(decide)
@@ -98,7 +98,7 @@ async def test_blocking_child_returns_its_session_result_with_attachments_copied
     thread = await rt.create_thread("boss")
     events = [e async for e in thread.stream("go")]
     (child,) = thread.children
-    result = json.loads(tool_messages(thread)[0].content)
+    result = json.loads(tool_messages(thread)[0].content or "")
     assert result == {
         "reference": child.id,
         "status": "completed",
@@ -131,14 +131,14 @@ async def test_non_blocking_child_result_arrives_as_a_queued_message_in_the_same
     thread = await rt.create_thread("boss")
     run = await thread.send("go")
     (child,) = thread.children
-    assert json.loads(tool_messages(thread)[0].content) == {
+    assert json.loads(tool_messages(thread)[0].content or "") == {
         "reference": child.id,
         "status": "running",
     }
     assert run.text == "got it"
     report = next(m for m in thread.messages if m.subagent_id == child.id)
     assert report.role == "user"
-    assert report.content.startswith(f"Subagent 'w1' ({child.id}) completed:\ndone: task")
+    assert (report.content or "").startswith(f"Subagent 'w1' ({child.id}) completed:\ndone: task")
     assert report.attachments == ("/attachments/out.txt",)
     model.assert_complete()
 
@@ -222,7 +222,7 @@ async def test_resumable_children_take_messages_and_persist(
     )
     await thread.send("go")
     (child,) = thread.children
-    first, second = (json.loads(m.content) for m in tool_messages(thread))
+    first, second = (json.loads(m.content or "") for m in tool_messages(thread))
     assert first["status"] == second["status"] == "completed"
     assert second["result"] == "done: task"  # the child's history starts with its first task
     assert [m.content for m in child.messages if m.role == "user"] == ["task", "more"]
@@ -249,9 +249,9 @@ async def test_messaging_a_non_resumable_child_or_an_unknown_reference_is_an_err
     await thread.send("go")
     _, not_resumable, unknown = tool_messages(thread)
     assert not_resumable.tool_status == "error"
-    assert "is not resumable" in not_resumable.content
+    assert "is not resumable" in (not_resumable.content or "")
     assert unknown.tool_status == "error"
-    assert unknown.content.startswith("unknown reference 'thr_nope'")
+    assert (unknown.content or "").startswith("unknown reference 'thr_nope'")
 
 
 async def test_max_instances_and_bad_lifecycle_arguments_are_error_results(
@@ -276,11 +276,11 @@ async def test_max_instances_and_bad_lifecycle_arguments_are_error_results(
     await thread.send("go")
     ok, capped, blank, stranger, no_message = tool_messages(thread)
     assert ok.tool_status == "success"
-    assert "max_instances (1) of subagent 'worker' reached" in capped.content
+    assert "max_instances (1) of subagent 'worker' reached" in (capped.content or "")
     assert blank.tool_status == "error"
-    assert "name" in blank.content
-    assert "'stranger' is not one of ['worker']" in stranger.content
-    assert "- (arguments): 'message' is a required property" in no_message.content
+    assert "name" in (blank.content or "")
+    assert "'stranger' is not one of ['worker']" in (stranger.content or "")
+    assert "- (arguments): 'message' is a required property" in (no_message.content or "")
     assert len(thread.children) == 1
 
 
@@ -295,7 +295,7 @@ async def test_the_subagents_tool_lists_relationships_and_live_children(
     )
     thread = await rt.create_thread("boss")
     await thread.send("go")
-    listing = json.loads(tool_messages(thread)[1].content)
+    listing = json.loads(tool_messages(thread)[1].content or "")
     (child,) = thread.children
     assert listing == {
         "relationships": [
@@ -487,9 +487,9 @@ async def test_attachments_are_validated_then_copied_with_rewritten_paths(
     ok, missing, hostile = tool_messages(thread)
     assert ok.tool_status == "success"
     assert missing.tool_status == "error"
-    assert f"/missing.txt not found in thread {thread.id}" in missing.content
+    assert f"/missing.txt not found in thread {thread.id}" in (missing.content or "")
     assert hostile.tool_status == "error"
-    assert "is relative" in hostile.content
+    assert "is relative" in (hostile.content or "")
     (child,) = thread.children  # nothing was created for the failed calls
     first = child.messages[0]
     assert first.attachments == ("/attachments/in.csv", "/attachments/in-2.csv")

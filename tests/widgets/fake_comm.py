@@ -9,7 +9,7 @@ import comm
 from comm.base_comm import BaseComm
 
 
-class RecordingComm(BaseComm):  # type: ignore[misc]
+class RecordingComm(BaseComm):
     sent: ClassVar[list[tuple[float, str, Any]]] = []
 
     def publish_msg(

@@ -9,7 +9,7 @@ from __future__ import annotations
 import inspect
 import json
 import uuid
-from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
 
@@ -140,7 +140,7 @@ class ScriptedModel:
             yield chunk
 
 
-StepFunction = Callable[[Sequence[Message], list[ToolSpec]], "Step | str | Awaitable[Step | str]"]
+StepFunction = Callable[[list[Message], list[ToolSpec]], "Step | str | Awaitable[Step | str]"]
 
 
 class FunctionModel:
@@ -154,7 +154,7 @@ class FunctionModel:
     async def stream(self, request: ModelRequest) -> AsyncIterator[ModelChunk]:
         # The messages are a read-only sequence: copying them per step would make long runs
         # quadratic.
-        result = self._fn(request.messages, list(request.tools))
+        result = self._fn(list(request.messages), list(request.tools))
         if inspect.isawaitable(result):
             result = await result
         async for chunk in stream_step(_as_step(result), self.chunk_size):
