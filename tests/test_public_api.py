@@ -1,10 +1,15 @@
-"""The public surface: every name the API contract promises is importable from threadlab."""
+"""The public surface, asserted exactly: a name added to or dropped from it is a decision, made
+here on purpose, never a side effect of moving code."""
 
 from __future__ import annotations
 
+import typing
+from pathlib import Path
+
 import threadlab as tl
 
-CONTRACT = {
+PUBLIC = {
+    # definitions
     "Variable",
     "define_tool",
     "tool",
@@ -16,35 +21,121 @@ CONTRACT = {
     "Subagent",
     "define_model",
     "define_hook",
+    "ToolConfig",
+    "Text",
+    "Include",
+    "Env",
     "Registry",
     "default_registry",
+    "RESERVED_TOOL_NAMES",
+    "AgentDefinition",
+    "HookDefinition",
+    "ModelDefinition",
+    "PromptDefinition",
+    "ToolDefinition",
+    # errors
+    "ThreadlabError",
     "DefinitionError",
     "MissingVariableError",
     "PathError",
     "SandboxUnavailableError",
-    "RESERVED_TOOL_NAMES",
+    "ThreadNotFound",
+    "CallContextError",
+    "StoreVersionError",
+    # running
     "Runtime",
     "run",
     "Run",
     "Thread",
     "ThreadState",
+    "ExecutionInfo",
+    "ChildInfo",
     "Message",
     "ToolCall",
+    # events
     "Event",
-    "ToolConfig",
-    "Text",
-    "Include",
-    "Env",
+    "ThreadEvent",
+    "ThreadStatusEvent",
+    "MessageCreatedEvent",
+    "TextDeltaEvent",
+    "ToolCallDeltaEvent",
+    "ToolCallStartedEvent",
+    "ToolCallFinishedEvent",
+    "SubagentCreatedEvent",
+    "FileWrittenEvent",
+    "CustomEvent",
+    "RunFinishedEvent",
+    # storage
+    "Store",
+    "SQLiteStore",
+    "FileRecord",
+    # modules and metadata
     "models",
+    "__version__",
 }
-MODELS = {"OfflineModel", "ScriptedModel", "FunctionModel", "ToolSpec", "text", "call", "step"}
+MODELS = {
+    "OfflineModel",
+    "ScriptedModel",
+    "FunctionModel",
+    "ScriptedCall",
+    "Step",
+    "text",
+    "call",
+    "step",
+    "Model",
+    "ModelRequest",
+    "ModelChunk",
+    "TextChunk",
+    "ToolCallChunk",
+    "FinishChunk",
+    "ToolSpec",
+    "ToolPurpose",
+}
+# Implementation packages are reachable as attributes, but they are not the public surface.
+LAYERS = {"definitions", "execution", "runtime", "store", "threads"}
+EXTENSION_HOOKS = {"load_ipython_extension", "unload_ipython_extension"}
 
 
-def test_every_contract_name_is_exported() -> None:
-    assert set(tl.__all__) >= CONTRACT
+def test_the_public_names_are_exactly_the_contract() -> None:
+    assert set(tl.__all__) == PUBLIC
     for name in tl.__all__:
         assert hasattr(tl, name), name
-    assert set(tl.models.__all__) >= MODELS
+
+
+def test_the_models_module_exports_exactly_its_contract() -> None:
+    assert set(tl.models.__all__) == MODELS
+    for name in tl.models.__all__:
+        assert hasattr(tl.models, name), name
+
+
+def test_nothing_else_public_leaks_into_the_package_namespace() -> None:
+    leaked = {n for n in dir(tl) if not n.startswith("_")} - set(tl.__all__)
+    assert leaked == LAYERS | EXTENSION_HOOKS
+
+
+def test_every_error_is_a_threadlab_error_and_keeps_its_builtin_base() -> None:
+    assert issubclass(tl.ThreadNotFound, LookupError)
+    assert issubclass(tl.CallContextError, RuntimeError)
+    assert issubclass(tl.StoreVersionError, RuntimeError)
+    assert issubclass(tl.DefinitionError, ValueError)
+    for name in tl.__all__:
+        value = getattr(tl, name)
+        if isinstance(value, type) and issubclass(value, Exception):
+            assert issubclass(value, tl.ThreadlabError), name
+
+
+def test_the_package_ships_its_types_and_one_version() -> None:
+    package = Path(tl.__file__).parent
+    assert (package / "py.typed").exists()
+    pyproject = (package.parents[1] / "pyproject.toml").read_text()
+    assert 'dynamic = ["version"]' in pyproject
+    assert tl.__version__.count(".") == 2
+
+
+def test_thread_events_form_a_union_discriminated_by_type() -> None:
+    members = typing.get_args(typing.get_args(tl.ThreadEvent)[0])
+    types = [m.model_fields["type"].default for m in members]
+    assert len(set(types)) == len(types) == 10
 
 
 def test_reserved_names() -> None:

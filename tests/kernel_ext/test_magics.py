@@ -268,3 +268,18 @@ def test_help_shows_the_usage_line(
 )
 def test_the_cell_transform(lines: list[str], expected: list[str]) -> None:
     assert thread_cells_to_await(lines) == expected
+
+
+def test_config_store_after_loading_takes_effect_for_the_next_thread(
+    shell: InteractiveShell, tmp_path: Path
+) -> None:
+    run(shell, WRITE_FILE)
+    run(shell, "%%prompt builder --tools write_file\nBuild.")
+    run(shell, "%%thread builder\nFirst.")
+    run(shell, "%config ThreadlabMagics.store = 'team-store'")
+    run(shell, "%%thread builder --new\nSecond.")
+    session = magics(shell).session
+    assert session.store == "team-store"
+    assert (tmp_path / "team-store" / "threads.sqlite3").exists()
+    (moved,) = session.runtime.threads()
+    assert [m.content for m in moved.messages if m.role == "user"] == ["Second."]

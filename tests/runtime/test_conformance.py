@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import itertools
 import time
+from collections.abc import Callable
 from typing import Any
 
 import pytest
@@ -408,3 +409,28 @@ def test_tl_run_runs_a_thread_synchronously(registry: tl.Registry, store_dir: An
     run = tl.run("hello", "hi there", registry=registry, store=store_dir, secret_key="k")
     assert run.status == "completed"
     assert run.text == "(offline model) You said: hi there"
+
+
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda: tl.ToolResult(status="success", result={"ok": True}),
+        lambda: tl.ToolResult("success", result={"ok": True}),
+        lambda: tl.ToolResult(result={"ok": True}),
+    ],
+    ids=["keyword", "positional", "default"],
+)
+async def test_a_tool_result_may_name_its_status_by_keyword_or_position(
+    rt: tl.Runtime, registry: tl.Registry, make: Callable[[], tl.ToolResult]
+) -> None:
+    tl.define_tool("check", description="Check.", execute=lambda s, a: make(), registry=registry)
+    scripted_prompt(registry, [call("check"), text("ok")], tools=["check"])
+    thread = await rt.create_thread("p")
+    await thread.send("go")
+    (result,) = tool_messages(thread)
+    assert (result.tool_status, result.content) == ("success", '{"ok": true}')
+
+
+async def test_an_unknown_thread_id_raises_thread_not_found(rt: tl.Runtime) -> None:
+    with pytest.raises(tl.ThreadNotFound, match="no thread 'thr_missing'"):
+        rt.thread("thr_missing")

@@ -228,3 +228,33 @@ async def test_a_thread_whose_definitions_are_gone_can_be_read_but_not_sent_to(
     assert [m.role for m in reopened.messages] == ["user", "assistant"]
     with pytest.raises(tl.DefinitionError, match="unknown target 'temp'"):
         await reopened.send("again")
+
+
+def test_tool_choice_is_a_mode_or_one_of_the_prompts_own_tools(registry: tl.Registry) -> None:
+    tl.define_tool("search", description="Search.", execute=lambda s, a: "", registry=registry)
+    for choice in ("auto", "none", "required", "search"):
+        prompt = tl.define_prompt(
+            "p", prompt="x", tools=["search"], tool_choice=choice, registry=registry
+        )
+        assert prompt.tool_choice == choice
+    with pytest.raises(tl.DefinitionError, match=r"tool_choice 'serach' .* \(tools: search\)"):
+        tl.define_prompt("p", prompt="x", tools=["search"], tool_choice="serach", registry=registry)
+    with pytest.raises(tl.DefinitionError, match="tool_choice 'search'"):
+        tl.define_prompt("q", prompt="x", tool_choice="search", registry=registry)
+
+
+async def test_a_required_variable_given_by_a_tool_config_resolves_for_that_tool(
+    rt: tl.Runtime, registry: tl.Registry
+) -> None:
+    tl.define_tool(
+        "search",
+        description="Search.",
+        execute=lambda s, a: "",
+        variables=[tl.Variable("INDEX", required=True)],
+        registry=registry,
+    )
+    tl.define_tool("other", description="Other.", execute=lambda s, a: "", registry=registry)
+    tools = [tl.ToolConfig("search", env={"INDEX": "docs"}), "other"]
+    tl.define_prompt("p", prompt="x", tools=tools, registry=registry)
+    thread = await rt.create_thread("p")  # the value exists where it is declared: no error
+    assert thread.agent == "p"

@@ -517,3 +517,38 @@ async def test_attachments_given_to_many_children_share_stored_content(
     assert len(thread.children) == 20
     assert all(c.messages[0].attachments == ("/attachments/big.bin",) for c in thread.children)
     assert added < 1024 * 1024, added
+
+
+async def test_a_dual_ai_childs_first_message_is_addressed_to_side_a(
+    rt: tl.Runtime, registry: tl.Registry
+) -> None:
+    worker(registry)
+    lead(registry, [create(message="build it"), text("done")], tl.Subagent("worker"))
+    thread = await rt.create_thread("boss")
+    await thread.send("go")
+    (child,) = thread.children
+    first = child.messages[0]
+    assert (first.role, first.content, first.side) == ("user", "build it", "a")
+
+
+async def test_after_subagent_created_hooks_see_the_running_execution(
+    rt: tl.Runtime, registry: tl.Registry
+) -> None:
+    seen: list[tl.ExecutionInfo | None] = []
+    tl.define_hook(
+        hook="after_subagent_created",
+        id="track",
+        execute=lambda state, info: seen.append(state.execution),
+        registry=registry,
+    )
+    worker(registry)
+    model = ScriptedModel([create(), text("done")])
+    tl.define_prompt("lead", prompt="Lead.", model=model, hooks=["track"], registry=registry)
+    tl.define_agent(
+        "boss", side_a=tl.Side("lead", subagents=[tl.Subagent("worker")]), registry=registry
+    )
+    thread = await rt.create_thread("boss")
+    run = await thread.send("go")
+    (execution,) = seen
+    assert execution is not None
+    assert (execution.run_id, execution.prompt, execution.step) == (run.id, "lead", 1)

@@ -106,3 +106,20 @@ async def test_the_decorated_function_runs_with_keyword_arguments(
     thread = await rt.create_thread("p")
     await thread.send("go")
     assert thread.messages[2].content == "15"
+
+
+def test_one_decorator_object_can_define_several_tools(registry: tl.Registry) -> None:
+    decorate = tl.tool(registry=registry)
+
+    @decorate
+    def first(state: tl.ThreadState) -> str:
+        """The first tool."""
+        return "1"
+
+    @decorate
+    def second(state: tl.ThreadState) -> str:
+        """The second tool."""
+        return "2"
+
+    assert (first.name, first.description) == ("first", "The first tool.")
+    assert (second.name, second.description) == ("second", "The second tool.")
