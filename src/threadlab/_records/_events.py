@@ -34,7 +34,7 @@ __all__ = [
 class Event(BaseModel):
     """Base of every thread event: the fields all of them carry."""
 
-    model_config = ConfigDict(frozen=True)
+    model_config = ConfigDict(frozen=True, use_attribute_docstrings=True)
     type: str
     """Which event this is; each subclass fixes it to one literal."""
     thread_id: str

@@ -31,7 +31,7 @@ class ToolCall(BaseModel):
         'add'
     """
 
-    model_config = ConfigDict(frozen=True)
+    model_config = ConfigDict(frozen=True, use_attribute_docstrings=True)
     id: str
     """The call's id, as the model gave it (or one made up when it gave none)."""
     name: str
@@ -49,7 +49,7 @@ class ToolCall(BaseModel):
 class Message(BaseModel):
     """A message of a thread's history, as persisted."""
 
-    model_config = ConfigDict(frozen=True)
+    model_config = ConfigDict(frozen=True, use_attribute_docstrings=True)
     id: str = Field(default_factory=lambda: new_id("msg"))
     """The message's id."""
     role: Literal["system", "user", "assistant", "tool"]

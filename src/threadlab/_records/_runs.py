@@ -62,7 +62,7 @@ class Run:
 class ChildInfo(BaseModel):
     """A child thread as its parent's registry lists it (`state.children`)."""
 
-    model_config = ConfigDict(frozen=True)
+    model_config = ConfigDict(frozen=True, use_attribute_docstrings=True)
     reference: str
     """The child's address for its parent (its thread id)."""
     agent: str

@@ -22,6 +22,13 @@ class Registry:
 
     Redefining a name with the same kind replaces it (so re-running a notebook cell works);
     redefining it as another kind is an error.
+
+    Example:
+        >>> import threadlab as tl
+        >>> reg = tl.Registry()
+        >>> _ = tl.define_prompt("helper", prompt="Help.", registry=reg)
+        >>> [p.name for p in reg.prompts()], reg.tool("helper")
+        (['helper'], None)
     """
 
     def __init__(self) -> None:
@@ -31,6 +38,7 @@ class Registry:
         self._hooks: dict[str, HookDefinition] = {}
 
     def add(self, definition: Definition) -> None:
+        """Register a tool, prompt or agent under its name (`define_*` call this)."""
         with self._lock:
             existing = self._definitions.get(definition.name)
             if existing is not None and existing.kind != definition.kind:
@@ -42,10 +50,12 @@ class Registry:
             self._definitions[definition.name] = definition
 
     def add_model(self, definition: ModelDefinition) -> None:
+        """Register a named model (models have a namespace of their own)."""
         with self._lock:
             self._models[definition.name] = definition
 
     def add_hook(self, definition: HookDefinition) -> None:
+        """Register a hook implementation under its id (a redefined id replaces it)."""
         with self._lock:
             self._hooks[definition.id] = definition
 
@@ -55,39 +65,50 @@ class Registry:
             self._definitions.pop(name, None)
 
     def get(self, name: str) -> Definition | None:
+        """The tool, prompt or agent called `name`, or None."""
         return self._definitions.get(name)
 
     def tool(self, name: str) -> ToolDefinition | None:
+        """The tool called `name`, or None (also when `name` is a prompt or an agent)."""
         found = self._definitions.get(name)
         return found if isinstance(found, ToolDefinition) else None
 
     def prompt(self, name: str) -> PromptDefinition | None:
+        """The prompt called `name`, or None."""
         found = self._definitions.get(name)
         return found if isinstance(found, PromptDefinition) else None
 
     def agent(self, name: str) -> AgentDefinition | None:
+        """The agent called `name`, or None."""
         found = self._definitions.get(name)
         return found if isinstance(found, AgentDefinition) else None
 
     def model(self, name: str) -> ModelDefinition | None:
+        """The model called `name`, or None ("offline" is built in, not registered)."""
         return self._models.get(name)
 
     def hook(self, hook_id: str) -> HookDefinition | None:
+        """The hook implementation with that id, or None."""
         return self._hooks.get(hook_id)
 
     def tools(self) -> list[ToolDefinition]:
+        """Every tool, in definition order."""
         return [d for d in self._definitions.values() if isinstance(d, ToolDefinition)]
 
     def prompts(self) -> list[PromptDefinition]:
+        """Every prompt, in definition order."""
         return [d for d in self._definitions.values() if isinstance(d, PromptDefinition)]
 
     def agents(self) -> list[AgentDefinition]:
+        """Every agent, in definition order."""
         return [d for d in self._definitions.values() if isinstance(d, AgentDefinition)]
 
     def models(self) -> list[ModelDefinition]:
+        """Every named model."""
         return list(self._models.values())
 
     def hooks(self) -> list[HookDefinition]:
+        """Every hook implementation."""
         return list(self._hooks.values())
 
 

@@ -44,7 +44,7 @@ HOOK_NAMES: frozenset[str] = frozenset(
 PromptPart = Text | Include | Env
 ToolEntry = str | SubpromptConfig | ToolConfig
 
-_DEFINITION = ConfigDict(frozen=True, arbitrary_types_allowed=True)
+_DEFINITION = ConfigDict(frozen=True, arbitrary_types_allowed=True, use_attribute_docstrings=True)
 
 
 class ToolDefinition(BaseModel):
@@ -53,12 +53,19 @@ class ToolDefinition(BaseModel):
     model_config = _DEFINITION
     kind: Literal["tool"] = "tool"
     name: str
+    """The name models call it by."""
     description: str
+    """What the model reads about it."""
     execute: Callable[..., Any]
+    """`execute(state, args)`, sync or async."""
     args: ArgsSchema
+    """The declared argument schema."""
     variables: tuple[Variable, ...] = ()
+    """Variables the tool declares."""
     progress_argument: str | None = None
+    """The string argument that describes a call in progress."""
     timeout: float | None = 120.0
+    """Seconds before a call times out (None: no limit)."""
 
 
 class PromptDefinition(BaseModel):
@@ -67,19 +74,33 @@ class PromptDefinition(BaseModel):
     model_config = _DEFINITION
     kind: Literal["prompt"] = "prompt"
     name: str
+    """The prompt's name."""
     prompt: tuple[PromptPart, ...]
+    """The system prompt's parts."""
     model: Any = "offline"  # a model name, or a model object
+    """A model name, or a model object."""
     tool_description: str = ""
+    """What a caller reads when the prompt is a tool."""
     tools: tuple[ToolEntry, ...] = ()
+    """The tools, prompts and agents it offers, in order."""
     include_chat: bool = False
+    """Earlier turns' user and assistant text is in the context."""
     include_past_tools: bool = False
+    """Earlier turns' tool calls and results are in the context."""
     parallel_tool_calls: bool = False
+    """The provider may return several calls at once (they still run in order)."""
     tool_choice: str = "auto"
+    """"auto", "none", "required" or the name of one of its tools."""
     required_schema: ArgsSchema | None = None
+    """The arguments it takes as a tool (else one `message`)."""
     variables: tuple[Variable, ...] = ()
+    """Variables the prompt declares."""
     env: dict[str, str] = {}
+    """Default values for variables."""
     hooks: tuple[str, ...] = ()
+    """Ids of the hooks that run for it."""
     expose_as_tool: bool = False
+    """Whether other prompts may list it as a tool."""
 
     def tool_names(self) -> list[str]:
         return [entry if isinstance(entry, str) else entry.name for entry in self.tools]
@@ -97,15 +118,25 @@ class AgentDefinition(BaseModel):
     model_config = _DEFINITION
     kind: Literal["agent"] = "agent"
     name: str
+    """The agent's name."""
     type: Literal["ai_human", "dual_ai"] = "ai_human"
+    """"ai_human" (one AI side) or "dual_ai" (two AI sides in a session)."""
     side_a: Side
+    """The first (or only) AI side."""
     side_b: Side | None = None
+    """The second side of a dual_ai agent."""
     expose_as_tool: bool = False
+    """Whether prompts may list it as a tool."""
     tool_description: str = ""
+    """What a caller reads when it is a tool."""
     max_session_turns: int | None = None
+    """The cap of a dual_ai session (else the runtime's)."""
     hooks: tuple[str, ...] = ()
+    """Ids of the hooks that run where its prompts list none."""
     variables: tuple[Variable, ...] = ()
+    """Variables the agent declares."""
     env: dict[str, str] = {}
+    """Default values for variables (they win over prompts' defaults)."""
 
 
 class ModelDefinition(BaseModel):
@@ -113,11 +144,17 @@ class ModelDefinition(BaseModel):
 
     model_config = _DEFINITION
     name: str
+    """The name prompts use."""
     provider: Literal["offline", "openai", "anthropic"]
+    """"offline", "openai" or "anthropic"."""
     model: str
+    """The provider's model id."""
     base_url: str | None = None
+    """Where the provider's API is served."""
     api_key_variable: str | None = None
+    """The secret variable holding the key."""
     options: dict[str, Any] = {}
+    """Options passed to the model."""
 
     def key_variable(self) -> Variable | None:
         """The secret this model needs, declared on every prompt that uses it."""
@@ -137,8 +174,11 @@ class HookDefinition(BaseModel):
 
     model_config = _DEFINITION
     hook: str
+    """Which hook it implements."""
     id: str
+    """The id prompts and agents list."""
     execute: Callable[..., Any]
+    """`execute(state, payload)`, sync or async."""
 
 
 Definition = ToolDefinition | PromptDefinition | AgentDefinition

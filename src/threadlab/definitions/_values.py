@@ -21,7 +21,7 @@ __all__ = [
     "Variable",
 ]
 
-_FROZEN = ConfigDict(frozen=True, extra="forbid")
+_FROZEN = ConfigDict(frozen=True, extra="forbid", use_attribute_docstrings=True)
 
 
 class Variable(BaseModel):
@@ -53,6 +53,7 @@ class Text(BaseModel):
 
     model_config = _FROZEN
     content: str
+    """The text, verbatim."""
 
     def __init__(self, content: str, /, **data: Any) -> None:
         super().__init__(content=content, **data)
@@ -63,6 +64,7 @@ class Include(BaseModel):
 
     model_config = _FROZEN
     prompt: str
+    """The prompt whose system text is inlined here."""
 
     def __init__(self, prompt: str, /, **data: Any) -> None:
         super().__init__(prompt=prompt, **data)
@@ -73,6 +75,7 @@ class Env(BaseModel):
 
     model_config = _FROZEN
     name: str
+    """The variable whose value replaces this part (a secret shows as a placeholder)."""
 
     def __init__(self, name: str, /, **data: Any) -> None:
         super().__init__(name=name, **data)
@@ -83,11 +86,17 @@ class SubpromptConfig(BaseModel):
 
     model_config = _FROZEN
     name: str
+    """The prompt offered as a tool."""
     include_text_response: bool = True
+    """Return the nested turn's final text."""
     include_tool_calls: bool = True
+    """Return the nested turn's successful calls with their results."""
     include_errors: bool = True
+    """Return the nested turn's failed calls with their errors."""
     init_user_message_property: str | None = None
+    """The argument that becomes the nested user message."""
     init_attachments_property: str | None = None
+    """The argument that lists attachments for the nested user message."""
 
     def __init__(self, name: str, /, **data: Any) -> None:
         super().__init__(name=name, **data)
@@ -98,7 +107,9 @@ class ToolConfig(BaseModel):
 
     model_config = _FROZEN
     name: str
+    """The tool."""
     env: dict[str, str] = Field(default_factory=dict)
+    """Values this tool sees for its variables, in this prompt only."""
 
     def __init__(self, name: str, /, **data: Any) -> None:
         super().__init__(name=name, **data)
@@ -109,16 +120,28 @@ class Subagent(BaseModel):
 
     model_config = _FROZEN
     name: str
+    """The agent the child runs (also the relationship's name)."""
     blocking: bool = True
+    """The parent waits for the child's outcome as the tool result."""
     resumable: bool = False
+    """The child can be messaged again after its first session."""
     max_instances: int | None = None
+    """How many live children of this relationship at once (None: no limit)."""
     parent_communication: Literal["implicit", "explicit"] = "implicit"
+    """"implicit": a non-blocking child's outcome is queued to the parent; "explicit": only
+    `state.notify_parent` reaches it."""
     init_user_message_property: str | None = None
+    """The `arguments` field that becomes the child's first message."""
     init_attachments_property: str | None = None
+    """The `arguments` field that lists files to copy to the child."""
     immediate: bool = False
+    """Start one child before the parent's first model call."""
     optional: str | None = None
+    """An env flag: the relationship exists only when it is true/1/yes."""
     hidden: bool = False
+    """No lifecycle tools for it (only immediate children, or none)."""
     env: dict[str, str] | None = None
+    """Values the parent gives the child (they become the child's own)."""
 
     def __init__(self, name: str, /, **data: Any) -> None:
         super().__init__(name=name, **data)
@@ -129,12 +152,19 @@ class Side(BaseModel):
 
     model_config = _FROZEN
     prompt: str
+    """The prompt this side runs."""
     stop_on_response: bool = True
+    """The turn ends when the model answers without tool calls."""
     stop_tool: str | None = None
+    """A tool whose successful call ends the turn."""
     max_steps: int | None = None
+    """Model calls per turn (else the runtime's max_steps)."""
     session_stop: str | None = None
+    """A tool whose successful call ends the session as completed."""
     session_fail: str | None = None
+    """A tool whose successful call ends the session as failed."""
     subagents: tuple[Subagent, ...] = ()
+    """The subagent relationships this side owns."""
 
     def __init__(self, prompt: str, /, **data: Any) -> None:
         super().__init__(prompt=prompt, **data)
