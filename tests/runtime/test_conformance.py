@@ -1,5 +1,5 @@
-"""Seed §8: validate arguments, execute sequentially in returned order, persist every result
-(and every error) as a message before advancing."""
+"""The conformance rules: validate arguments, execute sequentially in returned order, persist
+every result (and every error) as a message before advancing."""
 
 from __future__ import annotations
 

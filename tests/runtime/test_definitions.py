@@ -254,7 +254,7 @@ async def test_a_required_variable_given_by_a_tool_config_resolves_for_that_tool
         registry=registry,
     )
     tl.define_tool("other", description="Other.", execute=lambda s, a: "", registry=registry)
-    tools = [tl.ToolConfig("search", env={"INDEX": "docs"}), "other"]
+    tools: list[tl.ToolConfig | str] = [tl.ToolConfig("search", env={"INDEX": "docs"}), "other"]
     tl.define_prompt("p", prompt="x", tools=tools, registry=registry)
     thread = await rt.create_thread("p")  # the value exists where it is declared: no error
     assert thread.agent == "p"

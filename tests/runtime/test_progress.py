@@ -1,4 +1,4 @@
-"""Seed §7: `progress_argument` and `tool_call_started`, as hook and as event."""
+"""`progress_argument` and `tool_call_started`, as hook and as event."""
 
 from __future__ import annotations
 

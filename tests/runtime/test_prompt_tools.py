@@ -1,4 +1,4 @@
-"""Seed §4: prompts exposed as tools run a nested turn; SubpromptConfig shapes the result."""
+"""Prompts exposed as tools run a nested turn; SubpromptConfig shapes the result."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Seed §3: scoped variables block inheritance from the parent, and flow down from the thread
+"""Scoped variables block inheritance from the parent, and flow down from the thread
 that holds them."""
 
 from __future__ import annotations

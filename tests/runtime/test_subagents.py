@@ -1,4 +1,4 @@
-"""Seed §5 and §6: subagents with the lifecycle tools, every mode, and attachments across
+"""Subagents with the lifecycle tools, every mode, and attachments across
 threads."""
 
 from __future__ import annotations

@@ -136,8 +136,8 @@ def parse_prompt_text(text: str) -> tuple[PromptPart, ...]:
     for match in _PLACEHOLDER.finditer(text):
         if match.start() > pos:
             parts.append(Text(text[pos : match.start()]))
-        kind, value = match.group(1), match.group(2)
-        parts.append(Env(value) if kind == "env" else Include(value))
+        placeholder, value = match.group(1), match.group(2)
+        parts.append(Env(value) if placeholder == "env" else Include(value))
         pos = match.end()
     if pos < len(text):
         parts.append(Text(text[pos:]))

@@ -76,7 +76,7 @@ class ArgsSchema:
     def validate(self, value: Any) -> tuple[Any, list[str]]:
         """Validate parsed arguments. Returns (the value `execute` receives, problems)."""
         if not isinstance(value, dict):
-            return None, [f"(arguments): expected a JSON object, got {_json_kind(value)}"]
+            return None, [f"(arguments): expected a JSON object, got {_describe_json_value(value)}"]
         if self.model is not None:
             try:
                 return self.model.model_validate(value), []
@@ -112,21 +112,21 @@ class ArgsSchema:
 
 
 def _is_stringish(prop: dict[str, Any]) -> bool:
-    kind = prop.get("type")
-    if kind == "string":
+    json_type = prop.get("type")
+    if json_type == "string":
         return True
-    if isinstance(kind, list):
-        return "string" in kind and set(kind) <= {"string", "null"}
+    if isinstance(json_type, list):
+        return "string" in json_type and set(json_type) <= {"string", "null"}
     for key in ("anyOf", "oneOf"):
         options = prop.get(key)
         if isinstance(options, list) and options:
-            kinds = {o.get("type") for o in options if isinstance(o, dict)}
-            if "string" in kinds and kinds <= {"string", "null"}:
+            types = {o.get("type") for o in options if isinstance(o, dict)}
+            if "string" in types and types <= {"string", "null"}:
                 return True
     return False
 
 
-def _json_kind(value: Any) -> str:
+def _describe_json_value(value: Any) -> str:
     if value is None:
         return "null"
     if isinstance(value, bool):

@@ -30,7 +30,6 @@ class Frame:
     side_config: Side  # the prompt it runs, its stop rules, its subagent relationships
     budget: StepBudget
     side: Literal["a", "b"] | None = None  # whose turn, in dual_ai threads
-    dual: bool = False
     depth: int = 0
     parent_id: str | None = None  # the caller's assistant message, for nested turns
     parent_tool_call_id: str | None = None
@@ -45,6 +44,11 @@ class Frame:
     error: str | None = None  # why the model failed in this turn
     current_message_id: str | None = None  # the assistant message whose calls are running
     caller_view: Sequence[Message] = ()  # the context of the latest model call
+
+    @property
+    def dual(self) -> bool:
+        """Whether this turn is one side's in a dual_ai session."""
+        return self.side is not None
 
     def event_base(self, thread_base: dict[str, Any]) -> dict[str, Any]:
         base = dict(thread_base)

@@ -180,7 +180,6 @@ class RunLoop:
             side_config=side_config,
             budget=budget or StepBudget(side_config.max_steps or self.limits.max_steps),
             side=side,
-            dual=side is not None,
             turn_start=start,
         )
 

@@ -18,8 +18,6 @@ __all__ = ["ArgumentScanner"]
 _STRING_STOP = re.compile(r'["\\]')
 _STRUCTURAL = re.compile(r'["{}\[\],:]')
 
-_UNSET = object()
-
 
 class ArgumentScanner:
     """Watch streaming argument JSON for the value of the top-level property `target`.
@@ -145,8 +143,6 @@ class ArgumentScanner:
             self._depth -= 1
             if self._depth == 0 and self._nonstring_target:
                 return self._finish(None)
-            if self._depth == 1 and self._nonstring_target and char == "}":
-                return False
             return False
         # char == ","
         self._expect_value = False

@@ -161,10 +161,10 @@ class ThreadlabMagics(Magics):
             definition = _definition(lambda: define_agent(args.name, **data))
         except TypeError as exc:
             raise UsageError(f"%%agent {args.name}: {exc}") from None
-        kinds = f"{definition.type}, side A {definition.side_a.prompt}"
+        sides = f"{definition.type}, side A {definition.side_a.prompt}"
         if definition.side_b is not None:
-            kinds += f", side B {definition.side_b.prompt}"
-        return Defined(f"agent {definition.name} ({kinds})")
+            sides += f", side B {definition.side_b.prompt}"
+        return Defined(f"agent {definition.name} ({sides})")
 
     # running
 

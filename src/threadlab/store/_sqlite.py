@@ -191,9 +191,11 @@ class SQLiteStore:
             yield StoredEvent(*row)  # type: ignore[arg-type]
 
     # env
-    def set_env(self, thread_id: str, name: str, kind: str, value: bytes | None) -> None:
+    # The env table's `kind` column holds the variable type ("text" or "secret").
+    def set_env(self, thread_id: str, name: str, variable_type: str, value: bytes | None) -> None:
         self._write(
-            "INSERT OR REPLACE INTO env VALUES (?, ?, ?, ?)", (thread_id, name, kind, value)
+            "INSERT OR REPLACE INTO env VALUES (?, ?, ?, ?)",
+            (thread_id, name, variable_type, value),
         )
 
     def get_env(self, thread_id: str) -> dict[str, tuple[str, bytes | None]]:

@@ -1,4 +1,5 @@
-"""ThreadState: the only view of a thread that tools and hooks get."""
+"""ThreadState: what a tool's `execute` and a hook receive of their thread: env, messages,
+files, relationships and events."""
 
 from __future__ import annotations
 

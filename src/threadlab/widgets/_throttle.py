@@ -16,7 +16,6 @@ class Throttle:
         self.interval = 1.0 / rate if rate > 0 else 0.0
         self._last = float("-inf")
         self._timer: asyncio.TimerHandle | None = None
-        self.flushes = 0
 
     def touch(self) -> None:
         """Something changed: flush now if allowed, else once the interval has passed."""
@@ -31,7 +30,6 @@ class Throttle:
     def _run(self) -> None:
         self._timer = None
         self._last = time.monotonic()
-        self.flushes += 1
         self._flush()
 
     async def drain(self) -> None:

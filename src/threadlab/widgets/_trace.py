@@ -51,7 +51,6 @@ class TraceState:
         self.files: dict[str, dict[str, int]] = {}
         self.drafts: dict[str, str] = {}  # text streaming in, per thread
         self.run: dict[str, Any] = {"status": "idle", "text": None, "error": None}
-        self.version = 0
 
     def add_thread(
         self, thread_id: str, parent: str | None, agent: str, name: str, status: str = "idle"
@@ -67,7 +66,6 @@ class TraceState:
             }
             self.messages.setdefault(thread_id, [])
             self.files.setdefault(thread_id, {})
-            self.version += 1
 
     def apply(self, event: ThreadEvent) -> None:
         """Fold one event into the state."""
@@ -76,7 +74,6 @@ class TraceState:
             parent = event.thread_path[-2] if len(event.thread_path) > 1 else None
             self.add_thread(tid, parent, "", tid)
         thread = self.threads[tid]
-        self.version += 1
         if isinstance(event, TextDeltaEvent):
             self.drafts[tid] = self.drafts.get(tid, "") + event.delta
         elif isinstance(event, ToolCallDeltaEvent):
