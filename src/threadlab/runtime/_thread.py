@@ -7,16 +7,19 @@ from __future__ import annotations
 import asyncio
 import contextlib
 from collections.abc import AsyncIterator, Iterable
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 from .._records import Message, Run, RunFinishedEvent, ThreadEvent, ThreadStatus
-from ..execution import execute_run
+from ..execution import RunHost, execute_run
 from ..threads import ThreadContext, ThreadFiles
 
-if TYPE_CHECKING:
-    from ._runtime import Runtime
+__all__ = ["Thread", "ThreadOwner"]
 
-__all__ = ["Thread"]
+
+class ThreadOwner(RunHost, Protocol):
+    """What a handle needs of its runtime: to host its runs and to hand out other handles."""
+
+    def thread(self, thread_id: str) -> Thread: ...
 
 
 class Thread:
@@ -33,7 +36,7 @@ class Thread:
         ('echo', 'idle')
     """
 
-    def __init__(self, runtime: Runtime, context: ThreadContext) -> None:
+    def __init__(self, runtime: ThreadOwner, context: ThreadContext) -> None:
         self._runtime = runtime
         self._context = context
 

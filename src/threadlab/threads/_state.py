@@ -87,7 +87,7 @@ class ThreadState:
     @property
     def sync(self) -> SyncState:
         """Blocking versions of the async methods, for sync tools running in a worker thread."""
-        return SyncState(self)
+        return SyncState(self, self._loop)
 
     # env
 
@@ -171,11 +171,12 @@ class ThreadState:
 class SyncState:
     """`state.sync`: each method blocks until the async one finishes on the thread's loop."""
 
-    def __init__(self, state: ThreadState) -> None:
+    def __init__(self, state: ThreadState, loop: asyncio.AbstractEventLoop | None) -> None:
         self._state = state
+        self._loop = loop  # the loop the run executes on (None outside a run)
 
     def _call(self, make: Callable[[], Coroutine[Any, Any, T]]) -> T:
-        loop = self._state._loop
+        loop = self._loop
         if loop is None:
             raise CallContextError("state.sync needs the loop the run is executing on")
         try:
