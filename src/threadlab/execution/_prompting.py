@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Callable, Iterator, Sequence
 from typing import overload
 
@@ -49,9 +50,9 @@ class MessageWindow(Sequence[Message]):
         return self._history[self._start + index - head]
 
     def __iter__(self) -> Iterator[Message]:
-        yield from self._head
-        for index in range(self._start, self._stop):
-            yield self._history[index]
+        # Slicing and chaining run in C: a model that copies its context (list(messages))
+        # pays a memory copy, not a Python-level loop, per step.
+        return itertools.chain(self._head, self._history[self._start : self._stop])
 
     def __repr__(self) -> str:
         return f"MessageWindow({list(self)!r})"
