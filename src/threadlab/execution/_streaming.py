@@ -7,11 +7,9 @@ from __future__ import annotations
 import json
 from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass, field
-from typing import Protocol, TypeVar
 
 from .._records import (
     TextDeltaEvent,
-    ThreadEvent,
     ToolCall,
     ToolCallDeltaEvent,
     ToolCallStartedEvent,
@@ -19,15 +17,10 @@ from .._records import (
 )
 from ..definitions import ToolDefinition
 from ..models import FinishChunk, ModelChunk, TextChunk, ToolCallChunk
+from ..threads import Emit
 from ._scanner import ArgumentScanner
 
 __all__ = ["Draft", "collect_stream", "parse_arguments"]
-
-E = TypeVar("E", bound=ThreadEvent)
-
-
-class Emit(Protocol):
-    def __call__(self, event: E, /) -> E: ...
 
 
 OnStarted = Callable[[ToolCallStartedEvent], Awaitable[None]]

@@ -13,12 +13,14 @@ from ._paths import normalize_path, normalize_prefix
 from ._redaction import Redactor
 from ._scoping import missing_in_descendants
 from ._secret_box import SecretBox
-from ._sink import EventSink, Listener
+from ._sink import Emit, EventSink, EventT, Listener
 from ._state import ExecutionInfo, SyncState, ThreadState
 
 __all__ = [
     "LIVE_RUNS",
+    "Emit",
     "EventSink",
+    "EventT",
     "ExecutionInfo",
     "Listener",
     "Redactor",

@@ -10,7 +10,7 @@ from __future__ import annotations
 import asyncio
 import json
 from collections.abc import Iterable, Sequence
-from typing import Any, Protocol, TypeVar
+from typing import Any, Protocol
 
 from .._errors import CallContextError
 from .._records import (
@@ -30,11 +30,9 @@ from ._files import ThreadFiles
 from ._lease import is_live
 from ._redaction import Redactor
 from ._secret_box import SecretBox
-from ._sink import EventSink
+from ._sink import EventSink, EventT
 
 __all__ = ["ThreadContext", "ThreadDirectory", "ThreadHandle"]
-
-E = TypeVar("E", bound=ThreadEvent)
 
 
 class ThreadHandle(Protocol):
@@ -238,7 +236,7 @@ class ThreadContext:
         """The fields every event of this thread carries."""
         return {"thread_id": self.id, "thread_path": self.path}
 
-    def emit(self, event: E) -> E:
+    def emit(self, event: EventT) -> EventT:
         return self.sink.emit(event)
 
     def redact(self, text: str) -> str:

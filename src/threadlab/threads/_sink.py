@@ -9,16 +9,22 @@ from __future__ import annotations
 import asyncio
 import threading
 from collections.abc import Callable, Sequence
-from typing import TypeVar, cast
+from typing import Protocol, TypeVar, cast
 
 from .._records import Message, ThreadEvent
 from ..store import Store, StoredEvent, StoredMessage
 from ._redaction import Redactor
 
-__all__ = ["EventSink", "Listener"]
+__all__ = ["Emit", "EventSink", "EventT", "Listener"]
 
 Listener = Callable[[ThreadEvent], None]
-E = TypeVar("E", bound=ThreadEvent)
+EventT = TypeVar("EventT", bound=ThreadEvent)
+
+
+class Emit(Protocol):
+    """Hands an event on and returns it as delivered (redacted)."""
+
+    def __call__(self, event: EventT, /) -> EventT: ...
 
 
 class EventSink:
@@ -44,10 +50,10 @@ class EventSink:
         self._listeners.append(listener)
         return lambda: self._listeners.remove(listener) if listener in self._listeners else None
 
-    def emit(self, event: E) -> E:
+    def emit(self, event: EventT) -> EventT:
         if self._redactor:
             data = self._redactor.value(event.model_dump(mode="json"))
-            event = cast(E, type(event).model_validate(data))
+            event = cast(EventT, type(event).model_validate(data))
         if self._loop is not None and threading.get_ident() != self._loop_thread:
             self._loop.call_soon_threadsafe(self._record, event)
         else:
