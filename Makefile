@@ -22,7 +22,7 @@ lint: $(STAMP)
 	$(BIN)/ruff check src tests benchmarks tools
 	$(BIN)/ruff format --check src tests benchmarks tools
 	$(BIN)/lint-imports
-	$(BIN)/biome check src/threadlab/widgets/static
+	$(BIN)/biome check src/threadlab/widgets/static src/threadlab/sandbox/harness
 
 typecheck: $(STAMP)
 	$(BIN)/mypy

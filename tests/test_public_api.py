@@ -42,6 +42,7 @@ PUBLIC = {
     "ThreadNotFound",
     "CallContextError",
     "StoreVersionError",
+    "CodeOptionError",
     # running
     "Runtime",
     "run",
@@ -65,6 +66,10 @@ PUBLIC = {
     "FileWrittenEvent",
     "CustomEvent",
     "RunFinishedEvent",
+    # code execution
+    "CodeRun",
+    "CodeResult",
+    "CodeError",
     # storage
     "Store",
     "SQLiteStore",
@@ -93,7 +98,16 @@ MODELS = {
 }
 # Implementation packages are reachable as attributes (the notebook side once it has been
 # imported), but they are not the public surface.
-LAYERS = {"definitions", "execution", "runtime", "store", "threads", "widgets", "kernel_ext"}
+LAYERS = {
+    "definitions",
+    "execution",
+    "runtime",
+    "sandbox",
+    "store",
+    "threads",
+    "widgets",
+    "kernel_ext",
+}
 EXTENSION_HOOKS = {"load_ipython_extension", "unload_ipython_extension"}
 
 

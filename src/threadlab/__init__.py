@@ -15,6 +15,7 @@ Example:
 from . import models
 from ._errors import (
     CallContextError,
+    CodeOptionError,
     DefinitionError,
     MissingVariableError,
     PathError,
@@ -68,6 +69,7 @@ from .definitions import (
     tool,
 )
 from .runtime import Runtime, Thread, run
+from .sandbox import CodeError, CodeResult, CodeRun
 from .store import FileRecord, SQLiteStore, Store
 from .threads import ExecutionInfo, ThreadState
 
@@ -76,6 +78,10 @@ __all__ = [
     "AgentDefinition",
     "CallContextError",
     "ChildInfo",
+    "CodeError",
+    "CodeOptionError",
+    "CodeResult",
+    "CodeRun",
     "CustomEvent",
     "DefinitionError",
     "Env",

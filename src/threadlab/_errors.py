@@ -6,6 +6,7 @@ from __future__ import annotations
 
 __all__ = [
     "CallContextError",
+    "CodeOptionError",
     "DefinitionError",
     "MissingVariableError",
     "PathError",
@@ -59,6 +60,11 @@ class CallContextError(ThreadlabError, RuntimeError):
 
 class StoreVersionError(ThreadlabError, RuntimeError):
     """The store was written by a newer threadlab than this one."""
+
+
+class CodeOptionError(ThreadlabError, ValueError):
+    """`state.run_code` was given options it cannot use (a language it does not run, a bridged
+    name that is not an identifier, globals that are not JSON)."""
 
 
 class SandboxUnavailableError(ThreadlabError, RuntimeError):

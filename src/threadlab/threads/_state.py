@@ -11,6 +11,7 @@ from typing import Any, Literal, TypeVar
 from .._errors import CallContextError
 from .._records import ChildInfo, CustomEvent, Message
 from ..definitions import PromptDefinition
+from ..sandbox import Bridged, CodeResult, CodeRun, Language, Redaction, start_code_run
 from ..store import FileRecord
 from ._context import ThreadContext, ThreadHandle
 from ._env import VariableType
@@ -157,6 +158,73 @@ class ThreadState:
         is queued there and handled at the parent's next step."""
         self._context.notify_parent(content, attachments)
 
+    # code
+
+    def run_code(
+        self,
+        source: str,
+        *,
+        language: Language = "typescript",
+        imports: Bridged | None = None,
+        globals: dict[str, Any] | None = None,
+        execute: str | dict[str, Any] | None = None,
+        timeout: float = 30.0,
+        memory_mb: int = 256,
+    ) -> CodeRun:
+        """Run model- or user-written code in a fresh sandbox and return its handle at once.
+
+        JavaScript and TypeScript run as an ES module in Deno with no permissions (the default
+        export is the result, or the export `execute` names, called with its args); Python runs
+        in a bubblewrap jail (a function `main`, or the one `execute` names). `imports` bridges
+        host functions in (`{"host": {"lookup": fn}}`: `import { lookup } from "host"` /
+        `from host import lookup`, awaited in the sandbox) — the only way out; `globals` are
+        JSON values the code sees as free names; `report(value)` is always available.
+        Logs, reports, results and errors have the thread's secrets redacted. While a tool
+        call runs it, its log lines and its verdict appear in the call's card as `code_log`
+        and `code_result` events.
+
+        Raises `tl.CodeOptionError` for unusable options and `tl.SandboxUnavailableError`
+        where the language's isolation is missing; it never runs code unsandboxed.
+
+        Example:
+            ``result = await state.run_code("export default 6 * 7")`` gives
+            ``result.status == "success"`` and ``result.result == 42``.
+        """
+        logged = [0]
+
+        def on_log(line: str) -> None:
+            logged[0] += 1
+            if logged[0] <= _CARD_LOG_LINES:
+                self.emit("code_log", {"text": line[:_CARD_LOG_CHARS]})
+
+        redactor = self._context.redactor
+        run = start_code_run(
+            source,
+            language=language,
+            imports=imports,
+            globals=globals,
+            execute=execute,
+            timeout=timeout,
+            memory_mb=memory_mb,
+            redaction=Redaction(text=redactor.text, value=redactor.value),
+            on_log=on_log,
+        )
+
+        def verdict(result: CodeResult) -> None:
+            data: dict[str, Any] = {
+                "status": result.status,
+                "duration_ms": round(result.duration_ms, 1),
+                "verdict": _VERDICTS[result.status],
+            }
+            if result.error is not None:
+                data["error"] = result.error.message
+            if logged[0] > _CARD_LOG_LINES:
+                data["logs_not_shown"] = logged[0] - _CARD_LOG_LINES
+            self.emit("code_result", data)
+
+        run.add_done_callback(verdict)
+        return run
+
     # events
 
     def emit(self, event_type: str, data: Any = None) -> None:
@@ -166,6 +234,17 @@ class ThreadState:
         self._context.emit(
             CustomEvent(event_type=event_type, data=data, tool_call_id=tool_call_id, **base)
         )
+
+
+_CARD_LOG_LINES = 50  # a card shows the first lines; the result keeps more
+_CARD_LOG_CHARS = 500
+_VERDICTS = {
+    "success": "the code ran and returned a result",
+    "error": "the code raised an error",
+    "timeout": "the code ran past its time limit and was stopped",
+    "terminated": "the run was terminated",
+    "memory": "the code went over its memory cap and was stopped",
+}
 
 
 class SyncState:

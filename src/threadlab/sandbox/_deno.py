@@ -1,0 +1,112 @@
+"""JavaScript and TypeScript in Deno: one `deno run` per run with no permissions at all, no
+config, lock file, remote or npm imports, a V8 heap cap plus an RLIMIT_DATA cap (the heap flag
+does not cover ArrayBuffers), a private DENO_DIR and a clean environment. Bridged modules are
+generated files mapped to their bare specifiers by an import map."""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+import signal
+import tempfile
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from .._errors import CodeOptionError, SandboxUnavailableError
+from ._code_run import Launch
+from ._limits import limits
+
+__all__ = ["deno_binary", "prepare_deno"]
+
+_HARNESS = Path(__file__).parent / "harness" / "harness.js"
+_IDENTIFIER = re.compile(r"^[A-Za-z_$][A-Za-z0-9_$]*$")
+# What Deno and V8 need before any code runs (address space reserved for the heap's cage,
+# the runtime's own allocations); the code's memory cap comes on top of it.
+_BASELINE_BYTES = 1024 << 20
+
+
+def deno_binary() -> str:
+    """The Deno executable shipped by the `deno` package (or on PATH)."""
+    try:
+        import deno  # the PyPI package bundles the binary
+
+        found: str | None = deno.find_deno_bin()
+    except (ImportError, FileNotFoundError):
+        found = shutil.which("deno")
+    if not found or not Path(found).exists():
+        raise SandboxUnavailableError(
+            "running JavaScript/TypeScript needs Deno: pip install 'deno>=2.6.5'"
+        )
+    return found
+
+
+def prepare_deno(
+    source: str,
+    *,
+    typescript: bool,
+    imports: Mapping[str, list[str]],
+    globals_: Mapping[str, Any],
+    execute: dict[str, Any],
+    timeout: float,
+    memory_mb: int,
+) -> Launch:
+    binary = deno_binary()
+    workdir = Path(tempfile.mkdtemp(prefix="threadlab-js-"))
+    user_file = "user.ts" if typescript else "user.js"
+    # On the code's first line, so its line numbers stay as written: the harness sets up the
+    # console, globals and bridge before the code's module body runs.
+    (workdir / user_file).write_text('import "./harness.js"; ' + source)
+    shutil.copyfile(_HARNESS, workdir / "harness.js")
+    (workdir / "entry.js").write_text(
+        f'import {{ finish }} from "./harness.js";\nimport * as code from "./{user_file}";\n'
+        "await finish(code);\n"
+    )
+    import_map: dict[str, str] = {}
+    for index, (specifier, names) in enumerate(imports.items()):
+        for name in names:
+            if not _IDENTIFIER.match(name):
+                raise CodeOptionError(
+                    f"bridged name {name!r} in {specifier!r} is not an identifier"
+                )
+        module = f"bridge_{index}.js"
+        # Looked up at call time: this module may be evaluated before the harness is set up.
+        lines = [
+            f'export const {name} = (...args) => globalThis[Symbol.for("threadlab.bridge")]('
+            f"{json.dumps(specifier)}, {json.dumps(name)}, args);"
+            for name in names
+        ]
+        (workdir / module).write_text("\n".join(lines) + "\n")
+        import_map[specifier] = f"./{module}"
+    (workdir / "import_map.json").write_text(json.dumps({"imports": import_map}))
+    (workdir / "deno_dir").mkdir()
+    argv = [
+        binary,
+        "run",
+        "--quiet",
+        "--no-prompt",
+        "--no-config",
+        "--no-lock",
+        "--no-remote",
+        "--no-npm",
+        "--import-map=import_map.json",
+        f"--v8-flags=--max-old-space-size={memory_mb}",
+        "entry.js",
+    ]
+    return Launch(
+        argv=argv,
+        env={"DENO_DIR": str(workdir / "deno_dir"), "NO_COLOR": "1", "DENO_NO_UPDATE_CHECK": "1"},
+        cwd=str(workdir),
+        preexec=limits(
+            data_bytes=_BASELINE_BYTES + (memory_mb << 20),
+            cpu_seconds=timeout + 1,
+            file_bytes=1 << 20,
+            open_files=256,
+        ),
+        start={"globals": dict(globals_), "execute": execute},
+        workdir=str(workdir),
+        memory_markers=("out of memory", "heap limit", "Fatal process out of memory"),
+        memory_errors=("Array buffer allocation failed", "Invalid array buffer length"),
+        memory_signals=(signal.SIGTRAP, signal.SIGABRT),
+    )
