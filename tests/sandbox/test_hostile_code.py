@@ -1,0 +1,321 @@
+"""Hostile code in both sandboxes: each attempt is contained with a clear result, and the host
+is unharmed (its files, its network, its environment, its memory and open files)."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import resource
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from threadlab.sandbox import CodeResult, Language, start_code_run
+
+# The same attack written for each sandbox: JavaScript (ES module, default export is the
+# result) and Python (function `main`).
+ATTACKS: dict[str, dict[str, str]] = {
+    "read_host_file": {
+        "javascript": "export default () => Deno.readTextFileSync(TARGET);",
+        "python": "def main():\n    return open(TARGET).read()",
+    },
+    "write_outside": {
+        "javascript": "export default () => { Deno.writeTextFileSync(TARGET, 'pwned'); return 1; };",
+        "python": "def main():\n    open(TARGET, 'w').write('pwned')\n    return 1",
+    },
+    "connect_local_server": {
+        "javascript": "export default async () => (await fetch(`http://127.0.0.1:${PORT}/`)).status;",
+        "python": "import socket\ndef main():\n"
+        "    socket.create_connection(('127.0.0.1', PORT), timeout=2).sendall(b'x')\n"
+        "    return 1",
+    },
+    "connect_outside": {
+        "javascript": "export default async () => (await fetch('https://threadlab.invalid/')).status;",
+        "python": "import urllib.request\ndef main():\n"
+        "    return urllib.request.urlopen('https://threadlab.invalid/', timeout=2).status",
+    },
+    "read_host_env": {
+        "javascript": "export default () => Deno.env.get('THREADLAB_HOST_SECRET');",
+        "python": "import os\ndef main():\n    return os.environ.get('THREADLAB_HOST_SECRET')",
+    },
+    "spawn_process": {
+        "javascript": "export default () => new Deno.Command('/usr/bin/id').outputSync().code;",
+        "python": "import subprocess\ndef main():\n"
+        "    return subprocess.run(['/usr/bin/cat', TARGET], capture_output=True).stdout.decode()",
+    },
+    "ffi": {
+        "javascript": "export default () => Deno.dlopen('libc.so.6', {getpid: {parameters: [], result: 'i32'}}).symbols.getpid();",
+        "python": "import ctypes\ndef main():\n"
+        "    libc = ctypes.CDLL('libc.so.6')\n"
+        "    return libc.getuid()",
+    },
+}
+
+
+def _run(code: str, language: Language, **options: Any) -> CodeResult:
+    async def go() -> CodeResult:
+        return await start_code_run(code, language=language, **options)
+
+    return asyncio.run(go())
+
+
+@pytest.fixture
+def host_secret(monkeypatch: pytest.MonkeyPatch) -> str:
+    value = "host-only-value-5521"
+    monkeypatch.setenv("THREADLAB_HOST_SECRET", value)
+    return value
+
+
+def test_reading_a_host_file_is_refused(language: Language, tmp_path: Path) -> None:
+    store_file = tmp_path / "threads.sqlite3"
+    store_file.write_text("the store's secrets")
+    result = _run(
+        ATTACKS["read_host_file"][language], language, globals={"TARGET": str(store_file)}
+    )
+    assert result.status == "error", result
+    assert "the store's secrets" not in repr(result)
+    # The jail's /etc is a synthetic one: the host's accounts are not in it.
+    result = _run(ATTACKS["read_host_file"][language], language, globals={"TARGET": "/etc/passwd"})
+    assert "root:" not in repr(result)
+
+
+def test_writing_outside_the_work_dir_is_refused(language: Language, tmp_path: Path) -> None:
+    target = tmp_path / "outside.txt"
+    result = _run(ATTACKS["write_outside"][language], language, globals={"TARGET": str(target)})
+    assert result.status == "error"
+    assert not target.exists()
+
+
+def test_no_connection_reaches_a_server_on_the_hosts_loopback(language: Language) -> None:
+    async def go() -> tuple[CodeResult, int]:
+        connections = 0
+
+        async def accept(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+            nonlocal connections
+            connections += 1
+            writer.close()
+
+        server = await asyncio.start_server(accept, "127.0.0.1", 0)
+        port = server.sockets[0].getsockname()[1]
+        async with server:
+            run = start_code_run(
+                ATTACKS["connect_local_server"][language],
+                language=language,
+                globals={"PORT": port},
+                timeout=10,
+            )
+            result = await run
+            await asyncio.sleep(0.1)
+        return result, connections
+
+    result, connections = asyncio.run(go())
+    assert result.status == "error"
+    assert connections == 0
+
+
+def test_no_network_to_the_outside(language: Language) -> None:
+    result = _run(ATTACKS["connect_outside"][language], language, timeout=10)
+    assert result.status == "error"
+    assert result.error is not None
+
+
+def test_the_host_environment_is_not_visible(language: Language, host_secret: str) -> None:
+    result = _run(ATTACKS["read_host_env"][language], language)
+    assert host_secret not in repr(result)
+    assert result.status == "error" if language == "javascript" else result.result is None
+
+
+def test_spawning_processes_is_contained(language: Language, tmp_path: Path) -> None:
+    secret = tmp_path / "secret.txt"
+    secret.write_text("host file content")
+    result = _run(ATTACKS["spawn_process"][language], language, globals={"TARGET": str(secret)})
+    assert "host file content" not in repr(result)
+    if language == "javascript":
+        assert result.status == "error"
+        assert result.error is not None
+        assert "run access" in result.error.message
+
+
+def test_ffi_is_refused_or_confined(language: Language) -> None:
+    result = _run(ATTACKS["ffi"][language], language)
+    if language == "javascript":
+        assert result.status == "error"
+    else:
+        # ctypes works inside the jail, but only sees the jail: the process is nobody there
+        # (as root) or the calling user, with no capability over the host.
+        assert result.status == "success"
+        assert result.result != 0 or os.getuid() != 0
+
+
+@pytest.mark.parametrize(
+    ("code", "language"),
+    [
+        (
+            "export default () => { const a = []; for (;;) a.push({ x: 'y'.repeat(64) + Math.random() }); };",
+            "javascript",
+        ),
+        (
+            "export default () => { const a = []; for (;;) a.push(new ArrayBuffer(1 << 24)); };",
+            "javascript",
+        ),
+        (
+            "def main():\n    blocks = []\n    while True:\n        blocks.append(bytearray(1 << 24))",
+            "python",
+        ),
+    ],
+    ids=["js-heap-bomb", "js-arraybuffer-bomb", "python-memory-bomb"],
+)
+def test_memory_bombs_hit_the_cap(code: str, language: Language) -> None:
+    if language == "python":
+        from .conftest import require_jail
+
+        require_jail()
+    result = _run(code, language, memory_mb=64, timeout=30)
+    assert result.status == "memory", result
+
+
+def test_an_infinite_loop_times_out(language: Language) -> None:
+    code = {
+        "javascript": "export default () => { for (;;) {} };",
+        "python": "def main():\n    while True:\n        pass",
+    }[language]
+    started = time.monotonic()
+    result = _run(code, language, timeout=1.5)
+    assert result.status == "timeout"
+    assert time.monotonic() - started < 10
+
+
+def test_a_promise_that_never_settles_stays_pending_until_its_timeout(language: Language) -> None:
+    code = {
+        "javascript": "export default () => new Promise(() => {});",
+        "python": "import asyncio\nasync def main():\n    await asyncio.get_running_loop().create_future()",
+    }[language]
+    started = time.monotonic()
+    result = _run(code, language, timeout=1.5)
+    assert result.status == "timeout"
+    assert time.monotonic() - started >= 1.4
+
+
+def test_a_fork_bomb_is_contained() -> None:
+    from .conftest import require_jail
+
+    require_jail()
+    code = (
+        "import os, time\n"
+        "def main():\n"
+        "    children = 0\n"
+        "    try:\n"
+        "        while True:\n"
+        "            if os.fork() == 0:\n"
+        "                time.sleep(30)\n"
+        "                os._exit(0)\n"
+        "            children += 1\n"
+        "    except OSError as error:\n"
+        "        return {'children': children, 'error': str(error)}\n"
+    )
+    result = _run(code, "python", timeout=20)
+    assert result.status == "success", result
+    assert result.result["children"] < 64
+
+
+def test_worker_spam_is_contained() -> None:
+    code = (
+        "export default () => {\n"
+        "  const source = 'const a = []; for (;;) a.push(new Array(1e5).fill(1));';\n"
+        "  const url = `data:application/javascript,${encodeURIComponent(source)}`;\n"
+        "  for (let i = 0; i < 500; i++) new Worker(url, { type: 'module' });\n"
+        "  return new Promise(() => {});\n"
+        "};"
+    )
+    result = _run(code, "javascript", timeout=5, memory_mb=64)
+    assert result.status in ("memory", "timeout", "error"), result
+
+
+def test_a_flood_of_output_is_bounded(language: Language) -> None:
+    code = {
+        "javascript": "export default () => { for (let i = 0; i < 200000; i++) console.log('x'.repeat(100)); return 'done'; };",
+        "python": "def main():\n    for _ in range(200000):\n        print('x' * 100)\n    return 'done'",
+    }[language]
+    result = _run(code, language, timeout=60)
+    assert result.status == "success"
+    assert result.result == "done"
+    assert len(result.logs) <= 1001
+    assert sum(map(len, result.logs)) <= 80_000
+    assert result.logs[-1].endswith("more lines not kept")
+
+
+def test_an_import_of_a_remote_module_is_refused() -> None:
+    result = _run(
+        "import x from 'https://threadlab.invalid/x.js';\nexport default x;", "javascript"
+    )
+    assert result.status == "error"
+
+
+def test_a_bridged_function_that_raises_is_an_error_inside_the_sandbox(language: Language) -> None:
+    def lookup(key: str) -> str:
+        raise KeyError(key)
+
+    code = {
+        "javascript": "import { lookup } from 'host';\nexport default async () => {\n"
+        "  try { await lookup('k'); } catch (e) { return 'caught: ' + e.message; }\n};",
+        "python": "from host import lookup\nasync def main():\n    try:\n"
+        "        await lookup('k')\n    except Exception as error:\n"
+        "        return 'caught: ' + str(error)",
+    }[language]
+    result = _run(code, language, imports={"host": {"lookup": lookup}})
+    assert result.status == "success", result
+    assert result.result == "caught: KeyError: 'k'"
+
+
+def test_terminate_during_a_bridged_call(language: Language) -> None:
+    async def go() -> tuple[CodeResult, float]:
+        entered = asyncio.Event()
+
+        async def slow() -> str:
+            entered.set()
+            await asyncio.sleep(60)
+            return "late"
+
+        code = {
+            "javascript": "import { slow } from 'host';\nexport default async () => await slow();",
+            "python": "from host import slow\nasync def main():\n    return await slow()",
+        }[language]
+        run = start_code_run(code, language=language, imports={"host": {"slow": slow}})
+        await asyncio.wait_for(entered.wait(), 30)
+        started = time.monotonic()
+        run.terminate("enough")
+        result = await run
+        return result, time.monotonic() - started
+
+    result, took = asyncio.run(go())
+    assert result.status == "terminated"
+    assert result.error is not None
+    assert "enough" in result.error.message
+    assert took < 5
+
+
+def _open_files() -> int:
+    return len(os.listdir("/proc/self/fd"))
+
+
+def test_the_host_gets_its_memory_and_open_files_back(language: Language) -> None:
+    code = {
+        "javascript": "export default () => { for (;;) {} };",
+        "python": "def main():\n    while True:\n        pass",
+    }[language]
+
+    async def many() -> None:
+        for _ in range(5):
+            await start_code_run(code, language=language, timeout=0.5)
+            await start_code_run(
+                "export default 1;" if language == "javascript" else "main = 1", language=language
+            )
+
+    asyncio.run(many())  # warm-up: imports, the loop's own descriptors
+    files = _open_files()
+    memory = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    asyncio.run(many())
+    assert _open_files() == files
+    assert resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - memory < 50_000  # KiB
