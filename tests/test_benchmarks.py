@@ -3,7 +3,7 @@ benchmarks/README.md, not in assertions."""
 
 from __future__ import annotations
 
-from benchmarks import fanout, overhead, scanner, widgets
+from benchmarks import fanout, overhead, sandbox, scanner, widgets
 
 
 async def test_overhead_benchmark_runs_both_sides() -> None:
@@ -32,3 +32,12 @@ async def test_widget_traffic_benchmark_counts_updates() -> None:
     assert traffic.tool_calls == 5
     assert traffic.text_deltas == 30
     assert 0 < traffic.updates < traffic.events
+
+
+async def test_sandbox_benchmark_measures_both_backends() -> None:
+    from tests.sandbox.conftest import require_jail
+
+    require_jail()
+    for language in ("typescript", "python"):
+        latency = await sandbox.measure(language, "bridged", runs=2)
+        assert 0 < latency.p50_ms <= latency.p95_ms

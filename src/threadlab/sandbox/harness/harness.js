@@ -39,17 +39,22 @@ function callHost(module, name, args) {
   return new Promise((resolve, reject) => pending.set(id, { resolve, reject }));
 }
 
-async function* lines() {
-  const decoder = new TextDecoder();
-  let buffer = "";
-  for await (const chunk of Deno.stdin.readable) {
-    buffer += decoder.decode(chunk, { stream: true });
-    let index = buffer.indexOf("\n");
-    while (index >= 0) {
-      yield buffer.slice(0, index);
-      buffer = buffer.slice(index + 1);
-      index = buffer.indexOf("\n");
+const decoder = new TextDecoder();
+let buffered = "";
+
+/** The next line of stdin, read without blocking the event loop; null at the end. */
+async function nextLine() {
+  const chunk = new Uint8Array(1 << 16);
+  for (;;) {
+    const index = buffered.indexOf("\n");
+    if (index >= 0) {
+      const line = buffered.slice(0, index);
+      buffered = buffered.slice(index + 1);
+      return line;
     }
+    const read = await Deno.stdin.read(chunk);
+    if (read === null) return null;
+    buffered += decoder.decode(chunk.subarray(0, read), { stream: true });
   }
 }
 
@@ -63,13 +68,11 @@ function describe(error) {
 }
 
 // Set up before the code's module body runs: the code's module imports this one first.
-const incoming = lines();
-const first = await incoming.next();
 /** @type {Start} */
-const start = JSON.parse(first.value);
+const start = JSON.parse((await nextLine()) ?? "{}");
 // Replies to bridged calls arrive for as long as the code runs.
 (async () => {
-  for await (const line of incoming) {
+  for (let line = await nextLine(); line !== null; line = await nextLine()) {
     const reply = JSON.parse(line);
     const waiter = pending.get(reply.id);
     if (!waiter) continue;

@@ -3,30 +3,29 @@
 It speaks JSON lines with the host on its stdin and stdout: a start message first, then
 replies to bridged calls; it sends logs, reports, calls and one `done`. The code's own prints
 become log lines: the real stdout is the host's channel.
+
+Start-up time matters (one interpreter per run), so nothing heavy is imported up front: a
+bridged call blocks until the host answers, which lets a coroutine that only awaits bridged
+calls run without an event loop; code that imports asyncio gets `asyncio.run`.
 """
 
 from __future__ import annotations
 
-import asyncio
 import io
 import json
 import os
 import sys
-import threading
-import traceback
-import types
-from collections.abc import Awaitable, Callable
+from collections.abc import Callable, Generator
 from typing import Any
 
 _channel = os.fdopen(os.dup(1), "w", buffering=1, encoding="utf-8")
-_lock = threading.Lock()
+_replies = sys.stdin
+_calls = [0]
 
 
 def _send(message: dict[str, Any]) -> None:
-    line = json.dumps(message)
-    with _lock:
-        _channel.write(line + "\n")
-        _channel.flush()
+    _channel.write(json.dumps(message) + "\n")
+    _channel.flush()
 
 
 class _LogStream(io.TextIOBase):
@@ -50,7 +49,42 @@ class _LogStream(io.TextIOBase):
             self._buffer = ""
 
 
+class _BridgedCall:
+    """Awaiting it asks the host and waits for the answer, under any event loop or none."""
+
+    def __init__(self, module: str, name: str, args: tuple[Any, ...]) -> None:
+        self._message = {"module": module, "name": name, "args": list(args)}
+
+    def __await__(self) -> Generator[Any, None, Any]:
+        _calls[0] += 1
+        _send({"t": "call", "id": _calls[0], **self._message})
+        while True:
+            reply = json.loads(_replies.readline() or "null")
+            if reply is None:
+                raise RuntimeError("the host went away")
+            if reply.get("id") == _calls[0]:
+                break
+        if not reply.get("ok"):
+            raise RuntimeError(reply.get("error"))
+        return reply.get("value")
+        yield  # a generator, so that `await` accepts it
+
+
+def _bridged(module: str, name: str) -> Callable[..., _BridgedCall]:
+    def call(*args: Any) -> _BridgedCall:
+        return _BridgedCall(module, name, args)
+
+    call.__name__ = name
+    return call
+
+
+def _report(value: Any) -> None:
+    _send({"t": "report", "value": value})
+
+
 def _describe(error: BaseException) -> dict[str, Any]:
+    import traceback  # only on failure: it is slow to import
+
     frames = [f for f in traceback.extract_tb(error.__traceback__) if f.filename == "<code>"]
     location = f"line {frames[-1].lineno}" if frames else None
     if isinstance(error, SyntaxError) and error.filename == "<code>":
@@ -58,36 +92,31 @@ def _describe(error: BaseException) -> dict[str, Any]:
     return {"name": type(error).__name__, "message": str(error), "location": location}
 
 
-async def _main() -> None:
-    loop = asyncio.get_running_loop()
-    start = json.loads(sys.stdin.readline())
-    pending: dict[int, asyncio.Future[Any]] = {}
-    counter = [0]
+def _complete(value: Any) -> Any:
+    """The value of a coroutine: driven here when it awaits only bridged calls."""
+    if "asyncio" in sys.modules:
+        return sys.modules["asyncio"].run(_await(value))
+    try:
+        yielded = value.send(None)
+    except StopIteration as stop:
+        return stop.value
+    value.close()
+    raise RuntimeError(
+        f"the code awaits {yielded!r}, which needs an event loop: import asyncio in the code"
+    )
 
-    def read_replies() -> None:
-        for line in sys.stdin:
-            reply = json.loads(line)
-            future = pending.pop(reply["id"], None)
-            if future is not None:
-                loop.call_soon_threadsafe(_settle, future, reply)
 
-    threading.Thread(target=read_replies, daemon=True).start()
+async def _await(value: Any) -> Any:
+    return await value
 
-    def bridged(module: str, name: str) -> Callable[..., Awaitable[Any]]:
-        async def call(*args: Any) -> Any:
-            counter[0] += 1
-            future = loop.create_future()
-            pending[counter[0]] = future
-            _send({"t": "call", "id": counter[0], "module": module, "name": name, "args": args})
-            return await future
 
-        call.__name__ = name
-        return call
-
+def _main() -> None:
+    start = json.loads(_replies.readline())
+    module_type = type(sys)
     for module, names in start["imports"].items():
-        bridge = types.ModuleType(module)
+        bridge = module_type(module)
         for name in names:
-            setattr(bridge, name, bridged(module, name))
+            setattr(bridge, name, _bridged(module, name))
         sys.modules[module] = bridge
     namespace: dict[str, Any] = {"__name__": "__sandbox__", "report": _report}
     namespace.update(start["globals"])
@@ -100,35 +129,21 @@ async def _main() -> None:
         if target is None:
             raise NameError(f"the code defines no {execute['fn']!r}")
         value = target(*execute["args"]) if callable(target) else target
-        if asyncio.iscoroutine(value):
-            value = await value
+        if hasattr(value, "__await__") and hasattr(value, "send"):
+            value = _complete(value)
         try:
             encoded = json.dumps(value)
         except (TypeError, ValueError) as error:
             raise TypeError(f"the result is not JSON-serialisable: {error}") from None
         sys.stdout.flush()
         sys.stderr.flush()
-        with _lock:
-            _channel.write('{"t": "done", "ok": true, "value": ' + encoded + "}\n")
-            _channel.flush()
+        _channel.write('{"t": "done", "ok": true, "value": ' + encoded + "}\n")
+        _channel.flush()
     except BaseException as error:  # the code's failure is the run's result
         sys.stdout.flush()
         sys.stderr.flush()
         _send({"t": "done", "ok": False, "error": _describe(error)})
 
 
-def _report(value: Any) -> None:
-    _send({"t": "report", "value": value})
-
-
-def _settle(future: asyncio.Future[Any], reply: dict[str, Any]) -> None:
-    if future.done():
-        return
-    if reply.get("ok"):
-        future.set_result(reply.get("value"))
-    else:
-        future.set_exception(RuntimeError(reply.get("error")))
-
-
-asyncio.run(_main())
+_main()
 os._exit(0)
