@@ -37,6 +37,51 @@ async def hand_in(state, summary: str) -> tl.ToolResult:
     pages = tuple(f.path for f in await state.list_files())
     return tl.ToolResult(result=summary, attachments=pages)'''
 
+RUN_JAVASCRIPT = '''%%tool --progress description
+from typing import Annotated
+
+from pydantic import Field
+
+SQUARES = """const squares = [1, 2, 3].map((n) => n * n);
+console.log("squares:", squares);
+export default squares.reduce((a, b) => a + b, 0);"""
+
+
+async def run_javascript(
+    state, description: str, code: Annotated[str, Field(examples=[SQUARES])]
+) -> dict:
+    """Run JavaScript in a sandbox (Deno, no permissions); the default export is the result.
+
+    Args:
+        description: what the code does, e.g. "summing squares"
+        code: an ES module that does `export default <result>`
+    """
+    result = await state.run_code(code, language="javascript", timeout=10, memory_mb=128)
+    return result.model_dump(include={"status", "result", "logs", "error"})'''
+
+RUN_PYTHON = '''%%tool --progress description
+from typing import Annotated
+
+from pydantic import Field
+
+LENGTHS = """def main():
+    words = "the quick brown fox jumps over the lazy dog".split()
+    print("longest:", max(words, key=len))
+    return sorted({len(word) for word in words})"""
+
+
+async def run_python(
+    state, description: str, code: Annotated[str, Field(examples=[LENGTHS])]
+) -> dict:
+    """Run Python in a sandbox (a bubblewrap jail); what `main()` returns is the result.
+
+    Args:
+        description: what the code does, e.g. "measuring words"
+        code: Python source that defines `main()`
+    """
+    result = await state.run_code(code, language="python", timeout=10, memory_mb=128)
+    return result.model_dump(include={"status", "result", "logs", "error"})'''
+
 NOTEBOOKS: dict[str, list[tuple[str, str]]] = {
     "quickstart": [
         (
@@ -313,6 +358,50 @@ print(len(thread.events), "events")""",
         ),
         ("code", "%threadlab open {thread_id}"),
         ("code", "%threadlab export {thread_id} exported_thread.ipynb"),
+    ],
+    "run_code": [
+        (
+            "md",
+            "# Running model-written code\n\nTools that run code a model (or a user) wrote do"
+            " it through `state.run_code`, never `eval`/`exec`: JavaScript and TypeScript run"
+            " in Deno with no permissions, Python in a bubblewrap jail, each run in a fresh"
+            " process with a time limit and a memory cap. The only way out is a host function"
+            " you bridge in with `imports=`. Copy these two tools into your own notebooks.",
+        ),
+        ("code", SETUP),
+        ("code", RUN_JAVASCRIPT),
+        ("code", RUN_PYTHON),
+        (
+            "code",
+            "%%prompt coder --tools run_javascript,run_python\nYou answer by running small"
+            " programs.",
+        ),
+        (
+            "md",
+            "While a snippet runs, its console output appears in the tool's card"
+            " (`code_log`), then the sandbox's verdict (`code_result`): success, error,"
+            " timeout, memory or terminated, in words.",
+        ),
+        ("code", "%%thread coder\nHow long are the words of the pangram, and the squares?"),
+        (
+            "code",
+            """import json
+
+rt = tl.Runtime()
+coder = next(t for t in rt.threads() if t.agent == "coder")
+for message in coder.messages:
+    if message.role == "tool":
+        outcome = json.loads(message.content)
+        print(message.name, outcome["status"], outcome["result"], outcome["logs"])""",
+        ),
+        (
+            "md",
+            "A run that breaks a limit is stopped and says so: `status` is `timeout`,"
+            " `memory` or `terminated`, and `error` explains. Where a sandbox cannot be built"
+            " (no bubblewrap on this machine, say), `run_code` raises"
+            " `tl.SandboxUnavailableError` naming what to install; it never runs code"
+            " unsandboxed.",
+        ),
     ],
 }
 

@@ -123,3 +123,14 @@ def test_inspecting_past_threads(tmp_path: Path) -> None:
 @pytest.mark.parametrize("name", sorted(p.stem for p in NOTEBOOKS.glob("*.ipynb")))
 def test_every_example_notebook_is_covered(name: str) -> None:
     assert f"def test_{name}(" in Path(__file__).read_text()
+
+
+def test_run_code(tmp_path: Path) -> None:
+    notebook = execute("run_code", tmp_path)
+    printed = "".join(outputs(notebook))
+    assert "run_javascript success 14 ['squares: [1,4,9]']" in printed
+    assert "run_python success [3, 4, 5] ['longest: quick']" in printed
+    html = "".join(outputs(notebook, "text/html"))
+    # Each card shows the snippet's output and the sandbox's verdict.
+    assert "code_log" in html
+    assert "the code ran and returned a result" in html
