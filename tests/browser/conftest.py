@@ -35,13 +35,21 @@ def _free_port() -> int:
         return int(sock.getsockname()[1])
 
 
+def _missing(reason: str) -> None:
+    # Locally a missing package skips these tests with its name; CI installs it, so there a
+    # missing one is a failure, never a silent skip.
+    if os.environ.get("CI") == "true":
+        pytest.fail(reason)
+    pytest.skip(reason)
+
+
 @pytest.fixture(scope="session")
 def lab(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Lab]:
     if not Path(CHROMIUM).exists():
-        pytest.skip(f"{CHROMIUM} is not installed (apt-get install chromium)")
+        _missing(f"{CHROMIUM} is not installed (apt-get install chromium)")
     jupyter = Path(sys.executable).with_name("jupyter")
     if not jupyter.exists() or shutil.which(str(jupyter)) is None:
-        pytest.skip("jupyter lab is not installed in this environment")
+        _missing("jupyter lab is not installed in this environment")
     base = tmp_path_factory.mktemp("lab")
     root, settings, workspaces, config = (base / n for n in ("root", "settings", "ws", "cfg"))
     for folder in (root, settings, workspaces, config):
