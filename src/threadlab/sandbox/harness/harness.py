@@ -18,7 +18,7 @@ import sys
 from collections.abc import Callable, Generator
 from typing import Any
 
-_channel = os.fdopen(os.dup(1), "w", buffering=1, encoding="utf-8")
+_channel: io.TextIOWrapper = sys.__stdout__  # type: ignore[assignment]  # the real stdout
 _replies = sys.stdin
 _calls = [0]
 
@@ -111,6 +111,8 @@ async def _await(value: Any) -> Any:
 
 
 def _main() -> None:
+    global _channel
+    _channel = os.fdopen(os.dup(1), "w", buffering=1, encoding="utf-8")
     start = json.loads(_replies.readline())
     module_type = type(sys)
     for module, names in start["imports"].items():
@@ -145,5 +147,6 @@ def _main() -> None:
         _send({"t": "done", "ok": False, "error": _describe(error)})
 
 
-_main()
-os._exit(0)
+if __name__ == "__main__":
+    _main()
+    os._exit(0)
