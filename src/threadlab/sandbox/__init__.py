@@ -10,7 +10,7 @@ from collections.abc import Callable, Mapping
 from typing import Any, Literal
 
 from .._errors import CodeOptionError
-from ._code_run import Bridged, CodeRun, Redaction
+from ._code_run import Bridged, CodeRun, Plan, Redaction
 from ._deno import prepare_deno
 from ._jail import prepare_jail
 from ._results import CodeError, CodeResult, CodeStatus
@@ -64,26 +64,18 @@ def start_code_run(
         json.dumps(values)
     except (TypeError, ValueError) as exc:
         raise CodeOptionError(f"globals must be JSON values: {exc}") from None
-    plan = _execute_plan(execute, "main" if language == "python" else "default")
+    plan = Plan(
+        source=source,
+        imports=names,
+        globals=values,
+        execute=_execute_plan(execute, "main" if language == "python" else "default"),
+        timeout=timeout,
+        memory_mb=memory_mb,
+    )
     if language in ("typescript", "javascript"):
-        launch = prepare_deno(
-            source,
-            typescript=language == "typescript",
-            imports=names,
-            globals_=values,
-            execute=plan,
-            timeout=timeout,
-            memory_mb=memory_mb,
-        )
+        launch = prepare_deno(plan, typescript=language == "typescript")
     elif language == "python":
-        launch = prepare_jail(
-            source,
-            imports=names,
-            globals_=values,
-            execute=plan,
-            timeout=timeout,
-            memory_mb=memory_mb,
-        )
+        launch = prepare_jail(plan)
     else:
         raise CodeOptionError(
             f"language {language!r} is not run here: use 'typescript', 'javascript' or 'python'"

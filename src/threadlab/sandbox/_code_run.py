@@ -19,7 +19,7 @@ from typing import Any
 from ._lines import bounded_lines
 from ._results import CodeError, CodeResult, CodeStatus
 
-__all__ = ["Bridged", "CodeRun", "Launch", "Redaction"]
+__all__ = ["Bridged", "CodeRun", "Launch", "Plan", "Redaction"]
 
 Bridged = Mapping[str, Mapping[str, Callable[..., Any]]]
 """Host functions the code may import: {module specifier: {name: function}}."""
@@ -36,6 +36,18 @@ class Redaction:
 
     text: Callable[[str], str] = lambda text: text
     value: Callable[[Any], Any] = lambda value: value
+
+
+@dataclass(frozen=True)
+class Plan:
+    """What to run and how, as the backends receive it (options already checked)."""
+
+    source: str
+    imports: Mapping[str, list[str]]  # bridged names by module specifier
+    globals: Mapping[str, Any]
+    execute: dict[str, Any]  # {"fn": name, "args": [...]}
+    timeout: float
+    memory_mb: int
 
 
 @dataclass

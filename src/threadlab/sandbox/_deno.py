@@ -12,12 +12,10 @@ import re
 import shutil
 import signal
 import tempfile
-from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
 
 from .._errors import CodeOptionError, SandboxUnavailableError
-from ._code_run import Launch
+from ._code_run import Launch, Plan
 from ._limits import limits
 
 __all__ = ["deno_binary", "prepare_deno"]
@@ -54,29 +52,20 @@ def deno_binary() -> str:
     return found
 
 
-def prepare_deno(
-    source: str,
-    *,
-    typescript: bool,
-    imports: Mapping[str, list[str]],
-    globals_: Mapping[str, Any],
-    execute: dict[str, Any],
-    timeout: float,
-    memory_mb: int,
-) -> Launch:
+def prepare_deno(plan: Plan, *, typescript: bool) -> Launch:
     binary = deno_binary()
     workdir = Path(tempfile.mkdtemp(prefix="threadlab-js-"))
     user_file = "user.ts" if typescript else "user.js"
     # On the code's first line, so its line numbers stay as written: the harness sets up the
     # console, globals and bridge before the code's module body runs.
-    (workdir / user_file).write_text('import "./harness.js"; ' + source)
+    (workdir / user_file).write_text('import "./harness.js"; ' + plan.source)
     shutil.copyfile(_HARNESS, workdir / "harness.js")
     (workdir / "entry.js").write_text(
         f'import {{ finish }} from "./harness.js";\nimport * as code from "./{user_file}";\n'
         "await finish(code);\n"
     )
     import_map: dict[str, str] = {}
-    for index, (specifier, names) in enumerate(imports.items()):
+    for index, (specifier, names) in enumerate(plan.imports.items()):
         for name in names:
             if not _IDENTIFIER.match(name):
                 raise CodeOptionError(
@@ -102,7 +91,7 @@ def prepare_deno(
         "--no-remote",
         "--no-npm",
         "--import-map=import_map.json",
-        f"--v8-flags=--max-old-space-size={memory_mb}",
+        f"--v8-flags=--max-old-space-size={plan.memory_mb}",
         "entry.js",
     ]
     return Launch(
@@ -110,12 +99,12 @@ def prepare_deno(
         env={"DENO_DIR": _deno_dir(), "NO_COLOR": "1", "DENO_NO_UPDATE_CHECK": "1"},
         cwd=str(workdir),
         preexec=limits(
-            data_bytes=_BASELINE_BYTES + (memory_mb << 20),
-            cpu_seconds=timeout + 1,
+            data_bytes=_BASELINE_BYTES + (plan.memory_mb << 20),
+            cpu_seconds=plan.timeout + 1,
             file_bytes=64 << 20,  # Deno's own cache files; the code cannot write any file
             open_files=256,
         ),
-        start={"globals": dict(globals_), "execute": execute},
+        start={"globals": dict(plan.globals), "execute": plan.execute},
         workdir=str(workdir),
         memory_markers=("out of memory", "heap limit", "Fatal process out of memory"),
         memory_errors=("Array buffer allocation failed", "Invalid array buffer length"),

@@ -12,12 +12,10 @@ import shutil
 import signal
 import subprocess
 import tempfile
-from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
 
 from .._errors import CodeOptionError, SandboxUnavailableError
-from ._code_run import Launch
+from ._code_run import Launch, Plan
 from ._limits import NOBODY, limits, processes_of
 
 __all__ = ["check_jail", "prepare_jail"]
@@ -99,17 +97,9 @@ def _jail_argv(bwrap: str, workdir: Path | None) -> list[str]:
     ]  # fmt: skip
 
 
-def prepare_jail(
-    source: str,
-    *,
-    imports: Mapping[str, list[str]],
-    globals_: Mapping[str, Any],
-    execute: dict[str, Any],
-    timeout: float,
-    memory_mb: int,
-) -> Launch:
+def prepare_jail(plan: Plan) -> Launch:
     bwrap = check_jail()
-    for specifier, names in imports.items():
+    for specifier, names in plan.imports.items():
         if not _MODULE.match(specifier):
             raise CodeOptionError(f"bridged module {specifier!r} is not a Python module name")
         for name in names:
@@ -130,18 +120,18 @@ def prepare_jail(
         env={},
         cwd=str(workdir),
         preexec=limits(
-            address_bytes=_BASELINE_BYTES + (memory_mb << 20),
-            cpu_seconds=timeout + 1,
+            address_bytes=_BASELINE_BYTES + (plan.memory_mb << 20),
+            cpu_seconds=plan.timeout + 1,
             file_bytes=16 << 20,
             open_files=64,
             processes=processes_of(user) + 32,
             as_user=NOBODY if root else None,
         ),
         start={
-            "source": source,
-            "imports": {k: list(v) for k, v in imports.items()},
-            "globals": dict(globals_),
-            "execute": execute,
+            "source": plan.source,
+            "imports": {k: list(v) for k, v in plan.imports.items()},
+            "globals": dict(plan.globals),
+            "execute": plan.execute,
         },
         workdir=str(workdir),
         memory_errors=("MemoryError",),
