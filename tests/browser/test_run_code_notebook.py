@@ -1,0 +1,48 @@
+"""The run_code example notebook in a real browser: each tool card shows the snippet's output
+and the sandbox's verdict, readable in the light and the dark theme."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+from typing import Any
+
+from .conftest import Lab
+from .test_lab import run_cell
+
+NOTEBOOKS = Path(__file__).resolve().parents[2] / "notebooks"
+
+
+def test_run_code_cards_show_output_and_verdict(lab: Lab, browser: Any) -> None:
+    shutil.copyfile(NOTEBOOKS / "run_code.ipynb", lab.root / "run_code.ipynb")
+    shots = lab.root.parent / "screenshots"
+    shots.mkdir(exist_ok=True)
+    page = browser.new_page(viewport={"width": 1400, "height": 1000})
+    try:
+        page.goto(lab.notebook_url("run_code.ipynb"))
+        page.wait_for_selector(".jp-Notebook .jp-Cell", timeout=60_000)
+        page.wait_for_selector("text=Python 3 (ipykernel) | Idle", timeout=60_000)
+        for index in (1, 2, 3, 4, 6):
+            run_cell(page, index)
+        static = page.locator(".threadlab-static").first
+        static.wait_for(timeout=90_000)
+        cards = static.locator("details.threadlab-card")
+        assert cards.count() == 2
+        for index in range(2):
+            cards.nth(index).locator("summary").click()
+        text = static.inner_text()
+        assert "squares: [1,4,9]" in text
+        assert "longest: quick" in text
+        assert text.count("the code ran and returned a result") == 2
+        static.scroll_into_view_if_needed()
+        static.screenshot(path=str(shots / "run_code-light.png"))
+        page.locator("text=Settings").first.click()
+        page.locator("text=Theme").first.hover()
+        page.locator("text=JupyterLab Dark").first.click()
+        page.wait_for_function(
+            "() => document.body.dataset.jpThemeName === 'JupyterLab Dark'", timeout=30_000
+        )
+        static.screenshot(path=str(shots / "run_code-dark.png"))
+        print(f"screenshots: {shots}")
+    finally:
+        page.close()
