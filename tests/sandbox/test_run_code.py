@@ -183,3 +183,31 @@ async def test_python_without_bubblewrap_is_refused_never_run_unsandboxed(
     finally:
         monkeypatch.undo()
         check_jail.cache_clear()
+
+
+async def test_a_sync_tool_runs_code_from_its_worker_thread(
+    rt: tl.Runtime, registry: tl.Registry
+) -> None:
+    seen: list[Any] = []
+
+    def compute(state: tl.ThreadState, args: Any) -> Any:
+        seen.append(state.sync.run_code("export default 2 ** 10;").result)
+        pending = state.run_code("export default new Promise(() => {});", timeout=30)
+        pending.terminate("not needed")
+        seen.append(pending.wait(10).status)
+        return seen
+
+    tl.define_tool("compute", description="Compute.", execute=compute, registry=registry)
+    scripted_prompt(registry, [call("compute"), text("ok")], tools=["compute"])
+    thread = await rt.create_thread("p")
+    await thread.send("go")
+    assert seen == [1024, "terminated"]
+    (result,) = tool_messages(thread)
+    assert result.tool_status == "success"
+
+
+async def test_waiting_on_the_event_loop_is_refused() -> None:
+    run = start_code_run("export default 1;")
+    with pytest.raises(tl.CallContextError, match="await the run instead"):
+        run.wait()
+    assert (await run).result == 1

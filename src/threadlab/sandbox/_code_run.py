@@ -16,6 +16,7 @@ from collections.abc import Callable, Generator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from .._errors import CallContextError
 from ._lines import bounded_lines
 from ._results import CodeError, CodeResult, CodeStatus
 
@@ -117,13 +118,33 @@ class CodeRun:
         self._logs = _Logs()
         self._terminated = asyncio.Event()
         self._reason: str | None = None
-        self._task: asyncio.Task[CodeResult] = asyncio.ensure_future(self._run())
+        self._loop = asyncio.get_running_loop()
+        self._task: asyncio.Task[CodeResult] = self._loop.create_task(self._run())
 
     def terminate(self, reason: str | None = None) -> None:
-        """End the run now; it resolves with status "terminated"."""
+        """End the run now; it resolves with status "terminated". Safe from any thread."""
+        if _on_loop(self._loop):
+            self._terminate(reason)
+        else:
+            self._loop.call_soon_threadsafe(self._terminate, reason)
+
+    def _terminate(self, reason: str | None) -> None:
         if not self._task.done():
             self._reason = reason
             self._terminated.set()
+
+    def wait(self, timeout: float | None = None) -> CodeResult:
+        """Block until the result is in, from a thread other than the run's event loop (a sync
+        tool's worker thread); `await run` is the way on the loop."""
+        if _on_loop(self._loop):
+            raise CallContextError(
+                "CodeRun.wait() would block the event loop the run needs; await the run instead"
+            )
+
+        async def result() -> CodeResult:
+            return await self._task
+
+        return asyncio.run_coroutine_threadsafe(result(), self._loop).result(timeout)
 
     @property
     def done(self) -> bool:
@@ -316,6 +337,13 @@ class CodeRun:
             error=error,
             duration_ms=(time.perf_counter() - started) * 1000,
         )
+
+
+def _on_loop(loop: asyncio.AbstractEventLoop) -> bool:
+    try:
+        return asyncio.get_running_loop() is loop
+    except RuntimeError:
+        return False
 
 
 async def _kill(process: asyncio.subprocess.Process) -> None:

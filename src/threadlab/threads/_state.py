@@ -190,6 +190,21 @@ class ThreadState:
             ``result = await state.run_code("export default 6 * 7")`` gives
             ``result.status == "success"`` and ``result.result == 42``.
         """
+        if self._loop is not None and not _on_loop(self._loop):
+            # A sync tool in its worker thread: the run starts on the thread's event loop, and
+            # the handle comes back at once (its terminate() and wait() work from here).
+            async def start() -> CodeRun:
+                return self.run_code(
+                    source,
+                    language=language,
+                    imports=imports,
+                    globals=globals,
+                    execute=execute,
+                    timeout=timeout,
+                    memory_mb=memory_mb,
+                )
+
+            return asyncio.run_coroutine_threadsafe(start(), self._loop).result()
         logged = [0]
 
         def on_log(line: str) -> None:
@@ -234,6 +249,13 @@ class ThreadState:
         self._context.emit(
             CustomEvent(event_type=event_type, data=data, tool_call_id=tool_call_id, **base)
         )
+
+
+def _on_loop(loop: asyncio.AbstractEventLoop) -> bool:
+    try:
+        return asyncio.get_running_loop() is loop
+    except RuntimeError:
+        return False
 
 
 _CARD_LOG_LINES = 50  # a card shows the first lines; the result keeps more
@@ -296,3 +318,7 @@ class SyncState:
     def queue_message(self, content: str) -> None:
         """Blocking `state.queue_message`."""
         self._call(lambda: self._state.queue_message(content))
+
+    def run_code(self, source: str, **options: Any) -> CodeResult:
+        """`state.run_code`, waited for: the `CodeResult` (same options)."""
+        return self._state.run_code(source, **options).wait()
