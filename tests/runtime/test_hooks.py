@@ -123,8 +123,8 @@ async def test_a_failing_or_slow_hook_is_logged_and_the_original_data_kept(
         run = await thread.send("go")
     assert run.status == "completed"
     assert thread.messages[-1].content == "original"
-    assert "hook 'broken' (before_create_message) failed and was ignored: ValueError" in caplog.text
-    assert "hook 'slow' (before_create_message) failed and was ignored: TimeoutError" in caplog.text
+    assert "hook 'broken' (before_create_message) failed: ValueError: hook bug" in caplog.text
+    assert "hook 'slow' (before_create_message) failed: TimeoutError" in caplog.text
     rt.close()
 
 
@@ -151,3 +151,82 @@ async def test_message_hooks_see_the_users_message_too(
     assert thread.messages[0].content == "[tagged] hello"
     assert model.requests[0].messages[-1].content == "[tagged] hello"
     assert created == ["user:[tagged] hello", "assistant:hi"]
+
+
+@pytest.mark.parametrize(
+    ("hook", "wrong"),
+    [
+        ("prefilter_llm_history", 42),
+        ("filter_messages", ["not a message"]),
+        ("before_create_message", {"role": "user"}),
+        ("before_store_tool_result", "a string"),
+    ],
+)
+async def test_a_hook_returning_the_wrong_type_is_reported_and_ignored(
+    rt: tl.Runtime,
+    registry: tl.Registry,
+    caplog: pytest.LogCaptureFixture,
+    hook: str,
+    wrong: object,
+) -> None:
+    tl.define_hook(hook=hook, id="wrong", execute=lambda s, p: wrong, registry=registry)
+    tl.define_tool("ping", description="Ping.", execute=lambda s, a: "pong", registry=registry)
+    scripted_prompt(
+        registry, [call("ping"), text("done"), text("again")], tools=["ping"], hooks=["wrong"]
+    )
+    thread = await rt.create_thread("p")
+    with caplog.at_level(logging.WARNING, logger="threadlab.hooks"):
+        first = await thread.send("go")
+        second = await thread.send("once more")
+    assert (first.status, first.text, second.status, second.text) == (
+        "completed",
+        "done",
+        "completed",
+        "again",
+    )
+    assert tool_messages(thread)[0].content == "pong"
+    assert f"hook 'wrong' ({hook}) returned a {type(wrong).__name__}" in caplog.text
+
+
+async def test_a_sync_hook_honours_the_hook_timeout(
+    registry: tl.Registry, store_dir: Any, caplog: pytest.LogCaptureFixture
+) -> None:
+    import time
+
+    def slow(state: tl.ThreadState, message: tl.Message) -> tl.Message:
+        time.sleep(2)
+        return message.model_copy(update={"content": "changed"})
+
+    tl.define_hook(hook="before_create_message", id="slow", execute=slow, registry=registry)
+    scripted_prompt(registry, [text("original")], hooks=["slow"])
+    rt = tl.Runtime(registry, store_dir, secret_key="k", hook_timeout=0.2)
+    thread = await rt.create_thread("p")
+    started = time.monotonic()
+    with caplog.at_level(logging.WARNING, logger="threadlab.hooks"):
+        run = await thread.send("go")
+    assert time.monotonic() - started < 1.5  # two messages, each hook abandoned at 0.2 s
+    assert (run.status, thread.messages[-1].content) == ("completed", "original")
+    assert "hook 'slow' (before_create_message) failed: TimeoutError" in caplog.text
+    rt.close()
+
+
+async def test_a_failing_hooks_message_is_logged_with_secrets_redacted(
+    rt: tl.Runtime, registry: tl.Registry, caplog: pytest.LogCaptureFixture
+) -> None:
+    secret = "sk-hook-secret-90210"
+
+    async def leaky(state: tl.ThreadState, message: tl.Message) -> None:
+        raise RuntimeError(f"cannot use {await state.env('API_KEY')}")
+
+    tl.define_hook(hook="after_create_message", id="leaky", execute=leaky, registry=registry)
+    scripted_prompt(
+        registry,
+        [text("ok")],
+        hooks=["leaky"],
+        variables=[tl.Variable("API_KEY", type="secret", required=True)],
+    )
+    thread = await rt.create_thread("p", secrets={"API_KEY": secret})
+    with caplog.at_level(logging.WARNING, logger="threadlab.hooks"):
+        await thread.send("go")
+    assert "cannot use [secret:API_KEY]" in caplog.text
+    assert secret not in caplog.text

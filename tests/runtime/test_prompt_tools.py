@@ -253,3 +253,17 @@ async def test_nested_turns_share_the_step_budget(registry: tl.Registry, store_d
     model_calls = [m for m in thread.all_messages() if m.role == "assistant"]
     assert len(model_calls) == 5
     rt.close()
+
+
+async def test_a_thread_model_override_leaves_a_prompt_tools_own_model(
+    rt: tl.Runtime, registry: tl.Registry
+) -> None:
+    inner = researcher(registry, NESTED_STEPS)
+    declared = caller(registry, [text("never asked")], ["researcher"])
+    override = ScriptedModel([call("researcher", {"message": "what is it?"}), text("done")])
+    thread = await rt.create_thread("main", model=override)
+    run = await thread.send("go")
+    assert run.text == "done"
+    override.assert_complete()  # the thread's own prompt used the override...
+    inner.assert_complete()  # ...and the prompt tool kept the model it declares
+    assert declared.remaining == 1

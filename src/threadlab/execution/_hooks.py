@@ -6,9 +6,11 @@ from __future__ import annotations
 import asyncio
 import inspect
 import logging
+from collections.abc import Callable
 from typing import Any
 
 from ..definitions import HookDefinition, Registry
+from ._worker_thread import in_worker_thread
 
 __all__ = ["HookRunner"]
 
@@ -18,7 +20,13 @@ log = logging.getLogger("threadlab.hooks")
 class HookRunner:
     """The hook implementations one prompt (else its agent) lists, by hook name."""
 
-    def __init__(self, registry: Registry, ids: tuple[str, ...], timeout: float) -> None:
+    def __init__(
+        self,
+        registry: Registry,
+        ids: tuple[str, ...],
+        timeout: float,
+        redact: Callable[[str], str] = lambda text: text,
+    ) -> None:
         self._by_hook: dict[str, list[HookDefinition]] = {}
         for hook_id in ids:
             definition = registry.hook(hook_id)
@@ -27,32 +35,56 @@ class HookRunner:
                 continue
             self._by_hook.setdefault(definition.hook, []).append(definition)
         self._timeout = timeout
+        self._redact = redact
 
     def has(self, hook: str) -> bool:
         """Whether any listed implementation is for `hook` (most steps have none to run)."""
         return hook in self._by_hook
 
-    async def run(self, hook: str, state: Any, payload: Any, *, transform: bool = False) -> Any:
+    async def run(
+        self,
+        hook: str,
+        state: Any,
+        payload: Any,
+        *,
+        transform: bool = False,
+        expect: Callable[[Any], bool] | None = None,
+    ) -> Any:
         """Run every implementation of `hook` in order; a transforming hook's return value
-        replaces the payload for the next one (None keeps it)."""
+        replaces the payload for the next one (None keeps it). A return value that `expect`
+        rejects is reported and ignored, like a hook that raises or times out."""
         for definition in self._by_hook.get(hook, ()):
             try:
-                result = definition.execute(state, payload)
-                if inspect.isawaitable(result):
-                    async with asyncio.timeout(self._timeout):
-                        result = await result
+                result = await self._call(definition, state, payload)
             except asyncio.CancelledError:
                 raise
             except Exception as exc:
-                # Logged without the payload: it may hold secrets.
-                log.warning(
-                    "hook %r (%s) failed and was ignored: %s: %s",
-                    definition.id,
-                    hook,
-                    type(exc).__name__,
-                    "timed out" if isinstance(exc, TimeoutError) else exc,
+                reason = "timed out" if isinstance(exc, TimeoutError) else f"{exc}"
+                self._ignored(definition, hook, f"failed: {type(exc).__name__}: {reason}")
+                continue
+            if not transform or result is None:
+                continue
+            if expect is not None and not expect(result):
+                self._ignored(
+                    definition, hook, f"returned a {type(result).__name__}, not what it transforms"
                 )
                 continue
-            if transform and result is not None:
-                payload = result
+            payload = result
         return payload
+
+    async def _call(self, definition: HookDefinition, state: Any, payload: Any) -> Any:
+        async with asyncio.timeout(self._timeout):
+            if inspect.iscoroutinefunction(definition.execute):
+                return await definition.execute(state, payload)
+            # A sync hook runs in a worker thread so that its timeout holds; one that
+            # overruns is abandoned there.
+            result = await in_worker_thread(
+                definition.execute, state, payload, name=f"threadlab-hook-{definition.id}"
+            )
+            if inspect.isawaitable(result):
+                result = await result
+            return result
+
+    def _ignored(self, definition: HookDefinition, hook: str, why: str) -> None:
+        # Logged without the payload, and redacted: an exception's message may hold a secret.
+        log.warning("hook %r (%s) %s; it was ignored", definition.id, hook, self._redact(why))

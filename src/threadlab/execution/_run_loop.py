@@ -81,7 +81,11 @@ class RunLoop:
         if not hooks.has("before_create_message"):
             return user
         changed = await hooks.run(
-            "before_create_message", self._state_outside_calls(prompt), user, transform=True
+            "before_create_message",
+            self._state_outside_calls(prompt),
+            user,
+            transform=True,
+            expect=_is_message,
         )
         return changed if isinstance(changed, Message) else user
 
@@ -233,12 +237,22 @@ class RunLoop:
         context: Sequence[Message] = self._context(frame, prompt, head)
         if hooks.has("filter_messages"):
             filtered = await hooks.run(
-                "filter_messages", state, list(context[len(head) :]), transform=True
+                "filter_messages",
+                state,
+                list(context[len(head) :]),
+                transform=True,
+                expect=_is_message_list,
             )
             context = head + list(filtered)
         if hooks.has("prefilter_llm_history"):
             context = list(
-                await hooks.run("prefilter_llm_history", state, list(context), transform=True)
+                await hooks.run(
+                    "prefilter_llm_history",
+                    state,
+                    list(context),
+                    transform=True,
+                    expect=_is_message_list,
+                )
             )
         frame.caller_view = context
         request = ModelRequest(
@@ -253,7 +267,7 @@ class RunLoop:
             if hooks.has("tool_call_started"):
                 await hooks.run("tool_call_started", state, event)
 
-        chosen = self._model_choice(prompt)
+        chosen = self._model_choice(prompt, frame)
         try:
             model = self.host.resolve_model(chosen)
             stream = model.stream(request)
@@ -281,9 +295,11 @@ class RunLoop:
         frame.current_message_id = assistant.id
         return assistant
 
-    def _model_choice(self, prompt: PromptDefinition) -> Any:
+    def _model_choice(self, prompt: PromptDefinition, frame: Frame) -> Any:
+        # An override replaces the model of the thread's own prompts (its sides); a prompt
+        # tool's nested turn keeps the model its prompt declares.
         override = self.context.model_override
-        return override if override is not None else prompt.model
+        return override if override is not None and frame.depth == 0 else prompt.model
 
     def _context(
         self, frame: Frame, prompt: PromptDefinition, head: list[Message]
@@ -322,7 +338,11 @@ class RunLoop:
                 result = await run_tool_call(call, tools, state, self._missing_for)
                 if hooks.has("before_store_tool_result"):
                     result = await hooks.run(
-                        "before_store_tool_result", state, result, transform=True
+                        "before_store_tool_result",
+                        state,
+                        result,
+                        transform=True,
+                        expect=lambda value: isinstance(value, ToolResult),
                     )
             await self._store_result(frame, call, result, started, hooks, state)
             frame.records.append((call, result))
@@ -412,7 +432,9 @@ class RunLoop:
         if side != "frame" and message.side != side:
             message = message.model_copy(update={"side": side})
         if hooks is not None and state is not None and hooks.has("before_create_message"):
-            message = await hooks.run("before_create_message", state, message, transform=True)
+            message = await hooks.run(
+                "before_create_message", state, message, transform=True, expect=_is_message
+            )
         (message,) = self.context.persist([message], frame.event_base(self.context.base()))
         if frame.nested is not None:
             frame.nested.append(message)
@@ -435,7 +457,7 @@ class RunLoop:
     def hooks_for(self, prompt: PromptDefinition | None) -> HookRunner:
         """The hooks `prompt` lists (else the agent's)."""
         ids = (prompt.hooks if prompt else ()) or self.graph.agent.hooks
-        return HookRunner(self.graph.registry, ids, self.limits.hook_timeout)
+        return HookRunner(self.graph.registry, ids, self.limits.hook_timeout, self.context.redact)
 
     def _spec(self, tool: ToolDefinition, frame: Frame) -> ToolSpec:
         purpose: ToolPurpose = tool.purpose if isinstance(tool, BuiltinTool) else "function"
@@ -475,3 +497,11 @@ class RunLoop:
             for v in tool.variables
             if v.required and not env.resolve(v.name, None, tool.name)
         ]
+
+
+def _is_message(value: object) -> bool:
+    return isinstance(value, Message)
+
+
+def _is_message_list(value: object) -> bool:
+    return isinstance(value, list) and all(isinstance(m, Message) for m in value)

@@ -5,16 +5,15 @@ becomes an error result the model can read and act on."""
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import inspect
 import json
-import threading
 from collections.abc import Callable
 from typing import Any
 
 from .._records import ToolCall, ToolResult
 from ..definitions import ToolDefinition
 from ..threads import ThreadState
+from ._worker_thread import in_worker_thread
 
 __all__ = ["content_of", "result_text", "run_tool_call"]
 
@@ -94,34 +93,10 @@ async def _execute(definition: ToolDefinition, state: ThreadState, value: Any) -
 
 
 async def _in_worker(fn: Callable[..., Any], state: ThreadState, value: Any) -> Any:
-    """Run a sync execute in a daemon thread. On timeout or cancellation the thread is
-    abandoned: its late result lands on a future nobody awaits and is never persisted."""
-    loop = asyncio.get_running_loop()
-    future: asyncio.Future[Any] = loop.create_future()
+    def call() -> Any:
+        result = fn(state, value)
+        if inspect.isawaitable(result):
+            raise TypeError("a sync execute returned an awaitable; make execute async")
+        return result
 
-    def settle(result: Any, exc: BaseException | None) -> None:
-        if future.done():
-            return
-        if exc is not None:
-            future.set_exception(exc)
-        else:
-            future.set_result(result)
-
-    def work() -> None:
-        try:
-            result = fn(state, value)
-            if inspect.isawaitable(result):
-                raise TypeError("a sync execute returned an awaitable; make execute async")
-        except BaseException as exc:
-            _deliver(loop, settle, None, exc)
-        else:
-            _deliver(loop, settle, result, None)
-
-    threading.Thread(target=work, name=f"threadlab-tool-{state.thread_id}", daemon=True).start()
-    return await future
-
-
-def _deliver(loop: asyncio.AbstractEventLoop, settle: Callable[..., None], *args: Any) -> None:
-    # A closed loop means the call was abandoned long ago: nobody waits for the result.
-    with contextlib.suppress(RuntimeError):
-        loop.call_soon_threadsafe(settle, *args)
+    return await in_worker_thread(call, name=f"threadlab-tool-{state.thread_id}")
