@@ -43,6 +43,7 @@ PUBLIC = {
     "CallContextError",
     "StoreVersionError",
     "CodeOptionError",
+    "SecretKeyError",
     # running
     "Runtime",
     "run",

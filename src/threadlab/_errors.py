@@ -11,6 +11,7 @@ __all__ = [
     "MissingVariableError",
     "PathError",
     "SandboxUnavailableError",
+    "SecretKeyError",
     "StoreVersionError",
     "ThreadNotFound",
     "ThreadlabError",
@@ -56,6 +57,10 @@ class ThreadNotFound(ThreadlabError, LookupError):
 class CallContextError(ThreadlabError, RuntimeError):
     """A call made where it cannot work: `tl.run` inside a running event loop, `state.sync`
     on the loop's own thread, `notify_parent` on a thread that has no parent."""
+
+
+class SecretKeyError(ThreadlabError, ValueError):
+    """The key that encrypts secrets at rest cannot be used (its file is empty or damaged)."""
 
 
 class StoreVersionError(ThreadlabError, RuntimeError):

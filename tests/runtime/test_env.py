@@ -241,3 +241,30 @@ async def test_a_required_variable_that_disappears_fails_the_call_not_the_run(
     assert result.content == (
         "tool 'use' cannot run: required variables have no value: TOKEN (declared by tool 'use')"
     )
+
+
+def test_racing_first_starts_all_get_the_one_complete_key(tmp_path: Path) -> None:
+    from concurrent.futures import ThreadPoolExecutor
+
+    from threadlab.threads import SecretBox
+
+    for trial in range(20):
+        key_file = tmp_path / f"trial{trial}" / "secret.key"
+        with ThreadPoolExecutor(max_workers=8) as pool:
+            boxes = list(pool.map(lambda _: SecretBox(key_path=key_file), range(8)))
+        token = boxes[0].encrypt("shared")
+        assert all(box.decrypt(token) == "shared" for box in boxes)
+        assert stat.S_IMODE(os.stat(key_file).st_mode) == 0o600
+        assert [p.name for p in key_file.parent.iterdir()] == ["secret.key"]
+
+
+@pytest.mark.parametrize("content", [b"", b"not a key\n"])
+def test_a_damaged_key_file_names_the_file_and_the_way_out(
+    registry: tl.Registry, store_dir: Path, tmp_path: Path, content: bytes
+) -> None:
+    key_file = tmp_path / "config" / "threadlab" / "secret.key"
+    key_file.parent.mkdir(parents=True)
+    key_file.write_bytes(content)
+    with pytest.raises(tl.SecretKeyError, match=r"secret\.key is empty or damaged") as raised:
+        tl.Runtime(registry, store_dir)
+    assert "THREADLAB_SECRET_KEY" in str(raised.value)

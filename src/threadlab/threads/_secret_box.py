@@ -7,12 +7,16 @@ The key is never stored with the data: it is given (`Runtime(secret_key=...)`), 
 from __future__ import annotations
 
 import base64
+import contextlib
 import hashlib
 import os
+import tempfile
 from pathlib import Path
 
 import platformdirs
 from cryptography.fernet import Fernet, InvalidToken
+
+from .._errors import SecretKeyError
 
 __all__ = ["SecretBox", "default_key_path"]
 
@@ -36,14 +40,36 @@ def _fernet_key(material: str | bytes) -> bytes:
 
 def _key_from_file(path: Path) -> bytes:
     path.parent.mkdir(parents=True, exist_ok=True)
+    if not path.exists():
+        _create_key_file(path)
+    key = path.read_bytes().strip()
     try:
-        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-    except FileExistsError:
-        return path.read_bytes().strip()
-    key = Fernet.generate_key()
-    with os.fdopen(fd, "wb") as handle:
-        handle.write(key)
+        valid = len(base64.urlsafe_b64decode(key)) == 32
+    except ValueError:
+        valid = False
+    if not valid:
+        raise SecretKeyError(
+            f"the secret key file {path} is empty or damaged. Restore it from a backup, or give"
+            f" the key with Runtime(secret_key=...) or {KEY_ENV}. Deleting the file lets"
+            " threadlab make a new key, but secrets stored with the old one become unreadable."
+        )
     return key
+
+
+def _create_key_file(path: Path) -> None:
+    """Write a new key so that no reader ever sees a partial file: a complete temporary file
+    is linked into place, which fails if another process got there first (its key wins)."""
+    fd, temporary = tempfile.mkstemp(dir=path.parent, prefix=".secret-key-")
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(Fernet.generate_key())
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.chmod(temporary, 0o600)
+        with contextlib.suppress(FileExistsError):
+            os.link(temporary, path)
+    finally:
+        os.unlink(temporary)
 
 
 class SecretBox:
