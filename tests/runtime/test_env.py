@@ -251,7 +251,7 @@ def test_racing_first_starts_all_get_the_one_complete_key(tmp_path: Path) -> Non
     for trial in range(20):
         key_file = tmp_path / f"trial{trial}" / "secret.key"
         with ThreadPoolExecutor(max_workers=8) as pool:
-            boxes = list(pool.map(lambda _: SecretBox(key_path=key_file), range(8)))
+            boxes = list(pool.map(SecretBox, [None] * 8, [key_file] * 8))
         token = boxes[0].encrypt("shared")
         assert all(box.decrypt(token) == "shared" for box in boxes)
         assert stat.S_IMODE(os.stat(key_file).st_mode) == 0o600
