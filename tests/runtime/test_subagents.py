@@ -552,3 +552,27 @@ async def test_after_subagent_created_hooks_see_the_running_execution(
     (execution,) = seen
     assert execution is not None
     assert (execution.run_id, execution.prompt, execution.step) == (run.id, "lead", 1)
+
+
+async def test_an_attachment_copy_that_cannot_happen_creates_no_child(
+    rt: tl.Runtime, registry: tl.Registry
+) -> None:
+    name = "p" * 250 + ".html"  # 255 bytes: valid, but "-2" makes a twin's name too long
+    worker(registry)
+    lead(
+        registry,
+        [create(attachments=[f"/a/{name}", f"/b/{name}"]), create(name="w2"), text("done")],
+        tl.Subagent("worker", max_instances=1),
+    )
+    thread = await rt.create_thread("boss")
+    await thread.files.write(f"/a/{name}", "one")
+    await thread.files.write(f"/b/{name}", "two")
+    await thread.send("go")
+    failed, created = tool_messages(thread)
+    assert failed.tool_status == "error"
+    assert "longer than 255 bytes" in (failed.content or "")
+    # No orphan took the one instance allowed, and no file was announced that does not exist.
+    assert created.tool_status == "success"
+    assert [c.name for c in thread.children] == ["w2"]
+    written = [e for c in thread.children for e in c.events if e.type == "file_written"]
+    assert all(e.path == "/attachments/out.txt" for e in written)

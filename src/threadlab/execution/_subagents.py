@@ -16,7 +16,14 @@ from typing import Any, Protocol
 from .._errors import MissingVariableError
 from .._records import Message, Run, SubagentCreatedEvent, ToolResult
 from ..definitions import PromptDefinition, Subagent, ThreadGraph, relationship_enabled
-from ..threads import ExecutionInfo, ThreadContext, ThreadState, as_paths, copy_attachments
+from ..threads import (
+    ExecutionInfo,
+    ThreadContext,
+    ThreadState,
+    as_paths,
+    check_copy,
+    copy_attachments,
+)
 from ._frames import Frame
 from ._hooks import HookRunner
 from ._host import RunHost
@@ -138,7 +145,9 @@ class Supervisor:
         sources = as_paths(attachments)
         if relationship.init_attachments_property in arguments:
             sources += as_paths(arguments[relationship.init_attachments_property])
-        self._check_paths(sources)
+        # Everything the copy needs is checked before the child exists: a copy that cannot
+        # happen must not leave a child behind (it would count against max_instances).
+        check_copy(self.context.files, sources)
         try:
             child = self.run.host.create_child(self.context, relationship, label, agent)
         except MissingVariableError as exc:
@@ -175,7 +184,6 @@ class Supervisor:
         if child.status() == "terminated":
             return ToolResult("error", error=f"child {child.name!r} ({reference}) is terminated")
         sources = as_paths(attachments)
-        self._check_paths(sources)
         paths = copy_attachments(self.context.files, child.files, sources)
         if child.blocking:
             run = await self.run_child(child, message, paths)
@@ -211,10 +219,6 @@ class Supervisor:
                 self._background(child, user.content or "", [])
 
     # helpers
-
-    def _check_paths(self, paths: list[str]) -> None:
-        for path in paths:
-            self.context.files.require(path)
 
     async def _after_created(self, frame: Frame, child: ThreadContext) -> None:
         prompt = self.run.graph.prompts.get(frame.prompt_name)

@@ -4,7 +4,7 @@
 Internal: the public names are re-exported by `threadlab`.
 """
 
-from ._attachments import as_paths, copy_attachments
+from ._attachments import as_paths, check_copy, copy_attachments
 from ._context import ThreadContext, ThreadDirectory, ThreadHandle
 from ._env import ThreadEnv, VariableType
 from ._files import ThreadFiles
@@ -34,6 +34,7 @@ __all__ = [
     "ThreadState",
     "VariableType",
     "as_paths",
+    "check_copy",
     "copy_attachments",
     "heartbeat_task",
     "is_live",
