@@ -44,6 +44,7 @@ PUBLIC = {
     "StoreVersionError",
     "CodeOptionError",
     "SecretKeyError",
+    "SecretValueError",
     # running
     "Runtime",
     "run",

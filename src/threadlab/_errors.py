@@ -12,6 +12,7 @@ __all__ = [
     "PathError",
     "SandboxUnavailableError",
     "SecretKeyError",
+    "SecretValueError",
     "StoreVersionError",
     "ThreadNotFound",
     "ThreadlabError",
@@ -57,6 +58,10 @@ class ThreadNotFound(ThreadlabError, LookupError):
 class CallContextError(ThreadlabError, RuntimeError):
     """A call made where it cannot work: `tl.run` inside a running event loop, `state.sync`
     on the loop's own thread, `notify_parent` on a thread that has no parent."""
+
+
+class SecretValueError(ThreadlabError, ValueError):
+    """A secret value that cannot be a secret: shorter than 8 characters."""
 
 
 class SecretKeyError(ThreadlabError, ValueError):

@@ -131,7 +131,7 @@ async def test_updates_are_throttled_whatever_the_event_rate(
         return write(done) if done < 40 else text("done " * 100)
 
     define(registry, tl.models.FunctionModel(decide, chunk_size=2))
-    thread = await rt.create_thread("p", secrets={"API_KEY": "k"})
+    thread = await rt.create_thread("p", secrets={"API_KEY": "key-of-eight"})
     live = LiveRun(rt, thread, rate=10)
     await live.run("go")
     events = len(list(thread.events))

@@ -271,7 +271,9 @@ class RunLoop:
         try:
             model = self.host.resolve_model(chosen)
             stream = model.stream(request)
-            draft = await collect_stream(stream, tools, self.context.emit, on_started, base)
+            draft = await collect_stream(
+                stream, tools, self.context.emit, on_started, base, self.context.redactor
+            )
         except Exception as exc:  # provider and model failures end the turn, never the cell
             name = getattr(chosen, "name", chosen)
             frame.error = self.context.redact(f"model {name!r} failed: {exc}")
@@ -376,9 +378,18 @@ class RunLoop:
         hooks: HookRunner,
         state: ThreadState,
     ) -> None:
+        # Redacted before it is serialised: a secret inside a value would otherwise reach the
+        # store JSON-escaped, where the text redaction cannot see it.
+        redactor = self.context.redactor
+        shown = result.model_copy(
+            update={
+                "result": redactor.value(result.result),
+                "error": redactor.text(result.error) if result.error else result.error,
+            }
+        )
         message = Message(
             role="tool",
-            content=result_text(result),
+            content=result_text(shown),
             tool_call_id=call.id,
             name=call.name,
             tool_status=result.status,

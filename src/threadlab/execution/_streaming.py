@@ -17,7 +17,7 @@ from .._records import (
 )
 from ..definitions import ToolDefinition
 from ..models import FinishChunk, ModelChunk, TextChunk, ToolCallChunk
-from ..threads import Emit
+from ..threads import Emit, Redactor, StreamRedaction
 from ._scanner import ArgumentScanner
 
 __all__ = ["Draft", "collect_stream", "parse_arguments"]
@@ -31,6 +31,7 @@ class _PendingCall:
     id: str
     name: str
     scanner: ArgumentScanner | None
+    shown: StreamRedaction  # what live consumers see of the arguments
     parts: list[str] = field(default_factory=list)
     started: bool = False
 
@@ -61,9 +62,13 @@ async def collect_stream(
     emit: Emit,
     on_started: OnStarted,
     base: dict[str, object],
+    redactor: Redactor,
 ) -> Draft:
-    """Read the whole stream, emitting events; `base` holds the fields every event carries."""
+    """Read the whole stream, emitting events; `base` holds the fields every event carries.
+    Deltas are redacted across chunk boundaries: a secret split between two chunks is held
+    back until it is whole, then replaced."""
     text: list[str] = []
+    shown_text = StreamRedaction(redactor)
     calls: dict[int, _PendingCall] = {}
     usage: dict[str, int] | None = None
 
@@ -83,7 +88,9 @@ async def collect_stream(
         if isinstance(chunk, TextChunk):
             if chunk.text:
                 text.append(chunk.text)
-                emit(TextDeltaEvent(delta=chunk.text, **base))  # type: ignore[arg-type]
+                delta = shown_text.feed(chunk.text)
+                if delta:
+                    emit(TextDeltaEvent(delta=delta, **base))  # type: ignore[arg-type]
         elif isinstance(chunk, ToolCallChunk):
             call = calls.get(chunk.index)
             fresh = call is None
@@ -95,6 +102,7 @@ async def collect_stream(
                     id=chunk.id or new_id("call"),
                     name=name,
                     scanner=ArgumentScanner(target) if target else None,
+                    shown=StreamRedaction(redactor),
                 )
                 calls[chunk.index] = call
             if chunk.arguments:
@@ -103,7 +111,7 @@ async def collect_stream(
                 ToolCallDeltaEvent(
                     tool_call_id=call.id,
                     name=call.name,
-                    delta=chunk.arguments,
+                    delta=call.shown.feed(chunk.arguments),
                     **base,  # type: ignore[arg-type]
                 )
             )
@@ -116,6 +124,14 @@ async def collect_stream(
                 await start(call, call.scanner.value)
         elif isinstance(chunk, FinishChunk):
             usage = chunk.usage
+    # What was held back to settle a possible secret goes out now, redacted.
+    rest = shown_text.flush()
+    if rest:
+        emit(TextDeltaEvent(delta=rest, **base))  # type: ignore[arg-type]
+    for call in calls.values():
+        rest = call.shown.flush()
+        if rest:
+            emit(ToolCallDeltaEvent(tool_call_id=call.id, name=call.name, delta=rest, **base))  # type: ignore[arg-type]
     # The arguments are complete: calls still waiting for their progress argument start now.
     for call in calls.values():
         if not call.started:

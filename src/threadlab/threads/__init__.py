@@ -10,7 +10,7 @@ from ._env import ThreadEnv, VariableType
 from ._files import ThreadFiles
 from ._lease import LIVE_RUNS, heartbeat_task, is_live, new_lease
 from ._paths import normalize_path, normalize_prefix
-from ._redaction import Redactor
+from ._redaction import MIN_SECRET_LENGTH, Redactor, StreamRedaction
 from ._scoping import missing_in_descendants
 from ._secret_box import SecretBox
 from ._sink import Emit, EventSink, EventT, Listener
@@ -18,6 +18,7 @@ from ._state import ExecutionInfo, SyncState, ThreadState
 
 __all__ = [
     "LIVE_RUNS",
+    "MIN_SECRET_LENGTH",
     "Emit",
     "EventSink",
     "EventT",
@@ -25,6 +26,7 @@ __all__ = [
     "Listener",
     "Redactor",
     "SecretBox",
+    "StreamRedaction",
     "SyncState",
     "ThreadContext",
     "ThreadDirectory",

@@ -9,7 +9,7 @@ from __future__ import annotations
 import asyncio
 import threading
 from collections.abc import Callable, Sequence
-from typing import Protocol, TypeVar, cast
+from typing import Any, Protocol, TypeVar, cast
 
 from .._records import Message, ThreadEvent
 from ..store import Store, StoredEvent, StoredMessage
@@ -52,13 +52,21 @@ class EventSink:
 
     def emit(self, event: EventT) -> EventT:
         if self._redactor:
-            data = self._redactor.value(event.model_dump(mode="json"))
-            event = cast(EventT, type(event).model_validate(data))
+            event = self._redacted(event)
         if self._loop is not None and threading.get_ident() != self._loop_thread:
             self._loop.call_soon_threadsafe(self._record, event)
         else:
             self._record(event)
         return event
+
+    def _redacted(self, event: EventT) -> EventT:
+        # Free text only: ids, types, names and statuses are structure and stay as they are.
+        update: dict[str, Any] = {}
+        for field in _FREE_TEXT.get(event.type, ()):
+            value = getattr(event, field)
+            if value is not None:
+                update[field] = self._redactor.value(value)
+        return cast(EventT, event.model_copy(update=update)) if update else event
 
     def _record(self, event: ThreadEvent) -> None:
         self._pending.append(StoredEvent(event.thread_id, event.type, event.model_dump_json()))
@@ -83,3 +91,13 @@ class EventSink:
             if self._pending:
                 self._store.add_events(self._pending)
                 self._pending = []
+
+
+# The fields of each event type that carry free text (everything else is structure).
+_FREE_TEXT: dict[str, tuple[str, ...]] = {
+    "text_delta": ("delta",),
+    "tool_call_delta": ("delta",),
+    "tool_call_started": ("progress",),
+    "custom": ("data",),
+    "run_finished": ("text", "error"),
+}
