@@ -119,7 +119,7 @@ async def test_no_spelling_of_a_secret_reaches_any_artifact(
         "stored events": "\n".join(e.model_dump_json() for e in thread.events),
         "messages": "\n".join(m.model_dump_json() for m in thread.all_messages()),
         "model requests": "\n".join(requests),
-        "export": nbformat.writes(thread_notebook(thread)),
+        "export": nbformat.writes(thread_notebook(thread)),  # type: ignore[no-untyped-call]
         "static html": static_html(state),
         "view state": json.dumps(state.snapshot(), ensure_ascii=False),
     }
