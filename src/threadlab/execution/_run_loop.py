@@ -13,7 +13,7 @@ import time
 from collections.abc import Sequence
 from typing import Any, Literal
 
-from .._errors import DefinitionError
+from .._errors import DefinitionError, PathError
 from .._records import (
     Message,
     Run,
@@ -346,6 +346,7 @@ class RunLoop:
                         transform=True,
                         expect=lambda value: isinstance(value, ToolResult),
                     )
+            result = self._checked_attachments(result)
             await self._store_result(frame, call, result, started, hooks, state)
             frame.records.append((call, result))
             if result.status == "success":
@@ -357,6 +358,16 @@ class RunLoop:
             self._stop(
                 f"{self.failures} consecutive tool calls failed (max_consecutive_failures={limit})"
             )
+
+    def _checked_attachments(self, result: ToolResult) -> ToolResult:
+        """A result's attachments must be files of this thread; they are stored normalised."""
+        if not result.attachments:
+            return result
+        try:
+            paths = tuple(self.context.files.require(p).path for p in result.attachments)
+        except PathError as exc:
+            return ToolResult("error", error=f"the result names an unusable attachment: {exc}")
+        return result.model_copy(update={"attachments": paths})
 
     def _note_ending(self, frame: Frame, call: ToolCall, result: ToolResult) -> None:
         if frame.depth != 0 or frame.ending in ("session_stop", "session_fail"):

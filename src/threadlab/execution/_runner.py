@@ -40,6 +40,8 @@ async def execute_run(
     """Send `content` to the thread and run until it is idle. Model and provider errors end
     the run as "failed"; cancellation persists an "interrupted" result for every unfinished
     call before it propagates."""
+    if isinstance(attachments, str):  # one path, not its characters
+        attachments = [attachments]
     paths = tuple(context.files.require(p).path for p in attachments)
     store = host.store
     async with context.lock:
