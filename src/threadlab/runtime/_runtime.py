@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import logging
 import os
 import time
 from collections.abc import Mapping
@@ -27,6 +28,8 @@ from ..threads import SecretBox, ThreadContext, missing_in_descendants
 from ._thread import Thread
 
 __all__ = ["Runtime", "run"]
+
+log = logging.getLogger("threadlab.store")
 
 
 class Runtime:
@@ -143,8 +146,16 @@ class Runtime:
         return handle
 
     def threads(self) -> list[Thread]:
-        """Every persisted thread, newest first."""
-        return [self.thread(record.id) for record in self.store.list_threads()]
+        """Every persisted thread that can be read, newest first. A thread that cannot be
+        opened at all is left out and logged by id; one with damaged rows is listed, and its
+        `damage` says what was left out."""
+        found: list[Thread] = []
+        for record in self.store.list_threads():
+            try:
+                found.append(self.thread(record.id))
+            except Exception as exc:  # one bad thread must not hide the others
+                log.warning("thread %s cannot be opened and is not listed: %s", record.id, exc)
+        return found
 
     def close(self) -> None:
         """Release the store."""

@@ -125,6 +125,11 @@ class Thread:
         return self._context.find_message(message_id)
 
     @property
+    def damage(self) -> list[str]:
+        """What of this thread could not be read from the store (empty when all is well)."""
+        return list(self._context.damage)
+
+    @property
     def events(self) -> list[ThreadEvent]:
         """Every persisted event of this thread, in order."""
         return self._context.events()

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import logging
 from collections.abc import Iterable, Sequence
 from typing import Any, Protocol
 
@@ -33,6 +34,8 @@ from ._secret_box import SecretBox
 from ._sink import EventSink, EventT
 
 __all__ = ["ThreadContext", "ThreadDirectory", "ThreadHandle"]
+
+log = logging.getLogger("threadlab.store")
 
 
 class ThreadHandle(Protocol):
@@ -81,7 +84,8 @@ class ThreadContext:
         self.id = record.id
         self.parent_id = record.parent_id
         self.path: tuple[str, ...] = (*parent.path, record.id) if parent else (record.id,)
-        self.meta: dict[str, Any] = json.loads(record.metadata or "{}")
+        self.damage: list[str] = []  # what of this thread could not be read from the store
+        self.meta: dict[str, Any] = self._read_meta(record.metadata)
         # One redactor per thread tree: a child inherits its parent's secrets.
         self.redactor: Redactor = parent.redactor if parent is not None else Redactor()
         self.sink = EventSink(store, self.redactor, self.id)
@@ -93,11 +97,27 @@ class ThreadContext:
         self.history: list[Message] = []  # the top-level conversation (depth 0)
         self._all: list[Message] = []
         self._loaded = False
+        self._rows = 0
         self._env: ThreadEnv | None = None
         self._graph: ThreadGraph | None = None
         self.lock = asyncio.Lock()
         self.running = False
         self.model_override: Any = None  # a model name or object, never persisted
+
+    def _read_meta(self, raw: str | None) -> dict[str, Any]:
+        try:
+            meta = json.loads(raw or "{}")
+        except ValueError:
+            meta = None
+        if not isinstance(meta, dict):
+            self._damaged("its metadata is not a JSON object; defaults are used")
+            return {}
+        return meta
+
+    def _damaged(self, what: str) -> None:
+        if what not in self.damage:
+            self.damage.append(what)
+            log.warning("thread %s is damaged: %s", self.id, what)
 
     # who it is
 
@@ -138,7 +158,7 @@ class ThreadContext:
         if self.parent_id is not None:
             record = self.store.get_thread(self.id)
             if record is not None:
-                self.meta = json.loads(record.metadata or "{}")
+                self.meta = self._read_meta(record.metadata)
             status = self.meta.get("status", "idle")
             return status if status in _CHILD_STATUSES else "idle"
         return "idle"
@@ -204,9 +224,16 @@ class ThreadContext:
     def reload(self, *, force: bool = False) -> None:
         """Read the persisted messages again if the store has more than memory."""
         stored = self.store.list_messages(self.id)
-        if self._loaded and not force and len(stored) == len(self._all):
+        if self._loaded and not force and len(stored) == self._rows:
             return
-        self._all = [Message.model_validate_json(m.data) for m in stored]
+        messages: list[Message] = []
+        for row in stored:
+            try:
+                messages.append(Message.model_validate_json(row.data))
+            except ValueError:  # pydantic's ValidationError included
+                self._damaged(f"message {row.id} cannot be read and is left out")
+        self._all = messages
+        self._rows = len(stored)
         self.history = [m for m in self._all if m.depth == 0]
         self._loaded = True
 
@@ -228,7 +255,13 @@ class ThreadContext:
         return next((m for m in self._all if m.id == message_id), None)
 
     def events(self) -> list[ThreadEvent]:
-        return [event_from_json(e.data) for e in self.store.iter_events(self.id)]
+        events: list[ThreadEvent] = []
+        for row in self.store.iter_events(self.id):
+            try:
+                events.append(event_from_json(row.data))
+            except ValueError:
+                self._damaged("an event cannot be read and is left out")
+        return events
 
     # writing
 

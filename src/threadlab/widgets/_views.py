@@ -12,7 +12,7 @@ import anywidget
 import traitlets
 
 from .._errors import PathError
-from ..runtime import Runtime
+from ..runtime import Runtime, Thread
 from ._replay import replay
 from ._static import static_text
 from ._trace import TraceState
@@ -119,18 +119,19 @@ class ThreadListView(_View):
         self.refresh()
 
     def refresh(self) -> None:
-        self.rows = [
-            {
-                "id": t.id,
-                "agent": t.agent,
-                "created_at": t.created_at,
-                "status": t.status,
-                "messages": len(t.messages),
-                "children": len(t.children),
-            }
-            for t in self._rt.threads()
-            if t.parent_id is None
-        ]
+        self.rows = [self._row(t) for t in self._rt.threads() if t.parent_id is None]
+
+    @staticmethod
+    def _row(thread: Thread) -> dict[str, Any]:
+        messages = len(thread.messages)  # read first: reading is what finds damaged rows
+        return {
+            "id": thread.id,
+            "agent": thread.agent,
+            "created_at": thread.created_at,
+            "status": "damaged" if thread.damage else thread.status,
+            "messages": messages,
+            "children": len(thread.children),
+        }
 
     def open_thread(self, thread_id: str) -> TraceState:
         """Show the inspector of `thread_id` below the list."""
