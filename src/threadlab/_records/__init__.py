@@ -20,9 +20,11 @@ from ._events import (
     event_from_json,
 )
 from ._messages import (
+    MAX_NESTING,
     Message,
     ToolCall,
     UnfinishedCause,
+    nesting_depth,
     new_id,
     unfinished_result,
     unfinished_text,
@@ -31,6 +33,7 @@ from ._runs import ChildInfo, Run, RunStatus, SessionStatus, ThreadStatus
 from ._tool_results import ToolResult
 
 __all__ = [
+    "MAX_NESTING",
     "ChildInfo",
     "CustomEvent",
     "Event",
@@ -53,6 +56,7 @@ __all__ = [
     "ToolResult",
     "UnfinishedCause",
     "event_from_json",
+    "nesting_depth",
     "new_id",
     "unfinished_result",
     "unfinished_text",

@@ -9,9 +9,11 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 __all__ = [
+    "MAX_NESTING",
     "Message",
     "ToolCall",
     "UnfinishedCause",
+    "nesting_depth",
     "new_id",
     "unfinished_result",
     "unfinished_text",
@@ -110,3 +112,25 @@ def unfinished_result(call: ToolCall, cause: UnfinishedCause, **placement: Any) 
         tool_status="error",
         **placement,
     )
+
+
+MAX_NESTING = 100
+"""How deep a JSON value in a message may nest (arguments, results): deeper values cannot be
+stored or sent back to a model, so they become error results that name this limit."""
+
+
+def nesting_depth(value: Any, limit: int = MAX_NESTING) -> int:
+    """How deep `value` nests (lists and dicts), counted without recursion; stops past
+    `limit`."""
+    deepest = 0
+    stack: list[tuple[Any, int]] = [(value, 0)]
+    while stack:
+        item, depth = stack.pop()
+        if isinstance(item, dict | list | tuple):
+            depth += 1
+            deepest = max(deepest, depth)
+            if deepest > limit:
+                return deepest
+            children = item.values() if isinstance(item, dict) else item
+            stack.extend((child, depth) for child in children)
+    return deepest

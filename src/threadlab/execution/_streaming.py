@@ -9,10 +9,12 @@ from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass, field
 
 from .._records import (
+    MAX_NESTING,
     TextDeltaEvent,
     ToolCall,
     ToolCallDeltaEvent,
     ToolCallStartedEvent,
+    nesting_depth,
     new_id,
 )
 from ..definitions import ToolDefinition
@@ -51,9 +53,12 @@ def parse_arguments(raw: str) -> dict[str, object] | str:
         return {}
     try:
         value = json.loads(raw)
-    except ValueError:
+    except (ValueError, RecursionError):
         return raw
-    return value if isinstance(value, dict) else raw
+    # Too deep to store or send back: kept as text, and the call gets an error result.
+    if not isinstance(value, dict) or nesting_depth(value) > MAX_NESTING:
+        return raw
+    return value
 
 
 async def collect_stream(

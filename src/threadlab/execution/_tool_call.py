@@ -10,7 +10,7 @@ import json
 from collections.abc import Callable
 from typing import Any
 
-from .._records import ToolCall, ToolResult
+from .._records import MAX_NESTING, ToolCall, ToolResult, nesting_depth
 from ..definitions import ToolDefinition
 from ..threads import ThreadState
 from ._worker_thread import in_worker_thread
@@ -58,6 +58,12 @@ async def run_tool_call(
         raise
     except Exception as exc:
         return error(f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__)
+    value = returned.result if isinstance(returned, ToolResult) else returned
+    if nesting_depth(value) > MAX_NESTING:
+        return error(
+            f"tool {call.name!r} returned a value nested deeper than {MAX_NESTING} levels;"
+            " return something flatter"
+        )
     if isinstance(returned, ToolResult):
         return returned
     try:
@@ -77,9 +83,16 @@ def content_of(value: Any) -> str:
 def _malformed(raw: str) -> str:
     shown = raw if len(raw) <= 200 else raw[:200] + "..."
     try:
-        json.loads(raw)
+        value = json.loads(raw)
+    except RecursionError:
+        value = None
+        deep = True
     except ValueError as exc:
         return f"the arguments are not valid JSON ({exc}); received: {shown}"
+    else:
+        deep = nesting_depth(value) > MAX_NESTING
+    if deep:
+        return f"the arguments are nested deeper than {MAX_NESTING} levels; send flatter ones"
     return f"the arguments must be a JSON object; received: {shown}"
 
 

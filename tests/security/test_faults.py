@@ -1,0 +1,84 @@
+"""Faults that must end as a valid history: values too deep to store, a second cancel during
+clean-up, a timed-out sync tool that keeps going."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+import threadlab as tl
+from threadlab.models import ScriptedModel, call, text
+
+from ..helpers import scripted_prompt, tool_messages
+
+
+def nested(depth: int) -> str:
+    return '{"a": ' * depth + "1" + "}" * depth
+
+
+@pytest.mark.parametrize("depth", [101, 300, 1100])
+async def test_arguments_nested_too_deep_are_an_error_result_and_the_message_is_kept(
+    rt: tl.Runtime, registry: tl.Registry, depth: int
+) -> None:
+    tl.define_tool(
+        "t",
+        description="T.",
+        execute=lambda s, a: "ran",
+        args={"type": "object"},
+        registry=registry,
+    )
+    scripted_prompt(registry, [call("t", raw_arguments=nested(depth)), text("ok")], tools=["t"])
+    thread = await rt.create_thread("p")
+    run = await thread.send("go")
+    assert run.status == "completed"
+    assert [m.role for m in thread.messages] == ["user", "assistant", "tool", "assistant"]
+    (result,) = tool_messages(thread)
+    assert result.tool_status == "error"
+    assert "nested deeper than 100 levels" in (result.content or "")
+
+
+async def test_arguments_at_the_limit_are_accepted(rt: tl.Runtime, registry: tl.Registry) -> None:
+    tl.define_tool(
+        "t",
+        description="T.",
+        execute=lambda s, a: "ran",
+        args={"type": "object"},
+        registry=registry,
+    )
+    scripted_prompt(registry, [call("t", raw_arguments=nested(99)), text("ok")], tools=["t"])
+    thread = await rt.create_thread("p")
+    await thread.send("go")
+    assert tool_messages(thread)[0].content == "ran"
+
+
+@pytest.mark.parametrize("wrap", [False, True], ids=["value", "tool-result"])
+async def test_a_tool_returning_a_value_too_deep_gets_an_error_result(
+    rt: tl.Runtime, registry: tl.Registry, wrap: bool
+) -> None:
+    def deep(state: tl.ThreadState, args: Any) -> Any:
+        value: list[Any] = []
+        for _ in range(10_000):
+            value = [value]
+        return tl.ToolResult(result=value) if wrap else value
+
+    tl.define_tool("deep", description="Deep.", execute=deep, registry=registry)
+    scripted_prompt(registry, [call("deep"), text("ok")], tools=["deep"])
+    thread = await rt.create_thread("p")
+    run = await thread.send("go")
+    assert run.status == "completed"
+    (result,) = tool_messages(thread)
+    assert result.tool_status == "error"
+    assert "nested deeper than 100 levels" in (result.content or "")
+
+
+async def test_a_model_failure_names_the_model_that_failed(
+    rt: tl.Runtime, registry: tl.Registry
+) -> None:
+    model = ScriptedModel([])  # out of steps at once
+    tl.define_prompt("p", prompt="x", model=model, registry=registry)
+    thread = await rt.create_thread("p")
+    run = await thread.send("go")
+    assert run.status == "failed"
+    assert run.error is not None
+    assert run.error.startswith(f"model {model.name!r} failed")
