@@ -3,6 +3,7 @@ clean-up, a timed-out sync tool that keeps going."""
 
 from __future__ import annotations
 
+import asyncio
 from typing import Any
 
 import pytest
@@ -82,3 +83,60 @@ async def test_a_model_failure_names_the_model_that_failed(
     assert run.status == "failed"
     assert run.error is not None
     assert run.error.startswith(f"model {model.name!r} failed")
+
+
+async def test_a_second_cancel_during_clean_up_still_leaves_every_call_one_result(
+    rt: tl.Runtime, registry: tl.Registry
+) -> None:
+    entered = asyncio.Event()
+
+    async def hang(state: tl.ThreadState, args: Any) -> str:
+        entered.set()
+        await asyncio.Event().wait()
+        return "never"
+
+    tl.define_tool("hang", description="Hang.", execute=hang, registry=registry)
+    tl.define_prompt(
+        "work",
+        prompt="Work.",
+        model=ScriptedModel([call("hang")]),
+        tools=["hang"],
+        registry=registry,
+    )
+    tl.define_tool("finish", description="Finish.", execute=lambda s, a: "done", registry=registry)
+    tl.define_prompt("check", prompt="Check.", registry=registry)
+    tl.define_agent(
+        "worker",
+        type="dual_ai",
+        side_a=tl.Side("work", session_stop="finish"),
+        side_b="check",
+        registry=registry,
+    )
+    create = call("subagent_create", {"agent": "worker", "name": "w", "message": "go"})
+    lead = ScriptedModel([create, call("hang")])
+    tl.define_prompt("lead", prompt="Lead.", model=lead, tools=["hang"], registry=registry)
+    tl.define_agent(
+        "boss",
+        side_a=tl.Side("lead", subagents=[tl.Subagent("worker", blocking=False)]),
+        registry=registry,
+    )
+    thread = await rt.create_thread("boss")
+    task = asyncio.ensure_future(thread.send("start"))
+    for _ in range(500):
+        await asyncio.sleep(0.01)
+        if entered.is_set() and len(thread.children) == 1 and len(tool_messages(thread)) == 1:
+            break
+    await asyncio.sleep(0.05)
+    task.cancel()
+    for _ in range(3):  # a second cancel lands while the children are being cleaned up
+        await asyncio.sleep(0)
+        task.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await task
+    await asyncio.sleep(0.2)
+    reopened = tl.Runtime(registry, rt.store)
+    for handle in (reopened.thread(thread.id), *reopened.thread(thread.id).children):
+        messages = handle.all_messages()
+        calls = sorted(c.id for m in messages for c in m.tool_calls)
+        results = sorted(m.tool_call_id or "" for m in messages if m.role == "tool")
+        assert calls == results, handle.agent

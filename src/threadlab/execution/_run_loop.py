@@ -8,6 +8,7 @@ alternating sides, and the nested turns of prompt tools inside either, each as a
 
 from __future__ import annotations
 
+import asyncio
 import dataclasses
 import time
 from collections.abc import Sequence
@@ -117,10 +118,11 @@ class RunLoop:
                     break
         except BaseException:
             # Cancelled, interrupted or crashed mid-step: every call of a persisted assistant
-            # message still gets exactly one result, before the exception goes on; the
-            # children this run started are cancelled and repaired alike.
-            await self.supervisor.cancel_all()
+            # message still gets exactly one result, before the exception goes on (first, and
+            # without awaiting, so a second cancel cannot skip it); the children this run
+            # started are cancelled and repaired alike, shielded from that second cancel.
             self._close_open_calls()
+            await asyncio.shield(self.supervisor.cancel_all())
             raise
         self._settle_session()
         return self.outcome

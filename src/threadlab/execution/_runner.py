@@ -100,6 +100,9 @@ async def _run_child(host: RunHost, child: ThreadContext, content: str, paths: l
 
 
 def _finish(context: ThreadContext, outcome: Run) -> Run:
+    if outcome.status == "interrupted":
+        # Looked at when the thread is next opened: a call may still lack its result.
+        context.set_meta(interrupted=True)
     if context.parent_id is not None:
         if outcome.status == "interrupted":
             context.set_child_status("terminated")
@@ -128,13 +131,17 @@ def _finish(context: ThreadContext, outcome: Run) -> Run:
 
 
 def repair(context: ThreadContext, runs: list[RunRecord] | None = None) -> None:
-    """Give every tool call of a run whose owner is gone its missing result. Persists only
-    those results: it never calls a model or re-runs a tool."""
+    """When no one is running the thread, give every tool call without a result its missing
+    result (whether its run's owner died, or its run was marked interrupted before every
+    call was answered) and close runs whose owner is gone. Persists only those results: it
+    never calls a model or re-runs a tool."""
     store = context.store
     runs = store.running_runs(context.id) if runs is None else runs
-    orphaned = [r for r in runs if not is_live(r)]
-    if not orphaned:
-        return
+    if any(is_live(r) for r in runs) or context.running:
+        return  # its owner is at work: the calls without results are still running
+    orphaned = list(runs)
+    if not orphaned and not context.meta.get("interrupted"):
+        return  # nothing can be unanswered: spare reading the whole history
     context.reload(force=True)
     everything = context.all_messages()
     answered = {m.tool_call_id for m in everything if m.role == "tool"}
@@ -152,11 +159,17 @@ def repair(context: ThreadContext, runs: list[RunRecord] | None = None) -> None:
         for call in m.tool_calls
         if call.id not in answered
     ]
+    if not missing and not orphaned:
+        if context.meta.get("interrupted"):
+            context.set_meta(interrupted=False)
+        return
     reason = unfinished_text("owner_gone")
     with store.transaction():
         if missing:
             context.persist(missing)
         for run in orphaned:
             store.finish_run(run.id, "interrupted", None, reason, time.time())
-        if context.parent_id is not None:
+        if orphaned and context.parent_id is not None:
             context.set_child_status("idle" if context.resumable else "failed")
+        if context.meta.get("interrupted"):
+            context.set_meta(interrupted=False)
