@@ -140,3 +140,37 @@ async def test_a_second_cancel_during_clean_up_still_leaves_every_call_one_resul
         calls = sorted(c.id for m in messages for c in m.tool_calls)
         results = sorted(m.tool_call_id or "" for m in messages if m.role == "tool")
         assert calls == results, handle.agent
+
+
+async def test_a_timed_out_sync_tool_cannot_write_into_the_thread_afterwards(
+    rt: tl.Runtime, registry: tl.Registry
+) -> None:
+    import time
+
+    refused: list[str] = []
+
+    def late(state: tl.ThreadState, args: Any) -> str:
+        time.sleep(0.5)
+        for attempt in (
+            lambda: state.sync.write_file("/late.txt", "too late"),
+            lambda: state.emit("late", {"n": 1}),
+            lambda: state.sync.queue_message("too late"),
+        ):
+            try:
+                attempt()
+            except tl.CallContextError as exc:
+                refused.append(str(exc))
+        return "finished late"
+
+    tl.define_tool("late", description="Late.", execute=late, timeout=0.1, registry=registry)
+    scripted_prompt(registry, [call("late"), text("ok")], tools=["late"])
+    thread = await rt.create_thread("p")
+    await thread.send("go")
+    await asyncio.sleep(1.0)  # the abandoned worker thread wakes up and tries
+    assert len(refused) == 3
+    assert all("abandoned" in reason for reason in refused)
+    assert await thread.files.list() == []
+    assert not [e for e in thread.events if e.type == "custom"]
+    assert not rt.store.has_queued(thread.id)
+    (result,) = tool_messages(thread)
+    assert result.content == "tool 'late' timed out after 0.1 s"

@@ -53,8 +53,10 @@ async def run_tool_call(
     try:
         returned = await _execute(definition, state, value)
     except TimeoutError:
+        state.abandon()  # a sync execute may still be running: fence its later writes
         return error(f"tool {call.name!r} timed out after {definition.timeout:g} s")
     except asyncio.CancelledError:
+        state.abandon()
         raise
     except Exception as exc:
         return error(f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__)

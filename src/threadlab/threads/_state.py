@@ -65,10 +65,23 @@ class ThreadState:
         """Step information while a run executes, else None."""
         self._prompt = prompt
         self._tool_name = tool_name
+        self._abandoned = False
         try:
             self._loop: asyncio.AbstractEventLoop | None = asyncio.get_running_loop()
         except RuntimeError:
             self._loop = None
+
+    def abandon(self) -> None:
+        """The call this state serves has ended without it (timed out or cancelled): from
+        now on its writes to the thread are refused, so nothing lands after its result."""
+        self._abandoned = True
+
+    def _check_live(self) -> None:
+        if self._abandoned:
+            raise CallContextError(
+                "this tool call was abandoned (it timed out or its run was cancelled); what it"
+                " writes now would land after its result, so it is refused"
+            )
 
     @property
     def thread_id(self) -> str:
@@ -103,6 +116,7 @@ class ThreadState:
     async def set_env(self, name: str, value: str | None, type: VariableType | None = None) -> None:
         """Give the thread its own value of `name` (None: no value); its descendants inherit
         it unless they declare the name scoped. `type` defaults to the declared one."""
+        self._check_live()
         self._context.env.set(name, value, type)
 
     # messages
@@ -115,10 +129,12 @@ class ThreadState:
         self, content: str, *, role: Literal["user", "assistant", "system"] = "user"
     ) -> Message:
         """Add a message to the history without starting execution."""
+        self._check_live()
         return self._context.persist([Message(role=role, content=content)])[0]
 
     async def queue_message(self, content: str) -> None:
         """Deliver a user message at the start of the thread's next step."""
+        self._check_live()
         self._context.enqueue(Message(role="user", content=content))
 
     # files
@@ -129,6 +145,7 @@ class ThreadState:
 
     async def write_file(self, path: str, data: str | bytes) -> FileRecord:
         """Write a file of this thread (str is stored as UTF-8)."""
+        self._check_live()
         return self._context.files.write_sync(path, data)
 
     async def list_files(self, prefix: str = "/") -> list[FileRecord]:
@@ -156,6 +173,7 @@ class ThreadState:
     async def notify_parent(self, content: str, attachments: Iterable[str] = ()) -> None:
         """Send the parent a message (its attachments copied into the parent's filesystem); it
         is queued there and handled at the parent's next step."""
+        self._check_live()
         self._context.notify_parent(content, attachments)
 
     # code
@@ -190,6 +208,7 @@ class ThreadState:
             ``result = await state.run_code("export default 6 * 7")`` gives
             ``result.status == "success"`` and ``result.result == 42``.
         """
+        self._check_live()
         if self._loop is not None and not _on_loop(self._loop):
             # A sync tool in its worker thread: the run starts on the thread's event loop, and
             # the handle comes back at once (its terminate() and wait() work from here).
@@ -244,6 +263,7 @@ class ThreadState:
 
     def emit(self, event_type: str, data: Any = None) -> None:
         """A custom thread event, delivered live and persisted with the step."""
+        self._check_live()
         tool_call_id = self.execution.tool_call_id if self.execution else None
         base = self._event_base or self._context.base()
         self._context.emit(
