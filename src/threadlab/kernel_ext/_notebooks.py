@@ -3,13 +3,21 @@ as notebooks (export a thread's conversation)."""
 
 from __future__ import annotations
 
+import json
+import re
 from pathlib import Path
 
 import nbformat
 
 from ..runtime import Thread
 
-__all__ = ["DEFINITION_MAGICS", "definition_cells", "thread_notebook"]
+__all__ = [
+    "DEFINITION_MAGICS",
+    "definition_cells",
+    "escape_markdown",
+    "fenced",
+    "thread_notebook",
+]
 
 DEFINITION_MAGICS = ("%%tool", "%%prompt", "%%agent")
 
@@ -25,26 +33,53 @@ def definition_cells(path: str | Path) -> list[str]:
 
 
 def thread_notebook(thread: Thread) -> nbformat.NotebookNode:
-    """A thread as a notebook: a heading, then a markdown cell per message and tool call."""
+    """A thread as a notebook: a heading, then a markdown cell per message and tool call.
+
+    Everything a model, a tool or a user wrote is untrusted: prose is backslash-escaped so no
+    markdown or HTML in it renders, and results and arguments sit in fenced blocks longer than
+    any run of backticks inside them, so they cannot close their fence.
+    """
     notebook: nbformat.NotebookNode = nbformat.v4.new_notebook()
     cells = [
         nbformat.v4.new_markdown_cell(
-            f"# Thread `{thread.id}`\n\nAgent `{thread.agent}`, {len(thread.messages)} messages."
-            f" Reopen it with `%threadlab open {thread.id}`."
+            f"# Thread `{thread.id}`\n\nAgent {escape_markdown(thread.agent)},"
+            f" {len(thread.messages)} messages. Reopen it with `%threadlab open {thread.id}`."
         )
     ]
     for message in thread.all_messages():
         indent = "> " * message.depth
         if message.role == "tool":
             status = "✓" if message.tool_status == "success" else "✗"
-            text = f"**{status} {message.name}** result:\n\n```\n{message.content or ''}\n```"
+            name = escape_markdown(message.name or "")
+            text = f"**{status} {name}** result:\n\n{fenced(message.content or '')}"
         else:
             text = f"**{message.role}**" + (f" ({message.side})" if message.side else "")
             if message.content:
-                text += f": {message.content}"
+                text += f": {escape_markdown(message.content)}"
             for call in message.tool_calls:
-                text += f"\n\n- calls `{call.name}` with `{call.arguments}`"
+                arguments = (
+                    call.arguments
+                    if isinstance(call.arguments, str)
+                    else json.dumps(call.arguments, ensure_ascii=False, indent=1)
+                )
+                text += f"\n\ncalls {escape_markdown(call.name)} with\n\n{fenced(arguments)}"
         lines = text.splitlines() or [""]
         cells.append(nbformat.v4.new_markdown_cell("\n".join(indent + line for line in lines)))
     notebook.cells = cells
     return notebook
+
+
+_MARKDOWN_SPECIAL = re.compile(r"([!-/:-@\[-`{-~])")
+
+
+def escape_markdown(text: str) -> str:
+    """`text` as literal markdown: every ASCII punctuation character backslash-escaped, so no
+    emphasis, link, image, HTML tag, entity or math in it takes effect."""
+    return _MARKDOWN_SPECIAL.sub(r"\\\1", text)
+
+
+def fenced(text: str) -> str:
+    """`text` in a fenced code block whose fence no backtick run inside can close."""
+    longest = max((len(run) for run in re.findall(r"`+", text)), default=0)
+    fence = "`" * max(3, longest + 1)
+    return f"{fence}text\n{text}\n{fence}"
