@@ -63,19 +63,38 @@ async def execute_run(
         run_child = functools.partial(_run_child, host)
         loop = RunLoop(host, context, graph, run_id, run_child, wait_children=wait_children)
         message = await loop.before_user_message(message)
-        LIVE_RUNS.add(run_id)
-        context.sink.bind_loop()
+        # The claim: checking that nobody runs the thread and taking the lease happen in one
+        # immediate transaction, so of two senders (tasks, OS threads or processes) exactly
+        # one runs and the other queues its message. The lease, the running status and the
+        # user's message commit together.
         unsubscribe = context.sink.subscribe(listener) if listener else None
-        beat = asyncio.create_task(heartbeat_task(store, run_id))
-        context.running = True
+        claimed = False
         try:
-            # The lease, the running status and the user's message commit together.
             with store.transaction():
-                store.start_run(new_lease(run_id, context.id))
-                if context.parent_id is not None:
-                    context.set_child_status("running")
-                context.emit(ThreadStatusEvent(status="running", **context.base()))
-                (message,) = context.persist([message])
+                if any(is_live(r) for r in store.running_runs(context.id)):
+                    context.enqueue(message)
+                else:
+                    LIVE_RUNS.add(run_id)
+                    context.running = claimed = True
+                    store.start_run(new_lease(run_id, context.id))
+                    if context.parent_id is not None:
+                        context.set_child_status("running")
+                    context.sink.bind_loop()
+                    context.emit(ThreadStatusEvent(status="running", **context.base()))
+                    (message,) = context.persist([message])
+        except BaseException:
+            claimed = False
+            raise
+        finally:
+            if not claimed:
+                LIVE_RUNS.discard(run_id)
+                context.running = False
+                if unsubscribe is not None:
+                    unsubscribe()
+        if not claimed:
+            return Run(new_id("run"), context.id, "queued")
+        beat = asyncio.create_task(heartbeat_task(store, run_id))
+        try:
             try:
                 outcome = await loop.run(message)
             except Exception as exc:  # a definition broke mid-run: the run fails, visibly

@@ -1,0 +1,141 @@
+"""One writer per thread: two senders at the same moment — tasks on two Runtimes, OS threads,
+processes — never both run the thread. One runs; the other's message is queued and answered
+within the running turn; the history stays valid (no assistant message while calls of the one
+before are unanswered)."""
+
+from __future__ import annotations
+
+import asyncio
+import subprocess
+import sys
+import textwrap
+import threading
+import time
+from pathlib import Path
+from typing import Any
+
+import threadlab as tl
+
+SETUP = """
+import asyncio, time
+import threadlab as tl
+from threadlab.models import FunctionModel, call, text
+
+def define(registry):
+    def slow(state, args):
+        time.sleep(0.3)  # keeps the thread busy while the other sender arrives
+        return "slow done"
+
+    def decide(messages, tools):
+        # Call `slow` once per user message, then answer: replaying a turn stays short.
+        last = messages[-1]
+        return call("slow") if last.role == "user" else text("answered")
+
+    tl.define_tool("slow", description="Slow.", execute=slow, registry=registry)
+    tl.define_prompt("p", prompt="x", model=FunctionModel(decide), tools=["slow"], registry=registry)
+"""
+namespace: dict[str, Any] = {}
+exec(SETUP, namespace)
+define = namespace["define"]
+
+
+def assert_valid(thread: tl.Thread) -> None:
+    open_calls: set[str] = set()
+    for message in thread.messages:
+        if message.role == "assistant":
+            assert not open_calls, f"an assistant message while {open_calls} were unanswered"
+            open_calls = {c.id for c in message.tool_calls}
+        elif message.role == "tool":
+            open_calls.discard(message.tool_call_id or "")
+    assert not open_calls
+
+
+def outcome(statuses: list[str], thread: tl.Thread) -> None:
+    assert sorted(statuses) == ["completed", "queued"]
+    users = [m.content for m in thread.messages if m.role == "user"]
+    assert sorted(users) == ["from a", "from b"]  # the queued one was answered too
+    assert_valid(thread)
+
+
+async def test_two_runtimes_on_one_loop(registry: tl.Registry, store_dir: Path) -> None:
+    define(registry)
+    first = tl.Runtime(registry, store_dir, secret_key="k")
+    thread = await first.create_thread("p")
+    second = tl.Runtime(registry, store_dir, secret_key="k")
+    runs = await asyncio.gather(thread.send("from a"), second.thread(thread.id).send("from b"))
+    outcome(
+        [r.status for r in runs], tl.Runtime(registry, store_dir, secret_key="k").thread(thread.id)
+    )
+
+
+async def test_two_os_threads(registry: tl.Registry, store_dir: Path) -> None:
+    define(registry)
+    rt = tl.Runtime(registry, store_dir, secret_key="k")
+    thread_id = (await rt.create_thread("p")).id
+    barrier = threading.Barrier(2)
+    statuses: list[str] = []
+
+    def sender(label: str) -> None:
+        async def go() -> str:
+            mine = tl.Runtime(registry, store_dir, secret_key="k")
+            handle = mine.thread(thread_id)
+            barrier.wait()
+            return (await handle.send(f"from {label}")).status
+
+        statuses.append(asyncio.run(go()))
+
+    workers = [threading.Thread(target=sender, args=(label,)) for label in "ab"]
+    for worker in workers:
+        worker.start()
+    for worker in workers:
+        worker.join(60)
+    outcome(statuses, tl.Runtime(registry, store_dir, secret_key="k").thread(thread_id))
+
+
+SENDER = SETUP + textwrap.dedent(
+    """
+    import os, sys
+
+    async def main():
+        registry = tl.Registry()
+        define(registry)
+        rt = tl.Runtime(registry, sys.argv[1], secret_key="k")
+        thread = rt.thread(sys.argv[2])
+        go = sys.argv[3]
+        open(go + "-ready-" + sys.argv[4], "w").close()
+        while not os.path.exists(go):
+            time.sleep(0.005)
+        print((await thread.send(sys.argv[4])).status, flush=True)
+
+    asyncio.run(main())
+    """
+)
+
+
+async def test_two_processes(registry: tl.Registry, store_dir: Path, tmp_path: Path) -> None:
+    define(registry)
+    rt = tl.Runtime(registry, store_dir, secret_key="k")
+    thread_id = (await rt.create_thread("p")).id
+    rt.close()
+    script = tmp_path / "sender.py"
+    script.write_text(SENDER)
+    go = tmp_path / "go"
+    senders = [
+        subprocess.Popen(
+            [sys.executable, str(script), str(store_dir), thread_id, str(go), f"from {label}"],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        for label in "ab"
+    ]
+    deadline = time.monotonic() + 60
+    while len(list(tmp_path.glob("go-ready-*"))) < 2 and time.monotonic() < deadline:
+        time.sleep(0.02)  # both are up, the thread opened, waiting for the signal
+    go.touch()
+    results = [p.communicate(timeout=60) for p in senders]
+    assert all(p.returncode == 0 for p in senders), [err for _, err in results]
+    outcome(
+        [out.strip() for out, _ in results],
+        tl.Runtime(registry, store_dir, secret_key="k").thread(thread_id),
+    )
