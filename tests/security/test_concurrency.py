@@ -141,3 +141,32 @@ async def test_two_processes(registry: tl.Registry, store_dir: Path, tmp_path: P
         [out.strip() for out, _ in results],
         tl.Runtime(registry, store_dir, secret_key="k").thread(thread_id),
     )
+
+
+async def test_a_dead_owner_whose_pid_now_belongs_to_another_process_is_not_live(
+    registry: tl.Registry, store_dir: Path
+) -> None:
+    import os
+
+    from threadlab.store import RunRecord
+    from threadlab.threads import HOST_NAME, is_live, process_started_at
+
+    define(registry)
+    rt = tl.Runtime(registry, store_dir, secret_key="k")
+    thread = await rt.create_thread("p")
+    now = time.time()
+    # PID 1 is alive (in a container, it is often a shell or an init) but started long before
+    # this lease: the lease's owner died and its PID was handed on.
+    assert process_started_at(1) is not None
+    # The lease says its owner started at `now - 5`; the live PID 1 started at another time.
+    reused = RunRecord(
+        "run_reused", thread.id, "running", 1, HOST_NAME, now, now, owner_started=now - 5
+    )
+    stale = RunRecord("run_stale", thread.id, "running", os.getppid(), "elsewhere", now - 60, 0)
+    assert not is_live(reused)
+    assert not is_live(stale)
+    rt.store.start_run(reused)
+    reopened = tl.Runtime(registry, store_dir, secret_key="k").thread(thread.id)
+    assert reopened.status == "idle"
+    run = await reopened.send("from a")
+    assert run.status == "completed"

@@ -81,3 +81,24 @@ def test_two_stores_on_one_file_see_each_others_writes(store_dir: Path) -> None:
     assert one.drain_queue("t") == []
     one.close()
     two.close()
+
+
+def test_a_version_1_store_is_migrated_in_place(tmp_path: Path) -> None:
+
+    from threadlab.store import RunRecord, ThreadRecord
+
+    store = SQLiteStore(tmp_path)
+    store.add_thread(ThreadRecord("thr_old", None, "p", 1.0))
+    store.start_run(RunRecord("run_old", "thr_old", "running", 123, "host", 2.0, 2.0))
+    store.close()
+    # Make it what version 1 wrote: no owner_started column, version 1.
+    db = sqlite3.connect(tmp_path / "threads.sqlite3")
+    db.execute("ALTER TABLE runs DROP COLUMN owner_started")
+    db.execute("UPDATE meta SET value = '1' WHERE key = 'schema_version'")
+    db.commit()
+    db.close()
+    migrated = SQLiteStore(tmp_path)
+    assert migrated.schema_version == SCHEMA_VERSION == 2
+    (run,) = migrated.running_runs("thr_old")
+    assert (run.id, run.owner_pid, run.owner_started) == ("run_old", 123, None)
+    migrated.close()

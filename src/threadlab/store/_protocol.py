@@ -47,6 +47,7 @@ class RunRecord:
     finished_at: float | None = None
     text: str | None = None
     error: str | None = None
+    owner_started: float | None = None  # when the owner process started (epoch seconds)
 
 
 @dataclass(frozen=True)

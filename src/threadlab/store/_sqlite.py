@@ -20,7 +20,13 @@ from ._protocol import FileRecord, RunRecord, StoredEvent, StoredMessage, Thread
 
 __all__ = ["SCHEMA_VERSION", "SQLiteStore"]
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
+
+# From one version to the next: the statements that bring a store up to it.
+_MIGRATIONS: dict[int, tuple[str, ...]] = {
+    # 2: a lease records when its owner process started, so a reused PID is not the owner.
+    2: ("ALTER TABLE runs ADD COLUMN owner_started REAL",),
+}
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -46,7 +52,7 @@ CREATE TABLE IF NOT EXISTS files (
 CREATE TABLE IF NOT EXISTS runs (
     id TEXT PRIMARY KEY, thread_id TEXT NOT NULL, status TEXT NOT NULL,
     owner_pid INTEGER NOT NULL, owner_host TEXT NOT NULL, heartbeat REAL NOT NULL,
-    started_at REAL NOT NULL, finished_at REAL, text TEXT, error TEXT);
+    started_at REAL NOT NULL, finished_at REAL, text TEXT, error TEXT, owner_started REAL);
 CREATE INDEX IF NOT EXISTS runs_thread ON runs(thread_id, status);
 CREATE TABLE IF NOT EXISTS queue (
     seq INTEGER PRIMARY KEY AUTOINCREMENT, thread_id TEXT NOT NULL, data TEXT NOT NULL);
@@ -89,6 +95,14 @@ class SQLiteStore:
                     raise StoreVersionError(
                         f"{self.path} has schema version {row[0]}, newer than this threadlab"
                         f" understands ({SCHEMA_VERSION}); upgrade threadlab to open it"
+                    )
+                else:
+                    for version in range(int(row[0]) + 1, SCHEMA_VERSION + 1):
+                        for statement in _MIGRATIONS[version]:
+                            self._db.execute(statement)
+                    self._db.execute(
+                        "UPDATE meta SET value = ? WHERE key = 'schema_version'",
+                        (str(SCHEMA_VERSION),),
                     )
                 self._db.execute("COMMIT")
             except BaseException:
@@ -240,7 +254,7 @@ class SQLiteStore:
     # runs
     def start_run(self, record: RunRecord) -> None:
         self._write(
-            "INSERT INTO runs VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            "INSERT INTO runs VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
             (
                 record.id,
                 record.thread_id,
@@ -252,6 +266,7 @@ class SQLiteStore:
                 record.finished_at,
                 record.text,
                 record.error,
+                record.owner_started,
             ),
         )
 

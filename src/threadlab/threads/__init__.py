@@ -8,7 +8,7 @@ from ._attachments import as_paths, check_copy, copy_attachments
 from ._context import ThreadContext, ThreadDirectory, ThreadHandle
 from ._env import ThreadEnv, VariableType
 from ._files import ThreadFiles
-from ._lease import LIVE_RUNS, heartbeat_task, is_live, new_lease
+from ._lease import HOST_NAME, LIVE_RUNS, heartbeat_task, is_live, new_lease, process_started_at
 from ._paths import normalize_path, normalize_prefix
 from ._redaction import MIN_SECRET_LENGTH, Redactor, StreamRedaction
 from ._scoping import missing_in_descendants
@@ -17,6 +17,7 @@ from ._sink import Emit, EventSink, EventT, Listener
 from ._state import ExecutionInfo, SyncState, ThreadState
 
 __all__ = [
+    "HOST_NAME",
     "LIVE_RUNS",
     "MIN_SECRET_LENGTH",
     "Emit",
@@ -44,4 +45,5 @@ __all__ = [
     "new_lease",
     "normalize_path",
     "normalize_prefix",
+    "process_started_at",
 ]
