@@ -209,19 +209,19 @@ class ThreadState:
             ``result.status == "success"`` and ``result.result == 42``.
         """
         self._check_live()
+        options: dict[str, Any] = {
+            "language": language,
+            "imports": imports,
+            "globals": globals,
+            "execute": execute,
+            "timeout": timeout,
+            "memory_mb": memory_mb,
+        }
         if self._loop is not None and not _on_loop(self._loop):
             # A sync tool in its worker thread: the run starts on the thread's event loop, and
             # the handle comes back at once (its terminate() and wait() work from here).
             async def start() -> CodeRun:
-                return self.run_code(
-                    source,
-                    language=language,
-                    imports=imports,
-                    globals=globals,
-                    execute=execute,
-                    timeout=timeout,
-                    memory_mb=memory_mb,
-                )
+                return self.run_code(source, **options)
 
             return asyncio.run_coroutine_threadsafe(start(), self._loop).result()
         logged = [0]
@@ -234,12 +234,7 @@ class ThreadState:
         redactor = self._context.redactor
         run = start_code_run(
             source,
-            language=language,
-            imports=imports,
-            globals=globals,
-            execute=execute,
-            timeout=timeout,
-            memory_mb=memory_mb,
+            **options,
             redaction=Redaction(text=redactor.text, value=redactor.value),
             on_log=on_log,
         )
