@@ -65,16 +65,16 @@ async def measure(rate: float = 15.0, calls: int = 200, words: int = 25) -> Traf
             started = time.monotonic()
             await live.run("go")
             seconds = time.monotonic() - started
-            events = thread.events
+            seen = live.seen  # deltas are live only: count what the view saw
             rt.close()
     finally:
         comm.create_comm = original
     times = _CountingComm.times
     busiest = max((sum(1 for t in times if s <= t < s + 1.0) for s in times), default=0)
     return Traffic(
-        events=len(events),
-        text_deltas=sum(e.type == "text_delta" for e in events),
-        tool_calls=sum(e.type == "tool_call_finished" for e in events),
+        events=seen.total(),
+        text_deltas=seen["text_delta"],
+        tool_calls=seen["tool_call_finished"],
         updates=len(times),
         seconds=seconds,
         max_per_second=busiest,

@@ -102,3 +102,49 @@ def test_a_version_1_store_is_migrated_in_place(tmp_path: Path) -> None:
     (run,) = migrated.running_runs("thr_old")
     assert (run.id, run.owner_pid, run.owner_started) == ("run_old", 123, None)
     migrated.close()
+
+
+async def test_streamed_deltas_are_live_only_and_the_store_grows_by_what_replay_needs(
+    registry: tl.Registry, store_dir: Path
+) -> None:
+    import sqlite3
+
+    from threadlab.widgets import replay
+
+    size = 200_000
+    tl.define_tool(
+        "write_file",
+        description="Write.",
+        execute=lambda s, a: f"{len(a['content'])} characters",
+        args={
+            "type": "object",
+            "properties": {"description": {"type": "string"}, "content": {"type": "string"}},
+        },
+        progress_argument="description",
+        registry=registry,
+    )
+    model = tl.models.ScriptedModel(
+        [call("write_file", {"description": "big", "content": "x" * size}), text("ok")],
+        chunk_size=16,
+    )
+    tl.define_prompt("p", prompt="x", model=model, tools=["write_file"], registry=registry)
+    rt = tl.Runtime(registry, store_dir, secret_key="k")
+    thread = await rt.create_thread("p")
+
+    def stored_bytes() -> int:
+        db = sqlite3.connect(store_dir / "threads.sqlite3")
+        db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+        db.close()
+        return sum(p.stat().st_size for p in store_dir.iterdir() if p.is_file())
+
+    before = stored_bytes()
+    live = [e async for e in thread.stream("go")]
+    grown = stored_bytes() - before
+    assert sum(e.type == "tool_call_delta" for e in live) > size // 16  # streamed live...
+    stored = thread.events
+    assert not [e for e in stored if e.type in ("tool_call_delta", "text_delta")]  # ...not kept
+    assert grown <= 1.5 * size + 64 * 1024
+    state = replay(thread)  # what a reopened inspector shows is all there
+    (card,) = state.cards.values()
+    assert (card["status"], card["progress"]) == ("success", "big")
+    rt.close()

@@ -131,7 +131,9 @@ class Thread:
 
     @property
     def events(self) -> list[ThreadEvent]:
-        """Every persisted event of this thread, in order."""
+        """Every persisted event of this thread, in order: all but `text_delta` and
+        `tool_call_delta`, which are live only (`stream()` and the views get them; the
+        messages hold the whole text and arguments)."""
         return self._context.events()
 
     @property

@@ -15,7 +15,11 @@ from .._records import Message, ThreadEvent
 from ..store import Store, StoredEvent, StoredMessage
 from ._redaction import Redactor
 
-__all__ = ["Emit", "EventSink", "EventT", "Listener"]
+__all__ = ["LIVE_ONLY", "Emit", "EventSink", "EventT", "Listener"]
+
+LIVE_ONLY = frozenset({"text_delta", "tool_call_delta"})
+"""Events for live consumers only (`Thread.stream`, views), never persisted: the messages hold
+the whole text and arguments, so a replay needs none of the chunks."""
 
 Listener = Callable[[ThreadEvent], None]
 EventT = TypeVar("EventT", bound=ThreadEvent)
@@ -28,7 +32,8 @@ class Emit(Protocol):
 
 
 class EventSink:
-    """One thread's events: redacted, handed to live listeners, buffered for the store."""
+    """One thread's events: redacted, handed to live listeners, and (all but the deltas)
+    buffered for the store."""
 
     def __init__(self, store: Store, redactor: Redactor, thread_id: str) -> None:
         self.thread_id = thread_id
@@ -69,7 +74,8 @@ class EventSink:
         return cast(EventT, event.model_copy(update=update)) if update else event
 
     def _record(self, event: ThreadEvent) -> None:
-        self._pending.append(StoredEvent(event.thread_id, event.type, event.model_dump_json()))
+        if event.type not in LIVE_ONLY:
+            self._pending.append(StoredEvent(event.thread_id, event.type, event.model_dump_json()))
         self.relay(event)
 
     def relay(self, event: ThreadEvent) -> None:

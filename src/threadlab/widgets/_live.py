@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Iterable
 
 from .._records import RunFinishedEvent
@@ -23,11 +24,13 @@ class LiveRun:
         self.view = TraceView(rt, self.state, live=True)
         self.throttle = Throttle(self.view.push, rate)
         self.finished: RunFinishedEvent | None = None
+        self.seen: Counter[str] = Counter()  # the events the run streamed in, by type
 
     async def run(self, message: str, attachments: Iterable[str] = ()) -> RunFinishedEvent:
         try:
             async for event in self.thread.stream(message, attachments=attachments):
                 self.state.apply(event)
+                self.seen[event.type] += 1
                 if isinstance(event, RunFinishedEvent) and event.thread_id == self.thread.id:
                     self.finished = event
                 self.throttle.touch()

@@ -7,6 +7,7 @@ person sees after a kernel restart is exactly what they saw while the run happen
 from __future__ import annotations
 
 import copy
+import json
 from collections.abc import Callable
 from typing import Any
 
@@ -150,7 +151,11 @@ class TraceState:
         }
         self.messages.setdefault(tid, []).append(entry)
         for call in message.tool_calls:
-            self._card(call.id, tid, call.name, message.depth)
+            card = self._card(call.id, tid, call.name, message.depth)
+            # The stored arguments are the measure, live or replayed (deltas are live only).
+            card["args_chars"] = len(
+                call.arguments if isinstance(call.arguments, str) else json.dumps(call.arguments)
+            )
         if message.role == "tool" and message.tool_call_id:
             card = self._card(message.tool_call_id, tid, message.name or "", message.depth)
             card["result"] = _preview(message.content)
