@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import asyncio
 
-from . import fanout, overhead, sandbox, scanner, widgets
+from . import fanout, overhead, sandbox, scanner, storage, widgets
 
 
 def main() -> None:
@@ -16,6 +16,8 @@ def main() -> None:
     print(asyncio.run(fanout.main()))
     print("\n## Widget traffic\n")
     print(widgets.report(asyncio.run(widgets.measure())))
+    print("\n## Store growth of a streamed call\n")
+    print(storage.report(asyncio.run(storage.measure())))
     print("\n## run_code latency\n")
     print(sandbox.report(asyncio.run(sandbox.main())))
 

@@ -3,7 +3,7 @@ benchmarks/README.md, not in assertions."""
 
 from __future__ import annotations
 
-from benchmarks import fanout, overhead, sandbox, scanner, widgets
+from benchmarks import fanout, overhead, sandbox, scanner, storage, widgets
 
 
 async def test_overhead_benchmark_runs_both_sides() -> None:
@@ -41,3 +41,9 @@ async def test_sandbox_benchmark_measures_both_backends() -> None:
     for language in ("typescript", "python"):
         latency = await sandbox.measure(language, "bridged", runs=2)
         assert 0 < latency.p50_ms <= latency.p95_ms
+
+
+async def test_storage_benchmark_measures_growth() -> None:
+    result = await storage.measure(size=20_000, chunk=16)
+    assert result.chunks > 1_000
+    assert result.grown_bytes > 0
