@@ -283,3 +283,19 @@ def test_config_store_after_loading_takes_effect_for_the_next_thread(
     assert (tmp_path / "team-store" / "threads.sqlite3").exists()
     (moved,) = session.runtime.threads()
     assert [m.content for m in moved.messages if m.role == "user"] == ["Second."]
+
+
+def test_continuing_a_thread_whose_definitions_are_gone_says_what_to_do(
+    shell: InteractiveShell,
+) -> None:
+    run(shell, WRITE_FILE)
+    run(shell, "%%prompt builder --tools write_file\nBuild.")
+    run(shell, "%%thread builder\nFirst.")
+    thread_id = magics(shell).session.last_thread["builder"]
+    tl.default_registry().remove("builder")  # as after a kernel restart
+    result = shell.run_cell(f"%%thread builder --id {thread_id}\nAgain.")
+    assert isinstance(result.error_in_exec, UsageError)
+    message = str(result.error_in_exec)
+    assert f"thread {thread_id} cannot continue in this kernel" in message
+    assert "unknown target 'builder'" in message
+    assert "%threadlab import NOTEBOOK.ipynb" in message

@@ -576,3 +576,15 @@ async def test_an_attachment_copy_that_cannot_happen_creates_no_child(
     assert [c.name for c in thread.children] == ["w2"]
     written = [e for c in thread.children for e in c.events if e.type == "file_written"]
     assert all(e.path == "/attachments/out.txt" for e in written)
+
+
+async def test_instance_names_are_unique_per_parent(rt: tl.Runtime, registry: tl.Registry) -> None:
+    worker(registry)
+    lead(
+        registry,
+        [step(create(name="w"), create(name="w"), create(name="w")), text("done")],
+        tl.Subagent("worker"),
+    )
+    thread = await rt.create_thread("boss")
+    await thread.send("go")
+    assert [c.name for c in thread.children] == ["w", "w-2", "w-3"]

@@ -119,6 +119,7 @@ class Supervisor:
         label = name.strip()
         if not label:
             return ToolResult("error", error="subagent_create needs a non-empty name")
+        label = self._unique_name(label)
         agent = registry.agent(relationship.name)
         if agent is None:
             return ToolResult("error", error=f"unknown subagent {relationship.name!r}")
@@ -219,6 +220,15 @@ class Supervisor:
                 self._background(child, user.content or "", [])
 
     # helpers
+
+    def _unique_name(self, label: str) -> str:
+        """Instance names are unique per parent: a taken one gets "-2", "-3"..."""
+        taken = {child.name for child in self.context.children()}
+        unique, counter = label, 1
+        while unique in taken:
+            counter += 1
+            unique = f"{label}-{counter}"
+        return unique
 
     async def _after_created(self, frame: Frame, child: ThreadContext) -> None:
         prompt = self.run.graph.prompts.get(frame.prompt_name)

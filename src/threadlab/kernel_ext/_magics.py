@@ -194,6 +194,7 @@ class ThreadlabMagics(Magics):
         if not message:
             raise UsageError("%%thread: the cell is the user message, and it is empty")
         thread = await self._thread_for(args)
+        self._check_definitions(thread)
         live = LiveRun(self.session.runtime, thread, self.update_rate)
         handle = display(live.view, display_id=True)
         self.session.last_thread[args.target] = thread.id
@@ -208,6 +209,19 @@ class ThreadlabMagics(Magics):
         finally:
             if self.freeze_on_finish and not args.live and handle is not None:
                 handle.update(StaticTrace(live.state))
+
+    def _check_definitions(self, thread: Thread) -> None:
+        """A thread from the store runs on the definitions of this kernel: say what to do when
+        they are missing (after a kernel restart, say), instead of failing inside the run."""
+        try:
+            ThreadGraph(self.session.runtime.registry, thread.owner)
+        except DefinitionError as exc:
+            raise UsageError(
+                f"%%thread: thread {thread.id} cannot continue in this kernel: {exc}\n"
+                "Definitions live in the kernel, not in the store: re-run the cells that define"
+                " them, or `%threadlab import NOTEBOOK.ipynb` to run another notebook's"
+                " definition cells."
+            ) from None
 
     async def _thread_for(self, args: Any) -> Thread:
         rt = self.session.runtime
