@@ -51,7 +51,14 @@ def magics(shell: InteractiveShell) -> Any:
 
 def test_tool_defines_a_tool_with_progress_and_variables(shell: InteractiveShell) -> None:
     shown = run(shell, WRITE_FILE)
-    assert repr(shown) == "tool write_file(description, path, content)"
+    lines = repr(shown).splitlines()
+    assert lines[0].startswith("tool write_file: ")
+    # What the model sees: the progress argument first, and marked.
+    assert [line.split()[0] for line in lines[1:]] == ["description", "path", "content"]
+    assert "progress" in lines[1]
+    html = shown._repr_mimebundle_()["text/html"]
+    assert "<code>description</code>" in html
+    assert "progress" in html
     tool = tl.default_registry().tool("write_file")
     assert tool is not None
     assert tool.progress_argument == "description"
@@ -134,7 +141,7 @@ def test_default_model_is_configurable(shell: InteractiveShell) -> None:
     [
         ('%%agent a\nside_a = "p"\n[broken', "not valid TOML"),
         ("%%agent a\ntype = 'dual_ai'\n", "needs a [side_a]"),
-        ("%%agent a\nside_a = 'p'\nbogus = 1\n", "unexpected keyword argument 'bogus'"),
+        ("%%agent a\nside_a = 'p'\nbogus = 1\n", "unknown keys bogus; the keys are env,"),
     ],
 )
 def test_bad_agent_cells(shell: InteractiveShell, cell: str, message: str) -> None:
@@ -299,3 +306,27 @@ def test_continuing_a_thread_whose_definitions_are_gone_says_what_to_do(
     assert f"thread {thread_id} cannot continue in this kernel" in message
     assert "unknown target 'builder'" in message
     assert "%threadlab import NOTEBOOK.ipynb" in message
+
+
+def test_definition_cells_check_what_they_can_at_once(
+    shell: InteractiveShell, capsys: pytest.CaptureFixture[str]
+) -> None:
+    run(shell, WRITE_FILE)
+    run(shell, "%%prompt builder --tools write_flie\nBuild.")
+    warned = capsys.readouterr().err
+    assert "prompt 'builder' refers to tool 'write_flie', which is not defined yet" in warned
+    assert "did you mean 'write_file'?" in warned
+    run(shell, "%%agent studio\n[side_a]\nprompt = 'buidler'")
+    assert "refers to prompt 'buidler', which is not defined yet; did you mean 'builder'?" in (
+        capsys.readouterr().err
+    )
+    result = shell.run_cell("%%tool\ndef add(a: int, b: int) -> int:\n    return a + b\n")
+    assert isinstance(result.error_in_exec, UsageError)
+    assert "the first parameter receives the thread state" in str(result.error_in_exec)
+    assert "def add(state, a: int, b: int)" in str(result.error_in_exec)
+    result = shell.run_cell("%%tool\ndef ok(state):\n    return (1,\n")
+    assert isinstance(result.error_in_exec, UsageError)
+    message = str(result.error_in_exec)
+    assert "line 2" in message
+    assert "return (1," in message
+    assert message.rstrip().endswith("^")

@@ -16,6 +16,9 @@ from ._types import ToolDefinition
 
 __all__ = ["tool"]
 
+# Annotations that mean an argument, never the thread state.
+_VALUE_TYPES = (int, float, str, bool, bytes, list, dict, tuple)
+
 
 @overload
 def tool(fn: Callable[..., Any], /) -> ToolDefinition: ...
@@ -63,6 +66,13 @@ def _tool_from_function(fn: Callable[..., Any], options: dict[str, Any]) -> Tool
         hints = typing.get_type_hints(fn, include_extras=True)
     except Exception as exc:  # a hint that names something undefined
         raise DefinitionError(f"{owner}: cannot resolve the type hints: {exc}") from None
+    first = params[0].name
+    if hints.get(first) in _VALUE_TYPES:
+        others = ", ".join(str(p) for p in params)
+        raise DefinitionError(
+            f"{owner}: the first parameter receives the thread state, but {first!r} is"
+            f" annotated {hints[first].__name__}; add one: def {name}(state, {others})"
+        )
     summary, arg_docs = parse_docstring(fn.__doc__)
     fields: dict[str, Any] = {}
     names: list[str] = []

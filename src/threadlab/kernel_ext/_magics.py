@@ -9,6 +9,7 @@ from __future__ import annotations
 import ast
 import asyncio
 import getpass
+import inspect
 import shlex
 import tomllib
 from pathlib import Path
@@ -25,6 +26,8 @@ from ..definitions import ThreadGraph, default_registry, define_agent, define_pr
 from ..runtime import Runtime, Thread
 from ..widgets import LiveRun, StaticTrace, ThreadListView, TraceView, replay
 from ._arguments import parse_assignments, parse_variable, split_names, unquote
+from ._checks import warn_unknown
+from ._defined import Defined, tool_summary
 from ._notebooks import definition_cells, thread_notebook
 from ._session import KernelSession
 
@@ -32,19 +35,6 @@ __all__ = ["ThreadlabMagics"]
 
 _THREADLAB_USAGE = """%threadlab threads | open ID | secret NAME | set NAME=VALUE | unset NAME
            | import NOTEBOOK | export ID PATH | tools | models"""
-
-
-class Defined:
-    """What a definition cell shows: one line saying what now exists."""
-
-    def __init__(self, text: str) -> None:
-        self.text = text
-
-    def __repr__(self) -> str:
-        return self.text
-
-    def _repr_mimebundle_(self, **_: Any) -> dict[str, str]:
-        return {"text/plain": self.text}
 
 
 @magics_class
@@ -84,7 +74,15 @@ class ThreadlabMagics(Magics):
     @argument("--timeout", type=float, help="Seconds before the call times out.")
     @cell_magic
     def tool(self, line: str, cell: str) -> Defined:
-        """Define a tool from the one function in the cell (type hints + docstring)."""
+        """Define a tool from the one function in the cell.
+
+        The cell holds exactly one `def` or `async def` (imports and constants may come with
+        it). Its first parameter receives the thread state (`tl.ThreadState`), whatever its
+        name; every other parameter is an argument the model fills, typed by its annotation
+        (pydantic types work) and described by the docstring's Args section (Google or NumPy
+        style); the docstring's first paragraph is the tool's description. Return a str, any
+        JSON value, or `tl.ToolResult`. The cell shows the tool as the model will see it.
+        """
         args = parse_argstring(self.tool, line)
         names = _defined_functions(cell)
         if len(names) != 1:
@@ -103,8 +101,7 @@ class ThreadlabMagics(Magics):
         if args.timeout is not None:
             options["timeout"] = args.timeout
         definition = _definition(lambda: tool(**options)(fn))
-        props = ", ".join(definition.args.properties) or "no arguments"
-        return Defined(f"tool {definition.name}({props})")
+        return tool_summary(definition)
 
     @magic_arguments()
     @argument("name", help="Prompt name.")
@@ -136,6 +133,9 @@ class ThreadlabMagics(Magics):
                 variables=[parse_variable(v) for v in args.variable or []],
             )
         )
+        warn_unknown(
+            f"prompt {definition.name!r}", "tool", definition.tool_names(), default_registry()
+        )
         tools = ", ".join(definition.tool_names()) or "no tools"
         return Defined(f"prompt {definition.name} (model {definition.model}; {tools})")
 
@@ -157,10 +157,19 @@ class ThreadlabMagics(Magics):
             data["tool_description"] = unquote(args.description)
         if "side_a" not in data:
             raise UsageError(f"%%agent {args.name}: the TOML needs a [side_a] table (or key)")
-        try:
-            definition = _definition(lambda: define_agent(args.name, **data))
-        except TypeError as exc:
-            raise UsageError(f"%%agent {args.name}: {exc}") from None
+        unknown = sorted(set(data) - _AGENT_KEYS)
+        if unknown:
+            raise UsageError(
+                f"%%agent {args.name}: unknown keys {', '.join(unknown)}; the keys are"
+                f" {', '.join(sorted(_AGENT_KEYS))}"
+            )
+        definition = _definition(lambda: define_agent(args.name, **data))
+        configs = [definition.side_a] + ([definition.side_b] if definition.side_b else [])
+        owner = f"agent {definition.name!r}"
+        warn_unknown(owner, "prompt", [c.prompt for c in configs], default_registry())
+        warn_unknown(
+            owner, "subagent", [r.name for c in configs for r in c.subagents], default_registry()
+        )
         sides = f"{definition.type}, side A {definition.side_a.prompt}"
         if definition.side_b is not None:
             sides += f", side B {definition.side_b.prompt}"
@@ -354,11 +363,19 @@ class ThreadlabMagics(Magics):
         return Defined("\n".join(models))
 
 
+_AGENT_KEYS = frozenset(inspect.signature(define_agent).parameters) - {"name", "registry"}
+
+
 def _defined_functions(cell: str) -> list[str]:
     try:
         tree = ast.parse(cell)
     except SyntaxError as exc:
-        raise UsageError(f"%%tool: the cell is not valid Python: {exc}") from None
+        line = (exc.text or "").rstrip("\n")
+        caret = " " * max(0, (exc.offset or 1) - 1) + "^"
+        raise UsageError(
+            f"%%tool: the cell is not valid Python, line {exc.lineno}: {exc.msg}\n"
+            f"    {line}\n    {caret}"
+        ) from None
     return [
         node.name for node in tree.body if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef)
     ]

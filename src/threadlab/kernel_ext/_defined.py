@@ -1,0 +1,77 @@
+"""What a definition cell shows: what now exists, and for a tool what the model will see —
+its name, description and an argument table from its JSON Schema (the progress argument
+marked) — as HTML with `text/plain` beside it."""
+
+from __future__ import annotations
+
+import html
+from typing import Any
+
+from ..definitions import ToolDefinition
+
+__all__ = ["Defined", "tool_summary"]
+
+
+class Defined:
+    """The display of a definition cell."""
+
+    def __init__(self, text: str, html_body: str | None = None) -> None:
+        self.text = text
+        self._html = html_body
+
+    def __repr__(self) -> str:
+        return self.text
+
+    def _repr_mimebundle_(self, **_: Any) -> dict[str, str]:
+        bundle = {"text/plain": self.text}
+        if self._html is not None:
+            bundle["text/html"] = self._html
+        return bundle
+
+
+def tool_summary(tool: ToolDefinition) -> Defined:
+    """A tool as the model sees it."""
+    schema = tool.args.for_model(tool.progress_argument)
+    properties: dict[str, Any] = schema.get("properties", {})
+    required = set(schema.get("required", []))
+    rows = []
+    lines = [f"tool {tool.name}: {tool.description}"]
+    for name, prop in properties.items():
+        kind = _type_of(prop)
+        flags = ["required" if name in required else "optional"]
+        if name == tool.progress_argument:
+            flags.append("progress")
+        about = str(prop.get("description", ""))
+        lines.append(f"  {name} ({kind}, {', '.join(flags)}) {about}".rstrip())
+        rows.append(
+            "<tr>"
+            f"<td><code>{html.escape(name)}</code></td><td>{html.escape(kind)}</td>"
+            f"<td>{html.escape(', '.join(flags))}</td><td>{html.escape(about)}</td>"
+            "</tr>"
+        )
+    if not properties:
+        lines.append("  (no arguments)")
+    table = (
+        "<table><tr><th>argument</th><th>type</th><th></th><th>description</th></tr>"
+        + "".join(rows)
+        + "</table>"
+        if rows
+        else "<p><i>no arguments</i></p>"
+    )
+    body = (
+        f'<div class="threadlab-defined"><b>tool <code>{html.escape(tool.name)}</code></b>'
+        f" — {html.escape(tool.description)}{table}</div>"
+    )
+    return Defined("\n".join(lines), body)
+
+
+def _type_of(prop: dict[str, Any]) -> str:
+    kind = prop.get("type")
+    if isinstance(kind, list):
+        return " | ".join(str(k) for k in kind)
+    if kind is not None:
+        return str(kind)
+    for key in ("anyOf", "oneOf"):
+        if isinstance(prop.get(key), list):
+            return " | ".join(_type_of(option) for option in prop[key] if isinstance(option, dict))
+    return "any"
