@@ -209,3 +209,33 @@ async def test_the_thread_list_opens_a_thread(
     listing._on_message(listing, {"op": "open", "thread": thread.id}, [])
     assert listing.opened["root"] == thread.id
     assert thread.id in repr(listing)
+
+
+async def test_the_thread_list_shows_each_threads_last_run_newest_first(
+    rt: tl.Runtime, registry: tl.Registry, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from threadlab.store import RunRecord
+
+    install(monkeypatch)
+
+    def fail(messages: Any, tools: Any) -> Any:
+        raise RuntimeError("model down")
+
+    tl.define_prompt(
+        "ok", prompt="x", model=tl.models.ScriptedModel([text("hi")]), registry=registry
+    )
+    tl.define_prompt("bad", prompt="x", model=tl.models.FunctionModel(fail), registry=registry)
+    completed = await rt.create_thread("ok")
+    await completed.send("go")
+    failed = await rt.create_thread("bad")
+    await failed.send("go")
+    orphaned = await rt.create_thread("ok")
+    rt.store.start_run(RunRecord("run_gone", orphaned.id, "running", 999_999_999, "gone", 0, 0))
+    never = await rt.create_thread("ok")
+    rows = ThreadListView(rt).rows
+    assert [(r["id"], r["status"], r["messages"]) for r in rows] == [
+        (never.id, "never run", 0),
+        (orphaned.id, "interrupted", 0),
+        (failed.id, "failed", 1),
+        (completed.id, "completed", 2),
+    ]

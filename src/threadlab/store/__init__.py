@@ -1,7 +1,15 @@
 """Persistence: one interface, SQLite by default."""
 
 from .._errors import StoreVersionError
-from ._protocol import FileRecord, RunRecord, Store, StoredEvent, StoredMessage, ThreadRecord
+from ._protocol import (
+    FileRecord,
+    RunRecord,
+    Store,
+    StoredEvent,
+    StoredMessage,
+    ThreadRecord,
+    ThreadSummary,
+)
 from ._sqlite import SCHEMA_VERSION, SQLiteStore
 
 __all__ = [
@@ -14,4 +22,5 @@ __all__ = [
     "StoredEvent",
     "StoredMessage",
     "ThreadRecord",
+    "ThreadSummary",
 ]

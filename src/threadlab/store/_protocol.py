@@ -8,7 +8,15 @@ from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from typing import Protocol
 
-__all__ = ["FileRecord", "RunRecord", "Store", "StoredEvent", "StoredMessage", "ThreadRecord"]
+__all__ = [
+    "FileRecord",
+    "RunRecord",
+    "Store",
+    "StoredEvent",
+    "StoredMessage",
+    "ThreadRecord",
+    "ThreadSummary",
+]
 
 
 @dataclass(frozen=True)
@@ -51,6 +59,17 @@ class RunRecord:
 
 
 @dataclass(frozen=True)
+class ThreadSummary:
+    """What a list of threads shows of one root thread, read in one query."""
+
+    record: ThreadRecord
+    messages: int  # top-level messages
+    children: int
+    last_run_status: str | None  # None when it never ran
+    running: RunRecord | None  # the lease of a run marked running, if any
+
+
+@dataclass(frozen=True)
 class FileRecord:
     path: str
     size: int
@@ -69,6 +88,10 @@ class Store(Protocol):
     def get_thread(self, thread_id: str) -> ThreadRecord | None: ...
     def list_threads(self) -> list[ThreadRecord]: ...
     def list_children(self, parent_id: str) -> list[ThreadRecord]: ...
+    def summarize_threads(self) -> list[ThreadSummary]:
+        """Every root thread with its counts and last run, newest first, in one query."""
+        ...
+
     def update_thread_metadata(self, thread_id: str, metadata: str) -> None: ...
 
     # messages and events

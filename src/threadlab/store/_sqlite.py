@@ -16,7 +16,14 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from .._errors import StoreVersionError
-from ._protocol import FileRecord, RunRecord, StoredEvent, StoredMessage, ThreadRecord
+from ._protocol import (
+    FileRecord,
+    RunRecord,
+    StoredEvent,
+    StoredMessage,
+    ThreadRecord,
+    ThreadSummary,
+)
 
 __all__ = ["SCHEMA_VERSION", "SQLiteStore"]
 
@@ -162,6 +169,36 @@ class SQLiteStore:
     def list_threads(self) -> list[ThreadRecord]:
         rows = self._read("SELECT * FROM threads ORDER BY created_at DESC, rowid DESC")
         return [ThreadRecord(*row) for row in rows]  # type: ignore[arg-type]
+
+    def summarize_threads(self) -> list[ThreadSummary]:
+        rows = self._read(
+            """
+            SELECT t.id, t.parent_id, t.target, t.created_at, t.metadata,
+                (SELECT COUNT(*) FROM messages m WHERE m.thread_id = t.id AND m.depth = 0),
+                (SELECT COUNT(*) FROM threads c WHERE c.parent_id = t.id),
+                (SELECT r.status FROM runs r WHERE r.thread_id = t.id
+                    ORDER BY r.started_at DESC LIMIT 1)
+            FROM threads t WHERE t.parent_id IS NULL
+            ORDER BY t.created_at DESC, t.rowid DESC
+            """
+        )
+        running = {
+            run.thread_id: run
+            for run in (
+                RunRecord(*row)  # type: ignore[arg-type]
+                for row in self._read("SELECT * FROM runs WHERE status = 'running'")
+            )
+        }
+        return [
+            ThreadSummary(
+                ThreadRecord(*row[:5]),  # type: ignore[arg-type]
+                int(row[5]),  # type: ignore[call-overload]
+                int(row[6]),  # type: ignore[call-overload]
+                row[7] if isinstance(row[7], str) else None,
+                running.get(str(row[0])),
+            )
+            for row in rows
+        ]
 
     def list_children(self, parent_id: str) -> list[ThreadRecord]:
         rows = self._read(

@@ -12,7 +12,9 @@ import anywidget
 import traitlets
 
 from .._errors import PathError
-from ..runtime import Runtime, Thread
+from ..runtime import Runtime
+from ..store import ThreadSummary
+from ..threads import is_live
 from ._replay import replay
 from ._static import static_text
 from ._trace import TraceState
@@ -119,19 +121,8 @@ class ThreadListView(_View):
         self.refresh()
 
     def refresh(self) -> None:
-        self.rows = [self._row(t) for t in self._rt.threads() if t.parent_id is None]
-
-    @staticmethod
-    def _row(thread: Thread) -> dict[str, Any]:
-        messages = len(thread.messages)  # read first: reading is what finds damaged rows
-        return {
-            "id": thread.id,
-            "agent": thread.agent,
-            "created_at": thread.created_at,
-            "status": "damaged" if thread.damage else thread.status,
-            "messages": messages,
-            "children": len(thread.children),
-        }
+        """Re-read the list: one query for every root thread's counts and last run."""
+        self.rows = [_row(summary) for summary in self._rt.store.summarize_threads()]
 
     def open_thread(self, thread_id: str) -> TraceState:
         """Show the inspector of `thread_id` below the list."""
@@ -149,3 +140,21 @@ class ThreadListView(_View):
             f"  {r['id']}  {r['agent']}  {r['status']}  {r['messages']} messages" for r in self.rows
         ]
         return "\n".join(lines)
+
+
+def _row(summary: ThreadSummary) -> dict[str, Any]:
+    record = summary.record
+    if summary.running is not None and is_live(summary.running):
+        status = "running"
+    elif summary.last_run_status == "running":
+        status = "interrupted"  # its owner is gone; opening the thread repairs it
+    else:
+        status = summary.last_run_status or "never run"
+    return {
+        "id": record.id,
+        "agent": record.target,
+        "created_at": record.created_at,
+        "status": status,
+        "messages": summary.messages,
+        "children": summary.children,
+    }
