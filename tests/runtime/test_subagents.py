@@ -588,3 +588,21 @@ async def test_instance_names_are_unique_per_parent(rt: tl.Runtime, registry: tl
     thread = await rt.create_thread("boss")
     await thread.send("go")
     assert [c.name for c in thread.children] == ["w", "w-2", "w-3"]
+
+
+async def test_two_children_handing_back_the_same_path_keep_both_files(
+    rt: tl.Runtime, registry: tl.Registry
+) -> None:
+    worker(registry)
+    lead(
+        registry,
+        [create(name="w1", message="one"), create(name="w2", message="two"), text("done")],
+        tl.Subagent("worker"),
+    )
+    thread = await rt.create_thread("boss")
+    await thread.send("go")
+    first, second = (json.loads(m.content or "") for m in tool_messages(thread))
+    assert first["attachments"] == ["/attachments/out.txt"]
+    assert second["attachments"] == ["/attachments/out-2.txt"]  # never the first one's path
+    assert await thread.files.read("/attachments/out.txt") == b"work on: one"
+    assert await thread.files.read("/attachments/out-2.txt") == b"work on: two"
