@@ -38,22 +38,32 @@ class Measure:
         return self.ours_s / self.theirs_s
 
 
-async def threadlab_runs(runs: int, calls: int) -> float:
+ARGS = {"type": "object", "properties": {"n": {"type": "integer"}}, "required": ["n"]}
+
+
+async def threadlab_runs(runs: int, calls: int, realistic: bool = False) -> float:
+    """`realistic`: the tool takes one integer argument, streamed in 8-character chunks."""
     registry = tl.Registry()
 
     async def noop(state: tl.ThreadState, args: Any) -> str:
         return "ok"
 
-    tl.define_tool("noop", description="Do nothing.", execute=noop, registry=registry)
+    tl.define_tool(
+        "noop",
+        description="Do nothing.",
+        execute=noop,
+        args=ARGS if realistic else None,
+        registry=registry,
+    )
     remaining = [0]
 
     def decide(messages: list[tl.Message], tools: list[Any]) -> Any:
         if remaining[0] == 0:
             return tl.models.text("done")
         remaining[0] -= 1
-        return tl.models.call("noop")
+        return tl.models.call("noop", {"n": 12345} if realistic else None)
 
-    model = tl.models.FunctionModel(decide, chunk_size=64)
+    model = tl.models.FunctionModel(decide, chunk_size=8 if realistic else 64)
     tl.define_prompt("bench", prompt="Benchmark.", model=model, tools=["noop"], registry=registry)
     with tempfile.TemporaryDirectory() as directory:
         rt = tl.Runtime(registry, directory, secret_key="bench", max_steps=calls + 10)
@@ -69,7 +79,7 @@ async def threadlab_runs(runs: int, calls: int) -> float:
     return elapsed
 
 
-async def pydantic_ai_runs(runs: int, calls: int) -> float:
+async def pydantic_ai_runs(runs: int, calls: int, realistic: bool = False) -> float:
     from pydantic_ai import Agent, UsageLimits
     from pydantic_ai.messages import ModelMessage, ModelResponse, TextPart, ToolCallPart
     from pydantic_ai.models.function import AgentInfo, FunctionModel
@@ -80,14 +90,23 @@ async def pydantic_ai_runs(runs: int, calls: int) -> float:
         if remaining[0] == 0:
             return ModelResponse(parts=[TextPart("done")])
         remaining[0] -= 1
-        return ModelResponse(parts=[ToolCallPart("noop", {})])
+        return ModelResponse(parts=[ToolCallPart("noop", {"n": 12345} if realistic else {})])
 
     agent = Agent(FunctionModel(decide))
 
-    @agent.tool_plain
-    async def noop() -> str:
-        """Do nothing."""
-        return "ok"
+    if realistic:
+
+        @agent.tool_plain
+        async def noop(n: int) -> str:
+            """Do nothing."""
+            return "ok"
+
+    else:
+
+        @agent.tool_plain
+        async def noop() -> str:  # type: ignore[misc]
+            """Do nothing."""
+            return "ok"
 
     limits = UsageLimits(request_limit=None, tool_calls_limit=None)
     started = time.perf_counter()
@@ -98,15 +117,17 @@ async def pydantic_ai_runs(runs: int, calls: int) -> float:
     return time.perf_counter() - started
 
 
-async def measure(label: str, runs: int, calls: int, repeats: int = 1) -> Measure:
+async def measure(
+    label: str, runs: int, calls: int, repeats: int = 1, realistic: bool = False
+) -> Measure:
     """Best of `repeats` for each side, measured alternately, after one warm-up run each
     (imports, first schemas and first database writes are not what is being compared)."""
-    await threadlab_runs(1, 2)
-    await pydantic_ai_runs(1, 2)
+    await threadlab_runs(1, 2, realistic)
+    await pydantic_ai_runs(1, 2, realistic)
     ours, theirs = float("inf"), float("inf")
     for _ in range(repeats):
-        ours = min(ours, await threadlab_runs(runs, calls))
-        theirs = min(theirs, await pydantic_ai_runs(runs, calls))
+        ours = min(ours, await threadlab_runs(runs, calls, realistic))
+        theirs = min(theirs, await pydantic_ai_runs(runs, calls, realistic))
     return Measure(label, runs, calls, ours, theirs)
 
 
@@ -121,6 +142,15 @@ async def main(scale: float = 1.0) -> list[Measure]:
         out.append(
             await measure(label, max(1, int(runs * scale)), max(1, int(calls * scale)), repeats)
         )
+    out.append(
+        await measure(
+            "50 runs x 10 calls, one int argument in 8-char chunks",
+            max(1, int(50 * scale)),
+            max(1, int(10 * scale)),
+            5,
+            realistic=True,
+        )
+    )
     return out
 
 
