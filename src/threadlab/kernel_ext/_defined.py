@@ -43,18 +43,18 @@ def tool_summary(tool: ToolDefinition) -> Defined:
             flags.append("progress")
         about = str(prop.get("description", ""))
         lines.append(f"  {name} ({kind}, {', '.join(flags)}) {about}".rstrip())
-        rows.append(
-            "<tr>"
-            f"<td><code>{html.escape(name)}</code></td><td>{html.escape(kind)}</td>"
-            f"<td>{html.escape(', '.join(flags))}</td><td>{html.escape(about)}</td>"
-            "</tr>"
+        cells = (
+            f"<code>{html.escape(name)}</code>",
+            html.escape(kind),
+            html.escape(", ".join(flags)),
+            html.escape(about),
         )
+        rows.append("<tr>" + "".join(f"<td {_LEFT}>{c}</td>" for c in cells) + "</tr>")
     if not properties:
         lines.append("  (no arguments)")
+    heads = "".join(f"<th {_LEFT}>{h}</th>" for h in ("argument", "type", "", "description"))
     table = (
-        "<table><tr><th>argument</th><th>type</th><th></th><th>description</th></tr>"
-        + "".join(rows)
-        + "</table>"
+        f"<table><tr>{heads}</tr>" + "".join(rows) + "</table>"
         if rows
         else "<p><i>no arguments</i></p>"
     )
@@ -63,6 +63,10 @@ def tool_summary(tool: ToolDefinition) -> Defined:
         f" — {html.escape(tool.description)}{table}</div>"
     )
     return Defined("\n".join(lines), body)
+
+
+# JupyterLab right-aligns table cells in rendered HTML; a schema reads better left-aligned.
+_LEFT = 'style="text-align:left"'
 
 
 def _type_of(prop: dict[str, Any]) -> str:
