@@ -10,7 +10,7 @@ from collections.abc import Callable, Mapping
 from typing import Any, Literal
 
 from .._errors import CodeOptionError
-from ._code_run import Bridged, CodeRun, Plan, Redaction
+from ._code_run import Bridged, CodeRun, Plan, Redaction, on_loop
 from ._deno import prepare_deno
 from ._jail import prepare_jail
 from ._results import CodeError, CodeResult, CodeStatus
@@ -23,6 +23,7 @@ __all__ = [
     "CodeStatus",
     "Language",
     "Redaction",
+    "on_loop",
     "start_code_run",
 ]
 

@@ -20,7 +20,7 @@ from .._errors import CallContextError
 from ._lines import bounded_lines
 from ._results import CodeError, CodeResult, CodeStatus
 
-__all__ = ["Bridged", "CodeRun", "Launch", "Plan", "Redaction"]
+__all__ = ["Bridged", "CodeRun", "Launch", "Plan", "Redaction", "on_loop"]
 
 Bridged = Mapping[str, Mapping[str, Callable[..., Any]]]
 """Host functions the code may import: {module specifier: {name: function}}."""
@@ -123,7 +123,7 @@ class CodeRun:
 
     def terminate(self, reason: str | None = None) -> None:
         """End the run now; it resolves with status "terminated". Safe from any thread."""
-        if _on_loop(self._loop):
+        if on_loop(self._loop):
             self._terminate(reason)
         else:
             self._loop.call_soon_threadsafe(self._terminate, reason)
@@ -136,7 +136,7 @@ class CodeRun:
     def wait(self, timeout: float | None = None) -> CodeResult:
         """Block until the result is in, from a thread other than the run's event loop (a sync
         tool's worker thread); `await run` is the way on the loop."""
-        if _on_loop(self._loop):
+        if on_loop(self._loop):
             raise CallContextError(
                 "CodeRun.wait() would block the event loop the run needs; await the run instead"
             )
@@ -339,7 +339,8 @@ class CodeRun:
         )
 
 
-def _on_loop(loop: asyncio.AbstractEventLoop) -> bool:
+def on_loop(loop: asyncio.AbstractEventLoop) -> bool:
+    """Whether the caller runs on `loop`'s own thread (inside one of its callbacks or tasks)."""
     try:
         return asyncio.get_running_loop() is loop
     except RuntimeError:

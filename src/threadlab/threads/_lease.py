@@ -10,6 +10,7 @@ Runtime in the same process abandoned.
 from __future__ import annotations
 
 import asyncio
+import functools
 import os
 import socket
 import time
@@ -61,6 +62,12 @@ def process_started_at(pid: int) -> float | None:
     return boot + int(fields[19]) / os.sysconf("SC_CLK_TCK")
 
 
+@functools.cache
+def _own_start() -> float | None:
+    # This process's start never changes: read /proc once, not at every run.
+    return process_started_at(os.getpid())
+
+
 def is_live(run: RunRecord) -> bool:
     """Whether the run's owner is still running it: a fresh heartbeat, and on this host the
     very process that took the lease (alive, and started before the run — a reused PID is
@@ -92,7 +99,7 @@ async def heartbeat_task(store: Store, run_id: str) -> None:
 def new_lease(run_id: str, thread_id: str) -> RunRecord:
     """The lease this process takes when it starts running a thread."""
     now = time.time()
-    started = process_started_at(os.getpid())
+    started = _own_start()
     return RunRecord(
         run_id, thread_id, "running", os.getpid(), HOST, now, now, owner_started=started
     )

@@ -11,7 +11,15 @@ from typing import Any, Literal, TypeVar
 from .._errors import CallContextError
 from .._records import ChildInfo, CustomEvent, Message
 from ..definitions import PromptDefinition
-from ..sandbox import Bridged, CodeResult, CodeRun, Language, Redaction, start_code_run
+from ..sandbox import (
+    Bridged,
+    CodeResult,
+    CodeRun,
+    Language,
+    Redaction,
+    on_loop,
+    start_code_run,
+)
 from ..store import FileRecord
 from ._context import ThreadContext, ThreadHandle
 from ._env import VariableType
@@ -217,7 +225,7 @@ class ThreadState:
             "timeout": timeout,
             "memory_mb": memory_mb,
         }
-        if self._loop is not None and not _on_loop(self._loop):
+        if self._loop is not None and not on_loop(self._loop):
             # A sync tool in its worker thread: the run starts on the thread's event loop, and
             # the handle comes back at once (its terminate() and wait() work from here).
             async def start() -> CodeRun:
@@ -266,13 +274,6 @@ class ThreadState:
         )
 
 
-def _on_loop(loop: asyncio.AbstractEventLoop) -> bool:
-    try:
-        return asyncio.get_running_loop() is loop
-    except RuntimeError:
-        return False
-
-
 _CARD_LOG_LINES = 50  # a card shows the first lines; the result keeps more
 _CARD_LOG_CHARS = 500
 _VERDICTS = {
@@ -295,11 +296,7 @@ class SyncState:
         loop = self._loop
         if loop is None:
             raise CallContextError("state.sync needs the loop the run is executing on")
-        try:
-            running = asyncio.get_running_loop()
-        except RuntimeError:
-            running = None
-        if running is loop:
+        if on_loop(loop):
             raise CallContextError(
                 "state.sync cannot be used on the event loop's own thread; await the async"
                 " method instead"
