@@ -37,6 +37,7 @@ PUBLIC = {
     "ThreadlabError",
     "DefinitionError",
     "MissingVariableError",
+    "ModelError",
     "PathError",
     "SandboxUnavailableError",
     "ThreadNotFound",
@@ -97,6 +98,8 @@ MODELS = {
     "FinishChunk",
     "ToolSpec",
     "ToolPurpose",
+    "RemoteModel",
+    "remote_model",
 }
 # Implementation packages are reachable as attributes (the notebook side once it has been
 # imported), but they are not the public surface.

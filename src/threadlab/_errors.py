@@ -9,6 +9,7 @@ __all__ = [
     "CodeOptionError",
     "DefinitionError",
     "MissingVariableError",
+    "ModelError",
     "PathError",
     "SandboxUnavailableError",
     "SecretKeyError",
@@ -70,6 +71,12 @@ class SecretKeyError(ThreadlabError, ValueError):
 
 class StoreVersionError(ThreadlabError, RuntimeError):
     """The store was written by a newer threadlab than this one."""
+
+
+class ModelError(ThreadlabError, RuntimeError):
+    """A model or its provider failed: rejected the key, does not know the model, answered an
+    error after its retries, timed out, or streamed something that is not its protocol. The
+    message says which, for a person to act on; it never holds a key."""
 
 
 class CodeOptionError(ThreadlabError, ValueError):

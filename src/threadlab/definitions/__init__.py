@@ -15,6 +15,7 @@ from ._schema import ArgsSchema
 from ._tool_decorator import tool
 from ._types import (
     HOOK_NAMES,
+    PROVIDERS,
     RESERVED_TOOL_NAMES,
     AgentDefinition,
     Definition,
@@ -22,6 +23,7 @@ from ._types import (
     ModelDefinition,
     PromptDefinition,
     PromptPart,
+    Provider,
     ToolDefinition,
     ToolEntry,
 )
@@ -29,6 +31,7 @@ from ._values import Env, Include, Side, Subagent, SubpromptConfig, Text, ToolCo
 
 __all__ = [
     "HOOK_NAMES",
+    "PROVIDERS",
     "RESERVED_TOOL_NAMES",
     "AgentDefinition",
     "ArgsSchema",
@@ -40,6 +43,7 @@ __all__ = [
     "ModelDefinition",
     "PromptDefinition",
     "PromptPart",
+    "Provider",
     "Registry",
     "Resolve",
     "Side",

@@ -13,12 +13,14 @@ from ._registry import Registry, default_registry
 from ._schema import ArgsSchema
 from ._types import (
     HOOK_NAMES,
+    PROVIDERS,
     RESERVED_TOOL_NAMES,
     AgentDefinition,
     HookDefinition,
     ModelDefinition,
     PromptDefinition,
     PromptPart,
+    Provider,
     ToolDefinition,
     ToolEntry,
 )
@@ -345,21 +347,29 @@ def define_agent(
 def define_model(
     name: str,
     *,
-    provider: Literal["offline", "openai", "anthropic"],
+    provider: Provider,
     model: str,
     base_url: str | None = None,
     api_key_variable: str | None = None,
     options: Mapping[str, Any] | None = None,
     registry: Registry | None = None,
 ) -> ModelDefinition:
-    """Define a named model and register it."""
+    """Define a named model and register it.
+
+    `provider`: "offline", "openai" (Chat Completions, and every OpenAI-compatible server
+    through `base_url`), "openai-responses" (OpenAI's Responses API) or "anthropic". `options`
+    go into each request (temperature, max_tokens, ...), except `timeout` (seconds) and
+    `max_retries`, which set up the SDK client. The key is read from the secret variable
+    `api_key_variable` (default OPENAI_API_KEY or ANTHROPIC_API_KEY)."""
     owner = f"model {name!r}"
     if not isinstance(name, str) or not _NAME.match(name):
         raise DefinitionError(f"{owner}: invalid name")
-    if provider not in ("offline", "openai", "anthropic"):
+    if provider not in PROVIDERS:
         raise DefinitionError(
-            f"{owner}: provider must be 'offline', 'openai' or 'anthropic', got {provider!r}"
+            f"{owner}: provider must be one of {', '.join(map(repr, PROVIDERS))}, got {provider!r}"
         )
+    if not isinstance(model, str) or not model:
+        raise DefinitionError(f"{owner}: model must be the provider's model id, got {model!r}")
     definition = ModelDefinition(
         name=name,
         provider=provider,

@@ -12,6 +12,7 @@ from ._values import Env, Include, Side, SubpromptConfig, Text, ToolConfig, Vari
 
 __all__ = [
     "HOOK_NAMES",
+    "PROVIDERS",
     "RESERVED_TOOL_NAMES",
     "AgentDefinition",
     "Definition",
@@ -19,6 +20,7 @@ __all__ = [
     "ModelDefinition",
     "PromptDefinition",
     "PromptPart",
+    "Provider",
     "ToolDefinition",
     "ToolEntry",
 ]
@@ -139,14 +141,19 @@ class AgentDefinition(BaseModel):
     """Default values for variables (they win over prompts' defaults)."""
 
 
+Provider = Literal["offline", "openai", "openai-responses", "anthropic"]
+PROVIDERS: tuple[Provider, ...] = ("offline", "openai", "openai-responses", "anthropic")
+
+
 class ModelDefinition(BaseModel):
     """A named model: a provider, the provider's model id and how to reach it."""
 
     model_config = _DEFINITION
     name: str
     """The name prompts use."""
-    provider: Literal["offline", "openai", "anthropic"]
-    """"offline", "openai" or "anthropic"."""
+    provider: Provider
+    """"offline", "openai" (Chat Completions; any OpenAI-compatible server), "openai-responses"
+    (OpenAI's Responses API) or "anthropic" (the Messages API)."""
     model: str
     """The provider's model id."""
     base_url: str | None = None
@@ -154,13 +161,14 @@ class ModelDefinition(BaseModel):
     api_key_variable: str | None = None
     """The secret variable holding the key."""
     options: dict[str, Any] = {}
-    """Options passed to the model."""
+    """Options passed to the API with each request (temperature, max_tokens, ...), except
+    `timeout` and `max_retries`, which set up the SDK client."""
 
     def key_variable(self) -> Variable | None:
         """The secret this model needs, declared on every prompt that uses it."""
         if self.provider == "offline":
             return None
-        default = "OPENAI_API_KEY" if self.provider == "openai" else "ANTHROPIC_API_KEY"
+        default = "ANTHROPIC_API_KEY" if self.provider == "anthropic" else "OPENAI_API_KEY"
         return Variable(
             self.api_key_variable or default,
             type="secret",

@@ -7,7 +7,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from ..definitions import AgentDefinition, Registry, Subagent, ToolDefinition
+from ..definitions import AgentDefinition, Registry, Resolve, Subagent, ToolDefinition
 from ..models import Model, ToolPurpose, ToolSpec
 from ..store import Store
 from ..threads import ThreadContext
@@ -35,8 +35,9 @@ class RunHost(Protocol):
     @property
     def limits(self) -> Limits: ...
 
-    def resolve_model(self, chosen: Any) -> Model:
-        """The model for a name or model object (`DefinitionError` if there is none)."""
+    def resolve_model(self, chosen: Any, variables: Resolve) -> Model:
+        """The model for a name or model object (`DefinitionError` if there is none);
+        `variables` gives a remote model its key."""
         ...
 
     def tool_spec(self, tool: ToolDefinition, purpose: ToolPurpose) -> ToolSpec:

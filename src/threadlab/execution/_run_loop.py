@@ -271,7 +271,7 @@ class RunLoop:
 
         chosen = self._model_choice(prompt, frame)
         try:
-            model = self.host.resolve_model(chosen)
+            model = self.host.resolve_model(chosen, lambda name: env.resolve(name, prompt))
             stream = model.stream(request)
             draft = await collect_stream(
                 stream, tools, self.context.emit, on_started, base, self.context.redactor

@@ -4,7 +4,9 @@ as soon as the call appears when it has none."""
 
 from __future__ import annotations
 
+import asyncio
 import json
+import time
 from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass, field
 
@@ -24,6 +26,8 @@ from ._scanner import ArgumentScanner
 
 __all__ = ["Draft", "collect_stream", "parse_arguments"]
 
+
+_YIELD_EVERY = 0.01  # seconds of streaming between chances for others to run
 
 OnStarted = Callable[[ToolCallStartedEvent], Awaitable[None]]
 
@@ -89,46 +93,60 @@ async def collect_stream(
         )
         await on_started(event)
 
-    async for chunk in stream:
-        if isinstance(chunk, TextChunk):
-            if chunk.text:
-                text.append(chunk.text)
-                delta = shown_text.feed(chunk.text)
-                if delta:
-                    emit(TextDeltaEvent(delta=delta, **base))  # type: ignore[arg-type]
-        elif isinstance(chunk, ToolCallChunk):
-            call = calls.get(chunk.index)
-            fresh = call is None
-            if call is None:
-                name = chunk.name or ""
-                definition = tools.get(name)
-                target = definition.progress_argument if definition else None
-                call = _PendingCall(
-                    id=chunk.id or new_id("call"),
-                    name=name,
-                    scanner=ArgumentScanner(target) if target else None,
-                    shown=StreamRedaction(redactor),
+    next_yield = time.monotonic() + _YIELD_EVERY
+    try:
+        async for chunk in stream:
+            if time.monotonic() >= next_yield:
+                # A model that never suspends (a scripted one, a fast local server) would
+                # otherwise hold the loop until it ends, and stream consumers and the live
+                # view would get every event in one burst at the end.
+                await asyncio.sleep(0)
+                next_yield = time.monotonic() + _YIELD_EVERY
+            if isinstance(chunk, TextChunk):
+                if chunk.text:
+                    text.append(chunk.text)
+                    delta = shown_text.feed(chunk.text)
+                    if delta:
+                        emit(TextDeltaEvent(delta=delta, **base))  # type: ignore[arg-type]
+            elif isinstance(chunk, ToolCallChunk):
+                call = calls.get(chunk.index)
+                fresh = call is None
+                if call is None:
+                    name = chunk.name or ""
+                    definition = tools.get(name)
+                    target = definition.progress_argument if definition else None
+                    call = _PendingCall(
+                        id=chunk.id or new_id("call"),
+                        name=name,
+                        scanner=ArgumentScanner(target) if target else None,
+                        shown=StreamRedaction(redactor),
+                    )
+                    calls[chunk.index] = call
+                if chunk.arguments:
+                    call.parts.append(chunk.arguments)
+                emit(
+                    ToolCallDeltaEvent(
+                        tool_call_id=call.id,
+                        name=call.name,
+                        delta=call.shown.feed(chunk.arguments),
+                        **base,  # type: ignore[arg-type]
+                    )
                 )
-                calls[chunk.index] = call
-            if chunk.arguments:
-                call.parts.append(chunk.arguments)
-            emit(
-                ToolCallDeltaEvent(
-                    tool_call_id=call.id,
-                    name=call.name,
-                    delta=call.shown.feed(chunk.arguments),
-                    **base,  # type: ignore[arg-type]
-                )
-            )
-            if call.started:
-                continue
-            if call.scanner is None:
-                if fresh:
-                    await start(call, None)
-            elif chunk.arguments and call.scanner.feed(chunk.arguments):
-                await start(call, call.scanner.value)
-        elif isinstance(chunk, FinishChunk):
-            usage = chunk.usage
+                if call.started:
+                    continue
+                if call.scanner is None:
+                    if fresh:
+                        await start(call, None)
+                elif chunk.arguments and call.scanner.feed(chunk.arguments):
+                    await start(call, call.scanner.value)
+            elif isinstance(chunk, FinishChunk):
+                usage = chunk.usage
+    finally:
+        # Cancelled or failed mid-stream: the model's stream (an HTTP response, for a
+        # provider) is closed now, not when the garbage collector finds it.
+        close = getattr(stream, "aclose", None)
+        if close is not None:
+            await close()
     # What was held back to settle a possible secret goes out now, redacted.
     rest = shown_text.flush()
     if rest:

@@ -1,5 +1,6 @@
 """Models: what the runtime asks of one (a streamed response to a request), the offline
-default, and scripted and function-driven test models."""
+default, remote providers through their SDKs, and scripted and function-driven test
+models."""
 
 from ._base import (
     FinishChunk,
@@ -12,6 +13,8 @@ from ._base import (
     ToolSpec,
 )
 from ._offline import OfflineModel
+from ._providers import remote_model
+from ._remote import RemoteModel
 from ._scripted import FunctionModel, ScriptedCall, ScriptedModel, Step, call, step, text
 
 __all__ = [
@@ -21,6 +24,7 @@ __all__ = [
     "ModelChunk",
     "ModelRequest",
     "OfflineModel",
+    "RemoteModel",
     "ScriptedCall",
     "ScriptedModel",
     "Step",
@@ -29,6 +33,7 @@ __all__ = [
     "ToolPurpose",
     "ToolSpec",
     "call",
+    "remote_model",
     "step",
     "text",
 ]

@@ -16,6 +16,7 @@ from .._records import Run, new_id
 from ..definitions import (
     AgentDefinition,
     Registry,
+    Resolve,
     Subagent,
     ThreadGraph,
     ToolDefinition,
@@ -116,7 +117,7 @@ class Runtime:
         """
         graph = ThreadGraph(self.registry, target)
         if model is not None:
-            self._models.resolve(model)
+            self._models.check(model)
         record = ThreadRecord(new_id("thr"), None, target, time.time(), json.dumps({}))
         with self.store.transaction():
             self.store.add_thread(record)
@@ -182,9 +183,9 @@ class Runtime:
 
     # the run host (RunHost)
 
-    def resolve_model(self, chosen: Any) -> Model:
+    def resolve_model(self, chosen: Any, variables: Resolve) -> Model:
         """The model for a name or a model object."""
-        return self._models.resolve(chosen)
+        return self._models.resolve(chosen, variables)
 
     def tool_spec(self, tool: ToolDefinition, purpose: ToolPurpose = "function") -> ToolSpec:
         """A tool as offered to a model."""
