@@ -29,7 +29,8 @@ async def test_text_streams_as_deltas_and_usage_is_recorded(
 
     deltas = [e.delta for e in events if isinstance(e, tl.TextDeltaEvent)]
     # Live text is held back only as much as redacting a split secret (the key) needs.
-    assert len(deltas) > 30 and "".join(deltas) == answer_text
+    assert len(deltas) > 30
+    assert "".join(deltas) == answer_text
     answer = thread.messages[-1]
     assert answer.content == answer_text
     assert answer.usage == {"input_tokens": 12, "output_tokens": 7, "cached_tokens": 3}
@@ -40,7 +41,8 @@ async def test_text_streams_as_deltas_and_usage_is_recorded(
     sent = server.requests[0]
     assert sent.path == "/v1/chat/completions"
     assert sent.headers["authorization"] == f"Bearer {KEY}"
-    assert sent.body["model"] == "test-model" and sent.body["stream"] is True
+    assert sent.body["model"] == "test-model"
+    assert sent.body["stream"] is True
     assert sent.body["stream_options"] == {"include_usage": True}
     assert sent.body["messages"] == [
         {"role": "system", "content": "You are a test."},
@@ -104,7 +106,8 @@ async def test_argument_chunks_split_inside_strings_escapes_and_multibyte_charac
     events = await collect(thread, "write")
 
     started = [e for e in events if isinstance(e, tl.ToolCallStartedEvent)]
-    assert len(started) == 1 and started[0].progress == "/notes/ü.txt"
+    assert len(started) == 1
+    assert started[0].progress == "/notes/ü.txt"
     assert first_calls(thread)[0].arguments == {"path": "/notes/ü.txt", "content": content}
     assert thread.files.read_sync("/notes/ü.txt").decode() == content
 
@@ -116,7 +119,7 @@ async def test_ollama_reuses_index_0_and_sends_each_call_whole(
 
     def whole(call: tuple[str, str, str]) -> dict[str, object]:
         start = chat_call_start(0, call)
-        start["tool_calls"][0]["function"]["arguments"] = call[2]  # type: ignore[index]
+        start["tool_calls"][0]["function"]["arguments"] = call[2]
         return chat_chunk(start)
 
     server.reply(
@@ -168,10 +171,8 @@ async def test_a_parameterless_call_that_streams_no_arguments_means_empty_object
         "ping", description="Ping.", args=None, execute=lambda s, a: "pong", registry=registry
     )
     remote_prompt(registry, server, tools=("ping",))
-    server.reply(
-        reply(chat_chunk(chat_call_start(0, ("call_p", "ping", ""))), chat_chunk({}, finish="tool_calls")),
-        reply(*chat_chunks("ok")),
-    )  # fmt: skip
+    announced = chat_chunk(chat_call_start(0, ("call_p", "ping", "")))
+    server.reply(reply(announced, chat_chunk({}, finish="tool_calls")), reply(*chat_chunks("ok")))
     thread = await new_thread(rt)
     await thread.send("ping")
 
@@ -199,8 +200,10 @@ async def test_tool_choice_parallel_calls_strict_schemas_and_options_reach_the_r
     body = server.requests[0].body
     assert body["tool_choice"] == {"type": "function", "function": {"name": "add"}}
     assert body["parallel_tool_calls"] is True
-    assert body["temperature"] == 0.2 and body["max_completion_tokens"] == 300
-    assert "max_retries" not in body and "timeout" not in body
+    assert body["temperature"] == 0.2
+    assert body["max_completion_tokens"] == 300
+    assert "max_retries" not in body
+    assert "timeout" not in body
     tools = {t["function"]["name"]: t["function"] for t in body["tools"]}
     assert tools["write_file"]["strict"] is True  # closed, every property required
     assert "strict" not in tools["add"]  # b is optional: sent as declared, not strict
