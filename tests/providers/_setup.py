@@ -95,3 +95,23 @@ def arguments(text: Any) -> str:
 def first_calls(thread: tl.Thread) -> tuple[tl.ToolCall, ...]:
     """The tool calls of the thread's first assistant message that has any."""
     return next(m.tool_calls for m in thread.messages if m.tool_calls)
+
+
+def starts(events: list[tl.ThreadEvent]) -> list[tuple[str, str | None]]:
+    """(call id, progress) of each `tool_call_started`, in order."""
+    return [(e.tool_call_id, e.progress) for e in events if isinstance(e, tl.ToolCallStartedEvent)]
+
+
+def started_while_streaming(events: list[tl.ThreadEvent]) -> bool:
+    """Whether the first call started before the last piece of argument text arrived."""
+    first = next(i for i, e in enumerate(events) if isinstance(e, tl.ToolCallStartedEvent))
+    pieces = [i for i, e in enumerate(events) if isinstance(e, tl.ToolCallDeltaEvent) and e.delta]
+    return first < pieces[-1]
+
+
+def usage(input_tokens: int, output_tokens: int, cached_tokens: int) -> dict[str, int]:
+    return {
+        "input_tokens": input_tokens,
+        "output_tokens": output_tokens,
+        "cached_tokens": cached_tokens,
+    }

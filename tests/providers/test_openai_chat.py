@@ -8,7 +8,14 @@ import threadlab as tl
 
 from ._protocols import chat_args, chat_call_start, chat_chunk, chat_chunks, chat_frames
 from ._server import Reply, ScriptedServer
-from ._setup import KEY, arguments, collect, first_calls, new_thread, remote_prompt
+from ._setup import (
+    KEY,
+    arguments,
+    collect,
+    first_calls,
+    new_thread,
+    remote_prompt,
+)
 
 WRITE = ("call_w1", "write_file", arguments({"path": "/index.html", "content": "<h1>hi</h1>"}))
 ADD = ("call_a1", "add", arguments({"a": 2, "b": 3}))

@@ -20,7 +20,7 @@ from ._base import FinishChunk, ModelChunk, ModelRequest, TextChunk, ToolSpec
 from ._call_assembly import CallAssembler
 from ._endpoint import SdkName
 from ._history import message_text, paired, system_text
-from ._remote import usage
+from ._remote import ProtocolViolation, send, usage
 
 __all__ = ["MessagesApi"]
 
@@ -50,13 +50,14 @@ class MessagesApi:
         return {key: value for key, value in body.items() if value is not None}
 
     async def open(self, client: Any, body: dict[str, Any]) -> Any:
-        return await client.messages.create(**body)
+        return await send(client.messages.create, body)
 
     async def read(self, stream: Any) -> AsyncIterator[ModelChunk]:
         calls = CallAssembler()
         input_tokens: int | None = None
         cached: int | None = None
         output_tokens: int | None = None
+        finished = False
         async for event in stream:
             kind = event.type
             if kind == "content_block_delta":
@@ -82,8 +83,12 @@ class MessagesApi:
                 input_tokens = counts.input_tokens
                 cached = counts.cache_read_input_tokens
                 output_tokens = counts.output_tokens
+            elif kind == "message_stop":
+                finished = True
             elif kind == "message_delta":
                 output_tokens = event.usage.output_tokens  # a running total, not an increment
+        if not finished:
+            raise ProtocolViolation("the stream ended without message_stop")
         counted = usage(input_tokens, output_tokens, cached)
         yield FinishChunk(usage=counted or None)
 

@@ -97,7 +97,7 @@ def describe_failure(exc: Exception, endpoint: Endpoint, model: str) -> ModelErr
         if status < 400:  # an error event inside a stream that had started well
             return ModelError(f"{endpoint.url} reported an error mid-stream: {said}")
         return ModelError(f"{endpoint.url} answered HTTP {status}{retries}: {said}")
-    if isinstance(exc, module.APITimeoutError):
+    if isinstance(exc, module.APITimeoutError) or _is_transport(exc, "TimeoutException"):
         return ModelError(
             f"no answer from {endpoint.url} within {endpoint.timeout:g} s{retries}; raise the"
             " model's timeout option, or check the server"
@@ -105,7 +105,17 @@ def describe_failure(exc: Exception, endpoint: Endpoint, model: str) -> ModelErr
     if isinstance(exc, module.APIConnectionError):
         cause = exc.__cause__ or exc
         return ModelError(f"cannot reach {endpoint.url}{retries}: {cause}")
-    return ModelError(f"the response from {endpoint.url} broke off or is not the protocol: {exc}")
+    return ModelError(
+        f"the response from {endpoint.url} broke off or is not the protocol:"
+        f" {str(exc) or type(exc).__name__}"
+    )
+
+
+def _is_transport(exc: Exception, kind: str) -> bool:
+    # The SDKs wrap their HTTP library's errors on some paths and not on others (a timeout
+    # while reading a stream, say); those are told apart by the library's class names, which
+    # httpx and its successors share.
+    return any(cls.__name__ == kind for cls in type(exc).__mro__)
 
 
 def _provider_message(exc: Any) -> str:

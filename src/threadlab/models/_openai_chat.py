@@ -17,7 +17,7 @@ from ._base import FinishChunk, ModelChunk, ModelRequest, TextChunk, ToolSpec
 from ._call_assembly import CallAssembler
 from ._endpoint import SdkName
 from ._history import arguments_text, message_text, paired
-from ._remote import usage
+from ._remote import ProtocolViolation, send, usage
 from ._tool_schemas import strict_ok
 
 __all__ = ["ChatCompletionsApi", "tool_choice"]
@@ -45,11 +45,12 @@ class ChatCompletionsApi:
         return {key: value for key, value in body.items() if value is not None}
 
     async def open(self, client: Any, body: dict[str, Any]) -> Any:
-        return await client.chat.completions.create(**body)
+        return await send(client.chat.completions.create, body)
 
     async def read(self, stream: Any) -> AsyncIterator[ModelChunk]:
         calls = CallAssembler()
         counted: dict[str, int] | None = None
+        finished = False
         async for chunk in stream:
             if chunk.usage is not None:
                 counted = usage(
@@ -60,6 +61,7 @@ class ChatCompletionsApi:
             for choice in chunk.choices:
                 if choice.index:
                     continue  # n > 1 is not asked for; a second choice is not this turn's
+                finished = finished or choice.finish_reason is not None
                 delta = choice.delta
                 if delta.content:
                     yield TextChunk(delta.content)
@@ -73,6 +75,8 @@ class ChatCompletionsApi:
                     )
                     if out is not None:
                         yield out
+        if not finished:
+            raise ProtocolViolation("the stream ended without a finish_reason")
         yield FinishChunk(usage=counted)
 
 

@@ -19,7 +19,7 @@ from ._call_assembly import CallAssembler
 from ._endpoint import SdkName
 from ._history import arguments_text, message_text, paired, system_text
 from ._openai_chat import tool_choice
-from ._remote import usage
+from ._remote import ProtocolViolation, send, usage
 from ._tool_schemas import strict_ok
 
 __all__ = ["ResponsesApi"]
@@ -56,12 +56,13 @@ class ResponsesApi:
         return {key: value for key, value in body.items() if value is not None}
 
     async def open(self, client: Any, body: dict[str, Any]) -> Any:
-        return await client.responses.create(**body)
+        return await send(client.responses.create, body)
 
     async def read(self, stream: Any) -> AsyncIterator[ModelChunk]:
         calls = CallAssembler()
         call_of_item: dict[str, str] = {}  # argument events name the item, not the call
         counted: dict[str, int] | None = None
+        finished = False
         async for event in stream:
             kind = event.type
             if kind == "response.output_text.delta":
@@ -92,12 +93,15 @@ class ResponsesApi:
                 if out is not None:
                     yield out
             elif kind in ("response.completed", "response.incomplete"):
+                finished = True
                 counted = _usage(event.response)
             elif kind == "response.failed":
                 error = event.response.error
                 raise ModelError(f"the response failed: {error.message if error else 'no reason'}")
             elif kind == "error":
                 raise ModelError(f"the server reported an error mid-stream: {event.message}")
+        if not finished:
+            raise ProtocolViolation("the stream ended without response.completed")
         yield FinishChunk(usage=counted)
 
 

@@ -5,14 +5,21 @@ is written and a stream read for that API). Everything an API does differently l
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Mapping
+import functools
+import inspect
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
 from typing import Any, Protocol
 
 from .._errors import ModelError
 from ._base import ModelChunk, ModelRequest
 from ._endpoint import Endpoint, SdkName, describe_failure
 
-__all__ = ["Api", "RemoteModel", "usage"]
+__all__ = ["Api", "ProtocolViolation", "RemoteModel", "send", "usage"]
+
+
+class ProtocolViolation(Exception):
+    """The server's stream is not the API's protocol (an `Api` raises it; the model turns it
+    into a `ModelError` naming the server)."""
 
 
 class Api(Protocol):
@@ -81,3 +88,26 @@ def usage(
         "cached_tokens": cached_tokens,
     }
     return {key: value for key, value in counts.items() if isinstance(value, int)}
+
+
+async def send(create: Callable[..., Awaitable[Any]], body: dict[str, Any]) -> Any:
+    """Call an SDK's `create` with `body`. The SDKs name each request field as a parameter,
+    and their releases drop some (a field a server still takes, or one only a compatible
+    server knows): whatever `create` does not name goes in `extra_body`, so every option
+    reaches the wire as given."""
+    known = _parameters(create)
+    extra = {key: value for key, value in body.items() if key not in known}
+    if not extra:
+        return await create(**body)
+    named = {key: value for key, value in body.items() if key in known}
+    return await create(**named, extra_body={**named.pop("extra_body", {}), **extra})
+
+
+@functools.cache
+def _parameter_names(function: Callable[..., Any]) -> frozenset[str]:
+    return frozenset(inspect.signature(function).parameters)
+
+
+def _parameters(create: Callable[..., Any]) -> frozenset[str]:
+    # Bound methods are made afresh on each access: the signature is the function's.
+    return _parameter_names(getattr(create, "__func__", create))
