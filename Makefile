@@ -9,7 +9,7 @@ STAMP := $(VENV)/.installed
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -e '.[dev,lab]'
+	$(BIN)/python -m pip install --quiet -e '.[dev,all]'
 	touch $(STAMP)
 
 # Jupyter refuses to run as root unless told; containers and CI machines often are root.

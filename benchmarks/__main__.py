@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import asyncio
 
-from . import fanout, overhead, sandbox, scanner, storage, widgets
+from . import fanout, overhead, providers, sandbox, scanner, storage, widgets
 
 
 def main() -> None:
@@ -18,6 +18,8 @@ def main() -> None:
     print(widgets.report(asyncio.run(widgets.measure())))
     print("\n## Store growth of a streamed call\n")
     print(storage.report(asyncio.run(storage.measure())))
+    print("\n## Provider streaming\n")
+    print(providers.report(asyncio.run(providers.measure())))
     print("\n## run_code latency\n")
     print(sandbox.report(asyncio.run(sandbox.main())))
 

@@ -3,7 +3,7 @@ benchmarks/README.md, not in assertions."""
 
 from __future__ import annotations
 
-from benchmarks import fanout, overhead, sandbox, scanner, storage, widgets
+from benchmarks import fanout, overhead, providers, sandbox, scanner, storage, widgets
 
 
 async def test_overhead_benchmark_runs_both_sides() -> None:
@@ -47,3 +47,10 @@ async def test_storage_benchmark_measures_growth() -> None:
     result = await storage.measure(size=20_000, chunk=16)
     assert result.chunks > 1_000
     assert result.grown_bytes > 0
+
+
+async def test_provider_streaming_benchmark_reads_the_same_stream_both_ways() -> None:
+    result = await providers.measure(chunks=200, repeats=1)
+    assert result.chunks == 200
+    assert result.ours_s > 0
+    assert result.bare_s > 0

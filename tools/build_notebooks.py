@@ -403,6 +403,61 @@ for message in coder.messages:
             " unsandboxed.",
         ),
     ],
+    "real_models": [
+        (
+            "md",
+            "# Real models\n\nThe same tool and prompt on the offline model, OpenAI, Anthropic"
+            " or a local server: only the model's name changes. This notebook runs offline;"
+            " it switches to OpenAI or Anthropic by itself when `OPENAI_API_KEY` or"
+            " `ANTHROPIC_API_KEY` is in the environment (or use `%threadlab secret"
+            " OPENAI_API_KEY` to type a key, hidden, before the thread cell).",
+        ),
+        ("code", "%load_ext threadlab\nimport os\n\nimport threadlab as tl"),
+        (
+            "md",
+            "Defining a model needs no key: the key is a secret variable, looked up when a"
+            " thread uses the model. `base_url` points the `openai` provider at any"
+            " OpenAI-compatible server.",
+        ),
+        (
+            "code",
+            """tl.define_model("gpt", provider="openai", model="gpt-4.1-mini")
+tl.define_model("claude", provider="anthropic", model="claude-haiku-4-5",
+                options={"max_tokens": 1024})
+tl.define_model("local", provider="openai", model="llama3.2",
+                base_url="http://localhost:11434/v1", api_key_variable="OLLAMA_API_KEY")
+
+# The first model whose key is set; the offline one when none is.
+keys = {"gpt": "OPENAI_API_KEY", "claude": "ANTHROPIC_API_KEY"}
+chosen = next((name for name, key in keys.items() if os.environ.get(key)), "offline")
+chosen""",
+        ),
+        (
+            "md",
+            "`%threadlab models` says which keys a new thread will find — never the keys.",
+        ),
+        ("code", "%threadlab models"),
+        ("code", WRITE_FILE),
+        (
+            "code",
+            "%%prompt builder --model {chosen} --tools write_file\nYou build small web pages"
+            " with the tools you have. Keep pages short.",
+        ),
+        (
+            "md",
+            "Run it. On a real model, the card says what `write_file` is doing as soon as"
+            " the `description` argument has streamed, while the page itself is still"
+            " coming in; token usage is recorded on each answer and on the run.",
+        ),
+        ("code", "%%thread builder\nMake a one-page site about green tea."),
+        (
+            "code",
+            """rt = tl.Runtime()
+builder = next(t for t in rt.threads() if t.agent == "builder")
+print("model:", chosen)
+print("usage of the last answer:", builder.messages[-1].usage)""",
+        ),
+    ],
 }
 
 

@@ -134,3 +134,19 @@ def test_run_code(tmp_path: Path) -> None:
     # Each card shows the snippet's output and the sandbox's verdict.
     assert "code_log" in html
     assert "the code ran and returned a result" in html
+
+
+def test_real_models(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # The kernel inherits this environment: with no key, the notebook picks the offline model.
+    for key in ("OPENAI_API_KEY", "ANTHROPIC_API_KEY", "OLLAMA_API_KEY"):
+        monkeypatch.delenv(key, raising=False)
+    notebook = execute("real_models", tmp_path)
+    printed = "".join(outputs(notebook))
+    assert "'offline'" in printed
+    assert "gpt: openai gpt-4.1-mini; key OPENAI_API_KEY NOT SET" in printed
+    assert "local: openai llama3.2 at http://localhost:11434/v1; key OLLAMA_API_KEY NOT SET" in (
+        printed
+    )
+    assert "model: offline" in printed
+    html = "".join(outputs(notebook, "text/html"))
+    assert "write_file" in html

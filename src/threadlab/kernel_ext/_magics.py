@@ -10,6 +10,7 @@ import ast
 import asyncio
 import getpass
 import inspect
+import os
 import shlex
 import tomllib
 from pathlib import Path
@@ -358,9 +359,27 @@ class ThreadlabMagics(Magics):
         return Defined("\n".join(lines) or "no tools defined")
 
     def _cmd_models(self, rest: list[str]) -> Defined:
-        models = ["offline (built in): deterministic, no key"]
-        models += [f"{m.name}: {m.provider} {m.model}" for m in default_registry().models()]
-        return Defined("\n".join(models))
+        lines = ["offline (built in): deterministic, no key"]
+        for model in default_registry().models():
+            line = f"{model.name}: {model.provider} {model.model}"
+            if model.base_url:
+                line += f" at {model.base_url}"
+            key = model.key_variable()
+            if key is not None:
+                # Whether a new thread will find the key, never the key itself.
+                where = self._key_source(key.name)
+                line += f"; key {key.name} " + (f"set ({where})" if where else "NOT SET")
+            lines.append(line)
+        return Defined("\n".join(lines))
+
+    def _key_source(self, name: str) -> str | None:
+        if name in self.session.secrets:
+            return "%threadlab secret"
+        if name in self.session.env:
+            return "%threadlab set"
+        if os.environ.get(name):
+            return "environment"
+        return None
 
 
 _AGENT_KEYS = frozenset(inspect.signature(define_agent).parameters) - {"name", "registry"}

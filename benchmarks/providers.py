@@ -1,0 +1,139 @@
+"""What threadlab adds on top of a provider's SDK stream: a 10,000-chunk Chat Completions response
+(text, then a `write_file` call whose arguments stream in small chunks), served by the loopback
+test server and read through the official `openai` SDK — once by a bare loop over the SDK's
+stream, once by a whole threadlab run (events, redaction, the argument scanner, persisting the
+messages, running the tool, the second model request). Both sides read the same bytes from the
+same server: the answer, then the short final answer after the tool."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import statistics
+import tempfile
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import openai
+from tests.providers._protocols import chat_chunks, chat_frames
+from tests.providers._server import Reply, ScriptedServer
+
+import threadlab as tl
+
+KEY = "sk-bench-0123456789abcdef"
+
+
+@dataclass(frozen=True)
+class Streaming:
+    chunks: int
+    ours_s: float
+    bare_s: float
+
+    @property
+    def ratio(self) -> float:
+        return self.ours_s / self.bare_s
+
+
+def _responses(chunks: int) -> tuple[bytes, bytes]:
+    # A fifth of the chunks text, the rest one call's argument text, 8 characters a chunk.
+    text_chunks = chunks // 5
+    content = "x" * (8 * (chunks - text_chunks) - 40)
+    arguments = json.dumps({"path": "/index.html", "content": content})
+    first = chat_chunks("word " * (text_chunks * 8 // 5), [("call_1", "write_file", arguments)])
+    second = chat_chunks("Written.")
+    return b"".join(chat_frames(first)), b"".join(chat_frames(second))
+
+
+async def _bare(server: ScriptedServer, bodies: tuple[bytes, bytes]) -> float:
+    client = openai.AsyncOpenAI(api_key=KEY, base_url=f"{server.url}/v1", max_retries=0)
+    started = time.perf_counter()
+    for body in bodies:
+        server.reply(Reply(raw=body))
+        stream = await client.chat.completions.create(
+            model="bench", messages=[{"role": "user", "content": "go"}], stream=True
+        )
+        async for chunk in stream:
+            for choice in chunk.choices:
+                _ = choice.delta.content, choice.delta.tool_calls
+    elapsed = time.perf_counter() - started
+    await client.close()
+    return elapsed
+
+
+async def _ours(rt: tl.Runtime, server: ScriptedServer, bodies: tuple[bytes, bytes]) -> float:
+    for body in bodies:
+        server.reply(Reply(raw=body))
+    thread = await rt.create_thread("p", secrets={"OPENAI_API_KEY": KEY})
+    started = time.perf_counter()
+    run = await thread.send("go")
+    elapsed = time.perf_counter() - started
+    assert run.status == "completed", run.error
+    return elapsed
+
+
+def _define(registry: tl.Registry, server: ScriptedServer) -> None:
+    tl.define_model(
+        "bench",
+        provider="openai",
+        model="bench",
+        base_url=f"{server.url}/v1",
+        options={"max_retries": 0},
+        registry=registry,
+    )
+
+    async def write_file(state: tl.ThreadState, args: dict[str, Any]) -> str:
+        await state.write_file(args["path"], args["content"])
+        return "written"
+
+    tl.define_tool(
+        "write_file",
+        description="Write a file.",
+        args={
+            "type": "object",
+            "properties": {"path": {"type": "string"}, "content": {"type": "string"}},
+            "required": ["path", "content"],
+        },
+        execute=write_file,
+        progress_argument="path",
+        registry=registry,
+    )
+    tl.define_prompt("p", prompt="Write.", model="bench", tools=["write_file"], registry=registry)
+
+
+async def measure(chunks: int = 10_000, repeats: int = 5) -> Streaming:
+    """Median of `repeats` alternating runs per side, after one warm-up each."""
+    server = ScriptedServer().start()
+    bodies = _responses(chunks)
+    registry = tl.Registry()
+    _define(registry, server)
+    ours: list[float] = []
+    bare: list[float] = []
+    with tempfile.TemporaryDirectory() as directory:
+        rt = tl.Runtime(registry, Path(directory), secret_key="bench")
+        try:
+            await _bare(server, bodies)
+            await _ours(rt, server, bodies)
+            for _ in range(repeats):
+                bare.append(await _bare(server, bodies))
+                ours.append(await _ours(rt, server, bodies))
+        finally:
+            rt.close()
+            server.stop()
+    return Streaming(chunks, statistics.median(ours), statistics.median(bare))
+
+
+def report(result: Streaming) -> str:
+    return "\n".join(
+        [
+            "| chunks | threadlab run (s) | bare SDK iteration (s) | ratio (ours/bare) |",
+            "|---|---|---|---|",
+            f"| {result.chunks:,} | {result.ours_s:.3f} | {result.bare_s:.3f} |"
+            f" {result.ratio:.2f} |",
+        ]
+    )
+
+
+if __name__ == "__main__":
+    print(report(asyncio.run(measure())))
