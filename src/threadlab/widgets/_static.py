@@ -6,7 +6,7 @@ from __future__ import annotations
 import html
 from typing import Any
 
-from ._trace import TraceState
+from ._trace import TraceState, usage_text
 
 __all__ = ["StaticTrace", "static_html", "static_text"]
 
@@ -38,6 +38,11 @@ def _card_html(card: dict[str, Any]) -> str:
     )
 
 
+def _usage_html(message: dict[str, Any]) -> str:
+    spent = usage_text(message.get("usage"))
+    return f' <span style="color:#57606a">· {_e(spent)}</span>' if spent else ""
+
+
 def _thread_html(trace: TraceState, thread_id: str, depth: int = 0) -> str:
     thread = trace.threads[thread_id]
     parts: list[str] = []
@@ -48,9 +53,12 @@ def _thread_html(trace: TraceState, thread_id: str, depth: int = 0) -> str:
             card = trace.cards.get(call_id)
             if card is not None:
                 parts.append(_card_html(card))
-        if message["role"] == "assistant" and message["text"] and message["depth"] == 0:
+        shown = message["text"] or message.get("usage")  # a tools-only step shows its cost
+        if message["role"] == "assistant" and shown and message["depth"] == 0:
             side = f" ({message['side']})" if message.get("side") else ""
-            parts.append(f"<p><b>assistant{side}</b>: {_e(message['text'])}</p>")
+            parts.append(
+                f"<p><b>assistant{side}</b>: {_e(message['text'])}{_usage_html(message)}</p>"
+            )
     files = trace.files.get(thread_id, {})
     if files:
         listed = "".join(f"<li><code>{_e(p)}</code> ({s} B)</li>" for p, s in sorted(files.items()))
@@ -73,7 +81,7 @@ def static_html(trace: TraceState) -> str:
     run = trace.run
     head = (
         f"<div><b>threadlab</b> thread <code>{_e(trace.root_id)}</code>"
-        f" — run {_e(run['status'])}</div>"
+        f" — run {_e(run['status'])}{_e(_spent(run))}</div>"
     )
     error = f"<p style='color:#cf222e'>{_e(run['error'])}</p>" if run.get("error") else ""
     return (
@@ -82,8 +90,13 @@ def static_html(trace: TraceState) -> str:
     )
 
 
+def _spent(run: dict[str, Any]) -> str:
+    spent = usage_text(run.get("usage"))
+    return f" · {spent}" if spent else ""
+
+
 def static_text(trace: TraceState) -> str:
-    lines = [f"threadlab thread {trace.root_id} — run {trace.run['status']}"]
+    lines = [f"threadlab thread {trace.root_id} — run {trace.run['status']}{_spent(trace.run)}"]
     for card in trace.cards.values():
         progress = f" — {card['progress']}" if card.get("progress") else ""
         lines.append(f"  [{card['status']}] {card['name']}{progress}")

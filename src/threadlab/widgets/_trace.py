@@ -34,6 +34,27 @@ PREVIEW_CHARS = 600
 MessageLookup = Callable[[str, str], Message | None]
 
 
+def usage_text(usage: dict[str, int] | None) -> str:
+    """Token counts in words, e.g. "120 in / 35 out / 80 cached tokens"; "" for none.
+
+    Example:
+        >>> usage_text({"input_tokens": 120, "output_tokens": 35})
+        '120 in / 35 out tokens'
+    """
+    if not usage:
+        return ""
+    parts = [
+        f"{usage[key]:,} {word}"
+        for key, word in (
+            ("input_tokens", "in"),
+            ("output_tokens", "out"),
+            ("cached_tokens", "cached"),
+        )
+        if key in usage
+    ]
+    return " / ".join(parts) + " tokens" if parts else ""
+
+
 def _preview(text: str | None) -> str:
     if not text:
         return ""
@@ -51,7 +72,7 @@ class TraceState:
         self.cards: dict[str, dict[str, Any]] = {}
         self.files: dict[str, dict[str, int]] = {}
         self.drafts: dict[str, str] = {}  # text streaming in, per thread
-        self.run: dict[str, Any] = {"status": "idle", "text": None, "error": None}
+        self.run: dict[str, Any] = {"status": "idle", "text": None, "error": None, "usage": None}
 
     def add_thread(
         self, thread_id: str, parent: str | None, agent: str, name: str, status: str = "idle"
@@ -106,11 +127,11 @@ class TraceState:
         elif isinstance(event, ThreadStatusEvent):
             thread["status"] = event.status
             if tid == self.root_id and event.status == "running":
-                self.run = {"status": "running", "text": None, "error": None}
+                self.run = {"status": "running", "text": None, "error": None, "usage": None}
         elif isinstance(event, RunFinishedEvent):
             thread["status"] = event.status if tid == self.root_id else thread["status"]
             if tid == self.root_id:
-                self.run = {"status": event.status, "text": event.text, "error": event.error}
+                self.run.update(status=event.status, text=event.text, error=event.error)
 
     def _card(self, call_id: str, thread_id: str, name: str, depth: int) -> dict[str, Any]:
         card = self.cards.get(call_id)
@@ -148,7 +169,15 @@ class TraceState:
             "side": message.side,
             "calls": [c.id for c in message.tool_calls],
             "attachments": list(message.attachments),
+            "usage": message.usage,
         }
+        if message.usage:
+            # The run's tokens, its subagents' included: what the run cost.
+            total = self.run.get("usage") or {}
+            self.run["usage"] = {
+                key: total.get(key, 0) + message.usage.get(key, 0)
+                for key in {*total, *message.usage}
+            }
         self.messages.setdefault(tid, []).append(entry)
         for call in message.tool_calls:
             card = self._card(call.id, tid, call.name, message.depth)

@@ -6,13 +6,15 @@
  * @typedef {{id: string, parent: string | null, agent: string, name: string, status: string,
  *   progress: string | null}} TraceThread
  * @typedef {{id: string, role: string, text: string, chars: number, depth: number,
- *   side: string | null, calls: string[], attachments: string[]}} TraceMessage
+ *   side: string | null, calls: string[], attachments: string[],
+ *   usage: Record<string, number> | null}} TraceMessage
  * @typedef {{type: string, data: unknown}} CardEvent
  * @typedef {{id: string, thread: string, name: string, depth: number, progress: string | null,
  *   status: string, duration_ms: number | null, result: string | null, result_chars: number,
  *   args_chars: number, events: CardEvent[], started_at: number | null}} Card
  * @typedef {{path: string, size: number}} FileEntry
- * @typedef {{status?: string, text?: string | null, error?: string | null}} RunSummary
+ * @typedef {{status?: string, text?: string | null, error?: string | null,
+ *   usage?: Record<string, number> | null}} RunSummary
  * @typedef {{root: string, threads: TraceThread[], messages: Record<string, TraceMessage[]>,
  *   cards: Record<string, Card>, files: Record<string, FileEntry[]>,
  *   drafts: Record<string, string>, run: RunSummary}} Trace
@@ -103,6 +105,25 @@ function card(model, c, fetched) {
   );
 }
 
+const USAGE_WORDS = [
+  ["input_tokens", "in"],
+  ["output_tokens", "out"],
+  ["cached_tokens", "cached"],
+];
+
+/**
+ * Token counts in words ("120 in / 35 out tokens"); "" when there are none.
+ * @param {Record<string, number> | null | undefined} usage
+ * @returns {string}
+ */
+function usageText(usage) {
+  if (!usage) return "";
+  const parts = USAGE_WORDS.filter(([key]) => key in usage).map(
+    ([key, word]) => `${usage[key].toLocaleString("en")} ${word}`,
+  );
+  return parts.length ? `${parts.join(" / ")} tokens` : "";
+}
+
 /**
  * A thread's messages, with a card under each assistant message per tool call.
  * @param {Model} model
@@ -115,7 +136,8 @@ function conversation(model, trace, threadId, fetched) {
   const out = [];
   for (const m of trace.messages[threadId] || []) {
     if (m.role === "tool" || (m.depth > 0 && m.role !== "assistant")) continue;
-    if (m.text && m.role !== "tool") {
+    // An assistant step that only called tools still shows what it cost.
+    if ((m.text || (m.role === "assistant" && m.usage)) && m.role !== "tool") {
       const who = m.role + (m.side ? ` (${m.side})` : "");
       out.push(
         h(
@@ -127,6 +149,7 @@ function conversation(model, trace, threadId, fetched) {
           m.attachments.length
             ? h("span", { class: "tl-meta" }, ` 📎 ${m.attachments.join(", ")}`)
             : null,
+          m.usage ? h("span", { class: "tl-meta" }, ` · ${usageText(m.usage)}`) : null,
         ),
       );
     }
@@ -262,6 +285,9 @@ function inspector(model, el, trace, local) {
           { class: `tl-status tl-${run.status}`, "data-testid": "run-status" },
           run.status || "",
         ),
+        run.usage
+          ? h("span", { class: "tl-meta", "data-testid": "run-usage" }, ` ${usageText(run.usage)}`)
+          : null,
       ),
       h(
         "div",
