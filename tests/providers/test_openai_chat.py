@@ -215,3 +215,32 @@ async def test_tool_choice_parallel_calls_strict_schemas_and_options_reach_the_r
     assert tools["write_file"]["strict"] is True  # closed, every property required
     assert "strict" not in tools["add"]  # b is optional: sent as declared, not strict
     assert tools["add"]["parameters"]["properties"]["a"] == {"type": "integer"}
+
+
+async def test_each_dual_ai_side_sends_the_history_as_it_sees_it(
+    rt: tl.Runtime, registry: tl.Registry, server: ScriptedServer
+) -> None:
+    remote_prompt(registry, server, tools=())
+    tl.define_prompt("writer", prompt="Write.", model="remote", registry=registry)
+    tl.define_prompt("editor", prompt="Edit.", model="remote", registry=registry)
+    tl.define_agent(
+        "duo",
+        type="dual_ai",
+        side_a=tl.Side("writer"),
+        side_b=tl.Side("editor"),
+        max_session_turns=2,
+        registry=registry,
+    )
+    server.reply(reply(*chat_chunks("Draft one.")), reply(*chat_chunks("Needs a title.")))
+    thread = await rt.create_thread("duo", secrets={"OPENAI_API_KEY": KEY})
+    await thread.send("Write a haiku.")
+
+    writer, editor = (r.body["messages"] for r in server.requests[:2])
+    assert writer == [
+        {"role": "system", "content": "Write."},
+        {"role": "user", "content": "Write a haiku."},
+    ]
+    # The editor sees the writer's answer as what it was asked; itself as the assistant.
+    assert editor[0] == {"role": "system", "content": "Edit."}
+    assert editor[-1] == {"role": "user", "content": "Draft one."}
+    assert all(m["role"] != "assistant" for m in editor)
