@@ -10,6 +10,7 @@ $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
 	$(BIN)/python -m pip install --quiet -e '.[dev,all]'
+	$(BIN)/python tools/lab_settings.py
 	touch $(STAMP)
 
 # Jupyter refuses to run as root unless told; containers and CI machines often are root.

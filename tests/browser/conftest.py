@@ -17,6 +17,7 @@ from pathlib import Path
 import pytest
 
 CHROMIUM = "/usr/bin/chromium"
+TOOLS = Path(__file__).resolve().parents[2] / "tools"
 
 
 @dataclass
@@ -50,6 +51,10 @@ def lab(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Lab]:
     jupyter = Path(sys.executable).with_name("jupyter")
     if not jupyter.exists() or shutil.which(str(jupyter)) is None:
         _missing("jupyter lab is not installed in this environment")
+    # The environment's JupyterLab defaults, as `make` writes them (widget state is saved).
+    subprocess.run(
+        [sys.executable, str(TOOLS / "lab_settings.py")], check=True, capture_output=True
+    )
     base = tmp_path_factory.mktemp("lab")
     root, settings, workspaces, config = (base / n for n in ("root", "settings", "ws", "cfg"))
     for folder in (root, settings, workspaces, config):

@@ -42,4 +42,6 @@ def test_unanswered_calls_and_orphan_results_are_dropped() -> None:
 def test_attachments_are_named_in_the_text() -> None:
     message = tl.Message(role="user", content="Look.", attachments=("/a.txt", "/b.png"))
     assert message_text(message) == "Look.\n\nAttached files: /a.txt, /b.png"
-    assert message_text(tl.Message(role="tool", attachments=("/a.txt",))) == "Attached files: /a.txt"
+    assert (
+        message_text(tl.Message(role="tool", attachments=("/a.txt",))) == "Attached files: /a.txt"
+    )

@@ -171,7 +171,10 @@ async def test_static_html_is_script_free_and_uses_details(
     html = bundle["text/html"]
     assert "<script" not in html
     assert "&lt;script&gt;" in html
-    assert re.search(r"<details[^>]*><summary>✓ <b>write_file</b> — writing page1.html", html)
+    assert re.search(
+        r"<details[^>]*><summary>✓ <b>write_file</b> <code>/page1.html</code> — writing page1.html",
+        html,
+    )
     assert SECRET not in html
     assert "[success] write_file — writing page1.html" in bundle["text/plain"]
 

@@ -217,8 +217,11 @@ class ThreadlabMagics(Magics):
             live.view.push()
             print(f"run interrupted; thread {thread.id} keeps a valid history")
         finally:
-            if self.freeze_on_finish and not args.live and handle is not None:
-                handle.update(StaticTrace(live.state))
+            if handle is not None:
+                # Frozen: static HTML. Live: the same widget, with its static fallback
+                # (what a front end without the widget's state shows) brought up to date.
+                frozen = self.freeze_on_finish and not args.live
+                handle.update(StaticTrace(live.state) if frozen else live.view)
 
     def _check_definitions(self, thread: Thread) -> None:
         """A thread from the store runs on the definitions of this kernel: say what to do when

@@ -48,4 +48,10 @@ class LiveRun:
         for thread_id, entry in self.state.threads.items():
             if thread_id != self.thread.id:
                 entry["status"] = self.runtime.thread(thread_id).status
+        # The store has the truth of every call (an interrupted one has its result there).
+        self.state.settle(
+            lambda thread_id: [
+                m for m in self.runtime.thread(thread_id).all_messages() if m.role == "tool"
+            ]
+        )
         self.view.finishing = True

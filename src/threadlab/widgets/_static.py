@@ -16,13 +16,17 @@ _STYLE = (
 )
 
 
+_PRE = ' style="white-space:pre-wrap"'  # the model's line breaks, as it wrote them
+
+
 def _e(value: Any) -> str:
     return html.escape(str(value), quote=True)
 
 
 def _card_html(card: dict[str, Any]) -> str:
     status = card["status"]
-    mark = {"success": "✓", "error": "✗"}.get(status, "…")
+    mark = {"success": "✓", "error": "✗", "interrupted": "✗"}.get(status, "…")
+    label = f" <code>{_e(card['label'])}</code>" if card.get("label") else ""
     progress = f" — {_e(card['progress'])}" if card.get("progress") else ""
     took = f" · {card['duration_ms']:.0f} ms" if card.get("duration_ms") is not None else ""
     body = _e(card.get("result") or "")
@@ -30,17 +34,22 @@ def _card_html(card: dict[str, Any]) -> str:
         f"<li><code>{_e(e['type'])}</code> {_e(e['data'])}</li>" for e in card.get("events", [])
     )
     extra = f"<ul>{events}</ul>" if events else ""
+    args = (
+        f'<pre style="white-space:pre-wrap;margin:4px 0;opacity:.85">{_e(card["args"])}</pre>'
+        if card.get("args")
+        else ""
+    )
     return (
         f'<details class="threadlab-card" data-status="{_e(status)}">'
-        f"<summary>{mark} <b>{_e(card['name'])}</b>{progress}"
-        f' <span style="color:#57606a">[{_e(status)}{took}]</span></summary>'
-        f'<pre style="white-space:pre-wrap;margin:4px 0">{body}</pre>{extra}</details>'
+        f"<summary>{mark} <b>{_e(card['name'])}</b>{label}{progress}"
+        f' <span style="opacity:.7">[{_e(status)}{took}]</span></summary>'
+        f'{args}<pre style="white-space:pre-wrap;margin:4px 0">{body}</pre>{extra}</details>'
     )
 
 
 def _usage_html(message: dict[str, Any]) -> str:
     spent = usage_text(message.get("usage"))
-    return f' <span style="color:#57606a">· {_e(spent)}</span>' if spent else ""
+    return f' <span style="opacity:.7">· {_e(spent)}</span>' if spent else ""
 
 
 def _thread_html(trace: TraceState, thread_id: str, depth: int = 0) -> str:
@@ -48,7 +57,7 @@ def _thread_html(trace: TraceState, thread_id: str, depth: int = 0) -> str:
     parts: list[str] = []
     for message in trace.messages.get(thread_id, []):
         if message["role"] == "user" and message["depth"] == 0:
-            parts.append(f"<p><b>user</b>: {_e(message['text'])}</p>")
+            parts.append(f"<p{_PRE}><b>user</b>: {_e(message['text'])}</p>")
         for call_id in message["calls"]:
             card = trace.cards.get(call_id)
             if card is not None:
@@ -57,7 +66,7 @@ def _thread_html(trace: TraceState, thread_id: str, depth: int = 0) -> str:
         if message["role"] == "assistant" and shown and message["depth"] == 0:
             side = f" ({message['side']})" if message.get("side") else ""
             parts.append(
-                f"<p><b>assistant{side}</b>: {_e(message['text'])}{_usage_html(message)}</p>"
+                f"<p{_PRE}><b>assistant{side}</b>: {_e(message['text'])}{_usage_html(message)}</p>"
             )
     files = trace.files.get(thread_id, {})
     if files:

@@ -25,6 +25,7 @@ from .._records import (
     ToolCallFinishedEvent,
     ToolCallStartedEvent,
 )
+from ._arguments import LIVE_ARGUMENT_CHARS, argument_label, folded_arguments
 
 __all__ = ["PREVIEW_CHARS", "TraceState"]
 
@@ -72,6 +73,7 @@ class TraceState:
         self.cards: dict[str, dict[str, Any]] = {}
         self.files: dict[str, dict[str, int]] = {}
         self.drafts: dict[str, str] = {}  # text streaming in, per thread
+        self._calls: dict[str, list[str]] = {}  # an assistant message's call ids, in order
         self.run: dict[str, Any] = {"status": "idle", "text": None, "error": None, "usage": None}
 
     def add_thread(
@@ -101,9 +103,12 @@ class TraceState:
         elif isinstance(event, ToolCallDeltaEvent):
             card = self._card(event.tool_call_id, tid, event.name, event.depth)
             card["args_chars"] += len(event.delta)
+            if len(card["args"]) < LIVE_ARGUMENT_CHARS:  # the head, while the rest streams
+                card["args"] = (card["args"] + event.delta)[:LIVE_ARGUMENT_CHARS]
         elif isinstance(event, ToolCallStartedEvent):
+            # Started = its progress is known; the arguments may still be streaming. It runs
+            # once its message is complete (see _message), in the message's order.
             card = self._card(event.tool_call_id, tid, event.name, event.depth)
-            card["status"] = "running"
             card["progress"] = event.progress
             card["started_at"] = event.at
             thread["progress"] = event.progress or f"calling {event.name}"
@@ -112,6 +117,7 @@ class TraceState:
             card["status"] = event.status
             card["duration_ms"] = round(event.duration_ms, 1)
             thread["progress"] = None
+            self._run_next(card)
         elif isinstance(event, MessageCreatedEvent):
             self._message(event)
         elif isinstance(event, SubagentCreatedEvent):
@@ -147,6 +153,9 @@ class TraceState:
                 "result": None,
                 "result_chars": 0,
                 "args_chars": 0,
+                "args": "",
+                "label": "",
+                "message": None,
                 "events": [],
                 "started_at": None,
             }
@@ -181,15 +190,57 @@ class TraceState:
         self.messages.setdefault(tid, []).append(entry)
         for call in message.tool_calls:
             card = self._card(call.id, tid, call.name, message.depth)
+            card["message"] = message.id
+            if card["status"] == "streaming":
+                card["status"] = "queued"  # complete; calls run one at a time, in order
             # The stored arguments are the measure, live or replayed (deltas are live only).
             card["args_chars"] = len(
                 call.arguments if isinstance(call.arguments, str) else json.dumps(call.arguments)
             )
+            card["args"] = folded_arguments(call.arguments)
+            card["label"] = argument_label(call.arguments)
+        self._calls[message.id] = [c.id for c in message.tool_calls]
+        if message.tool_calls:
+            self._run_next(None, message.id)
         if message.role == "tool" and message.tool_call_id:
             card = self._card(message.tool_call_id, tid, message.name or "", message.depth)
-            card["result"] = _preview(message.content)
-            card["result_chars"] = len(message.content or "")
-            card["status"] = message.tool_status or card["status"]
+            self._take_result(card, message)
+
+    def _run_next(self, finished: dict[str, Any] | None, message_id: str | None = None) -> None:
+        """The message's first queued call is the one running now."""
+        message_id = message_id or (finished or {}).get("message")
+        for call_id in self._calls.get(message_id or "", ()):
+            card = self.cards.get(call_id)
+            if card is not None and card["status"] == "running":
+                return
+            if card is not None and card["status"] == "queued":
+                card["status"] = "running"
+                return
+
+    @staticmethod
+    def _take_result(card: dict[str, Any], message: Message) -> None:
+        card["result"] = _preview(message.content)
+        card["result_chars"] = len(message.content or "")
+        card["status"] = message.tool_status or card["status"]
+
+    def settle(self, results: Callable[[str], list[Message]]) -> None:
+        """After a run ended early: every card still streaming or running takes the result
+        its thread stored for it (`results(thread_id)`: the thread's tool messages), or says
+        "interrupted" — a frozen view never shows a call as still running."""
+        unfinished = [
+            c for c in self.cards.values() if c["status"] in ("streaming", "queued", "running")
+        ]
+        stored: dict[str, dict[str, Message]] = {}
+        for card in unfinished:
+            if card["thread"] not in stored:
+                stored[card["thread"]] = {
+                    m.tool_call_id: m for m in results(card["thread"]) if m.tool_call_id
+                }
+            message = stored[card["thread"]].get(card["id"])
+            if message is not None:
+                self._take_result(card, message)
+            else:
+                card["status"] = "interrupted"
 
     def snapshot(self) -> dict[str, Any]:
         """Everything a view needs, as one JSON value that shares nothing with this state

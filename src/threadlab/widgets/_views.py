@@ -4,6 +4,7 @@ browser) and the thread list. ESM and CSS live in `static/`, next to this file."
 from __future__ import annotations
 
 import base64
+import html
 import mimetypes
 from pathlib import Path
 from typing import Any
@@ -16,7 +17,7 @@ from ..runtime import Runtime
 from ..store import ThreadSummary
 from ..threads import is_live
 from ._replay import replay
-from ._static import static_text
+from ._static import static_html, static_text
 from ._trace import TraceState
 
 __all__ = ["ThreadListView", "TraceView"]
@@ -29,6 +30,20 @@ class _View(anywidget.AnyWidget):
     _esm = _STATIC / "threadlab.js"
     _css = _STATIC / "threadlab.css"
     view = traitlets.Unicode("inspector").tag(sync=True)
+
+    def _repr_mimebundle_(self, **kwargs: Any) -> Any:
+        # Beside the widget, the same content as static HTML and text: what nbconvert, GitHub
+        # and any front end without the widget's state show instead.
+        bundle = super()._repr_mimebundle_(**kwargs)
+        data = bundle[0] if isinstance(bundle, tuple) else bundle
+        if isinstance(data, dict):
+            data["text/plain"] = repr(self)
+            data["text/html"] = self.static_html()
+        return bundle
+
+    def static_html(self) -> str:
+        """The view's content as script-free HTML."""
+        return f"<pre>{html.escape(repr(self))}</pre>"
 
     def __init__(self, rt: Runtime, **kwargs: Any) -> None:
         super().__init__(**kwargs)
@@ -109,6 +124,9 @@ class TraceView(_View):
     def __repr__(self) -> str:
         return static_text(self.state)
 
+    def static_html(self) -> str:
+        return static_html(self.state)
+
 
 class ThreadListView(_View):
     """Persisted threads, newest first; opening one shows its inspector below the list."""
@@ -133,6 +151,15 @@ class ThreadListView(_View):
     def _handle(self, op: Any, content: dict[str, Any]) -> None:
         if op == "open":
             self.open_thread(str(content.get("thread")))
+
+    def static_html(self) -> str:
+        head = "".join(f"<th>{c}</th>" for c in ("thread", "agent", "status", "messages"))
+        rows = "".join(
+            f"<tr><td><code>{html.escape(r['id'])}</code></td><td>{html.escape(r['agent'])}</td>"
+            f"<td>{html.escape(r['status'])}</td><td>{r['messages']}</td></tr>"
+            for r in self.rows
+        )
+        return f'<table class="threadlab-threads"><tr>{head}</tr>{rows}</table>'
 
     def __repr__(self) -> str:
         lines = [f"{len(self.rows)} threads (newest first)"]

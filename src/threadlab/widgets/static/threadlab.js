@@ -11,7 +11,8 @@
  * @typedef {{type: string, data: unknown}} CardEvent
  * @typedef {{id: string, thread: string, name: string, depth: number, progress: string | null,
  *   status: string, duration_ms: number | null, result: string | null, result_chars: number,
- *   args_chars: number, events: CardEvent[], started_at: number | null}} Card
+ *   args_chars: number, args: string, label: string, events: CardEvent[],
+ *   started_at: number | null}} Card
  * @typedef {{path: string, size: number}} FileEntry
  * @typedef {{status?: string, text?: string | null, error?: string | null,
  *   usage?: Record<string, number> | null}} RunSummary
@@ -25,8 +26,13 @@
  * @typedef {{get(name: string): any, set(name: string, value: unknown): void,
  *   save_changes(): void, send(content: object): void,
  *   on(event: string, callback: (...args: any[]) => void): void}} Model
+ * @typedef {{el: HTMLElement, sig: string}} Keyed
+ * @typedef {{root: HTMLElement, status: HTMLElement, usage: HTMLElement, code: HTMLElement,
+ *   left: HTMLElement, center: HTMLElement, right: HTMLElement, error: HTMLElement}} Skeleton
  * @typedef {{selected: string | null, fetched: Record<string, string>, preview: Preview | null,
- *   redraw: () => void}} Local
+ *   redraw: () => void, ui: Skeleton | null, cards: Map<string, Keyed>,
+ *   messages: Map<string, Keyed>, previewEl: Keyed | null,
+ *   clock: Record<string, {seen: number, started: number | null}>}} Local
  */
 
 /**
@@ -50,15 +56,46 @@ function h(tag, attrs = {}, ...children) {
   return node;
 }
 
-const MARK = { success: "✓", error: "✗", running: "⟳", streaming: "…" };
+const MARK = {
+  success: "✓",
+  error: "✗",
+  interrupted: "✗",
+  running: "⟳",
+  queued: "⋯",
+  streaming: "…",
+};
 
 /**
- * One tool call: status, progress, result (the rest on demand) and its custom events.
+ * When the browser first saw a call, and when it started running: the elapsed counters count
+ * from these (browser time, so a kernel on another clock does not skew them).
+ * @param {Local} local
+ * @param {Card} c
+ */
+function clockOf(local, c) {
+  const now = Date.now();
+  if (!local.clock[c.id]) local.clock[c.id] = { seen: now, started: null };
+  const clock = local.clock[c.id];
+  if (c.status === "running" && clock.started === null) clock.started = now;
+  return clock;
+}
+
+/**
+ * Seconds since `since` (ms), as the counters show them.
+ * @param {number} since
+ */
+function elapsed(since) {
+  return `${((Date.now() - since) / 1000).toFixed(1)} s`;
+}
+
+/**
+ * The summary line and body of one tool call.
  * @param {Model} model
  * @param {Card} c
- * @param {Record<string, string>} fetched full results already asked for, by call id
+ * @param {Record<string, string>} fetched
+ * @param {Local} local
+ * @returns {HTMLElement[]}
  */
-function card(model, c, fetched) {
+function cardParts(model, c, fetched, local) {
   const full = fetched[c.id];
   const result = full !== undefined ? full : c.result || "";
   const more =
@@ -75,34 +112,66 @@ function card(model, c, fetched) {
   const events = (c.events || []).map((e) =>
     h("li", {}, h("code", {}, e.type), " ", JSON.stringify(e.data)),
   );
-  return h(
-    "details",
-    {
-      class: `tl-card tl-${c.status}`,
-      "data-testid": "tool-card",
-      "data-status": c.status,
-      "data-call": c.id,
-    },
+  const clock = clockOf(local, c);
+  const active = c.status === "streaming" || c.status === "running" || c.status === "queued";
+  const since = c.status === "running" ? clock.started || clock.seen : clock.seen;
+  const summary = h(
+    "summary",
+    {},
+    h("span", { class: "tl-mark" }, MARK[c.status] || "•"),
+    h("b", { class: "tl-name" }, c.name),
+    c.label ? h("span", { class: "tl-label", "data-testid": "tool-label" }, c.label) : null,
+    c.progress
+      ? h("span", { class: "tl-progress", "data-testid": "tool-progress" }, c.progress)
+      : null,
     h(
-      "summary",
-      {},
-      h("span", { class: "tl-mark" }, MARK[c.status] || "•"),
-      h("b", { class: "tl-name" }, c.name),
-      c.progress
-        ? h("span", { class: "tl-progress", "data-testid": "tool-progress" }, c.progress)
+      "span",
+      { class: "tl-meta", "data-testid": "tool-meta" },
+      c.status,
+      c.status === "streaming" ? ` · ${c.args_chars.toLocaleString("en")} chars of arguments` : "",
+      c.duration_ms !== null && !active ? ` · ${Math.round(c.duration_ms)} ms` : "",
+      active ? " · " : "",
+      active
+        ? h("span", { class: "tl-elapsed", "data-since": String(since) }, elapsed(since))
         : null,
-      h(
-        "span",
-        { class: "tl-meta" },
-        c.status,
-        c.duration_ms !== null ? ` · ${Math.round(c.duration_ms)} ms` : "",
-        c.status === "streaming" ? ` · ${c.args_chars} chars of arguments` : "",
-      ),
     ),
+  );
+  return [
+    summary,
+    c.args
+      ? h(
+          "div",
+          { class: "tl-args-box" },
+          h("div", { class: "tl-heading" }, "arguments"),
+          h("pre", { class: "tl-args", "data-testid": "tool-args" }, c.args),
+        )
+      : null,
+    result ? h("div", { class: "tl-heading" }, "result") : null,
     result ? h("pre", { class: "tl-result" }, result) : null,
     more,
     events.length ? h("ul", { class: "tl-events", "data-testid": "tool-events" }, events) : null,
-  );
+  ].filter((part) => part !== null);
+}
+
+/**
+ * One tool call's card. The element is kept per call and updated in place, so a card the
+ * user opened stays open (and keeps its scroll) while updates stream in.
+ * @param {Model} model
+ * @param {Card} c
+ * @param {Record<string, string>} fetched full results already asked for, by call id
+ * @param {Local} local
+ */
+function card(model, c, fetched, local) {
+  const sig = JSON.stringify([c, fetched[c.id] ?? null]);
+  const kept = local.cards.get(c.id);
+  if (kept && kept.sig === sig) return kept.el;
+  const el =
+    kept?.el || h("details", { class: "tl-card", "data-testid": "tool-card", "data-call": c.id });
+  el.className = `tl-card tl-${c.status}`;
+  el.setAttribute("data-status", c.status);
+  el.replaceChildren(...cardParts(model, c, fetched, local));
+  local.cards.set(c.id, { el, sig });
+  return el;
 }
 
 const USAGE_WORDS = [
@@ -125,38 +194,56 @@ function usageText(usage) {
 }
 
 /**
- * A thread's messages, with a card under each assistant message per tool call.
+ * One message's line, kept per message id (its text does not change once stored).
+ * @param {TraceMessage} m
+ * @param {Local} local
+ */
+function messageLine(m, local) {
+  const sig = JSON.stringify(m);
+  const kept = local.messages.get(m.id);
+  if (kept && kept.sig === sig) return kept.el;
+  const who = m.role + (m.side ? ` (${m.side})` : "");
+  const el = h(
+    "div",
+    { class: `tl-msg tl-${m.role}`, style: `margin-left:${m.depth * 16}px` },
+    h("b", {}, who),
+    " ",
+    m.text,
+    m.attachments.length
+      ? h("span", { class: "tl-meta" }, ` 📎 ${m.attachments.join(", ")}`)
+      : null,
+    m.usage ? h("span", { class: "tl-meta" }, ` · ${usageText(m.usage)}`) : null,
+  );
+  local.messages.set(m.id, { el, sig });
+  return el;
+}
+
+/**
+ * A thread's messages, with a card under each assistant message per tool call, then what is
+ * still streaming: the text so far and the calls whose arguments are arriving.
  * @param {Model} model
  * @param {Trace} trace
  * @param {string} threadId
- * @param {Record<string, string>} fetched
+ * @param {Local} local
  * @returns {HTMLElement[]}
  */
-function conversation(model, trace, threadId, fetched) {
+function conversation(model, trace, threadId, local) {
   const out = [];
+  const placed = new Set();
+  /** @param {Card} c */
+  const placeCard = (c) => {
+    placed.add(c.id);
+    out.push(
+      h("div", { style: `margin-left:${c.depth * 16}px` }, card(model, c, local.fetched, local)),
+    );
+  };
   for (const m of trace.messages[threadId] || []) {
     if (m.role === "tool" || (m.depth > 0 && m.role !== "assistant")) continue;
     // An assistant step that only called tools still shows what it cost.
-    if ((m.text || (m.role === "assistant" && m.usage)) && m.role !== "tool") {
-      const who = m.role + (m.side ? ` (${m.side})` : "");
-      out.push(
-        h(
-          "div",
-          { class: `tl-msg tl-${m.role}`, style: `margin-left:${m.depth * 16}px` },
-          h("b", {}, who),
-          " ",
-          m.text,
-          m.attachments.length
-            ? h("span", { class: "tl-meta" }, ` 📎 ${m.attachments.join(", ")}`)
-            : null,
-          m.usage ? h("span", { class: "tl-meta" }, ` · ${usageText(m.usage)}`) : null,
-        ),
-      );
-    }
+    if (m.text || (m.role === "assistant" && m.usage)) out.push(messageLine(m, local));
     for (const id of m.calls) {
       const c = trace.cards[id];
-      if (c)
-        out.push(h("div", { style: `margin-left:${m.depth * 16}px` }, card(model, c, fetched)));
+      if (c) placeCard(c);
     }
   }
   const draft = trace.drafts?.[threadId];
@@ -170,6 +257,9 @@ function conversation(model, trace, threadId, fetched) {
         draft,
       ),
     );
+  // Calls of a message still streaming: no message lists them yet, but they are under way.
+  for (const c of Object.values(trace.cards || {}))
+    if (c.thread === threadId && !placed.has(c.id)) placeCard(c);
   return out;
 }
 
@@ -210,14 +300,16 @@ function tree(trace, selected, select) {
 }
 
 /**
- * The selected thread's files, and the preview the user asked for.
+ * The selected thread's files, and the preview the user asked for (kept while it is the same
+ * file at the same size, so its scroll position survives updates).
  * @param {Model} model
  * @param {Trace} trace
  * @param {string} threadId
- * @param {Preview | null} preview
+ * @param {Local} local
  */
-function files(model, trace, threadId, preview) {
+function files(model, trace, threadId, local) {
   const list = trace.files?.[threadId] || [];
+  const preview = local.preview && local.preview.thread === threadId ? local.preview : null;
   const rows = list.map((f) =>
     h(
       "li",
@@ -225,31 +317,72 @@ function files(model, trace, threadId, preview) {
       h(
         "button",
         {
-          class: "tl-file",
+          class: `tl-file${preview?.path === f.path ? " tl-selected" : ""}`,
           "data-testid": "file",
           "data-path": f.path,
           onclick: () => model.send({ op: "preview", thread: threadId, path: f.path }),
         },
         f.path,
       ),
-      h("span", { class: "tl-meta" }, ` ${f.size} B`),
+      h("span", { class: "tl-meta" }, ` ${f.size.toLocaleString("en")} B`),
     ),
   );
   let shown = null;
-  if (preview && preview.thread === threadId) {
-    shown = preview.error
-      ? h("div", { class: "tl-error" }, preview.error)
-      : preview.image
-        ? h("img", { src: preview.image, alt: preview.path, class: "tl-image" })
-        : h("pre", { class: "tl-preview", "data-testid": "file-preview" }, preview.text);
+  if (preview) {
+    const sig = JSON.stringify(preview);
+    if (local.previewEl?.sig !== sig) {
+      const el = preview.error
+        ? h("div", { class: "tl-error" }, preview.error)
+        : preview.image
+          ? h("img", { src: preview.image, alt: preview.path, class: "tl-image" })
+          : h("pre", { class: "tl-preview", "data-testid": "file-preview" }, preview.text);
+      local.previewEl = { el, sig };
+    }
+    shown = local.previewEl?.el;
   }
-  return h(
-    "div",
-    { class: "tl-files", "data-testid": "file-browser" },
+  return [
     h("div", { class: "tl-heading" }, `files (${list.length})`),
-    rows.length ? h("ul", {}, rows) : h("div", { class: "tl-meta" }, "no files"),
+    rows.length
+      ? h("ul", { class: "tl-file-list" }, rows)
+      : h("div", { class: "tl-meta" }, "no files"),
     shown,
+  ];
+}
+
+/**
+ * The inspector's frame, made once per output: later updates fill it, so the panes keep their
+ * scroll positions and the cards their open state.
+ * @param {HTMLElement} el
+ * @returns {Skeleton}
+ */
+function skeleton(el) {
+  const ui = {
+    status: h("span", { class: "tl-status", "data-testid": "run-status" }),
+    usage: h("span", { class: "tl-meta", "data-testid": "run-usage" }),
+    code: h("code", {}),
+    left: h("div", { class: "tl-left" }),
+    center: h("div", { class: "tl-center", "data-testid": "conversation" }),
+    right: h("div", { class: "tl-right tl-files", "data-testid": "file-browser" }),
+    error: h("div", { class: "tl-error" }),
+  };
+  const root = h(
+    "div",
+    { class: "tl-inspector", "data-testid": "inspector" },
+    h(
+      "div",
+      { class: "tl-header" },
+      h("b", {}, "threadlab"),
+      " ",
+      ui.code,
+      " ",
+      ui.status,
+      ui.usage,
+    ),
+    h("div", { class: "tl-panes" }, ui.left, ui.center, ui.right),
+    ui.error,
   );
+  el.replaceChildren(root);
+  return { root, ...ui };
 }
 
 /**
@@ -268,46 +401,20 @@ function inspector(model, el, trace, local) {
     model.save_changes();
     local.redraw();
   };
+  if (!local.ui || local.ui.root.parentNode !== el) local.ui = skeleton(el);
+  const ui = local.ui;
   const run = trace.run || {};
-  el.replaceChildren(
-    h(
-      "div",
-      { class: "tl-inspector", "data-testid": "inspector" },
-      h(
-        "div",
-        { class: "tl-header" },
-        h("b", {}, "threadlab"),
-        " ",
-        h("code", {}, trace.root),
-        " ",
-        h(
-          "span",
-          { class: `tl-status tl-${run.status}`, "data-testid": "run-status" },
-          run.status || "",
-        ),
-        run.usage
-          ? h("span", { class: "tl-meta", "data-testid": "run-usage" }, ` ${usageText(run.usage)}`)
-          : null,
-      ),
-      h(
-        "div",
-        { class: "tl-panes" },
-        h(
-          "div",
-          { class: "tl-left" },
-          h("div", { class: "tl-heading" }, "threads"),
-          tree(trace, selected, select),
-        ),
-        h(
-          "div",
-          { class: "tl-center", "data-testid": "conversation" },
-          conversation(model, trace, selected, local.fetched),
-        ),
-        h("div", { class: "tl-right" }, files(model, trace, selected, local.preview)),
-      ),
-      run.error ? h("div", { class: "tl-error" }, run.error) : null,
-    ),
+  ui.code.textContent = trace.root;
+  ui.status.className = `tl-status tl-${run.status}`;
+  ui.status.textContent = run.status || "";
+  ui.usage.textContent = run.usage ? ` ${usageText(run.usage)}` : "";
+  ui.left.replaceChildren(
+    h("div", { class: "tl-heading" }, "threads"),
+    tree(trace, selected, select),
   );
+  ui.center.replaceChildren(...conversation(model, trace, selected, local));
+  ui.right.replaceChildren(...files(model, trace, selected, local).filter((x) => x));
+  ui.error.textContent = run.error || "";
 }
 
 /**
@@ -369,6 +476,11 @@ export default {
       fetched: {},
       preview: null,
       redraw: () => {},
+      ui: null,
+      cards: new Map(),
+      messages: new Map(),
+      previewEl: null,
+      clock: {},
     };
     local.redraw = () => {
       if (model.get("view") === "threads") threadList(model, el, local);
@@ -382,5 +494,11 @@ export default {
     for (const name of ["trace", "rows", "opened", "live"])
       model.on(`change:${name}`, local.redraw);
     local.redraw();
+    // The elapsed counters of running calls tick between updates.
+    const ticker = setInterval(() => {
+      for (const span of el.querySelectorAll(".tl-elapsed"))
+        span.textContent = elapsed(Number(span.getAttribute("data-since")));
+    }, 200);
+    return () => clearInterval(ticker);
   },
 };

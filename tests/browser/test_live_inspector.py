@@ -1,0 +1,244 @@
+"""The live inspector as a person uses it, in JupyterLab and Chromium: a tool's card appears
+while the model is still streaming its arguments (the model is held at a gate, not the tool),
+with the progress text, the growing argument size and an elapsed counter; a card the user
+opened stays open while updates stream in; status badges are readable in the light and the
+dark theme; the finished trace shows token usage; and the views still read after the notebook
+is saved, the kernel shut down and the page reloaded. Screenshots of each stage are saved
+under the test's temporary folder (`shots/`)."""
+
+from __future__ import annotations
+
+import json
+import re
+import urllib.request
+from pathlib import Path
+from typing import Any
+
+import nbformat
+
+from .conftest import Lab
+from .test_lab import run_cell
+
+SETUP = '''%load_ext threadlab
+import asyncio, os
+import threadlab as tl
+from threadlab.models import FinishChunk, TextChunk, ToolCallChunk
+GATE = os.path.abspath("gate")
+
+
+class Gated:
+    """Streams a write_file call whose content keeps coming until the gate file exists."""
+
+    name = "gated"
+
+    async def stream(self, request):
+        if request.messages[-1].role == "tool":
+            yield TextChunk("The page is written.\\nIt is short.")
+            yield FinishChunk(usage={"input_tokens": 400, "output_tokens": 12})
+            return
+        head = '{"description": "writing index.html", "path": "/index.html", "content": "'
+        yield ToolCallChunk(0, id="call_w", name="write_file", arguments=head)
+        while not os.path.exists(GATE):
+            await asyncio.sleep(0.05)
+            yield ToolCallChunk(0, arguments="<p>green tea</p>")
+        yield ToolCallChunk(0, arguments='"}')
+        yield FinishChunk(usage={"input_tokens": 321, "output_tokens": 54})'''
+
+TOOL = '''%%tool --progress description
+async def write_file(state, description: str, path: str, content: str) -> str:
+    """Write a file.
+
+    Args:
+        description: e.g. "writing index.html"
+    """
+    await state.write_file(path, content)
+    return f"wrote {len(content)} characters to {path}"'''
+
+CELLS = [
+    SETUP,
+    TOOL,
+    'tl.define_prompt("builder", prompt="Build.", model=Gated(), tools=["write_file"])',
+    "%%thread builder\nMake a page about tea.",
+    'tid = next(t.id for t in tl.Runtime().threads() if t.agent == "builder")',
+    "%threadlab open {tid}",
+    "%threadlab threads",
+]
+
+# The contrast of an element's text against its background as painted over the page (WCAG).
+CONTRAST = """(el) => {
+  const style = getComputedStyle(el);
+  let page = "white";
+  for (let n = el.parentElement; n; n = n.parentElement) {
+    const b = getComputedStyle(n).backgroundColor;
+    if (b && b !== "rgba(0, 0, 0, 0)" && b !== "transparent") { page = b; break; }
+  }
+  const canvas = document.createElement("canvas");
+  canvas.width = canvas.height = 1;
+  const ctx = canvas.getContext("2d", { willReadFrequently: true });
+  const paint = (over, color) => {
+    ctx.fillStyle = page; ctx.fillRect(0, 0, 1, 1);
+    if (over) { ctx.fillStyle = over; ctx.fillRect(0, 0, 1, 1); }
+    ctx.fillStyle = color; ctx.fillRect(0, 0, 1, 1);
+    return ctx.getImageData(0, 0, 1, 1).data;
+  };
+  const lum = (d) => {
+    const c = [0, 1, 2].map((i) => {
+      const v = d[i] / 255;
+      return v <= 0.03928 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4;
+    });
+    return 0.2126 * c[0] + 0.7152 * c[1] + 0.0722 * c[2];
+  };
+  const back = lum(paint(null, style.backgroundColor));
+  const fore = lum(paint(style.backgroundColor, style.color));
+  return (Math.max(back, fore) + 0.05) / (Math.min(back, fore) + 0.05);
+}"""
+
+
+def write_notebook(lab: Lab) -> Path:
+    notebook = nbformat.v4.new_notebook()
+    notebook.metadata["kernelspec"] = {
+        "name": "python3",
+        "display_name": "Python 3",
+        "language": "python",
+    }
+    notebook.cells = [nbformat.v4.new_code_cell(c) for c in CELLS]
+    path = lab.root / "inspector.ipynb"
+    nbformat.write(notebook, path)
+    return path
+
+
+def set_theme(page: Any, theme: str) -> None:
+    page.locator(".lm-MenuBar-itemLabel", has_text="Settings").click()
+    page.locator(".lm-Menu-itemLabel", has_text="Theme").first.hover()
+    page.get_by_text(theme, exact=True).click()
+    light = "true" if theme == "JupyterLab Light" else "false"
+    page.wait_for_selector(f"body[data-jp-theme-light='{light}']", state="attached", timeout=30_000)
+    page.wait_for_timeout(500)
+
+
+def arguments_size(page: Any) -> int:
+    meta = page.locator("[data-testid=tool-card] [data-testid=tool-meta]").first.inner_text()
+    found = re.search(r"([\d,]+) chars of arguments", meta)
+    assert found, meta
+    return int(found.group(1).replace(",", ""))
+
+
+def shut_down_kernels(lab: Lab) -> None:
+    base = f"{lab.url}/api/kernels"
+    with urllib.request.urlopen(f"{base}?token={lab.token}") as reply:
+        kernels = json.load(reply)
+    for kernel in kernels:
+        request = urllib.request.Request(
+            f"{base}/{kernel['id']}?token={lab.token}", method="DELETE"
+        )
+        urllib.request.urlopen(request).close()
+
+
+def test_the_live_inspector_in_a_browser(lab: Lab, browser: Any) -> None:
+    page = browser.new_page(viewport={"width": 1400, "height": 1000})
+    shots = lab.root.parent / "shots"
+    shots.mkdir(exist_ok=True)
+    try:
+        walk(lab, page, shots)
+    except Exception:
+        page.screenshot(path=str(shots / "failure.png"), full_page=True)
+        print(f"screenshot of the failure: {shots / 'failure.png'}")
+        raise
+    finally:
+        page.close()
+
+
+def walk(lab: Lab, page: Any, shots: Path) -> None:
+    errors: list[str] = []
+    page.on("pageerror", lambda error: errors.append(str(error)))
+    path = write_notebook(lab)
+    gate = lab.root / "gate"
+    page.goto(lab.notebook_url(path.name) + "&reset")
+    page.wait_for_selector(".jp-Notebook .jp-Cell", timeout=60_000)
+    page.wait_for_selector("text=Python 3 (ipykernel) | Idle", timeout=60_000)
+    news = page.locator(".jp-Notification-Toast-Close")  # "get notified about news?"
+    if news.count():
+        news.first.click()
+    for index in range(4):
+        run_cell(page, index)
+
+    # 1. The card is there while the arguments still stream (the model waits at the gate).
+    streaming = page.locator("[data-testid=tool-card][data-status=streaming]")
+    streaming.locator("[data-testid=tool-progress]", has_text="writing index.html").wait_for(
+        timeout=60_000
+    )
+    assert not gate.exists()
+    first_size = arguments_size(page)
+    counter = streaming.locator(".tl-elapsed")
+    first_count = counter.inner_text()
+    page.wait_for_timeout(1200)
+    assert arguments_size(page) > first_size  # the size grows as the arguments arrive
+    assert counter.inner_text() != first_count  # the elapsed counter ticks
+    streaming.first.scroll_into_view_if_needed()
+    page.screenshot(path=str(shots / "streaming-light.png"))
+
+    # 2. Opened by the user, the card stays open through 3 s of updates.
+    card = streaming.first
+    card.locator("summary").click()
+    assert card.get_attribute("open") is not None
+    args = card.locator("[data-testid=tool-args]")
+    args.wait_for(timeout=10_000)
+    for _ in range(6):
+        page.wait_for_timeout(500)
+        assert card.get_attribute("open") is not None
+    assert "writing index.html" in args.inner_text()
+    assert card.locator("[data-testid=tool-progress]").inner_text() == "writing index.html"
+    assert arguments_size(page) > first_size
+
+    # Status badges read well in both themes (WCAG AA: contrast >= 4.5).
+    badge = page.locator("[data-testid=run-status]").first
+    assert badge.evaluate(CONTRAST) >= 4.5
+    set_theme(page, "JupyterLab Dark")
+    assert badge.evaluate(CONTRAST) >= 4.5
+    assert card.get_attribute("open") is not None  # a theme switch does not close it either
+    page.screenshot(path=str(shots / "streaming-dark.png"))
+
+    # The run finishes: the frozen trace keeps line breaks and shows what the run cost.
+    gate.touch()
+    static = page.locator(".threadlab-static").first
+    static.wait_for(timeout=60_000)
+    text = static.inner_text()
+    assert "321 in / 54 out tokens" in text
+    assert "run completed · 721 in / 66 out tokens" in text
+    assert "The page is written.\nIt is short." in text
+    static.locator("details.threadlab-card summary").first.click()
+    static.scroll_into_view_if_needed()
+    assert "/index.html" in static.locator("details.threadlab-card").first.inner_text()
+    page.screenshot(path=str(shots / "finished-dark.png"))
+
+    # 3. The views read after saving, shutting the kernel down and reloading the page.
+    for index in range(4, 7):
+        run_cell(page, index)
+    page.locator("[data-testid=thread-list]").wait_for(timeout=60_000)
+    inspector = page.locator(".jp-Notebook .jp-Cell").nth(5).locator("[data-testid=inspector]")
+    inspector.wait_for(timeout=60_000)
+    for status in page.locator("[data-testid=run-status]").all():
+        assert status.evaluate(CONTRAST) >= 4.5
+    page.keyboard.press("Control+s")
+    page.wait_for_timeout(2000)
+    shut_down_kernels(lab)
+    page.reload()
+    page.wait_for_selector(".jp-Notebook .jp-Cell", timeout=60_000)
+    page.wait_for_timeout(3000)
+    assert "Error displaying widget" not in page.inner_text("body")
+    reopened = page.locator(".jp-Notebook .jp-Cell").nth(5)
+    reopened.locator("[data-testid=inspector]").wait_for(timeout=30_000)
+    assert "completed" in reopened.locator("[data-testid=run-status]").inner_text()
+    assert "721 in / 66 out tokens" in reopened.locator("[data-testid=run-usage]").inner_text()
+    conversation = reopened.locator("[data-testid=conversation]").inner_text()
+    assert "The page is written." in conversation
+    assert "writing index.html" in conversation
+    assert reopened.locator("[data-testid=file][data-path='/index.html']").count() == 1
+    listing = page.locator("[data-testid=thread-list]")
+    listing.wait_for(timeout=30_000)
+    reopened.scroll_into_view_if_needed()
+    page.screenshot(path=str(shots / "reopened-dark.png"))
+    set_theme(page, "JupyterLab Light")
+    listing.scroll_into_view_if_needed()
+    page.screenshot(path=str(shots / "reopened-light.png"))
+    assert errors == []  # no script error on any page, live or reopened
