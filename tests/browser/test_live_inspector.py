@@ -23,7 +23,7 @@ SETUP = '''%load_ext threadlab
 import asyncio, os
 import threadlab as tl
 from threadlab.models import FinishChunk, TextChunk, ToolCallChunk
-GATE = os.path.abspath("gate")
+GATE = os.path.abspath("inspector-gate")
 
 
 class Gated:
@@ -51,7 +51,10 @@ async def write_file(state, description: str, path: str, content: str) -> str:
     Args:
         description: e.g. "writing index.html"
     """
+    for step in range(1, 4):
+        state.emit("progress", {"step": step, "of": 3})
     await state.write_file(path, content)
+    state.emit("saved", {"path": path, "bytes": len(content)})
     return f"wrote {len(content)} characters to {path}"'''
 
 CELLS = [
@@ -152,7 +155,8 @@ def walk(lab: Lab, page: Any, shots: Path) -> None:
     errors: list[str] = []
     page.on("pageerror", lambda error: errors.append(str(error)))
     path = write_notebook(lab)
-    gate = lab.root / "gate"
+    gate = lab.root / "inspector-gate"
+    gate.unlink(missing_ok=True)
     page.goto(lab.notebook_url(path.name) + "&reset")
     page.wait_for_selector(".jp-Notebook .jp-Cell", timeout=60_000)
     page.wait_for_selector("text=Python 3 (ipykernel) | Idle", timeout=60_000)
@@ -208,7 +212,10 @@ def walk(lab: Lab, page: Any, shots: Path) -> None:
     assert "The page is written.\nIt is short." in text
     static.locator("details.threadlab-card summary").first.click()
     static.scroll_into_view_if_needed()
-    assert "/index.html" in static.locator("details.threadlab-card").first.inner_text()
+    frozen_card = static.locator("details.threadlab-card").first.inner_text()
+    assert "/index.html" in frozen_card
+    assert "████████████ 3 / 3" in frozen_card
+    assert "path: /index.html" in frozen_card
     page.screenshot(path=str(shots / "finished-dark.png"))
 
     # 3. The views read after saving, shutting the kernel down and reloading the page.
@@ -234,6 +241,14 @@ def walk(lab: Lab, page: Any, shots: Path) -> None:
     assert "The page is written." in conversation
     assert "writing index.html" in conversation
     assert reopened.locator("[data-testid=file][data-path='/index.html']").count() == 1
+    # Structured progress is a bar with a count; other events read as lines, not JSON.
+    reopened.locator("[data-testid=tool-card] summary").first.click()
+    bar = reopened.locator("[data-testid=tool-progress-bar]")
+    assert bar.inner_text() == "3 / 3"
+    assert bar.locator("progress").get_attribute("value") == "3"
+    events = reopened.locator("[data-testid=tool-events]").inner_text()
+    assert events.startswith("saved ")
+    assert "path: /index.html" in events
     listing = page.locator("[data-testid=thread-list]")
     listing.wait_for(timeout=30_000)
     reopened.scroll_into_view_if_needed()

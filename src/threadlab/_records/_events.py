@@ -112,6 +112,9 @@ class ToolCallFinishedEvent(Event):
     """The result's status."""
     duration_ms: float
     """How long the call ran, in milliseconds."""
+    traceback: str | None = None
+    """When the tool raised: its traceback, trimmed to the tool's own frames and redacted.
+    For the person reading the trace; the model only reads the one-line error message."""
 
 
 class SubagentCreatedEvent(Event):

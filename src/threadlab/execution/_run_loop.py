@@ -335,11 +335,12 @@ class RunLoop:
         for call in assistant.tool_calls:
             started = time.perf_counter()
             state = self.state_for(frame, prompt, call)
+            trace: str | None = None
             if self.failures >= limit or not self.completed:
                 reason = self.outcome.error or f"{self.failures} consecutive failed tool calls"
                 result = ToolResult("error", error=f"not run: the run stopped ({reason})")
             else:
-                result = await run_tool_call(call, tools, state, self._missing_for)
+                result, trace = await run_tool_call(call, tools, state, self._missing_for)
                 if hooks.has("before_store_tool_result"):
                     result = await hooks.run(
                         "before_store_tool_result",
@@ -349,7 +350,7 @@ class RunLoop:
                         expect=lambda value: isinstance(value, ToolResult),
                     )
             result = self._checked_attachments(result)
-            await self._store_result(frame, call, result, started, hooks, state)
+            await self._store_result(frame, call, result, started, hooks, state, trace)
             frame.records.append((call, result))
             if result.status == "success":
                 self.failures = 0
@@ -390,6 +391,7 @@ class RunLoop:
         started: float,
         hooks: HookRunner,
         state: ThreadState,
+        trace: str | None = None,
     ) -> None:
         # Redacted before it is serialised: a secret inside a value would otherwise reach the
         # store JSON-escaped, where the text redaction cannot see it.
@@ -414,6 +416,7 @@ class RunLoop:
                 name=call.name,
                 status=result.status,
                 duration_ms=(time.perf_counter() - started) * 1000,
+                traceback=redactor.text(trace) if trace else None,
                 **frame.event_base(self.context.base()),
             )
         )

@@ -7,7 +7,9 @@ from __future__ import annotations
 import asyncio
 import inspect
 import json
+import traceback
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 from .._records import MAX_NESTING, ToolCall, ToolResult, nesting_depth
@@ -15,7 +17,9 @@ from ..definitions import ToolDefinition
 from ..threads import ThreadState
 from ._worker_thread import in_worker_thread
 
-__all__ = ["content_of", "result_text", "run_tool_call"]
+__all__ = ["content_of", "result_text", "run_tool_call", "tool_traceback"]
+
+_PACKAGE = str(Path(__file__).resolve().parents[1])
 
 
 def error(message: str) -> ToolResult:
@@ -29,13 +33,46 @@ def result_text(result: ToolResult) -> str:
     return result.error or "the tool reported an error"
 
 
+def tool_traceback(exc: BaseException) -> str:
+    """The traceback of an exception a tool raised, trimmed to the tool's own frames (the
+    runtime's frames that called it say nothing to the person debugging the tool)."""
+    frames = [
+        frame
+        for frame in traceback.extract_tb(exc.__traceback__)
+        if not str(Path(frame.filename).resolve()).startswith(_PACKAGE)
+    ]
+    lines = ["Traceback (most recent call last):\n", *traceback.format_list(frames)]
+    lines += traceback.format_exception_only(type(exc), exc)
+    return "".join(lines).rstrip("\n")
+
+
 async def run_tool_call(
     call: ToolCall,
     tools: dict[str, ToolDefinition],
     state: ThreadState,
     missing_variables: Callable[[ToolDefinition], list[tuple[str, str]]],
+) -> tuple[ToolResult, str | None]:
+    """The result of `call`, and the traceback when the tool raised (for the person reading
+    the trace; the model gets the one-line message). Never raises to the loop, except for
+    cancellation."""
+    try:
+        return await _run(call, tools, state, missing_variables), None
+    except _Raised as raised:
+        return raised.result, raised.trace
+
+
+class _Raised(Exception):
+    def __init__(self, result: ToolResult, trace: str) -> None:
+        self.result = result
+        self.trace = trace
+
+
+async def _run(
+    call: ToolCall,
+    tools: dict[str, ToolDefinition],
+    state: ThreadState,
+    missing_variables: Callable[[ToolDefinition], list[tuple[str, str]]],
 ) -> ToolResult:
-    """The result of `call`: never raises to the loop, except for cancellation."""
     definition = tools.get(call.name)
     if definition is None:
         offered = ", ".join(sorted(tools)) or "none"
@@ -59,7 +96,8 @@ async def run_tool_call(
         state.abandon()
         raise
     except Exception as exc:
-        return error(f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__)
+        message = f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
+        raise _Raised(error(message), tool_traceback(exc)) from None
     value = returned.result if isinstance(returned, ToolResult) else returned
     if nesting_depth(value) > MAX_NESTING:
         return error(

@@ -4,6 +4,7 @@ nbconvert export or a GitHub preview shows once a run is over."""
 from __future__ import annotations
 
 import html
+import json
 from typing import Any
 
 from ._trace import TraceState, usage_text
@@ -30,26 +31,87 @@ def _card_html(card: dict[str, Any]) -> str:
     progress = f" — {_e(card['progress'])}" if card.get("progress") else ""
     took = f" · {card['duration_ms']:.0f} ms" if card.get("duration_ms") is not None else ""
     body = _e(card.get("result") or "")
+    shown = card.get("events", [])
+    bar = next((b for b in map(progress_bar, reversed(shown)) if b), "")
     events = "".join(
-        f"<li><code>{_e(e['type'])}</code> {_e(e['data'])}</li>" for e in card.get("events", [])
+        f"<li><b>{_e(e['type'])}</b> {_e(readable(e['data']))}</li>"
+        for e in shown
+        if not progress_bar(e)
     )
-    extra = f"<ul>{events}</ul>" if events else ""
+    extra = (f"<div><code>{_e(bar)}</code></div>" if bar else "") + (
+        f"<ul>{events}</ul>" if events else ""
+    )
     args = (
         f'<pre style="white-space:pre-wrap;margin:4px 0;opacity:.85">{_e(card["args"])}</pre>'
         if card.get("args")
+        else ""
+    )
+    trace = (
+        '<pre style="white-space:pre-wrap;margin:4px 0;border-left:3px solid #cf222e;'
+        f'padding-left:6px">{_e(card["traceback"])}</pre>'
+        if card.get("traceback")
         else ""
     )
     return (
         f'<details class="threadlab-card" data-status="{_e(status)}">'
         f"<summary>{mark} <b>{_e(card['name'])}</b>{label}{progress}"
         f' <span style="opacity:.7">[{_e(status)}{took}]</span></summary>'
-        f'{args}<pre style="white-space:pre-wrap;margin:4px 0">{body}</pre>{extra}</details>'
+        f'{args}<pre style="white-space:pre-wrap;margin:4px 0">{body}</pre>{trace}{extra}'
+        "</details>"
     )
 
 
 def _usage_html(message: dict[str, Any]) -> str:
     spent = usage_text(message.get("usage"))
     return f' <span style="opacity:.7">· {_e(spent)}</span>' if spent else ""
+
+
+def progress_bar(event: dict[str, Any]) -> str:
+    """A "progress" event's position as a text bar, e.g. "██████░░░░░░ 6 / 12"; "" for any
+    other event. Takes {"step": n, "of": m} (or done/current with total), {"fraction": f} or
+    a bare fraction, as the live view does.
+
+    Example:
+        >>> progress_bar({"type": "progress", "data": {"step": 3, "of": 12}})
+        '███░░░░░░░░░ 3 / 12'
+    """
+    data = event.get("data")
+    if event.get("type") != "progress":
+        return ""
+    if isinstance(data, int | float) and not isinstance(data, bool) and 0 <= data <= 1:
+        value, label = float(data), f"{round(data * 100)}%"
+    elif isinstance(data, dict):
+        step = next((data[k] for k in ("step", "done", "current") if k in data), None)
+        of = data.get("of", data.get("total"))
+        fraction = data.get("fraction", data.get("progress"))
+        if isinstance(step, int | float) and isinstance(of, int | float) and of > 0:
+            value, label = min(step, of) / of, f"{step} / {of}"
+        elif isinstance(fraction, int | float) and 0 <= fraction <= 1:
+            value, label = float(fraction), f"{round(fraction * 100)}%"
+        else:
+            return ""
+    else:
+        return ""
+    filled = round(value * 12)
+    return "█" * filled + "░" * (12 - filled) + f" {label}"
+
+
+def readable(data: Any) -> str:
+    """A custom event's data as a person reads it: "key: value, key: value".
+
+    Example:
+        >>> readable({"path": "/a.txt", "bytes": 12})
+        'path: /a.txt, bytes: 12'
+    """
+    if data is None:
+        return ""
+    if isinstance(data, dict):
+        return ", ".join(
+            f"{k}: {json.dumps(v) if isinstance(v, dict | list) else v}" for k, v in data.items()
+        )
+    if isinstance(data, list):
+        return ", ".join(readable(item) for item in data)
+    return str(data)
 
 
 def _thread_html(trace: TraceState, thread_id: str, depth: int = 0) -> str:

@@ -116,6 +116,7 @@ class TraceState:
             card = self._card(event.tool_call_id, tid, event.name, event.depth)
             card["status"] = event.status
             card["duration_ms"] = round(event.duration_ms, 1)
+            card["traceback"] = event.traceback
             thread["progress"] = None
             self._run_next(card)
         elif isinstance(event, MessageCreatedEvent):
@@ -156,6 +157,7 @@ class TraceState:
                 "args": "",
                 "label": "",
                 "message": None,
+                "traceback": None,
                 "events": [],
                 "started_at": None,
             }

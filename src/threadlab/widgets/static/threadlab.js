@@ -12,7 +12,7 @@
  * @typedef {{id: string, thread: string, name: string, depth: number, progress: string | null,
  *   status: string, duration_ms: number | null, result: string | null, result_chars: number,
  *   args_chars: number, args: string, label: string, events: CardEvent[],
- *   started_at: number | null}} Card
+ *   started_at: number | null, traceback: string | null}} Card
  * @typedef {{path: string, size: number}} FileEntry
  * @typedef {{status?: string, text?: string | null, error?: string | null,
  *   usage?: Record<string, number> | null}} RunSummary
@@ -88,6 +88,54 @@ function elapsed(since) {
 }
 
 /**
+ * A "progress" event's position, if it says one: {"step": 3, "of": 12} (also done/total,
+ * current/total) or {"fraction": 0.25} (or a bare number between 0 and 1).
+ * @param {CardEvent} e
+ * @returns {{value: number, max: number, label: string} | null}
+ */
+function progressOf(e) {
+  if (e.type !== "progress") return null;
+  const d = /** @type {any} */ (e.data);
+  if (typeof d === "number" && d >= 0 && d <= 1)
+    return { value: d, max: 1, label: `${Math.round(d * 100)}%` };
+  if (!d || typeof d !== "object") return null;
+  const step = d.step ?? d.done ?? d.current;
+  const of = d.of ?? d.total;
+  if (typeof step === "number" && typeof of === "number" && of > 0)
+    return { value: Math.min(step, of), max: of, label: `${step} / ${of}` };
+  const fraction = d.fraction ?? d.progress;
+  if (typeof fraction === "number" && fraction >= 0 && fraction <= 1)
+    return { value: fraction, max: 1, label: `${Math.round(fraction * 100)}%` };
+  return null;
+}
+
+/**
+ * The last position a call's progress events gave, like a tqdm bar shows it.
+ * @param {CardEvent[]} events
+ */
+function latestProgress(events) {
+  for (let i = events.length - 1; i >= 0; i--) {
+    const found = progressOf(events[i]);
+    if (found) return found;
+  }
+  return null;
+}
+
+/**
+ * A custom event's data as a line a person reads: "key: value, key: value", not JSON.
+ * @param {unknown} data
+ * @returns {string}
+ */
+function readable(data) {
+  if (data === null || data === undefined) return "";
+  if (typeof data !== "object") return String(data);
+  if (Array.isArray(data)) return data.map(readable).join(", ");
+  return Object.entries(data)
+    .map(([key, value]) => `${key}: ${typeof value === "object" ? JSON.stringify(value) : value}`)
+    .join(", ");
+}
+
+/**
  * The summary line and body of one tool call.
  * @param {Model} model
  * @param {Card} c
@@ -109,9 +157,10 @@ function cardParts(model, c, fetched, local) {
           `load all ${c.result_chars} characters`,
         )
       : null;
-  const events = (c.events || []).map((e) =>
-    h("li", {}, h("code", {}, e.type), " ", JSON.stringify(e.data)),
-  );
+  const progress = latestProgress(c.events || []);
+  const events = (c.events || [])
+    .filter((e) => progressOf(e) === null)
+    .map((e) => h("li", {}, h("b", {}, e.type), " ", readable(e.data)));
   const clock = clockOf(local, c);
   const active = c.status === "streaming" || c.status === "running" || c.status === "queued";
   const since = c.status === "running" ? clock.started || clock.seen : clock.seen;
@@ -149,6 +198,18 @@ function cardParts(model, c, fetched, local) {
     result ? h("div", { class: "tl-heading" }, "result") : null,
     result ? h("pre", { class: "tl-result" }, result) : null,
     more,
+    c.traceback ? h("div", { class: "tl-heading" }, "traceback") : null,
+    c.traceback
+      ? h("pre", { class: "tl-traceback", "data-testid": "tool-traceback" }, c.traceback)
+      : null,
+    progress
+      ? h(
+          "div",
+          { class: "tl-bar", "data-testid": "tool-progress-bar" },
+          h("progress", { value: String(progress.value), max: String(progress.max) }),
+          h("span", { class: "tl-meta" }, progress.label),
+        )
+      : null,
     events.length ? h("ul", { class: "tl-events", "data-testid": "tool-events" }, events) : null,
   ].filter((part) => part !== null);
 }
