@@ -119,11 +119,21 @@ def _thread_html(trace: TraceState, thread_id: str, depth: int = 0) -> str:
     parts: list[str] = []
     for message in trace.messages.get(thread_id, []):
         if message["role"] == "user" and message["depth"] == 0:
-            parts.append(f"<p{_PRE}><b>user</b>: {_e(message['text'])}</p>")
+            child = trace.threads.get(message.get("subagent") or "")
+            who = (
+                f"report from {_e(child['name'] or child['agent'])} [{_e(child['status'])}]"
+                if child is not None
+                else "user"
+            )
+            files = message.get("attachments") or []
+            attached = f" · 📎 {_e(', '.join(files))}" if files else ""
+            parts.append(f"<p{_PRE}><b>{who}</b>: {_e(message['text'])}{attached}</p>")
         for call_id in message["calls"]:
             card = trace.cards.get(call_id)
             if card is not None:
-                parts.append(_card_html(card))
+                # A prompt tool's inner calls sit under the card that started them.
+                indent = card["depth"] * 16
+                parts.append(f'<div style="margin-left:{indent}px">{_card_html(card)}</div>')
         shown = message["text"] or message.get("usage")  # a tools-only step shows its cost
         if message["role"] == "assistant" and shown and message["depth"] == 0:
             side = f" ({message['side']})" if message.get("side") else ""
@@ -166,14 +176,25 @@ def _spent(run: dict[str, Any]) -> str:
     return f" · {spent}" if spent else ""
 
 
+def _text_lines(trace: TraceState, thread_id: str, indent: str) -> list[str]:
+    """A thread's calls, each under its own thread (a child's are never the lead's), nested
+    calls indented under the call that started them."""
+    lines = []
+    for card in trace.cards.values():
+        if card["thread"] == thread_id:
+            progress = f" — {card['progress']}" if card.get("progress") else ""
+            pad = indent + "  " * card["depth"]
+            lines.append(f"{pad}[{card['status']}] {card['name']}{progress}")
+    for child in trace.threads.values():
+        if child["parent"] == thread_id:
+            lines.append(f"{indent}subagent {child['name']} ({child['id']}): {child['status']}")
+            lines += _text_lines(trace, child["id"], indent + "  ")
+    return lines
+
+
 def static_text(trace: TraceState) -> str:
     lines = [f"threadlab thread {trace.root_id} — run {trace.run['status']}{_spent(trace.run)}"]
-    for card in trace.cards.values():
-        progress = f" — {card['progress']}" if card.get("progress") else ""
-        lines.append(f"  [{card['status']}] {card['name']}{progress}")
-    children = [t for t in trace.threads.values() if t["parent"] is not None]
-    for child in children:
-        lines.append(f"  subagent {child['name']} ({child['id']}): {child['status']}")
+    lines += _text_lines(trace, trace.root_id, "  ")
     if trace.run.get("text"):
         lines.append(f"  answer: {trace.run['text']}")
     if trace.run.get("error"):

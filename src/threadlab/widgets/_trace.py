@@ -181,6 +181,7 @@ class TraceState:
             "calls": [c.id for c in message.tool_calls],
             "attachments": list(message.attachments),
             "usage": message.usage,
+            "subagent": message.subagent_id,
         }
         if message.usage:
             # The run's tokens, its subagents' included: what the run cost.

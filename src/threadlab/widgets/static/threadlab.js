@@ -7,7 +7,7 @@
  *   progress: string | null}} TraceThread
  * @typedef {{id: string, role: string, text: string, chars: number, depth: number,
  *   side: string | null, calls: string[], attachments: string[],
- *   usage: Record<string, number> | null}} TraceMessage
+ *   usage: Record<string, number> | null, subagent: string | null}} TraceMessage
  * @typedef {{type: string, data: unknown}} CardEvent
  * @typedef {{id: string, thread: string, name: string, depth: number, progress: string | null,
  *   status: string, duration_ms: number | null, result: string | null, result_chars: number,
@@ -255,19 +255,31 @@ function usageText(usage) {
 }
 
 /**
- * One message's line, kept per message id (its text does not change once stored).
+ * One message's line, kept per message id (its text does not change once stored). A report a
+ * subagent delivered reads as that child's, with its name and status, not as the human's.
  * @param {TraceMessage} m
+ * @param {Trace} trace
  * @param {Local} local
  */
-function messageLine(m, local) {
-  const sig = JSON.stringify(m);
+function messageLine(m, trace, local) {
+  const child = m.subagent ? trace.threads.find((t) => t.id === m.subagent) : undefined;
+  const sig = JSON.stringify([m, child?.name, child?.status]);
   const kept = local.messages.get(m.id);
   if (kept && kept.sig === sig) return kept.el;
-  const who = m.role + (m.side ? ` (${m.side})` : "");
+  const who = m.subagent
+    ? [
+        h("b", {}, `report from ${child?.name || m.subagent}`),
+        child ? h("span", { class: `tl-status tl-${child.status}` }, child.status) : null,
+      ]
+    : h("b", {}, m.role + (m.side ? ` (${m.side})` : ""));
   const el = h(
     "div",
-    { class: `tl-msg tl-${m.role}`, style: `margin-left:${m.depth * 16}px` },
-    h("b", {}, who),
+    {
+      class: `tl-msg tl-${m.subagent ? "report" : m.role}`,
+      style: `margin-left:${m.depth * 16}px`,
+      "data-testid": m.subagent ? "subagent-report" : null,
+    },
+    who,
     " ",
     m.text,
     m.attachments.length
@@ -301,7 +313,7 @@ function conversation(model, trace, threadId, local) {
   for (const m of trace.messages[threadId] || []) {
     if (m.role === "tool" || (m.depth > 0 && m.role !== "assistant")) continue;
     // An assistant step that only called tools still shows what it cost.
-    if (m.text || (m.role === "assistant" && m.usage)) out.push(messageLine(m, local));
+    if (m.text || (m.role === "assistant" && m.usage)) out.push(messageLine(m, trace, local));
     for (const id of m.calls) {
       const c = trace.cards[id];
       if (c) placeCard(c);
