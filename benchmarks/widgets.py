@@ -1,10 +1,13 @@
 """Widget traffic of a long run: 5,000 text deltas and 200 tool calls streamed into one live
-view. Counts the update messages the view's comm sends, and the most sent in any one second,
-against the configured cap (ThreadlabMagics.update_rate)."""
+view. Counts the messages the view's comm sends (state updates and live patches), the most sent
+in any one second against the configured cap (ThreadlabMagics.update_rate), and the bytes they
+carry — with live patches, and with a whole trace at every update (how views updated before),
+on the same run."""
 
 from __future__ import annotations
 
 import asyncio
+import json
 import tempfile
 import time
 from dataclasses import dataclass
@@ -19,10 +22,14 @@ from threadlab.widgets import LiveRun
 
 class _CountingComm(BaseComm):
     times: list[float] = []  # noqa: RUF012 - one shared log per benchmark run
+    bytes: list[int] = []  # noqa: RUF012
 
     def publish_msg(self, msg_type: str, data: Any = None, *args: Any, **keys: Any) -> None:
-        if msg_type == "comm_msg" and isinstance(data, dict) and data.get("method") == "update":
+        if msg_type != "comm_msg" or not isinstance(data, dict):
+            return
+        if data.get("method") in ("update", "custom"):
             _CountingComm.times.append(time.monotonic())
+            _CountingComm.bytes.append(len(json.dumps(data, default=str)))
 
 
 @dataclass(frozen=True)
@@ -34,9 +41,12 @@ class Traffic:
     seconds: float
     max_per_second: int
     cap: float
+    sent_bytes: int
 
 
-async def measure(rate: float = 15.0, calls: int = 200, words: int = 25) -> Traffic:
+async def measure(
+    rate: float = 15.0, calls: int = 200, words: int = 25, patches: bool = True
+) -> Traffic:
     registry = tl.Registry()
     tl.define_tool("noop", description="x", execute=lambda s, a: "ok", registry=registry)
 
@@ -57,11 +67,13 @@ async def measure(rate: float = 15.0, calls: int = 200, words: int = 25) -> Traf
     original = comm.create_comm
     comm.create_comm = lambda **kw: _CountingComm(**kw)
     _CountingComm.times = []
+    _CountingComm.bytes = []
     try:
         with tempfile.TemporaryDirectory() as directory:
             rt = tl.Runtime(registry, directory, secret_key="bench", max_steps=calls + 5)
             thread = await rt.create_thread("p")
             live = LiveRun(rt, thread, rate)
+            live.view.patches = patches
             started = time.monotonic()
             await live.run("go")
             seconds = time.monotonic() - started
@@ -79,19 +91,33 @@ async def measure(rate: float = 15.0, calls: int = 200, words: int = 25) -> Traf
         seconds=seconds,
         max_per_second=busiest,
         cap=rate,
+        sent_bytes=sum(_CountingComm.bytes),
     )
 
 
-def report(t: Traffic) -> str:
-    return "\n".join(
-        [
-            "| events | text deltas | tool calls | run (s) | updates sent | most in 1 s | cap/s |",
-            "|---|---|---|---|---|---|---|",
-            f"| {t.events} | {t.text_deltas} | {t.tool_calls} | {t.seconds:.1f} | {t.updates} |"
-            f" {t.max_per_second} | {t.cap:g} |",
-        ]
-    )
+def report(t: Traffic, whole: Traffic | None = None) -> str:
+    rows = [
+        "| updates | events | text deltas | tool calls | run (s) | messages sent | most in 1 s"
+        " | cap/s | bytes sent | bytes/s |",
+        "|---|---|---|---|---|---|---|---|---|---|",
+    ]
+    for name, traffic in (("live patches", t), ("whole trace each time", whole)):
+        if traffic is not None:
+            rows.append(
+                f"| {name} | {traffic.events} | {traffic.text_deltas} | {traffic.tool_calls} |"
+                f" {traffic.seconds:.1f} | {traffic.updates} | {traffic.max_per_second} |"
+                f" {traffic.cap:g} | {traffic.sent_bytes:,} |"
+                f" {traffic.sent_bytes / traffic.seconds:,.0f} |"
+            )
+    if whole is not None:
+        rows.append(f"\nbytes, whole traces / patches: {whole.sent_bytes / t.sent_bytes:.1f}x")
+    return "\n".join(rows)
+
+
+async def compare() -> str:
+    """Both ways on the same run, patches first."""
+    return report(await measure(patches=True), await measure(patches=False))
 
 
 if __name__ == "__main__":
-    print(report(asyncio.run(measure())))
+    print(asyncio.run(compare()))

@@ -65,6 +65,7 @@ CELLS = [
     'tid = next(t.id for t in tl.Runtime().threads() if t.agent == "builder")',
     "%threadlab open {tid}",
     "%threadlab threads",
+    "%%thread builder --live\nAnother page.",
 ]
 
 # The contrast of an element's text against its background as painted over the page (WCAG).
@@ -219,8 +220,17 @@ def walk(lab: Lab, page: Any, shots: Path) -> None:
     page.screenshot(path=str(shots / "finished-dark.png"))
 
     # 3. The views read after saving, shutting the kernel down and reloading the page.
-    for index in range(4, 7):
+    for index in range(4, 8):
         run_cell(page, index)
+    # A --live view stays an inspector; its updates came as patches merged in the front end.
+    live_view = page.locator(".jp-Notebook .jp-Cell").nth(7).locator("[data-testid=inspector]")
+    page.wait_for_function(
+        "() => { const c = document.querySelectorAll('.jp-Notebook .jp-Cell')[7];"
+        " const s = c && c.querySelector('[data-testid=run-status]');"
+        " return s && s.textContent === 'completed'; }",
+        timeout=60_000,
+    )
+    assert "Another page." in live_view.locator("[data-testid=conversation]").inner_text()
     page.locator("[data-testid=thread-list]").wait_for(timeout=60_000)
     inspector = page.locator(".jp-Notebook .jp-Cell").nth(5).locator("[data-testid=inspector]")
     inspector.wait_for(timeout=60_000)
@@ -249,6 +259,13 @@ def walk(lab: Lab, page: Any, shots: Path) -> None:
     events = reopened.locator("[data-testid=tool-events]").inner_text()
     assert events.startswith("saved ")
     assert "path: /index.html" in events
+    # The saved state of the --live view is its final, patched trace.
+    saved_live = page.locator(".jp-Notebook .jp-Cell").nth(7)
+    saved_live.locator("[data-testid=inspector]").wait_for(timeout=30_000)
+    assert saved_live.locator("[data-testid=run-status]").inner_text() == "completed"
+    assert "Another page." in saved_live.locator("[data-testid=conversation]").inner_text()
+    assert saved_live.locator("[data-testid=tool-card][data-status=success]").count() >= 1
+    assert "in /" in saved_live.locator("[data-testid=run-usage]").inner_text()
     listing = page.locator("[data-testid=thread-list]")
     listing.wait_for(timeout=30_000)
     reopened.scroll_into_view_if_needed()

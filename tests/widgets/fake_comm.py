@@ -36,3 +36,21 @@ def updates(sent: list[tuple[float, str, Any]]) -> list[tuple[float, Any]]:
         for at, kind, data in sent
         if kind == "comm_msg" and isinstance(data, dict) and data.get("method") == "update"
     ]
+
+
+def patches(sent: list[tuple[float, str, Any]]) -> list[dict[str, Any]]:
+    """Live patches (custom messages with op "patch"), in the order they were sent."""
+    return [
+        data["content"]
+        for _, kind, data in sent
+        if kind == "comm_msg"
+        and isinstance(data, dict)
+        and data.get("method") == "custom"
+        and data["content"].get("op") == "patch"
+    ]
+
+
+def cards_sent(sent: list[tuple[float, str, Any]]) -> list[dict[str, Any]]:
+    """Every card the front end was sent, whole traces and patches alike."""
+    cards = [c for _, s in updates(sent) if "trace" in s for c in s["trace"]["cards"].values()]
+    return cards + [c for p in patches(sent) for c in p.get("cards", {}).values()]

@@ -14,7 +14,7 @@ import threadlab as tl
 from threadlab.models import call, step, text
 from threadlab.widgets import LiveRun, StaticTrace, ThreadListView, TraceView, replay
 
-from .fake_comm import install, updates
+from .fake_comm import cards_sent, install, updates
 
 SECRET = "sk-very-secret-0042"
 
@@ -110,9 +110,9 @@ async def test_the_card_shows_progress_before_the_tool_finishes(
     task = asyncio.create_task(live.run("go"))
     for _ in range(200):
         await asyncio.sleep(0.01)
-        states = [s for _, s in updates(sent) if "trace" in s]
-        cards = [c for s in states for c in s["trace"]["cards"].values()]
-        if any(c["progress"] == "thinking hard" and c["status"] == "running" for c in cards):
+        if any(
+            c["progress"] == "thinking hard" and c["status"] == "running" for c in cards_sent(sent)
+        ):
             break
     else:
         pytest.fail("no update showed the running card with its progress")

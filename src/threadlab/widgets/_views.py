@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import base64
 import html
+import json
 import mimetypes
 from pathlib import Path
 from typing import Any
@@ -16,6 +17,7 @@ from .._errors import PathError
 from ..runtime import Runtime
 from ..store import ThreadSummary
 from ..threads import is_live
+from ._patches import Patcher
 from ._replay import replay
 from ._static import static_html, static_text
 from ._trace import TraceState
@@ -106,20 +108,41 @@ class TraceView(_View):
     selected = traitlets.Unicode("").tag(sync=True)
     live = traitlets.Bool(False).tag(sync=True)
 
-    def __init__(self, rt: Runtime, state: TraceState, **kwargs: Any) -> None:
+    def __init__(
+        self, rt: Runtime, state: TraceState, *, patches: bool = True, **kwargs: Any
+    ) -> None:
         # The first state goes out with the widget itself, not as an extra update.
-        super().__init__(
-            rt, view="inspector", trace=state.snapshot(), selected=state.root_id, **kwargs
-        )
+        snapshot = state.snapshot()
+        super().__init__(rt, view="inspector", trace=snapshot, selected=state.root_id, **kwargs)
         self.state = state
         self.finishing = False
+        self.patches = patches
+        self._patcher = Patcher()
+        self._patcher.reset(snapshot)
 
     def push(self) -> None:
-        # One update message per push, the `live` flag included once the run is over.
-        with self.hold_sync():
-            self.trace = self.state.snapshot()
-            if self.finishing:
-                self.live = False
+        """Send what changed since the last push, as a patch the front end merges into its
+        model (so its saved state is whole). The kernel's copy of `trace` is kept current
+        without sending it: a front end that asks for the state later gets all of it."""
+        snapshot = self.state.snapshot()
+        if not self.patches:  # the whole trace at every update (for comparison)
+            with self.hold_sync():
+                self.trace = snapshot
+                if self.finishing:
+                    self.live = False
+            return
+        patch = self._patcher.patch(snapshot)
+        if patch:
+            self.send({"op": "patch", **patch})
+        # ipywidgets' own echo guard: a value under the lock equal to it is not sent.
+        with self._lock_property(trace=json.loads(json.dumps(snapshot))):
+            self.trace = snapshot
+        if self.finishing:
+            self.live = False
+
+    def _handle(self, op: Any, content: dict[str, Any]) -> None:
+        if op == "select" and isinstance(content.get("thread"), str):
+            self.selected = content["thread"]
 
     def __repr__(self) -> str:
         return static_text(self.state)

@@ -470,8 +470,8 @@ function inspector(model, el, trace, local) {
   /** @param {string} id */
   const select = (id) => {
     local.selected = id;
-    model.set("selected", id);
-    model.save_changes();
+    // Told as a message, not a synced change: a save would send the view's whole trace back.
+    model.send({ op: "select", thread: id });
     local.redraw();
   };
   if (!local.ui || local.ui.root.parentNode !== el) local.ui = skeleton(el);
@@ -488,6 +488,28 @@ function inspector(model, el, trace, local) {
   ui.center.replaceChildren(...conversation(model, trace, selected, local));
   ui.right.replaceChildren(...files(model, trace, selected, local).filter((x) => x));
   ui.error.textContent = run.error || "";
+}
+
+/**
+ * Merge a live patch (what changed since the last message) into the view's copy of the trace.
+ * @param {Trace} trace
+ * @param {any} patch
+ */
+function applyPatch(trace, patch) {
+  for (const t of patch.threads || []) {
+    const at = trace.threads.findIndex((x) => x.id === t.id);
+    if (at >= 0) trace.threads[at] = t;
+    else trace.threads.push(t);
+  }
+  Object.assign(trace.cards, patch.cards || {});
+  Object.assign(trace.files, patch.files || {});
+  for (const [tid, added] of Object.entries(patch.messages || {}))
+    trace.messages[tid] = (trace.messages[tid] || []).concat(added);
+  for (const [tid, text] of Object.entries(patch.drafts || {})) {
+    if (text === null) delete trace.drafts[tid];
+    else trace.drafts[tid] = text;
+  }
+  if (patch.run) trace.run = patch.run;
 }
 
 /**
@@ -562,6 +584,15 @@ export default {
     model.on("msg:custom", (/** @type {any} */ msg) => {
       if (msg.op === "result") local.fetched[msg.call] = msg.text;
       if (msg.op === "preview") local.preview = msg;
+      if (msg.op === "patch") {
+        // Patched into the model itself (never saved back to the kernel): the notebook's
+        // saved widget state is then the whole, current trace.
+        const trace = structuredClone(model.get("trace") || {});
+        if (trace.root) {
+          applyPatch(trace, msg);
+          model.set("trace", trace);
+        }
+      }
       local.redraw();
     });
     for (const name of ["trace", "rows", "opened", "live"])

@@ -1,0 +1,82 @@
+"""Live updates as changes, not whole traces.
+
+Sending the whole trace at every update costs what the run has done so far, every time: a
+200-call run sends its first card 200 times over. A patch carries only what changed since the
+last message: the threads and cards that differ, the messages added (a message never changes
+once stored), the files and drafts that differ, the run summary. The front end merges it into
+its copy (`applyPatch` in threadlab.js); a full trace still goes out now and then, and at the
+end, so a view opened mid-run catches up and the saved widget state is complete.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+__all__ = ["Patcher"]
+
+
+def _key(value: Any) -> str:
+    return json.dumps(value, sort_keys=True, separators=(",", ":"))
+
+
+class Patcher:
+    """Remembers what the front end has and computes what to send next."""
+
+    def __init__(self) -> None:
+        self._sent: dict[str, dict[str, str]] = {}
+        self._counts: dict[str, int] = {}
+
+    def reset(self, snapshot: dict[str, Any]) -> None:
+        """The front end now has `snapshot` whole."""
+        self._sent = {
+            "threads": {t["id"]: _key(t) for t in snapshot["threads"]},
+            "cards": {cid: _key(c) for cid, c in snapshot["cards"].items()},
+            "files": {tid: _key(f) for tid, f in snapshot["files"].items()},
+            "drafts": dict(snapshot["drafts"]),
+            "run": {"run": _key(snapshot["run"])},
+        }
+        self._counts = {tid: len(m) for tid, m in snapshot["messages"].items()}
+
+    def patch(self, snapshot: dict[str, Any]) -> dict[str, Any]:
+        """What changed since the last patch or reset (empty when nothing did)."""
+        patch: dict[str, Any] = {}
+        threads = [t for t in snapshot["threads"] if self._changed("threads", t["id"], t)]
+        if threads:
+            patch["threads"] = threads
+        cards = {cid: c for cid, c in snapshot["cards"].items() if self._changed("cards", cid, c)}
+        if cards:
+            patch["cards"] = cards
+        files = {tid: f for tid, f in snapshot["files"].items() if self._changed("files", tid, f)}
+        if files:
+            patch["files"] = files
+        added = {}
+        for tid, messages in snapshot["messages"].items():
+            count = self._counts.get(tid, 0)
+            if len(messages) > count:
+                added[tid] = messages[count:]
+                self._counts[tid] = len(messages)
+        if added:
+            patch["messages"] = added
+        drafts = self._drafts(snapshot["drafts"])
+        if drafts:
+            patch["drafts"] = drafts
+        if self._changed("run", "run", snapshot["run"]):
+            patch["run"] = snapshot["run"]
+        return patch
+
+    def _changed(self, section: str, key: str, value: Any) -> bool:
+        encoded = _key(value)
+        if self._sent[section].get(key) == encoded:
+            return False
+        self._sent[section][key] = encoded
+        return True
+
+    def _drafts(self, drafts: dict[str, str]) -> dict[str, str | None]:
+        sent = self._sent["drafts"]
+        changed: dict[str, str | None] = {
+            tid: text for tid, text in drafts.items() if sent.get(tid) != text
+        }
+        changed.update({tid: None for tid in sent if tid not in drafts})  # None: gone
+        self._sent["drafts"] = dict(drafts)
+        return changed

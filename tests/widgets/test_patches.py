@@ -1,0 +1,66 @@
+"""Live patches carry everything that changed: a copy of the trace kept by merging patches (as
+the front end does) ends equal to the trace itself, at every step of a real run."""
+
+from __future__ import annotations
+
+import copy
+import json
+from typing import Any
+
+import threadlab as tl
+from threadlab.models import call, step, text
+from threadlab.widgets._patches import Patcher
+from threadlab.widgets._replay import trace_for
+
+from ..helpers import scripted_prompt
+
+
+def merge(trace: dict[str, Any], patch: dict[str, Any]) -> None:
+    """What applyPatch in threadlab.js does."""
+    for thread in patch.get("threads", []):
+        ids = [t["id"] for t in trace["threads"]]
+        if thread["id"] in ids:
+            trace["threads"][ids.index(thread["id"])] = thread
+        else:
+            trace["threads"].append(thread)
+    trace["cards"].update(patch.get("cards", {}))
+    trace["files"].update(patch.get("files", {}))
+    for tid, added in patch.get("messages", {}).items():
+        trace["messages"][tid] = trace["messages"].get(tid, []) + added
+    for tid, draft in patch.get("drafts", {}).items():
+        if draft is None:
+            trace["drafts"].pop(tid, None)
+        else:
+            trace["drafts"][tid] = draft
+    if "run" in patch:
+        trace["run"] = patch["run"]
+
+
+async def test_merged_patches_rebuild_the_trace_at_every_step(
+    rt: tl.Runtime, registry: tl.Registry
+) -> None:
+    async def save(state: tl.ThreadState, args: Any) -> str:
+        state.emit("progress", {"step": 1, "of": 2})
+        await state.write_file(f"/{args['n']}.txt", "x" * args["n"])
+        return "saved"
+
+    tl.define_tool("save", description="s", execute=save, registry=registry,
+                   args={"type": "object", "properties": {"n": {"type": "integer"}}})  # fmt: skip
+    steps = [step(*(call("save", {"n": i}) for i in range(1, 4)), text="Saving three.")]
+    steps += [call("save", {"n": 9}), text("All saved.\nBye.")]
+    scripted_prompt(registry, steps, tools=["save"], chunk_size=3)
+    thread = await rt.create_thread("p")
+    state = trace_for(thread, rt.thread)
+    patcher = Patcher()
+    mirror = state.snapshot()
+    patcher.reset(mirror)
+    sizes = []
+    async for event in thread.stream("go"):
+        state.apply(event)
+        patch = patcher.patch(state.snapshot())
+        sizes.append(len(json.dumps(patch)))
+        merge(mirror, copy.deepcopy(patch))
+        assert mirror == state.snapshot()
+    assert patcher.patch(state.snapshot()) == {}  # nothing left to say
+    full = len(json.dumps(state.snapshot()))
+    assert max(sizes) < full  # no patch is the whole trace again
