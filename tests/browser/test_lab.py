@@ -52,15 +52,16 @@ CELLS = [
 ]
 
 
-def write_notebook(lab: Lab) -> Path:
+def write_notebook(lab: Lab, cells: list[str] = CELLS, name: str = "trace.ipynb") -> Path:
+    """A notebook of `cells` in the lab's root folder, not yet run."""
     notebook = nbformat.v4.new_notebook()
     notebook.metadata["kernelspec"] = {
         "name": "python3",
         "display_name": "Python 3",
         "language": "python",
     }
-    notebook.cells = [nbformat.v4.new_code_cell(c) for c in CELLS]
-    path = lab.root / "trace.ipynb"
+    notebook.cells = [nbformat.v4.new_code_cell(c) for c in cells]
+    path = lab.root / name
     nbformat.write(notebook, path)
     return path
 

@@ -14,10 +14,8 @@ import urllib.request
 from pathlib import Path
 from typing import Any
 
-import nbformat
-
 from .conftest import Lab
-from .test_lab import run_cell
+from .test_lab import run_cell, write_notebook
 
 SETUP = '''%load_ext threadlab
 import asyncio, os
@@ -98,19 +96,6 @@ CONTRAST = """(el) => {
 }"""
 
 
-def write_notebook(lab: Lab) -> Path:
-    notebook = nbformat.v4.new_notebook()
-    notebook.metadata["kernelspec"] = {
-        "name": "python3",
-        "display_name": "Python 3",
-        "language": "python",
-    }
-    notebook.cells = [nbformat.v4.new_code_cell(c) for c in CELLS]
-    path = lab.root / "inspector.ipynb"
-    nbformat.write(notebook, path)
-    return path
-
-
 def set_theme(page: Any, theme: str) -> None:
     page.locator(".lm-MenuBar-itemLabel", has_text="Settings").click()
     page.locator(".lm-Menu-itemLabel", has_text="Theme").first.hover()
@@ -155,7 +140,7 @@ def test_the_live_inspector_in_a_browser(lab: Lab, browser: Any) -> None:
 def walk(lab: Lab, page: Any, shots: Path) -> None:
     errors: list[str] = []
     page.on("pageerror", lambda error: errors.append(str(error)))
-    path = write_notebook(lab)
+    path = write_notebook(lab, CELLS, "inspector.ipynb")
     gate = lab.root / "inspector-gate"
     gate.unlink(missing_ok=True)
     page.goto(lab.notebook_url(path.name) + "&reset")
