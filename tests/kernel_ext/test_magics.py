@@ -330,3 +330,30 @@ def test_definition_cells_check_what_they_can_at_once(
     assert "line 2" in message
     assert "return (1," in message
     assert message.rstrip().endswith("^")
+
+
+def test_the_thread_list_narrows_to_the_notebook_that_made_them(
+    shell: InteractiveShell, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    run(shell, "%%prompt p\nx")
+    monkeypatch.setenv("JPY_SESSION_NAME", "notebooks/a.ipynb")  # as the Jupyter server sets it
+    run(shell, "%%thread p --new\none")
+    monkeypatch.setenv("JPY_SESSION_NAME", "b.ipynb")
+    run(shell, "%%thread p --new\ntwo")
+    monkeypatch.delenv("JPY_SESSION_NAME")
+    run(shell, "%%thread p --new\nthree")
+
+    everything = run(shell, "%threadlab threads")
+    assert [r["origin"] for r in everything.rows] == [None, "b.ipynb", "notebooks/a.ipynb"]
+    assert "<td>notebooks/a.ipynb</td>" in everything._repr_mimebundle_()[0]["text/html"]
+    mine = run(shell, "%threadlab threads --notebook notebooks/a.ipynb")
+    assert [r["origin"] for r in mine.rows] == ["notebooks/a.ipynb"]
+    assert repr(mine).startswith("1 threads made in notebooks/a.ipynb")
+    monkeypatch.setenv("JPY_SESSION_NAME", "b.ipynb")
+    assert len(run(shell, "%threadlab threads --here").rows) == 1
+    thread = magics(shell).session.runtime.thread(mine.rows[0]["id"])
+    assert thread.origin == "notebooks/a.ipynb"
+    monkeypatch.delenv("JPY_SESSION_NAME")
+    result = shell.run_cell("%threadlab threads --here")
+    assert isinstance(result.error_in_exec, UsageError)
+    assert "does not know its notebook" in str(result.error_in_exec)

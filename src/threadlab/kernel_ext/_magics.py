@@ -34,8 +34,8 @@ from ._session import KernelSession
 
 __all__ = ["ThreadlabMagics"]
 
-_THREADLAB_USAGE = """%threadlab threads | open ID | secret NAME | set NAME=VALUE | unset NAME
-           | import NOTEBOOK | export ID PATH | tools | models"""
+_THREADLAB_USAGE = """%threadlab threads [--here | --notebook PATH] | open ID | secret NAME
+           | set NAME=VALUE | unset NAME | import NOTEBOOK | export ID PATH | tools | models"""
 
 
 @magics_class
@@ -254,7 +254,9 @@ class ThreadlabMagics(Magics):
                 secrets[name] = self._ask_secret(name)
         while True:
             try:
-                return await rt.create_thread(args.target, env=env, secrets=secrets)
+                return await rt.create_thread(
+                    args.target, env=env, secrets=secrets, origin=this_notebook()
+                )
             except DefinitionError as exc:
                 raise UsageError(f"%%thread: {exc}") from None
             except MissingVariableError as exc:
@@ -285,8 +287,8 @@ class ThreadlabMagics(Magics):
 
     @line_magic
     def threadlab(self, line: str) -> Any:
-        """%threadlab threads | open ID | secret NAME | set NAME=VALUE | unset NAME |
-        import NOTEBOOK | export ID PATH | tools | models"""
+        """%threadlab threads [--here | --notebook PATH] | open ID | secret NAME |
+        set NAME=VALUE | unset NAME | import NOTEBOOK | export ID PATH | tools | models"""
         try:
             words = shlex.split(line)
         except ValueError as exc:
@@ -306,6 +308,17 @@ class ThreadlabMagics(Magics):
             raise UsageError(f"%threadlab {command}: {exc}") from None
 
     def _cmd_threads(self, rest: list[str]) -> ThreadListView:
+        if rest == ["--here"]:
+            here = this_notebook()
+            if here is None:
+                raise UsageError(
+                    "%threadlab threads --here: this kernel does not know its notebook"
+                )
+            return ThreadListView(self.session.runtime, origin=here)
+        if len(rest) == 2 and rest[0] == "--notebook":
+            return ThreadListView(self.session.runtime, origin=rest[1])
+        if rest:
+            raise UsageError("usage: %threadlab threads [--here | --notebook PATH]")
         return ThreadListView(self.session.runtime)
 
     def _cmd_open(self, rest: list[str]) -> TraceView:
@@ -383,6 +396,12 @@ class ThreadlabMagics(Magics):
         if os.environ.get(name):
             return "environment"
         return None
+
+
+def this_notebook() -> str | None:
+    """The path of the notebook this kernel runs for, as the Jupyter server gives it to the
+    kernels it starts (None in a plain IPython or a kernel started by hand)."""
+    return os.environ.get("JPY_SESSION_NAME") or None
 
 
 _AGENT_KEYS = frozenset(inspect.signature(define_agent).parameters) - {"name", "registry"}

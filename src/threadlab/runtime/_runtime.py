@@ -109,8 +109,10 @@ class Runtime:
         env: Mapping[str, str] | None = None,
         secrets: Mapping[str, str] | None = None,
         model: Model | str | None = None,
+        origin: str | None = None,
     ) -> Thread:
-        """Create a thread of an agent or a bare prompt.
+        """Create a thread of an agent or a bare prompt. `origin` says where it was made (the
+        notebook's path, in a kernel), so a list of threads can be narrowed to one notebook's.
 
         Raises DefinitionError for an unknown target or reference, and MissingVariableError
         naming every required variable of the agent graph that does not resolve.
@@ -118,7 +120,8 @@ class Runtime:
         graph = ThreadGraph(self.registry, target)
         if model is not None:
             self._models.check(model)
-        record = ThreadRecord(new_id("thr"), None, target, time.time(), json.dumps({}))
+        meta = {"origin": origin} if origin else {}
+        record = ThreadRecord(new_id("thr"), None, target, time.time(), json.dumps(meta))
         with self.store.transaction():
             self.store.add_thread(record)
             context = self._new_context(record, None)

@@ -101,6 +101,12 @@ class Thread:
         return self._context.resumable
 
     @property
+    def origin(self) -> str | None:
+        """Where the thread was created (a notebook's path), when that was given."""
+        origin = self._context.meta.get("origin")
+        return origin if isinstance(origin, str) else None
+
+    @property
     def created_at(self) -> float:
         """When the thread was created (seconds since the epoch)."""
         return self._context.record.created_at

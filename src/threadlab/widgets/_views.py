@@ -157,13 +157,16 @@ class ThreadListView(_View):
     rows: traitlets.List[dict[str, Any]] = traitlets.List().tag(sync=True)
     opened = traitlets.Dict().tag(sync=True)
 
-    def __init__(self, rt: Runtime, **kwargs: Any) -> None:
+    def __init__(self, rt: Runtime, *, origin: str | None = None, **kwargs: Any) -> None:
         super().__init__(rt, view="threads", **kwargs)
+        self.origin = origin
         self.refresh()
 
     def refresh(self) -> None:
-        """Re-read the list: one query for every root thread's counts and last run."""
-        self.rows = [_row(summary) for summary in self._rt.store.summarize_threads()]
+        """Re-read the list: one query for every root thread's counts and last run (only the
+        threads made in notebook `origin`, when one is given)."""
+        rows = [_row(summary) for summary in self._rt.store.summarize_threads()]
+        self.rows = [r for r in rows if self.origin is None or r["origin"] == self.origin]
 
     def open_thread(self, thread_id: str) -> TraceState:
         """Show the inspector of `thread_id` below the list."""
@@ -176,16 +179,19 @@ class ThreadListView(_View):
             self.open_thread(str(content.get("thread")))
 
     def static_html(self) -> str:
-        head = "".join(f"<th>{c}</th>" for c in ("thread", "agent", "status", "messages"))
+        columns = ("thread", "agent", "notebook", "status", "messages")
+        head = "".join(f"<th>{c}</th>" for c in columns)
         rows = "".join(
             f"<tr><td><code>{html.escape(r['id'])}</code></td><td>{html.escape(r['agent'])}</td>"
-            f"<td>{html.escape(r['status'])}</td><td>{r['messages']}</td></tr>"
+            f"<td>{html.escape(r['origin'] or '')}</td><td>{html.escape(r['status'])}</td>"
+            f"<td>{r['messages']}</td></tr>"
             for r in self.rows
         )
         return f'<table class="threadlab-threads"><tr>{head}</tr>{rows}</table>'
 
     def __repr__(self) -> str:
-        lines = [f"{len(self.rows)} threads (newest first)"]
+        where = f" made in {self.origin}" if self.origin else ""
+        lines = [f"{len(self.rows)} threads{where} (newest first)"]
         lines += [
             f"  {r['id']}  {r['agent']}  {r['status']}  {r['messages']} messages" for r in self.rows
         ]
@@ -200,9 +206,15 @@ def _row(summary: ThreadSummary) -> dict[str, Any]:
         status = "interrupted"  # its owner is gone; opening the thread repairs it
     else:
         status = summary.last_run_status or "never run"
+    try:
+        meta = json.loads(record.metadata or "{}")
+    except ValueError:
+        meta = {}
+    origin = meta.get("origin") if isinstance(meta, dict) else None
     return {
         "id": record.id,
         "agent": record.target,
+        "origin": origin if isinstance(origin, str) else None,
         "created_at": record.created_at,
         "status": status,
         "messages": summary.messages,

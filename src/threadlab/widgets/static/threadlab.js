@@ -21,8 +21,8 @@
  *   drafts: Record<string, string>, run: RunSummary}} Trace
  * @typedef {{op: "preview", thread: string, path: string, error?: string, image?: string,
  *   text?: string, size?: number, truncated?: boolean}} Preview
- * @typedef {{id: string, agent: string, created_at: number, status: string, messages: number,
- *   children: number}} ThreadRow
+ * @typedef {{id: string, agent: string, origin: string | null, created_at: number,
+ *   status: string, messages: number, children: number}} ThreadRow
  * @typedef {{get(name: string): any, set(name: string, value: unknown): void,
  *   save_changes(): void, send(content: object): void,
  *   on(event: string, callback: (...args: any[]) => void): void}} Model
@@ -528,7 +528,7 @@ function threadList(model, el, local) {
     h(
       "tr",
       {},
-      ["thread", "agent", "created", "status", "messages", "subagents", ""].map((c) =>
+      ["thread", "agent", "notebook", "created", "status", "messages", "subagents", ""].map((c) =>
         h("th", {}, c),
       ),
     ),
@@ -538,6 +538,7 @@ function threadList(model, el, local) {
         {},
         h("td", {}, h("code", {}, r.id)),
         h("td", {}, r.agent),
+        h("td", {}, r.origin || ""),
         h("td", {}, new Date(r.created_at * 1000).toLocaleString()),
         h("td", {}, r.status),
         h("td", {}, r.messages),
