@@ -200,7 +200,7 @@ class TraceState:
             card["args_chars"] = len(
                 call.arguments if isinstance(call.arguments, str) else json.dumps(call.arguments)
             )
-            card["args"] = folded_arguments(call.arguments)
+            card["args"] = folded_arguments(call.arguments) if call.arguments != {} else ""
             card["label"] = argument_label(call.arguments)
         self._calls[message.id] = [c.id for c in message.tool_calls]
         if message.tool_calls:
