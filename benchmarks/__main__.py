@@ -15,7 +15,7 @@ def main() -> None:
     print("\n## Subagent fan-out\n")
     print(asyncio.run(fanout.main()))
     print("\n## Widget traffic\n")
-    print(asyncio.run(widgets.compare()))
+    print(asyncio.run(widgets.main()))
     print("\n## Store growth of a streamed call\n")
     print(storage.report(asyncio.run(storage.measure())))
     print("\n## Provider streaming\n")

@@ -45,13 +45,17 @@ class Traffic:
 
 
 async def measure(
-    rate: float = 15.0, calls: int = 200, words: int = 25, patches: bool = True
+    rate: float = 15.0,
+    calls: int = 200,
+    words: int = 25,
+    patches: bool = True,
+    step_seconds: float = 0.005,
 ) -> Traffic:
     registry = tl.Registry()
     tl.define_tool("noop", description="x", execute=lambda s, a: "ok", registry=registry)
 
     async def decide(messages: Any, tools: Any) -> Any:
-        await asyncio.sleep(0.005)  # a model that takes its time, like a real one
+        await asyncio.sleep(step_seconds)  # a model that takes its time, like a real one
         done = sum(1 for m in messages if m.role == "tool")
         if done < calls:
             return tl.models.step(tl.models.call("noop"), text="w" * words)
@@ -114,10 +118,19 @@ def report(t: Traffic, whole: Traffic | None = None) -> str:
     return "\n".join(rows)
 
 
-async def compare() -> str:
-    """Both ways on the same run, patches first."""
-    return report(await measure(patches=True), await measure(patches=False))
+async def compare(step_seconds: float = 0.005) -> str:
+    """Both ways on the same workload, patches first."""
+    return report(
+        await measure(patches=True, step_seconds=step_seconds),
+        await measure(patches=False, step_seconds=step_seconds),
+    )
+
+
+async def main() -> str:
+    fast = await compare()
+    paced = await compare(step_seconds=0.05)
+    return f"model step 5 ms:\n\n{fast}\n\nmodel step 50 ms:\n\n{paced}"
 
 
 if __name__ == "__main__":
-    print(asyncio.run(compare()))
+    print(asyncio.run(main()))

@@ -29,8 +29,10 @@ class Throttle:
 
     def _run(self) -> None:
         self._timer = None
-        self._last = time.monotonic()
         self._flush()
+        # Counted from when the update went out: building it can take a while on a long
+        # trace, and the cap is on what the front end receives.
+        self._last = time.monotonic()
 
     async def drain(self) -> None:
         """Send what is pending once the interval allows it (the run is over)."""

@@ -122,8 +122,10 @@ class TraceView(_View):
 
     def push(self) -> None:
         """Send what changed since the last push, as a patch the front end merges into its
-        model (so its saved state is whole). The kernel's copy of `trace` is kept current
-        without sending it: a front end that asks for the state later gets all of it."""
+        model; the kernel's copy of `trace` is kept current without sending it (a front end
+        that asks for the state later gets all of it). When the run is over the whole trace
+        goes out once, with the `live` flag: whatever records the kernel's messages (a
+        notebook run headless by nbclient, say) then saves the final state too."""
         snapshot = self.state.snapshot()
         if not self.patches:  # the whole trace at every update (for comparison)
             with self.hold_sync():
@@ -131,14 +133,22 @@ class TraceView(_View):
                 if self.finishing:
                     self.live = False
             return
-        patch = self._patcher.patch(snapshot)
-        if patch:
-            self.send({"op": "patch", **patch})
+        if not self.finishing:
+            patch = self._patcher.patch(snapshot)
+            if patch:
+                self.send({"op": "patch", **patch})
         # ipywidgets' own echo guard: a value under the lock equal to it is not sent.
-        with self._lock_property(trace=json.loads(json.dumps(snapshot))):
-            self.trace = snapshot
+        held = {"trace": json.loads(json.dumps(snapshot))}
         if self.finishing:
-            self.live = False
+            held["live"] = False
+        with self._lock_property(**held):
+            self.trace = snapshot
+            if self.finishing:
+                self.live = False
+        if self.finishing:
+            # One message, sent even when the kernel already holds these values.
+            self.send_state(["trace", "live"])
+            self._patcher.reset(snapshot)
 
     def _handle(self, op: Any, content: dict[str, Any]) -> None:
         if op == "select" and isinstance(content.get("thread"), str):
