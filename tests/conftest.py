@@ -30,3 +30,26 @@ def rt(registry: tl.Registry, store_dir: Path) -> Iterator[tl.Runtime]:
     runtime = tl.Runtime(registry, store_dir, secret_key="test-key")
     yield runtime
     runtime.close()
+
+
+@pytest.fixture(scope="session")
+def postgres_server() -> Iterator[str]:
+    from .postgres import postgres_server as start
+
+    yield from start()
+
+
+@pytest.fixture
+def postgres_url(postgres_server: str) -> str:
+    """A fresh database on the session's throwaway PostgreSQL server."""
+    from .postgres import fresh_database
+
+    return fresh_database(postgres_server)
+
+
+@pytest.fixture(params=["sqlite", "postgresql"])
+def store_spec(request: pytest.FixtureRequest, tmp_path: Path) -> str:
+    """What `tl.Runtime(store=...)` takes, for each store: the tests that use it run on both."""
+    if request.param == "sqlite":
+        return str(tmp_path / "store")
+    return str(request.getfixturevalue("postgres_url"))

@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import os
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, NoReturn
+
+import pytest
 
 import threadlab as tl
 
@@ -24,3 +27,11 @@ def scripted_prompt(
 
 def tool_messages(thread: tl.Thread) -> list[tl.Message]:
     return [m for m in thread.messages if m.role == "tool"]
+
+
+def missing_package(reason: str) -> NoReturn:
+    """A system package a test needs is not installed: locally the test skips, naming it; CI
+    installs it, so there a missing one is a failure, never a silent skip."""
+    if os.environ.get("CI") == "true":
+        pytest.fail(reason)
+    pytest.skip(reason)

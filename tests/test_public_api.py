@@ -42,6 +42,7 @@ PUBLIC = {
     "SandboxUnavailableError",
     "ThreadNotFound",
     "CallContextError",
+    "StoreURLError",
     "StoreVersionError",
     "CodeOptionError",
     "SecretKeyError",
@@ -75,6 +76,7 @@ PUBLIC = {
     "CodeError",
     # storage
     "Store",
+    "PostgresStore",
     "SQLiteStore",
     "FileRecord",
     # modules and metadata

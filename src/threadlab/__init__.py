@@ -23,6 +23,7 @@ from ._errors import (
     SandboxUnavailableError,
     SecretKeyError,
     SecretValueError,
+    StoreURLError,
     StoreVersionError,
     ThreadlabError,
     ThreadNotFound,
@@ -73,7 +74,7 @@ from .definitions import (
 )
 from .runtime import Runtime, Thread, run
 from .sandbox import CodeError, CodeResult, CodeRun
-from .store import FileRecord, SQLiteStore, Store
+from .store import FileRecord, PostgresStore, SQLiteStore, Store
 from .threads import ExecutionInfo, ThreadState
 
 __all__ = [
@@ -100,6 +101,7 @@ __all__ = [
     "ModelDefinition",
     "ModelError",
     "PathError",
+    "PostgresStore",
     "PromptDefinition",
     "Registry",
     "Run",
@@ -111,6 +113,7 @@ __all__ = [
     "SecretValueError",
     "Side",
     "Store",
+    "StoreURLError",
     "StoreVersionError",
     "Subagent",
     "SubagentCreatedEvent",

@@ -14,6 +14,7 @@ __all__ = [
     "SandboxUnavailableError",
     "SecretKeyError",
     "SecretValueError",
+    "StoreURLError",
     "StoreVersionError",
     "ThreadNotFound",
     "ThreadlabError",
@@ -67,6 +68,11 @@ class SecretValueError(ThreadlabError, ValueError):
 
 class SecretKeyError(ThreadlabError, ValueError):
     """The key that encrypts secrets at rest cannot be used (its file is empty or damaged)."""
+
+
+class StoreURLError(ThreadlabError, ValueError):
+    """A store was named by a URL no store understands (only postgresql:// is a URL; a
+    path names a SQLite store)."""
 
 
 class StoreVersionError(ThreadlabError, RuntimeError):

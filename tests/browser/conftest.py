@@ -16,6 +16,8 @@ from pathlib import Path
 
 import pytest
 
+from ..helpers import missing_package
+
 CHROMIUM = "/usr/bin/chromium"
 TOOLS = Path(__file__).resolve().parents[2] / "tools"
 
@@ -36,21 +38,13 @@ def _free_port() -> int:
         return int(sock.getsockname()[1])
 
 
-def _missing(reason: str) -> None:
-    # Locally a missing package skips these tests with its name; CI installs it, so there a
-    # missing one is a failure, never a silent skip.
-    if os.environ.get("CI") == "true":
-        pytest.fail(reason)
-    pytest.skip(reason)
-
-
 @pytest.fixture(scope="session")
 def lab(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Lab]:
     if not Path(CHROMIUM).exists():
-        _missing(f"{CHROMIUM} is not installed (apt-get install chromium)")
+        missing_package(f"{CHROMIUM} is not installed (apt-get install chromium)")
     jupyter = Path(sys.executable).with_name("jupyter")
     if not jupyter.exists() or shutil.which(str(jupyter)) is None:
-        _missing("jupyter lab is not installed in this environment")
+        missing_package("jupyter lab is not installed in this environment")
     # The environment's JupyterLab defaults, as `make` writes them (widget state is saved).
     subprocess.run(
         [sys.executable, str(TOOLS / "lab_settings.py")], check=True, capture_output=True

@@ -129,11 +129,11 @@ CRASHING_SCRIPT = textwrap.dedent(
 
 
 async def test_a_process_killed_inside_a_tool_is_repaired_on_reopen_and_continues(
-    tmp_path: Path, registry: tl.Registry
+    tmp_path: Path, registry: tl.Registry, store_spec: str
 ) -> None:
     script = tmp_path / "crash.py"
     script.write_text(CRASHING_SCRIPT)
-    store = tmp_path / "store"
+    store = store_spec
     proc = subprocess.run(
         [sys.executable, str(script), str(store)], capture_output=True, text=True, timeout=60
     )
@@ -192,19 +192,19 @@ HOLDING_SCRIPT = textwrap.dedent(
 
 
 async def test_a_thread_live_in_another_process_is_shown_running_and_messages_queue(
-    tmp_path: Path, registry: tl.Registry
+    tmp_path: Path, registry: tl.Registry, store_spec: str
 ) -> None:
     script = tmp_path / "hold.py"
     script.write_text(HOLDING_SCRIPT)
     release = tmp_path / "release"
     proc = subprocess.Popen(
-        [sys.executable, str(script), str(tmp_path / "store"), str(release)],
+        [sys.executable, str(script), store_spec, str(release)],
         stdout=subprocess.PIPE,
         text=True,
     )
     assert proc.stdout is not None
     thread_id = await asyncio.to_thread(proc.stdout.readline)
-    rt = tl.Runtime(registry, tmp_path / "store", secret_key="k")
+    rt = tl.Runtime(registry, store_spec, secret_key="k")
     thread = rt.thread(thread_id.strip())
     before = len(thread.all_messages())
     assert thread.status == "running"

@@ -113,9 +113,9 @@ SENDER = SETUP + textwrap.dedent(
 )
 
 
-async def test_two_processes(registry: tl.Registry, store_dir: Path, tmp_path: Path) -> None:
+async def test_two_processes(registry: tl.Registry, store_spec: str, tmp_path: Path) -> None:
     define(registry)
-    rt = tl.Runtime(registry, store_dir, secret_key="k")
+    rt = tl.Runtime(registry, store_spec, secret_key="k")
     thread_id = (await rt.create_thread("p")).id
     rt.close()
     script = tmp_path / "sender.py"
@@ -123,7 +123,7 @@ async def test_two_processes(registry: tl.Registry, store_dir: Path, tmp_path: P
     go = tmp_path / "go"
     senders = [
         subprocess.Popen(
-            [sys.executable, str(script), str(store_dir), thread_id, str(go), f"from {label}"],
+            [sys.executable, str(script), store_spec, thread_id, str(go), f"from {label}"],
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
             text=True,
@@ -139,12 +139,12 @@ async def test_two_processes(registry: tl.Registry, store_dir: Path, tmp_path: P
     assert all(p.returncode == 0 for p in senders), [err for _, err in results]
     outcome(
         [out.strip() for out, _ in results],
-        tl.Runtime(registry, store_dir, secret_key="k").thread(thread_id),
+        tl.Runtime(registry, store_spec, secret_key="k").thread(thread_id),
     )
 
 
 async def test_a_dead_owner_whose_pid_now_belongs_to_another_process_is_not_live(
-    registry: tl.Registry, store_dir: Path
+    registry: tl.Registry, store_spec: str
 ) -> None:
     import os
 
@@ -152,7 +152,7 @@ async def test_a_dead_owner_whose_pid_now_belongs_to_another_process_is_not_live
     from threadlab.threads import HOST_NAME, is_live, process_started_at
 
     define(registry)
-    rt = tl.Runtime(registry, store_dir, secret_key="k")
+    rt = tl.Runtime(registry, store_spec, secret_key="k")
     thread = await rt.create_thread("p")
     now = time.time()
     # PID 1 is alive (in a container, it is often a shell or an init) but started long before
@@ -166,7 +166,7 @@ async def test_a_dead_owner_whose_pid_now_belongs_to_another_process_is_not_live
     assert not is_live(reused)
     assert not is_live(stale)
     rt.store.start_run(reused)
-    reopened = tl.Runtime(registry, store_dir, secret_key="k").thread(thread.id)
+    reopened = tl.Runtime(registry, store_spec, secret_key="k").thread(thread.id)
     assert reopened.status == "idle"
     run = await reopened.send("from a")
     assert run.status == "completed"

@@ -161,3 +161,35 @@ async def test_redaction_never_rewrites_structure(rt: tl.Runtime, registry: tl.R
     assert events[-1].type == "run_finished"
     run = await thread.send("again")
     assert run.status == "completed"
+
+
+@pytest.mark.parametrize("secret", HOSTILE[:2], ids=["quotes", "non-ascii"])
+async def test_no_spelling_of_a_secret_reaches_any_postgres_table(
+    registry: tl.Registry, postgres_url: str, secret: str
+) -> None:
+    import psycopg
+
+    define(registry, secret)
+    rt = tl.Runtime(registry, postgres_url, secret_key="scan-key")
+    thread = await rt.create_thread("p", secrets={"API_KEY": secret})
+    [e async for e in thread.stream(f"my key is {secret}")]
+    rt.close()
+    dumped: dict[str, str] = {}
+    with psycopg.connect(postgres_url) as db:
+        tables = db.execute(
+            "SELECT table_name FROM information_schema.tables WHERE table_schema = 'public'"
+        ).fetchall()
+        for (table,) in tables:
+            rows = db.execute(f"SELECT * FROM {table}").fetchall()
+            dumped[table] = "\n".join(
+                repr([bytes(v).decode("utf-8", "replace") if isinstance(v, bytes) else v
+                      for v in row])
+                for row in rows
+            )  # fmt: skip
+    assert "[secret:API_KEY]" in dumped["messages"]  # the run carried it around
+    assert len(dumped) >= 9  # every table was read
+    leaks = [
+        (table, form) for table, text in dumped.items() for form in spellings(secret)
+        if form in text
+    ]  # fmt: skip
+    assert leaks == []

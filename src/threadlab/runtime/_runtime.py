@@ -24,7 +24,7 @@ from ..definitions import (
 )
 from ..execution import Limits, ModelResolver, ToolSpecCache, repair
 from ..models import Model, ToolPurpose, ToolSpec
-from ..store import SQLiteStore, Store, ThreadRecord
+from ..store import Store, ThreadRecord, open_store
 from ..threads import SecretBox, ThreadContext, missing_in_descendants
 from ._thread import Thread
 
@@ -38,7 +38,8 @@ class Runtime:
 
     Args:
         registry: the definitions to use (default: the process-wide registry).
-        store: a directory path (default ".threadlab") or a Store.
+        store: a directory path for SQLite (default ".threadlab"), a postgresql:// URL, or a
+            Store.
         max_consecutive_failures: failed tool calls in a row that stop a run.
         max_steps: model calls per turn, unless a side sets its own.
         max_session_turns: the cap of a dual_ai session.
@@ -66,10 +67,7 @@ class Runtime:
         secret_key: str | bytes | None = None,
     ) -> None:
         self.registry = registry if registry is not None else default_registry()
-        if store is None or isinstance(store, str | os.PathLike):
-            self.store: Store = SQLiteStore(store if store is not None else ".threadlab")
-        else:
-            self.store = store
+        self.store: Store = open_store(store)
         self.limits = Limits(
             max_consecutive_failures=max_consecutive_failures,
             max_steps=max_steps,

@@ -1,6 +1,10 @@
-"""Persistence: one interface, SQLite by default."""
+"""Persistence: one interface, SQLite by default, PostgreSQL for a team."""
 
-from .._errors import StoreVersionError
+import os
+import re
+
+from .._errors import StoreURLError, StoreVersionError
+from ._postgres import NOTIFY_CHANNEL, POSTGRES_SCHEMA_VERSION, PostgresStore, is_postgres_url
 from ._protocol import (
     FileRecord,
     RunRecord,
@@ -13,14 +17,40 @@ from ._protocol import (
 from ._sqlite import SCHEMA_VERSION, SQLiteStore
 
 __all__ = [
+    "NOTIFY_CHANNEL",
+    "POSTGRES_SCHEMA_VERSION",
     "SCHEMA_VERSION",
     "FileRecord",
+    "PostgresStore",
     "RunRecord",
     "SQLiteStore",
     "Store",
+    "StoreURLError",
     "StoreVersionError",
     "StoredEvent",
     "StoredMessage",
     "ThreadRecord",
     "ThreadSummary",
+    "open_store",
 ]
+
+_URL = re.compile(r"^[a-zA-Z][a-zA-Z0-9+.-]*://")
+
+
+def open_store(spec: "Store | str | os.PathLike[str] | None") -> Store:
+    """The store `spec` names: a Store as given; a postgresql:// URL; else a directory path
+    for SQLite (default ".threadlab"). Any other URL is an error, never a folder named after
+    it."""
+    if spec is None:
+        return SQLiteStore(".threadlab")
+    if isinstance(spec, str) and is_postgres_url(spec):
+        return PostgresStore(spec)
+    if isinstance(spec, str) and _URL.match(spec):
+        scheme = spec.split("://", 1)[0]
+        raise StoreURLError(
+            f"no store understands {scheme}:// URLs: use postgresql://... for PostgreSQL, or a"
+            " directory path for SQLite"
+        )
+    if isinstance(spec, str | os.PathLike):
+        return SQLiteStore(spec)
+    return spec

@@ -16,14 +16,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from .._errors import StoreVersionError
-from ._protocol import (
-    FileRecord,
-    RunRecord,
-    StoredEvent,
-    StoredMessage,
-    ThreadRecord,
-    ThreadSummary,
-)
+from ._sql import SqlStore
 
 __all__ = ["SCHEMA_VERSION", "SQLiteStore"]
 
@@ -66,7 +59,7 @@ CREATE TABLE IF NOT EXISTS queue (
 """
 
 
-class SQLiteStore:
+class SQLiteStore(SqlStore):
     """The default store: `<directory>/threads.sqlite3`."""
 
     def __init__(self, directory: str | os.PathLike[str] = ".threadlab", *, durable: bool = False):
@@ -143,9 +136,13 @@ class SQLiteStore:
             self._depth = 0
             self._db.execute("COMMIT")
 
-    def _write(self, sql: str, params: Sequence[object] = ()) -> sqlite3.Cursor:
-        with self.transaction():
-            return self._db.execute(sql, params)
+    def _execute(self, sql: str, params: Sequence[object] = ()) -> int:
+        with self._lock:
+            return self._db.execute(sql, params).rowcount
+
+    def _executemany(self, sql: str, rows: Sequence[Sequence[object]]) -> None:
+        with self._lock:
+            self._db.executemany(sql, rows)
 
     def _read(self, sql: str, params: Sequence[object] = ()) -> list[tuple[object, ...]]:
         with self._lock:
@@ -154,193 +151,3 @@ class SQLiteStore:
     def close(self) -> None:
         with self._lock:
             self._db.close()
-
-    # threads
-    def add_thread(self, record: ThreadRecord) -> None:
-        self._write(
-            "INSERT INTO threads VALUES (?, ?, ?, ?, ?)",
-            (record.id, record.parent_id, record.target, record.created_at, record.metadata),
-        )
-
-    def get_thread(self, thread_id: str) -> ThreadRecord | None:
-        rows = self._read("SELECT * FROM threads WHERE id = ?", (thread_id,))
-        return ThreadRecord(*rows[0]) if rows else None  # type: ignore[arg-type]
-
-    def list_threads(self) -> list[ThreadRecord]:
-        rows = self._read("SELECT * FROM threads ORDER BY created_at DESC, rowid DESC")
-        return [ThreadRecord(*row) for row in rows]  # type: ignore[arg-type]
-
-    def summarize_threads(self) -> list[ThreadSummary]:
-        rows = self._read(
-            """
-            SELECT t.id, t.parent_id, t.target, t.created_at, t.metadata,
-                (SELECT COUNT(*) FROM messages m WHERE m.thread_id = t.id AND m.depth = 0),
-                (SELECT COUNT(*) FROM threads c WHERE c.parent_id = t.id),
-                (SELECT r.status FROM runs r WHERE r.thread_id = t.id
-                    ORDER BY r.started_at DESC LIMIT 1)
-            FROM threads t WHERE t.parent_id IS NULL
-            ORDER BY t.created_at DESC, t.rowid DESC
-            """
-        )
-        running = {
-            run.thread_id: run
-            for run in (
-                RunRecord(*row)  # type: ignore[arg-type]
-                for row in self._read("SELECT * FROM runs WHERE status = 'running'")
-            )
-        }
-        return [
-            ThreadSummary(
-                ThreadRecord(*row[:5]),  # type: ignore[arg-type]
-                int(row[5]),  # type: ignore[call-overload]
-                int(row[6]),  # type: ignore[call-overload]
-                row[7] if isinstance(row[7], str) else None,
-                running.get(str(row[0])),
-            )
-            for row in rows
-        ]
-
-    def list_children(self, parent_id: str) -> list[ThreadRecord]:
-        rows = self._read(
-            "SELECT * FROM threads WHERE parent_id = ? ORDER BY created_at, rowid", (parent_id,)
-        )
-        return [ThreadRecord(*row) for row in rows]  # type: ignore[arg-type]
-
-    def update_thread_metadata(self, thread_id: str, metadata: str) -> None:
-        self._write("UPDATE threads SET metadata = ? WHERE id = ?", (metadata, thread_id))
-
-    # messages and events
-    def add_messages(self, messages: Sequence[StoredMessage]) -> None:
-        with self.transaction():
-            self._db.executemany(
-                "INSERT INTO messages (id, thread_id, depth, data) VALUES (?, ?, ?, ?)",
-                [(m.id, m.thread_id, m.depth, m.data) for m in messages],
-            )
-
-    def list_messages(self, thread_id: str) -> list[StoredMessage]:
-        rows = self._read(
-            "SELECT id, thread_id, depth, data FROM messages WHERE thread_id = ? ORDER BY seq",
-            (thread_id,),
-        )
-        return [StoredMessage(*row) for row in rows]  # type: ignore[arg-type]
-
-    def add_events(self, events: Sequence[StoredEvent]) -> None:
-        if not events:
-            return
-        with self.transaction():
-            self._db.executemany(
-                "INSERT INTO events (thread_id, type, data) VALUES (?, ?, ?)",
-                [(e.thread_id, e.type, e.data) for e in events],
-            )
-
-    def iter_events(self, thread_id: str) -> Iterator[StoredEvent]:
-        rows = self._read(
-            "SELECT thread_id, type, data FROM events WHERE thread_id = ? ORDER BY seq",
-            (thread_id,),
-        )
-        for row in rows:
-            yield StoredEvent(*row)  # type: ignore[arg-type]
-
-    # env
-    # The env table's `kind` column holds the variable type ("text" or "secret").
-    def set_env(self, thread_id: str, name: str, variable_type: str, value: bytes | None) -> None:
-        self._write(
-            "INSERT OR REPLACE INTO env VALUES (?, ?, ?, ?)",
-            (thread_id, name, variable_type, value),
-        )
-
-    def get_env(self, thread_id: str) -> dict[str, tuple[str, bytes | None]]:
-        rows = self._read("SELECT name, kind, value FROM env WHERE thread_id = ?", (thread_id,))
-        return {str(r[0]): (str(r[1]), r[2]) for r in rows}  # type: ignore[misc]
-
-    # files
-    def put_blob(self, digest: str, data: bytes) -> None:
-        self._write("INSERT OR IGNORE INTO blobs VALUES (?, ?)", (digest, data))
-
-    def get_blob(self, digest: str) -> bytes | None:
-        rows = self._read("SELECT data FROM blobs WHERE digest = ?", (digest,))
-        return bytes(rows[0][0]) if rows else None  # type: ignore[call-overload]
-
-    def put_file(self, thread_id: str, record: FileRecord) -> None:
-        self._write(
-            "INSERT OR REPLACE INTO files VALUES (?, ?, ?, ?, ?)",
-            (thread_id, record.path, record.digest, record.size, record.updated_at),
-        )
-
-    def get_file(self, thread_id: str, path: str) -> FileRecord | None:
-        rows = self._read(
-            "SELECT path, size, digest, updated_at FROM files WHERE thread_id = ? AND path = ?",
-            (thread_id, path),
-        )
-        return FileRecord(*rows[0]) if rows else None  # type: ignore[arg-type]
-
-    def list_files(self, thread_id: str, prefix: str) -> list[FileRecord]:
-        rows = self._read(
-            "SELECT path, size, digest, updated_at FROM files"
-            " WHERE thread_id = ? AND substr(path, 1, ?) = ? ORDER BY path",
-            (thread_id, len(prefix), prefix),
-        )
-        return [FileRecord(*row) for row in rows]  # type: ignore[arg-type]
-
-    def delete_file(self, thread_id: str, path: str) -> bool:
-        cursor = self._write(
-            "DELETE FROM files WHERE thread_id = ? AND path = ?", (thread_id, path)
-        )
-        return cursor.rowcount > 0
-
-    # runs
-    def start_run(self, record: RunRecord) -> None:
-        self._write(
-            "INSERT INTO runs VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-            (
-                record.id,
-                record.thread_id,
-                record.status,
-                record.owner_pid,
-                record.owner_host,
-                record.heartbeat,
-                record.started_at,
-                record.finished_at,
-                record.text,
-                record.error,
-                record.owner_started,
-            ),
-        )
-
-    def heartbeat(self, run_id: str, at: float) -> None:
-        self._write("UPDATE runs SET heartbeat = ? WHERE id = ?", (at, run_id))
-
-    def finish_run(
-        self, run_id: str, status: str, text: str | None, error: str | None, at: float
-    ) -> None:
-        self._write(
-            "UPDATE runs SET status = ?, text = ?, error = ?, finished_at = ? WHERE id = ?",
-            (status, text, error, at, run_id),
-        )
-
-    def running_runs(self, thread_id: str) -> list[RunRecord]:
-        rows = self._read(
-            "SELECT * FROM runs WHERE thread_id = ? AND status = 'running'", (thread_id,)
-        )
-        return [RunRecord(*row) for row in rows]  # type: ignore[arg-type]
-
-    # queue
-    def enqueue(self, thread_id: str, data: str) -> None:
-        self._write("INSERT INTO queue (thread_id, data) VALUES (?, ?)", (thread_id, data))
-
-    def has_queued(self, thread_id: str) -> bool:
-        return bool(self._read("SELECT 1 FROM queue WHERE thread_id = ? LIMIT 1", (thread_id,)))
-
-    def drain_queue(self, thread_id: str) -> list[str]:
-        # Called at every step: a plain read first, a write transaction only when there is work.
-        if not self.has_queued(thread_id):
-            return []
-        with self.transaction():
-            rows = self._db.execute(
-                "SELECT seq, data FROM queue WHERE thread_id = ? ORDER BY seq", (thread_id,)
-            ).fetchall()
-            if rows:
-                self._db.execute(
-                    "DELETE FROM queue WHERE seq <= ? AND thread_id = ?", (rows[-1][0], thread_id)
-                )
-        return [str(row[1]) for row in rows]

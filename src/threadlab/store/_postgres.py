@@ -1,0 +1,182 @@
+"""PostgreSQL store: many processes and machines on one history.
+
+The same tables as SQLite, in PostgreSQL's types, and the same guarantees: a write transaction
+per step, and one writer at a time — each transaction first takes a transaction-scoped
+advisory lock, as SQLite's `BEGIN IMMEDIATE` takes the database's write lock, so the runtime's
+claim of a run (check that nobody runs the thread, take the lease) is atomic across processes.
+Reads outside a transaction see what is committed. Queuing a message for a thread also sends a
+`NOTIFY` on the `threadlab_queue` channel inside the same transaction, delivered on commit, so
+a listener elsewhere can react without polling.
+"""
+
+from __future__ import annotations
+
+import re
+import threading
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from typing import Any
+
+from .._errors import StoreVersionError, ThreadlabError
+from ._sql import SqlStore
+
+__all__ = ["NOTIFY_CHANNEL", "POSTGRES_SCHEMA_VERSION", "PostgresStore", "is_postgres_url"]
+
+POSTGRES_SCHEMA_VERSION = 2
+NOTIFY_CHANNEL = "threadlab_queue"
+
+# Any fixed number: the key of the advisory lock every write transaction takes.
+_WRITE_LOCK = 0x7468726C  # "thrl"
+
+# From one version to the next (version 1 is the first schema, as created below at v1).
+_MIGRATIONS: dict[int, tuple[str, ...]] = {
+    2: ("ALTER TABLE runs ADD COLUMN IF NOT EXISTS owner_started DOUBLE PRECISION",),
+}
+
+_SCHEMA_V1 = """
+CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS threads (
+    seq BIGSERIAL UNIQUE, id TEXT PRIMARY KEY, parent_id TEXT, target TEXT NOT NULL,
+    created_at DOUBLE PRECISION NOT NULL, metadata TEXT NOT NULL DEFAULT '{}');
+CREATE INDEX IF NOT EXISTS threads_parent ON threads(parent_id);
+CREATE TABLE IF NOT EXISTS messages (
+    seq BIGSERIAL PRIMARY KEY, id TEXT NOT NULL UNIQUE,
+    thread_id TEXT NOT NULL, depth INTEGER NOT NULL, data TEXT NOT NULL);
+CREATE INDEX IF NOT EXISTS messages_thread ON messages(thread_id, seq);
+CREATE TABLE IF NOT EXISTS events (
+    seq BIGSERIAL PRIMARY KEY, thread_id TEXT NOT NULL, type TEXT NOT NULL, data TEXT NOT NULL);
+CREATE INDEX IF NOT EXISTS events_thread ON events(thread_id, seq);
+CREATE TABLE IF NOT EXISTS env (
+    thread_id TEXT NOT NULL, name TEXT NOT NULL, kind TEXT NOT NULL, value BYTEA,
+    PRIMARY KEY (thread_id, name));
+CREATE TABLE IF NOT EXISTS blobs (digest TEXT PRIMARY KEY, data BYTEA NOT NULL);
+CREATE TABLE IF NOT EXISTS files (
+    thread_id TEXT NOT NULL, path TEXT NOT NULL, digest TEXT NOT NULL,
+    size BIGINT NOT NULL, updated_at DOUBLE PRECISION NOT NULL, PRIMARY KEY (thread_id, path));
+CREATE TABLE IF NOT EXISTS runs (
+    id TEXT PRIMARY KEY, thread_id TEXT NOT NULL, status TEXT NOT NULL,
+    owner_pid INTEGER NOT NULL, owner_host TEXT NOT NULL, heartbeat DOUBLE PRECISION NOT NULL,
+    started_at DOUBLE PRECISION NOT NULL, finished_at DOUBLE PRECISION, text TEXT, error TEXT);
+CREATE INDEX IF NOT EXISTS runs_thread ON runs(thread_id, status);
+CREATE TABLE IF NOT EXISTS queue (
+    seq BIGSERIAL PRIMARY KEY, thread_id TEXT NOT NULL, data TEXT NOT NULL);
+"""
+
+_URL = re.compile(r"^postgres(ql)?(\+psycopg)?://", re.IGNORECASE)
+
+
+def is_postgres_url(value: str) -> bool:
+    """Whether `value` names a PostgreSQL database (postgresql://… or postgres://…)."""
+    return bool(_URL.match(value))
+
+
+def _psycopg() -> Any:
+    try:
+        import psycopg
+    except ImportError:
+        raise ThreadlabError(
+            "a postgresql:// store needs psycopg: pip install 'threadlab[postgres]'"
+        ) from None
+    return psycopg
+
+
+class PostgresStore(SqlStore):
+    """A store in a PostgreSQL database, shared by every process that opens the same URL."""
+
+    ORDER = "seq"
+
+    def __init__(self, url: str) -> None:
+        psycopg = _psycopg()
+        self.url = url
+        self._lock = threading.RLock()
+        self._depth = 0
+        # psycopg understands postgresql:// and postgres://, not a "+driver" suffix.
+        dsn = re.sub(r"^postgres(ql)?\+psycopg://", "postgresql://", url, flags=re.IGNORECASE)
+        try:
+            self._db = psycopg.connect(dsn, autocommit=True)
+        except psycopg.OperationalError as exc:
+            raise ThreadlabError(f"cannot open the PostgreSQL store: {exc}") from None
+        self._migrate()
+
+    def _migrate(self) -> None:
+        with self.transaction():
+            # Two processes opening a new database at once: the lock makes one create it.
+            for statement in _SCHEMA_V1.split(";"):
+                if statement.strip():
+                    self._execute(statement)
+            rows = self._read("SELECT value FROM meta WHERE key = 'schema_version'")
+            if not rows:
+                # A new database gets the first schema, then every migration.
+                self._execute("INSERT INTO meta VALUES ('schema_version', '1')")
+                found = 1
+            else:
+                found = int(str(rows[0][0]))
+            if found > POSTGRES_SCHEMA_VERSION:
+                raise StoreVersionError(
+                    f"the PostgreSQL store has schema version {found}, newer than this"
+                    f" threadlab understands ({POSTGRES_SCHEMA_VERSION}); upgrade threadlab to"
+                    " open it"
+                )
+            for version in range(found + 1, POSTGRES_SCHEMA_VERSION + 1):
+                for statement in _MIGRATIONS[version]:
+                    self._execute(statement)
+            self._execute(
+                "UPDATE meta SET value = ? WHERE key = 'schema_version'",
+                (str(POSTGRES_SCHEMA_VERSION),),
+            )
+
+    @property
+    def schema_version(self) -> int:
+        return int(str(self._read("SELECT value FROM meta WHERE key='schema_version'")[0][0]))
+
+    @contextmanager
+    def transaction(self) -> Iterator[None]:
+        """Group writes so they commit together; nested uses join the outer one."""
+        with self._lock:
+            if self._depth:
+                self._depth += 1
+                try:
+                    yield
+                finally:
+                    self._depth -= 1
+                return
+            with self._db.transaction():
+                self._db.execute("SELECT pg_advisory_xact_lock(%s)", (_WRITE_LOCK,))
+                self._depth = 1
+                try:
+                    yield
+                finally:
+                    self._depth = 0
+
+    def _execute(self, sql: str, params: Sequence[object] = ()) -> int:
+        with self._lock:
+            return int(self._db.execute(_placeholders(sql), params).rowcount)
+
+    def _executemany(self, sql: str, rows: Sequence[Sequence[object]]) -> None:
+        with self._lock, self._db.cursor() as cursor:
+            cursor.executemany(_placeholders(sql), rows)
+
+    def _read(self, sql: str, params: Sequence[object] = ()) -> list[tuple[object, ...]]:
+        with self._lock:
+            rows = self._db.execute(_placeholders(sql), params).fetchall()
+        # BYTEA arrives as bytes already; memoryview only from some adapters.
+        return [tuple(bytes(v) if isinstance(v, memoryview) else v for v in row) for row in rows]
+
+    def _queued(self, thread_id: str) -> None:
+        self._execute("SELECT pg_notify(?, ?)", (NOTIFY_CHANNEL, thread_id))
+
+    def close(self) -> None:
+        with self._lock:
+            self._db.close()
+
+    def __del__(self) -> None:
+        # A Runtime need not be closed (a kernel's lives as long as the kernel): its store
+        # closes its connection when collected, as SQLite's does.
+        db = getattr(self, "_db", None)
+        if db is not None and not db.closed:
+            db.close()
+
+
+def _placeholders(sql: str) -> str:
+    # The shared statements use "?"; psycopg takes "%s" (and a literal % must be doubled).
+    return sql.replace("%", "%%").replace("?", "%s")

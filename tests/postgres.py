@@ -1,0 +1,82 @@
+"""A throwaway PostgreSQL server for the tests: `initdb` and `pg_ctl` on a temporary directory
+and a free port (as the unprivileged user `nobody` when the tests run as root, which
+PostgreSQL refuses), and a fresh database per test. A real server, no mocks."""
+
+from __future__ import annotations
+
+import glob
+import os
+import shutil
+import socket
+import subprocess
+import tempfile
+from collections.abc import Iterator
+from itertools import count
+from pathlib import Path
+
+from .helpers import missing_package
+
+_databases = count()
+
+
+def _binary(name: str) -> str | None:
+    # Debian keeps the server binaries out of PATH, under /usr/lib/postgresql/<version>/bin.
+    found = shutil.which(name)
+    if found:
+        return found
+    for folder in sorted(glob.glob("/usr/lib/postgresql/*/bin"), reverse=True):
+        candidate = Path(folder) / name
+        if candidate.exists():
+            return str(candidate)
+    return None
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def postgres_server() -> Iterator[str]:
+    """Start a server; yield its admin URL; stop it and remove its files."""
+    initdb, pg_ctl = _binary("initdb"), _binary("pg_ctl")
+    if initdb is None or pg_ctl is None:
+        missing_package(
+            "PostgreSQL's initdb and pg_ctl are not installed (apt-get install postgresql)"
+        )
+    base = Path(tempfile.mkdtemp(prefix="threadlab-pg-"))
+    run_as: list[str] = []
+    if os.geteuid() == 0:
+        run_as = ["runuser", "-u", "nobody", "--"]
+        shutil.chown(base, "nobody")
+    data, sockets, port = base / "data", base / "sockets", _free_port()
+    try:
+        subprocess.run(
+            [*run_as, initdb, "-D", str(data), "-A", "trust", "-U", "postgres", "--no-sync"],
+            check=True,
+            capture_output=True,
+        )
+        subprocess.run([*run_as, "mkdir", str(sockets)], check=True)
+        options = f"-p {port} -k {sockets} -c listen_addresses=127.0.0.1 -c fsync=off"
+        subprocess.run(
+            [*run_as, pg_ctl, "-D", str(data), "-o", options, "-l", str(base / "log"), "-w",
+             "start"],
+            check=True,
+            capture_output=True,
+        )  # fmt: skip
+        yield f"postgresql://postgres@127.0.0.1:{port}/postgres"
+    finally:
+        subprocess.run(
+            [*run_as, pg_ctl, "-D", str(data), "-m", "immediate", "stop"], capture_output=True
+        )
+        shutil.rmtree(base, ignore_errors=True)
+
+
+def fresh_database(server: str) -> str:
+    """A new, empty database on `server`; its URL."""
+    import psycopg
+
+    name = f"test_{os.getpid()}_{next(_databases)}"
+    with psycopg.connect(server, autocommit=True) as admin:
+        admin.execute(f"CREATE DATABASE {name}")
+    return server.rsplit("/", 1)[0] + f"/{name}"

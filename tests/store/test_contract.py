@@ -1,0 +1,171 @@
+"""The store contract, on SQLite and on a real PostgreSQL server alike: what a runtime writes
+a new runtime reads back; transactions are all or nothing; stores on one database see each
+other's writes; upserts replace; blobs are shared by content; schema versions are checked."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+import threadlab as tl
+from threadlab.models import call, text
+from threadlab.store import (
+    FileRecord,
+    PostgresStore,
+    RunRecord,
+    Store,
+    ThreadRecord,
+    open_store,
+)
+
+
+def a_store(spec: str) -> Store:
+    return open_store(spec)
+
+
+async def test_a_new_runtime_on_the_same_store_sees_everything(
+    registry: tl.Registry, store_spec: str
+) -> None:
+    tl.define_tool("ok", description="x", execute=lambda s, a: "fine", registry=registry)
+    model = tl.models.ScriptedModel([call("ok"), text("bye")])
+    tl.define_prompt("p", prompt="x", tools=["ok"], registry=registry, model=model)
+    first = tl.Runtime(registry, store_spec, secret_key="k")
+    thread = await first.create_thread("p", env={"REGION": "eu"}, secrets={"KEY": "s3cret-value"})
+    await thread.send("hello")
+    await thread.files.write("/a.txt", "content")
+    messages, events = thread.messages, thread.events
+    first.close()
+
+    second = tl.Runtime(registry, store_spec, secret_key="k")
+    (reopened,) = second.threads()
+    assert reopened.id == thread.id
+    assert reopened.messages == messages
+    assert [e.model_dump() for e in reopened.events] == [e.model_dump() for e in events]
+    assert await reopened.files.read("/a.txt") == b"content"
+    assert second.store.get_env(thread.id)["REGION"] == ("text", b"eu")
+    kind, sealed = second.store.get_env(thread.id)["KEY"]
+    assert kind == "secret"
+    assert sealed is not None
+    assert b"s3cret-value" not in sealed  # encrypted at rest
+    (summary,) = second.store.summarize_threads()
+    assert (summary.messages, summary.children, summary.last_run_status) == (
+        len(messages),
+        0,
+        "completed",
+    )
+    second.close()
+
+
+def test_threads_are_listed_newest_first_and_children_in_order(store_spec: str) -> None:
+    store = a_store(store_spec)
+    for index, name in enumerate(["a", "b", "c"]):
+        store.add_thread(ThreadRecord(f"thr_{name}", None, "p", 100.0 + index))
+    store.add_thread(ThreadRecord("thr_tie", None, "p", 102.0))  # same time as c: added later
+    for name in ["k2", "k1"]:
+        store.add_thread(ThreadRecord(f"thr_{name}", "thr_a", "p", 50.0))
+    assert [t.id for t in store.list_threads()][:4] == ["thr_tie", "thr_c", "thr_b", "thr_a"]
+    assert [t.id for t in store.list_children("thr_a")] == ["thr_k2", "thr_k1"]
+    assert [s.record.id for s in store.summarize_threads()] == [
+        "thr_tie",
+        "thr_c",
+        "thr_b",
+        "thr_a",
+    ]
+    store.close()
+
+
+def test_a_failed_transaction_writes_nothing(store_spec: str) -> None:
+    store = a_store(store_spec)
+    with pytest.raises(RuntimeError), store.transaction():
+        store.enqueue("t1", "a")
+        store.add_thread(ThreadRecord("thr_x", None, "p", 1.0))
+        raise RuntimeError("abort")
+    assert store.drain_queue("t1") == []
+    assert store.get_thread("thr_x") is None
+    store.close()
+
+
+def test_two_stores_on_one_database_see_each_others_writes(store_spec: str) -> None:
+    one, two = a_store(store_spec), a_store(store_spec)
+    one.enqueue("t", "from one")
+    one.enqueue("t", "again")
+    assert two.has_queued("t")
+    assert two.drain_queue("t") == ["from one", "again"]
+    assert one.drain_queue("t") == []
+    one.close()
+    two.close()
+
+
+def test_upserts_replace_and_blobs_are_shared_by_content(store_spec: str) -> None:
+    store = a_store(store_spec)
+    store.set_env("t", "A", "text", b"1")
+    store.set_env("t", "A", "secret", b"2")
+    assert store.get_env("t") == {"A": ("secret", b"2")}
+    store.put_blob("d1", b"\x00\xffbinary")
+    store.put_blob("d1", b"\x00\xffbinary")
+    assert store.get_blob("d1") == b"\x00\xffbinary"
+    assert store.get_blob("nope") is None
+    store.put_file("t", FileRecord("/a/b.txt", 3, "d1", 1.0))
+    store.put_file("t", FileRecord("/a/b.txt", 9, "d1", 2.0))
+    store.put_file("t", FileRecord("/a%c.txt", 1, "d1", 2.0))  # % must not confuse SQL
+    store.put_file("t", FileRecord("/z.txt", 1, "d1", 3.0))
+    assert store.get_file("t", "/a/b.txt") == FileRecord("/a/b.txt", 9, "d1", 2.0)
+    assert [f.path for f in store.list_files("t", "/a")] == ["/a%c.txt", "/a/b.txt"]
+    assert store.delete_file("t", "/z.txt")
+    assert not store.delete_file("t", "/z.txt")
+    store.close()
+
+
+def test_leases_start_beat_and_finish(store_spec: str) -> None:
+    store = a_store(store_spec)
+    store.start_run(RunRecord("run_1", "t", "running", 42, "host", 1.0, 1.0, owner_started=0.5))
+    store.heartbeat("run_1", 5.0)
+    (lease,) = store.running_runs("t")
+    assert (lease.heartbeat, lease.owner_started, lease.owner_pid) == (5.0, 0.5, 42)
+    store.finish_run("run_1", "completed", "done", None, 6.0)
+    assert store.running_runs("t") == []
+    store.close()
+
+
+def test_a_url_no_store_understands_is_an_error_never_a_folder(tmp_path_factory: object) -> None:
+    with pytest.raises(tl.StoreURLError, match=r"no store understands mysql:// URLs"):
+        tl.Runtime(tl.Registry(), "mysql://localhost/db")
+    with pytest.raises(ValueError, match="postgresql://"):
+        open_store("sqlite://x")
+
+
+def test_postgres_versions_migrations_and_wake_ups(postgres_url: str) -> None:
+    import psycopg
+
+    store = PostgresStore(postgres_url)
+    assert store.schema_version == 2
+    store.add_thread(ThreadRecord("thr_old", None, "p", 1.0))
+    store.start_run(RunRecord("run_old", "thr_old", "running", 123, "host", 2.0, 2.0))
+    store.close()
+    with psycopg.connect(postgres_url, autocommit=True) as db:
+        # What version 1 wrote: no owner_started column.
+        db.execute("ALTER TABLE runs DROP COLUMN owner_started")
+        db.execute("UPDATE meta SET value = '1' WHERE key = 'schema_version'")
+    migrated = PostgresStore(postgres_url)
+    assert migrated.schema_version == 2
+    (run,) = migrated.running_runs("thr_old")
+    assert (run.id, run.owner_pid, run.owner_started) == ("run_old", 123, None)
+
+    # Queuing a message notifies listeners, on commit.
+    with psycopg.connect(postgres_url, autocommit=True) as listener:
+        listener.execute("LISTEN threadlab_queue")
+        migrated.enqueue("thr_old", json.dumps({"content": "hi"}))
+        (note,) = list(listener.notifies(timeout=5, stop_after=1))
+        assert (note.channel, note.payload) == ("threadlab_queue", "thr_old")
+    migrated.close()
+
+    with psycopg.connect(postgres_url, autocommit=True) as db:
+        db.execute("UPDATE meta SET value = '99' WHERE key = 'schema_version'")
+    with pytest.raises(tl.StoreVersionError, match="upgrade threadlab"):
+        PostgresStore(postgres_url)
+
+
+def test_an_unreachable_postgres_is_a_clear_error() -> None:
+    with pytest.raises(tl.ThreadlabError, match="cannot open the PostgreSQL store"):
+        PostgresStore("postgresql://nobody@127.0.0.1:1/none?connect_timeout=2")
