@@ -357,3 +357,13 @@ def test_the_thread_list_narrows_to_the_notebook_that_made_them(
     result = shell.run_cell("%threadlab threads --here")
     assert isinstance(result.error_in_exec, UsageError)
     assert "does not know its notebook" in str(result.error_in_exec)
+
+
+def test_a_notebook_on_a_postgresql_store(shell: InteractiveShell, postgres_url: str) -> None:
+    run(shell, f'%config ThreadlabMagics.store = "{postgres_url}"')
+    run(shell, "%%prompt p\nx")
+    run(shell, "%%thread p\nhello from a notebook")
+    runtime = magics(shell).session.runtime
+    assert isinstance(runtime.store, tl.PostgresStore)
+    (thread,) = tl.Runtime(store=postgres_url).threads()  # another runtime sees it
+    assert thread.messages[0].content == "hello from a notebook"

@@ -51,7 +51,9 @@ class ThreadlabMagics(Magics):
     freeze_on_finish = Bool(
         True, help="Replace the live view with static HTML when a run ends."
     ).tag(config=True)
-    store = Unicode(".threadlab", help="Directory of the thread store.").tag(config=True)
+    store = Unicode(
+        ".threadlab", help="The thread store: a directory (SQLite) or a postgresql:// URL."
+    ).tag(config=True)
 
     def __init__(self, shell: Any = None, **kwargs: Any) -> None:
         super().__init__(shell=shell, **kwargs)
