@@ -41,8 +41,11 @@ class Measure:
 ARGS = {"type": "object", "properties": {"n": {"type": "integer"}}, "required": ["n"]}
 
 
-async def threadlab_runs(runs: int, calls: int, realistic: bool = False) -> float:
-    """`realistic`: the tool takes one integer argument, streamed in 8-character chunks."""
+async def threadlab_runs(
+    runs: int, calls: int, realistic: bool = False, store: str | None = None
+) -> float:
+    """`realistic`: the tool takes one integer argument, streamed in 8-character chunks.
+    `store`: where threads go (default: a fresh SQLite folder)."""
     registry = tl.Registry()
 
     async def noop(state: tl.ThreadState, args: Any) -> str:
@@ -66,7 +69,8 @@ async def threadlab_runs(runs: int, calls: int, realistic: bool = False) -> floa
     model = tl.models.FunctionModel(decide, chunk_size=8 if realistic else 64)
     tl.define_prompt("bench", prompt="Benchmark.", model=model, tools=["noop"], registry=registry)
     with tempfile.TemporaryDirectory() as directory:
-        rt = tl.Runtime(registry, directory, secret_key="bench", max_steps=calls + 10)
+        where = store if store is not None else directory
+        rt = tl.Runtime(registry, where, secret_key="bench", max_steps=calls + 10)
         started = time.perf_counter()
         for _ in range(runs):
             remaining[0] = calls

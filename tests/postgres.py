@@ -10,7 +10,7 @@ import shutil
 import socket
 import subprocess
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Generator
 from itertools import count
 from pathlib import Path
 
@@ -37,7 +37,7 @@ def _free_port() -> int:
         return int(sock.getsockname()[1])
 
 
-def postgres_server() -> Iterator[str]:
+def postgres_server() -> Generator[str, None, None]:
     """Start a server; yield its admin URL; stop it and remove its files."""
     initdb, pg_ctl = _binary("initdb"), _binary("pg_ctl")
     if initdb is None or pg_ctl is None:

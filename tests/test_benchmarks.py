@@ -54,3 +54,15 @@ async def test_provider_streaming_benchmark_reads_the_same_stream_both_ways() ->
     assert result.chunks == 200
     assert result.ours_s > 0
     assert result.bare_s > 0
+
+
+async def test_postgres_benchmark_measures_both_stores_and_checks_every_history(
+    postgres_server: str,
+) -> None:
+    from benchmarks import postgres
+
+    over = await postgres.overhead(postgres_server, runs=2, calls=2, repeats=1)
+    assert over.sqlite_ms > 0
+    assert over.postgres_ms > 0
+    work = postgres.workers(postgres_server, processes=2, threads=4, calls=2)
+    assert work.valid == 4

@@ -29,7 +29,8 @@ class Lab:
     root: Path
 
     def notebook_url(self, name: str) -> str:
-        return f"{self.url}/lab/tree/{name}?token={self.token}"
+        # `reset`: a fresh workspace, so no notebook a previous test left open shares the page.
+        return f"{self.url}/lab/tree/{name}?token={self.token}&reset"
 
 
 def _free_port() -> int:

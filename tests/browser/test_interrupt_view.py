@@ -22,7 +22,7 @@ def test_an_interrupted_runs_view_shows_every_calls_truth(lab: Lab, browser: Any
     page = browser.new_page(viewport={"width": 1400, "height": 900})
     try:
         path = write_notebook(lab, CELLS, "interrupt.ipynb")
-        page.goto(lab.notebook_url(path.name) + "&reset")
+        page.goto(lab.notebook_url(path.name))
         page.wait_for_selector("text=Python 3 (ipykernel) | Idle", timeout=60_000)
         for index in range(4):
             run_cell(page, index)

@@ -143,7 +143,7 @@ def walk(lab: Lab, page: Any, shots: Path) -> None:
     path = write_notebook(lab, CELLS, "inspector.ipynb")
     gate = lab.root / "inspector-gate"
     gate.unlink(missing_ok=True)
-    page.goto(lab.notebook_url(path.name) + "&reset")
+    page.goto(lab.notebook_url(path.name))
     page.wait_for_selector(".jp-Notebook .jp-Cell", timeout=60_000)
     page.wait_for_selector("text=Python 3 (ipykernel) | Idle", timeout=60_000)
     news = page.locator(".jp-Notification-Toast-Close")  # "get notified about news?"

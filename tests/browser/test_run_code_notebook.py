@@ -19,8 +19,7 @@ def test_run_code_cards_show_output_and_verdict(lab: Lab, browser: Any) -> None:
     shots.mkdir(exist_ok=True)
     page = browser.new_page(viewport={"width": 1400, "height": 1000})
     try:
-        # `reset`: only this notebook open, not the tabs an earlier test left in the workspace.
-        page.goto(lab.notebook_url("run_code.ipynb") + "&reset")
+        page.goto(lab.notebook_url("run_code.ipynb"))
         page.wait_for_selector(".jp-Notebook .jp-Cell", timeout=60_000)
         page.wait_for_selector("text=Python 3 (ipykernel) | Idle", timeout=60_000)
         for index in (1, 2, 3, 4, 6):
