@@ -66,3 +66,11 @@ async def test_postgres_benchmark_measures_both_stores_and_checks_every_history(
     assert over.postgres_ms > 0
     work = postgres.workers(postgres_server, processes=2, threads=4, calls=2)
     assert work.valid == 4
+
+
+async def test_wake_up_benchmark_hears_every_message(postgres_url: str) -> None:
+    from benchmarks import wakeup
+
+    values = await wakeup.latencies(postgres_url, messages=5)
+    assert len(values) == 5
+    assert all(v > 0 for v in values)

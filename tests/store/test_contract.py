@@ -169,3 +169,34 @@ def test_postgres_versions_migrations_and_wake_ups(postgres_url: str) -> None:
 def test_an_unreachable_postgres_is_a_clear_error() -> None:
     with pytest.raises(tl.ThreadlabError, match="cannot open the PostgreSQL store"):
         PostgresStore("postgresql://nobody@127.0.0.1:1/none?connect_timeout=2")
+
+
+async def test_a_queued_message_wakes_a_watcher_on_another_connection(postgres_url: str) -> None:
+    import asyncio
+
+    owner, sender = PostgresStore(postgres_url), PostgresStore(postgres_url)
+    loop = asyncio.get_running_loop()
+    woken: asyncio.Queue[str] = asyncio.Queue()
+
+    def heard(thread_id: str) -> None:
+        loop.call_soon_threadsafe(woken.put_nowait, thread_id)
+
+    stop = owner.watch_queue(heard)
+    await asyncio.to_thread(sender.enqueue, "thr_a", "{}")
+    assert await asyncio.wait_for(woken.get(), 5) == "thr_a"
+    stop()
+    await asyncio.to_thread(sender.enqueue, "thr_b", "{}")
+    await asyncio.sleep(0.5)
+    assert woken.empty()  # stopped: told nothing more
+    owner.close()
+    sender.close()
+
+
+def test_sqlite_cannot_be_told_so_a_watch_is_a_no_op(store_dir: object) -> None:
+    store = open_store(str(store_dir))
+    calls: list[str] = []
+    stop = store.watch_queue(calls.append)
+    store.enqueue("t", "{}")
+    stop()
+    assert calls == []
+    store.close()

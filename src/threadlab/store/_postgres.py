@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import re
 import threading
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any
 
@@ -90,8 +90,13 @@ class PostgresStore(SqlStore):
         self.url = url
         self._lock = threading.RLock()
         self._depth = 0
+        self._watchers: list[Callable[[str], None]] = []
+        self._listener: threading.Thread | None = None
+        self._closing = threading.Event()
         # psycopg understands postgresql:// and postgres://, not a "+driver" suffix.
-        dsn = re.sub(r"^postgres(ql)?\+psycopg://", "postgresql://", url, flags=re.IGNORECASE)
+        self._dsn = dsn = re.sub(
+            r"^postgres(ql)?\+psycopg://", "postgresql://", url, flags=re.IGNORECASE
+        )
         try:
             self._db = psycopg.connect(dsn, autocommit=True)
         except psycopg.OperationalError as exc:
@@ -165,7 +170,50 @@ class PostgresStore(SqlStore):
     def _queued(self, thread_id: str) -> None:
         self._execute("SELECT pg_notify(?, ?)", (NOTIFY_CHANNEL, thread_id))
 
+    def watch_queue(self, callback: Callable[[str], None]) -> Callable[[], None]:
+        """Notifications of queued messages, from a connection that only listens (started
+        with the first watch, on an OS thread of its own)."""
+        with self._lock:
+            self._watchers.append(callback)
+            if self._listener is None:
+                ready = threading.Event()
+                self._listener = threading.Thread(
+                    target=self._listen, args=(ready,), name="threadlab-listen", daemon=True
+                )
+                self._listener.start()
+                ready.wait(10)  # LISTEN is in place before anything is queued
+
+        def stop() -> None:
+            with self._lock:
+                if callback in self._watchers:
+                    self._watchers.remove(callback)
+
+        return stop
+
+    def _listen(self, ready: threading.Event) -> None:
+        psycopg = _psycopg()
+        while not self._closing.is_set():
+            try:
+                with psycopg.connect(self._dsn, autocommit=True) as listening:
+                    listening.execute(f"LISTEN {NOTIFY_CHANNEL}")
+                    ready.set()
+                    while not self._closing.is_set():
+                        # A timeout, so closing the store ends the thread within it.
+                        for note in listening.notifies(timeout=0.2):
+                            with self._lock:
+                                watchers = list(self._watchers)
+                            for watcher in watchers:
+                                watcher(note.payload)
+            except psycopg.Error:
+                # The server went away: notifications sent meanwhile are lost, which the
+                # waiters' poll covers; listen again once it is back.
+                ready.set()
+                self._closing.wait(1.0)
+
     def close(self) -> None:
+        self._closing.set()
+        if self._listener is not None:
+            self._listener.join(5)
         with self._lock:
             self._db.close()
 

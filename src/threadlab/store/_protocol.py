@@ -3,7 +3,7 @@ follow without the runtime changing."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from typing import Protocol
@@ -124,5 +124,11 @@ class Store(Protocol):
 
     # messages sent to a thread that is busy in another process
     def enqueue(self, thread_id: str, data: str) -> None: ...
+    def watch_queue(self, callback: Callable[[str], None]) -> Callable[[], None]:
+        """Call `callback(thread_id)` (from another OS thread) soon after any process commits
+        a message queued for `thread_id`; returns a function that stops the watch. A store
+        that cannot be told (SQLite) never calls it: whoever waits polls `has_queued` too."""
+        ...
+
     def drain_queue(self, thread_id: str) -> list[str]: ...
     def has_queued(self, thread_id: str) -> bool: ...

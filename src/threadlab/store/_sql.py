@@ -7,7 +7,7 @@ how a statement is executed; the methods here are the `Store` interface itself.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import AbstractContextManager
 
 from ._protocol import (
@@ -50,6 +50,10 @@ class SqlStore:
 
     def _read(self, sql: str, params: Sequence[object] = ()) -> list[tuple[object, ...]]:
         raise NotImplementedError
+
+    def watch_queue(self, callback: Callable[[str], None]) -> Callable[[], None]:
+        """This dialect cannot be told of other processes' commits: nothing to watch."""
+        return lambda: None
 
     def _queued(self, thread_id: str) -> None:
         """A message was queued for `thread_id` in the current transaction (a dialect that
