@@ -106,7 +106,7 @@ class RunLoop:
             # Non-blocking children started in this run: wait for them, then let the thread
             # handle the results they queued, until nothing is pending.
             while self.wait_children and self.completed:
-                waited = await self.supervisor.wait()
+                waited = await self._wait_for_children()
                 if self.context.has_queued():
                     agent = self.graph.agent
                     await (
@@ -126,6 +126,24 @@ class RunLoop:
             raise
         self._settle_session()
         return self.outcome
+
+    async def _wait_for_children(self) -> bool:
+        """Wait for the children still running. A message another process queues for this
+        thread meanwhile (a store that can tell: PostgreSQL) ends the wait early: the thread
+        answers it now, then waits on."""
+        loop = asyncio.get_running_loop()
+        woken = asyncio.Event()
+        me = self.context.id
+
+        def heard(thread_id: str) -> None:  # on the store's listening thread
+            if thread_id == me:
+                loop.call_soon_threadsafe(woken.set)
+
+        stop = self.host.store.watch_queue(heard)
+        try:
+            return await self.supervisor.wait(woken)
+        finally:
+            stop()
 
     # top-level shapes
 

@@ -270,12 +270,26 @@ class Supervisor:
             text = f"Subagent {child.name!r} ({child.id}) {verb}:\n{outcome['result'] or ''}"
             self.context.deliver(text, outcome["attachments"], child.id)
 
-    async def wait(self) -> bool:
-        """Wait for the children still running; False when there were none."""
+    async def wait(self, woken: asyncio.Event | None = None) -> bool:
+        """Wait for the children still running — or until `woken` is set, whichever comes
+        first (the children go on either way); False when there were none."""
         pending = [t for t in self.tasks if not t.done()]
         if not pending:
             return False
-        await asyncio.gather(*pending, return_exceptions=True)
+        if woken is None:
+            await asyncio.gather(*pending, return_exceptions=True)
+            return True
+        waiter = asyncio.ensure_future(woken.wait())
+        remaining: set[asyncio.Future[Any]] = set(pending)
+        try:
+            # asyncio.wait never cancels what it waits for: the children keep running.
+            while remaining and not woken.is_set():
+                done, _ = await asyncio.wait(
+                    [*remaining, waiter], return_when=asyncio.FIRST_COMPLETED
+                )
+                remaining -= done
+        finally:
+            waiter.cancel()
         return True
 
     async def cancel_all(self) -> None:

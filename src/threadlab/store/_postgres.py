@@ -171,8 +171,9 @@ class PostgresStore(SqlStore):
         self._execute("SELECT pg_notify(?, ?)", (NOTIFY_CHANNEL, thread_id))
 
     def watch_queue(self, callback: Callable[[str], None]) -> Callable[[], None]:
-        """Notifications of queued messages, from a connection that only listens (started
-        with the first watch, on an OS thread of its own)."""
+        """Notifications of messages other connections queued (this store's own are left
+        out: its process knows), from a connection that only listens (started with the first
+        watch, on an OS thread of its own)."""
         with self._lock:
             self._watchers.append(callback)
             if self._listener is None:
@@ -200,6 +201,8 @@ class PostgresStore(SqlStore):
                     while not self._closing.is_set():
                         # A timeout, so closing the store ends the thread within it.
                         for note in listening.notifies(timeout=0.2):
+                            if note.pid == self._db.info.backend_pid:
+                                continue  # this store's own commit: its process knows
                             with self._lock:
                                 watchers = list(self._watchers)
                             for watcher in watchers:

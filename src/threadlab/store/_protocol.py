@@ -125,9 +125,10 @@ class Store(Protocol):
     # messages sent to a thread that is busy in another process
     def enqueue(self, thread_id: str, data: str) -> None: ...
     def watch_queue(self, callback: Callable[[str], None]) -> Callable[[], None]:
-        """Call `callback(thread_id)` (from another OS thread) soon after any process commits
-        a message queued for `thread_id`; returns a function that stops the watch. A store
-        that cannot be told (SQLite) never calls it: whoever waits polls `has_queued` too."""
+        """Call `callback(thread_id)` (from another OS thread) soon after another process
+        commits a message queued for `thread_id`; returns a function that stops the watch. A
+        store that cannot be told (SQLite) never calls it: waiters check `has_queued` at
+        their next step instead."""
         ...
 
     def drain_queue(self, thread_id: str) -> list[str]: ...
