@@ -79,6 +79,9 @@ class Message(BaseModel):
     side "a"'s); None elsewhere."""
     usage: dict[str, int] | None = None
     """An assistant message's token usage, when the model reports it."""
+    model: str | None = None
+    """The model that wrote an assistant message (the provider's model id, or the model's
+    name)."""
     subagent_id: str | None = None
     """On a message a child delivered to its parent: the child's reference."""
     created_at: float = Field(default_factory=time.time)

@@ -310,6 +310,7 @@ class RunLoop:
             content=draft.text or None,
             tool_calls=tuple(draft.calls),
             usage=draft.usage,
+            model=str(getattr(model, "model", None) or getattr(model, "name", "") or "") or None,
         )
         assistant = await self.commit(frame, assistant, hooks, state)
         for call in assistant.tool_calls:

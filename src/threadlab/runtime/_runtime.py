@@ -8,7 +8,7 @@ import json
 import logging
 import os
 import time
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from .._errors import CallContextError, MissingVariableError, ThreadNotFound
@@ -75,6 +75,7 @@ class Runtime:
             hook_timeout=hook_timeout,
         )
         self.secrets = SecretBox(secret_key)
+        self._run_listeners: list[Callable[[Thread, Run], None]] = []
         self._contexts: dict[str, ThreadContext] = {}
         self._handles: dict[str, Thread] = {}
         self._models = ModelResolver(self.registry)
@@ -183,6 +184,25 @@ class Runtime:
         return self.thread(thread_id)
 
     # the run host (RunHost)
+
+    def on_run_finished(self, listener: Callable[[Thread, Run], None]) -> Callable[[], None]:
+        """Call `listener(thread, run)` after each run a thread handle of this runtime
+        finished (`send` or `stream`; not a message that was only queued); returns a function
+        that removes it. A listener that raises is logged, never breaks the run."""
+        self._run_listeners.append(listener)
+
+        def remove() -> None:
+            if listener in self._run_listeners:
+                self._run_listeners.remove(listener)
+
+        return remove
+
+    def run_finished(self, thread: Thread, run: Run) -> None:
+        for listener in list(self._run_listeners):
+            try:
+                listener(thread, run)
+            except Exception:
+                log.exception("a run listener failed after run %s", run.id)
 
     def resolve_model(self, chosen: Any, variables: Resolve) -> Model:
         """The model for a name or a model object."""

@@ -21,6 +21,10 @@ class ThreadOwner(RunHost, Protocol):
 
     def thread(self, thread_id: str) -> Thread: ...
 
+    def run_finished(self, thread: Thread, run: Run) -> None:
+        """Tell the runtime's run listeners that `run` of `thread` is over."""
+        ...
+
 
 class Thread:
     """One thread: an instance of an agent (or of a bare prompt) with its own history, events,
@@ -159,9 +163,12 @@ class Thread:
         Cancelling the awaiting task cancels the run, after persisting an "interrupted" result
         for every unfinished tool call.
         """
-        return await execute_run(
+        run = await execute_run(
             self._runtime, self._context, message, attachments, wait_children=wait_children
         )
+        if run.status != "queued":
+            self._runtime.run_finished(self, run)
+        return run
 
     async def stream(
         self, message: str, *, attachments: Iterable[str] = ()
@@ -182,6 +189,8 @@ class Thread:
             run = await task
             if run.status == "queued":
                 yield RunFinishedEvent(run_id=run.id, status=run.status, **self._context.base())
+            else:
+                self._runtime.run_finished(self, run)
         finally:
             if not task.done():
                 task.cancel()

@@ -1,0 +1,355 @@
+"""A thread's runs as OpenTelemetry spans, following the GenAI semantic conventions (v1.37).
+
+Spans are built from what the store keeps — events with their times, messages — so a run
+exported live (at its end) and exported again a week later is the same trace: every trace and
+span id is derived from the ids of the thread, run, message and call it stands for.
+
+- a run: `invoke_agent {agent}` (`gen_ai.conversation.id` = the thread id);
+- each model step: `chat {model}` with its token usage;
+- each tool call: `execute_tool {tool}` (`gen_ai.tool.name`, `.call.id`, `.type`), error status
+  and `error.type` when it failed, its progress and custom events as span events;
+- a prompt tool's inner steps under that tool's span; a subagent's runs under the
+  `execute_tool subagent_create` span that created it, in the same trace.
+
+Message and argument content only with `include_content` (as stored: redacted). With
+`openinference`, the attributes Arize Phoenix reads are added (`openinference.span.kind`,
+`session.id`, `tool.name`, `llm.*`, and `input.value` / `output.value` with content).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import Any
+
+from opentelemetry.sdk.resources import Resource
+from opentelemetry.sdk.trace import Event as SpanEvent
+from opentelemetry.sdk.trace import ReadableSpan
+from opentelemetry.sdk.util.instrumentation import InstrumentationScope
+from opentelemetry.trace import SpanContext, SpanKind, Status, StatusCode, TraceFlags
+
+from .._records import (
+    CustomEvent,
+    Message,
+    MessageCreatedEvent,
+    RunFinishedEvent,
+    SubagentCreatedEvent,
+    ThreadEvent,
+    ThreadStatusEvent,
+    ToolCallFinishedEvent,
+    ToolCallStartedEvent,
+)
+from .._version import __version__
+from ..runtime import Thread
+
+__all__ = ["SEMCONV_VERSION", "run_spans", "thread_spans"]
+
+SEMCONV_VERSION = "1.37.0"
+"""The OpenTelemetry GenAI semantic conventions these spans follow."""
+
+_SCOPE = InstrumentationScope("threadlab", __version__)
+_RESOURCE = Resource.create({"service.name": "threadlab"})
+_BUILTIN_TOOLS = frozenset({"subagents", "subagent_create", "subagent_message"})
+
+
+def _id(bits: int, *parts: str) -> int:
+    digest = hashlib.sha256("\x1f".join(parts).encode()).digest()
+    return int.from_bytes(digest[: bits // 8], "big") or 1  # 0 is not a valid id
+
+
+def _ns(seconds: float) -> int:
+    return int(seconds * 1_000_000_000)
+
+
+@dataclass
+class _Options:
+    include_content: bool
+    openinference: bool
+
+
+@dataclass
+class _Span:
+    name: str
+    span_id: int
+    parent: int | None
+    start: float
+    end: float
+    kind: SpanKind = SpanKind.INTERNAL
+    attributes: dict[str, Any] = field(default_factory=dict)
+    events: list[SpanEvent] = field(default_factory=list)
+    error: str | None = None
+
+    def readable(self, trace_id: int) -> ReadableSpan:
+        context = SpanContext(trace_id, self.span_id, False, TraceFlags(TraceFlags.SAMPLED))
+        parent = (
+            SpanContext(trace_id, self.parent, False, TraceFlags(TraceFlags.SAMPLED))
+            if self.parent is not None
+            else None
+        )
+        status = (
+            Status(StatusCode.ERROR, self.error)
+            if self.error is not None
+            else Status(StatusCode.OK)
+        )
+        return ReadableSpan(
+            name=self.name,
+            context=context,
+            parent=parent,
+            resource=_RESOURCE,
+            attributes=self.attributes,
+            events=self.events,
+            kind=self.kind,
+            status=status,
+            start_time=_ns(self.start),
+            end_time=_ns(max(self.end, self.start)),
+            instrumentation_scope=_SCOPE,
+        )
+
+
+def thread_spans(
+    thread: Thread, *, include_content: bool = False, openinference: bool = False
+) -> list[ReadableSpan]:
+    """Every finished run of `thread` (and of its subagents, nested where they were created),
+    as spans: one trace per run of the thread."""
+    options = _Options(include_content, openinference)
+    spans: list[ReadableSpan] = []
+    for run_id, events in _runs(thread.events):
+        trace_id = _id(128, thread.id, run_id)
+        built = _RunSpans(thread, run_id, events, options, None).build()
+        spans += [span.readable(trace_id) for span in built]
+    return spans
+
+
+def run_spans(
+    thread: Thread, run_id: str, *, include_content: bool = False, openinference: bool = False
+) -> list[ReadableSpan]:
+    """The spans of one finished run of `thread` (what is exported when it ends)."""
+    options = _Options(include_content, openinference)
+    for found, events in _runs(thread.events):
+        if found == run_id:
+            trace_id = _id(128, thread.id, run_id)
+            built = _RunSpans(thread, run_id, events, options, None).build()
+            return [span.readable(trace_id) for span in built]
+    return []
+
+
+def _runs(events: Iterable[ThreadEvent]) -> list[tuple[str, list[ThreadEvent]]]:
+    """The thread's events cut into runs: from "running" to that run's `run_finished`."""
+    runs: list[tuple[str, list[ThreadEvent]]] = []
+    current: list[ThreadEvent] | None = None
+    for event in events:
+        if isinstance(event, ThreadStatusEvent) and event.status == "running":
+            current = [event]
+        elif current is not None:
+            current.append(event)
+            if isinstance(event, RunFinishedEvent) and not event.depth:
+                runs.append((event.run_id, current))
+                current = None
+    return runs
+
+
+class _RunSpans:
+    """The spans of one run of one thread; a child's runs join in under their creator."""
+
+    def __init__(
+        self,
+        thread: Thread,
+        run_id: str,
+        events: list[ThreadEvent],
+        options: _Options,
+        parent: int | None,
+    ) -> None:
+        self.thread = thread
+        self.run_id = run_id
+        self.events = events
+        self.options = options
+        self.parent = parent
+        self.messages = {m.id: m for m in thread.all_messages()}
+        self.spans: list[_Span] = []
+
+    def build(self) -> list[_Span]:
+        start, finish = self.events[0], self.events[-1]
+        assert isinstance(finish, RunFinishedEvent)
+        run = _Span(
+            f"invoke_agent {self.thread.agent}",
+            _id(64, self.run_id),
+            self.parent,
+            start.at,
+            finish.at,
+            attributes={
+                "gen_ai.operation.name": "invoke_agent",
+                "gen_ai.agent.name": self.thread.agent,
+                "gen_ai.conversation.id": self.thread.id,
+                "threadlab.run.id": self.run_id,
+                "threadlab.run.status": finish.status,
+            },
+        )
+        if finish.status not in ("completed", "queued"):
+            run.error = finish.error or finish.status
+            run.attributes["error.type"] = f"run_{finish.status}"
+        if self.options.openinference:
+            run.attributes |= {"openinference.span.kind": "AGENT", "session.id": self.thread.id}
+        if self.options.include_content and finish.text:
+            run.attributes |= self._output("assistant", finish.text)
+        self.spans.append(run)
+        self._steps(run)
+        return self.spans
+
+    def _steps(self, run: _Span) -> None:
+        since: dict[int, float] = {0: run.start}  # when each depth's current step began
+        tools: dict[str, _Span] = {}
+        executing: list[str] = []  # calls of the last assistant message not finished yet
+        for event in self.events:
+            if isinstance(event, MessageCreatedEvent):
+                message = self.messages.get(event.message_id)
+                if message is None:
+                    continue
+                if message.role == "assistant":
+                    self._chat(message, event, since.get(event.depth, run.start), tools, run)
+                    executing = [c.id for c in message.tool_calls]
+                since[event.depth] = event.at
+            elif isinstance(event, ToolCallStartedEvent):
+                span = self._tool(event.tool_call_id, event.name, event.depth, tools, run)
+                if event.progress:
+                    span.events.append(
+                        SpanEvent("progress", {"threadlab.progress": event.progress}, _ns(event.at))
+                    )
+            elif isinstance(event, ToolCallFinishedEvent):
+                span = self._tool(event.tool_call_id, event.name, event.depth, tools, run)
+                span.end = event.at
+                span.start = event.at - event.duration_ms / 1000
+                if event.status == "error":
+                    span.error = self._result(event.tool_call_id) or "the tool failed"
+                    span.attributes["error.type"] = _error_type(event.traceback)
+                if self.options.include_content:
+                    result = self._result(event.tool_call_id) or ""
+                    span.attributes["gen_ai.tool.call.result"] = result
+                    if self.options.openinference:
+                        span.attributes["output.value"] = result
+                since[event.depth] = event.at
+                if event.tool_call_id in executing:
+                    executing.remove(event.tool_call_id)
+            elif isinstance(event, CustomEvent) and event.tool_call_id in tools:
+                attributes = (
+                    {"threadlab.data": json.dumps(event.data, ensure_ascii=False)}
+                    if self.options.include_content or event.event_type == "progress"
+                    else {}
+                )
+                tools[event.tool_call_id].events.append(
+                    SpanEvent(event.event_type, attributes, _ns(event.at))
+                )
+            elif isinstance(event, SubagentCreatedEvent) and executing:
+                # Created by the call that is executing: the first unfinished one.
+                creator = tools.get(executing[0])
+                self._child(event.child_thread_id, creator.span_id if creator else run.span_id)
+
+    def _chat(
+        self,
+        message: Message,
+        event: MessageCreatedEvent,
+        start: float,
+        tools: dict[str, _Span],
+        run: _Span,
+    ) -> None:
+        model = message.model or "unknown"
+        span = _Span(
+            f"chat {model}",
+            _id(64, message.id),
+            self._parent_of(event.parent_tool_call_id, tools, run),
+            start,
+            event.at,
+            kind=SpanKind.CLIENT,
+            attributes={
+                "gen_ai.operation.name": "chat",
+                "gen_ai.request.model": model,
+                "gen_ai.conversation.id": self.thread.id,
+            },
+        )
+        usage = message.usage or {}
+        for key, name in (("input_tokens", "input_tokens"), ("output_tokens", "output_tokens")):
+            if key in usage:
+                span.attributes[f"gen_ai.usage.{name}"] = usage[key]
+        if "cached_tokens" in usage:
+            span.attributes["gen_ai.usage.cache_read.input_tokens"] = usage["cached_tokens"]
+        if self.options.openinference:
+            span.attributes |= {"openinference.span.kind": "LLM", "llm.model_name": model}
+            if "input_tokens" in usage:
+                span.attributes["llm.token_count.prompt"] = usage["input_tokens"]
+            if "output_tokens" in usage:
+                span.attributes["llm.token_count.completion"] = usage["output_tokens"]
+        if self.options.include_content and message.content:
+            span.attributes |= self._output("assistant", message.content)
+        for call in message.tool_calls:
+            tool = self._tool(call.id, call.name, event.depth, tools, run)
+            if self.options.include_content:
+                arguments = (
+                    call.arguments
+                    if isinstance(call.arguments, str)
+                    else json.dumps(call.arguments, ensure_ascii=False)
+                )
+                tool.attributes["gen_ai.tool.call.arguments"] = arguments
+                if self.options.openinference:
+                    tool.attributes["input.value"] = arguments
+        self.spans.append(span)
+
+    def _tool(
+        self, call_id: str, name: str, depth: int, tools: dict[str, _Span], run: _Span
+    ) -> _Span:
+        span = tools.get(call_id)
+        if span is None:
+            span = _Span(
+                f"execute_tool {name}",
+                _id(64, call_id),
+                run.span_id,
+                run.start,
+                run.start,
+                attributes={
+                    "gen_ai.operation.name": "execute_tool",
+                    "gen_ai.tool.name": name,
+                    "gen_ai.tool.call.id": call_id,
+                    "gen_ai.tool.type": "extension" if name in _BUILTIN_TOOLS else "function",
+                },
+            )
+            if self.options.openinference:
+                span.attributes |= {"openinference.span.kind": "TOOL", "tool.name": name}
+            tools[call_id] = span
+            self.spans.append(span)
+        return span
+
+    def _parent_of(self, call_id: str | None, tools: dict[str, _Span], run: _Span) -> int:
+        # Inside a prompt tool's nested turn: under that tool's span.
+        if call_id is not None and call_id in tools:
+            return tools[call_id].span_id
+        return run.span_id
+
+    def _child(self, child_id: str, parent: int) -> None:
+        child = next((c for c in self.thread.children if c.id == child_id), None)
+        if child is None:
+            return
+        for run_id, events in _runs(child.events):
+            self.spans += _RunSpans(child, run_id, events, self.options, parent).build()
+
+    def _result(self, call_id: str) -> str | None:
+        for message in self.messages.values():
+            if message.role == "tool" and message.tool_call_id == call_id:
+                return message.content
+        return None
+
+    def _output(self, role: str, text: str) -> dict[str, Any]:
+        parts = [{"role": role, "parts": [{"type": "text", "content": text}]}]
+        attributes: dict[str, Any] = {"gen_ai.output.messages": json.dumps(parts)}
+        if self.options.openinference:
+            attributes["output.value"] = text
+        return attributes
+
+
+def _error_type(traceback: str | None) -> str:
+    """The exception's class from a stored traceback's last line, else "tool_error"."""
+    if traceback:
+        last = traceback.strip().splitlines()[-1]
+        name = last.split(":", 1)[0].strip()
+        if name.isidentifier():
+            return name
+    return "tool_error"

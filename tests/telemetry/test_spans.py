@@ -1,0 +1,150 @@
+"""Threads as GenAI spans: names, nesting (a subagent's run under the tool call that created
+it, in the same trace), attributes, errors, progress as span events, usage; the same ids when
+exported twice; content only when asked for, and redacted."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from opentelemetry.sdk.trace import ReadableSpan
+from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
+from opentelemetry.trace import StatusCode
+
+import threadlab as tl
+from threadlab.models import FinishChunk, FunctionModel, call, step, text
+from threadlab.telemetry import SEMCONV_VERSION, export_thread, instrument
+
+from ..runtime.test_subagents import create, worker
+
+SECRET = "tok-otel-3141592653"
+
+
+class Counting(FunctionModel):
+    """A function model that reports usage, like a provider."""
+
+    async def stream(self, request: Any) -> Any:
+        async for chunk in super().stream(request):
+            if isinstance(chunk, FinishChunk):
+                chunk = FinishChunk(usage={"input_tokens": 11, "output_tokens": 3})
+            yield chunk
+
+
+def define(registry: tl.Registry) -> None:
+    async def fetch(state: tl.ThreadState, args: dict[str, Any]) -> str:
+        state.emit("progress", {"step": 1, "of": 2})
+        if args["url"] == "bad":
+            raise ConnectionError(f"refused with {await state.env('API_KEY')}")
+        return f"page at {args['url']}"
+
+    tl.define_tool(
+        "fetch",
+        description="Fetch.",
+        execute=fetch,
+        progress_argument="url",
+        args={"type": "object", "properties": {"url": {"type": "string"}}},
+        variables=[tl.Variable("API_KEY", type="secret", required=True)],
+        registry=registry,
+    )
+    worker(registry)
+    done = [0]
+
+    def lead(messages: Any, tools: Any) -> Any:
+        done[0] += 1
+        if done[0] == 1:
+            return step(call("fetch", {"url": "good"}), call("fetch", {"url": "bad"}))
+        if done[0] == 2:
+            return create("w1", "write notes")
+        return text(f"all done, key {SECRET}")
+
+    tl.define_prompt("lead", prompt="Lead.", model=Counting(lead), tools=["fetch"],
+                     registry=registry)  # fmt: skip
+    tl.define_agent(
+        "boss", side_a=tl.Side("lead", subagents=[tl.Subagent("worker")]), registry=registry
+    )
+
+
+def by_name(spans: list[ReadableSpan], prefix: str) -> list[ReadableSpan]:
+    return [s for s in spans if s.name.startswith(prefix)]
+
+
+async def test_a_run_is_a_trace_of_genai_spans(rt: tl.Runtime, registry: tl.Registry) -> None:
+    define(registry)
+    live = InMemorySpanExporter()
+    stop = instrument(rt, live)
+    thread = await rt.create_thread("boss", secrets={"API_KEY": SECRET})
+    run = await thread.send("go")
+    stop()
+    assert run.status == "completed"
+    spans = list(live.get_finished_spans())
+
+    (agent,) = [s for s in by_name(spans, "invoke_agent ") if s.parent is None]
+    assert agent.name == "invoke_agent boss"
+    assert agent.attributes is not None
+    assert agent.attributes["gen_ai.conversation.id"] == thread.id
+    assert agent.attributes["gen_ai.operation.name"] == "invoke_agent"
+    assert {s.context.trace_id for s in spans} == {agent.context.trace_id}  # one trace
+
+    chats = [s for s in by_name(spans, "chat ") if s.parent == agent.context]
+    assert len(chats) == 3
+    assert chats[0].attributes is not None
+    assert chats[0].attributes["gen_ai.usage.input_tokens"] == 11
+    assert chats[0].attributes["gen_ai.request.model"] == "lead"  # the model function's name
+
+    good, bad = (s for s in by_name(spans, "execute_tool fetch"))
+    assert good.attributes is not None
+    assert bad.attributes is not None
+    assert good.attributes["gen_ai.tool.call.id"] != bad.attributes["gen_ai.tool.call.id"]
+    assert good.attributes["gen_ai.tool.type"] == "function"
+    assert good.status.status_code == StatusCode.OK
+    assert bad.status.status_code == StatusCode.ERROR
+    assert bad.attributes["error.type"] == "ConnectionError"
+    assert [e.name for e in good.events] == ["progress", "progress"]  # started + custom
+    assert good.events[0].attributes == {"threadlab.progress": "good"}
+
+    # The subagent's run hangs under the call that created it, in the same trace.
+    (creator,) = by_name(spans, "execute_tool subagent_create")
+    assert creator.attributes is not None
+    assert creator.attributes["gen_ai.tool.type"] == "extension"
+    (child,) = list(by_name(spans, "invoke_agent worker"))
+    assert child.parent is not None
+    assert child.parent.span_id == creator.context.span_id
+    (finish,) = by_name(spans, "execute_tool finish")
+    assert finish.parent is not None
+    assert finish.parent.span_id == child.context.span_id
+
+    # No content unless asked: no argument, result or text, and never the secret.
+    flat = repr([(s.name, s.attributes, [e.attributes for e in s.events]) for s in spans])
+    assert "gen_ai.tool.call.arguments" not in flat
+    assert "all done" not in flat
+    assert SECRET not in flat
+
+    # Exported again from the store, a week later: the very same trace.
+    again = InMemorySpanExporter()
+    assert export_thread(rt.thread(thread.id), again) == len(spans)
+    ids = sorted((s.context.trace_id, s.context.span_id, s.name) for s in spans)
+    assert sorted((s.context.trace_id, s.context.span_id, s.name) for s in
+                  again.get_finished_spans()) == ids  # fmt: skip
+
+
+async def test_content_when_asked_is_the_redacted_content_and_phoenix_attributes(
+    rt: tl.Runtime, registry: tl.Registry
+) -> None:
+    define(registry)
+    thread = await rt.create_thread("boss", secrets={"API_KEY": SECRET})
+    await thread.send("go")
+    exporter = InMemorySpanExporter()
+    export_thread(thread, exporter, include_content=True, openinference=True)
+    spans = list(exporter.get_finished_spans())
+    flat = repr([(s.attributes, [e.attributes for e in s.events]) for s in spans])
+    assert SECRET not in flat
+    assert "[secret:API_KEY]" in flat  # the content is there, redacted as stored
+    (agent,) = list(by_name(spans, "invoke_agent boss"))
+    assert agent.attributes is not None
+    assert agent.attributes["openinference.span.kind"] == "AGENT"
+    assert agent.attributes["session.id"] == thread.id
+    good = by_name(spans, "execute_tool fetch")[0]
+    assert good.attributes is not None
+    assert good.attributes["tool.name"] == "fetch"
+    assert good.attributes["input.value"] == '{"url": "good"}'
+    assert good.attributes["gen_ai.tool.call.result"] == "page at good"
+    assert SEMCONV_VERSION.startswith("1.")
