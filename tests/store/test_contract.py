@@ -200,3 +200,61 @@ def test_sqlite_cannot_be_told_so_a_watch_is_a_no_op(store_dir: object) -> None:
     stop()
     assert calls == []
     store.close()
+
+
+def test_two_drainers_never_get_the_same_message(store_spec: str) -> None:
+    import threading
+
+    one, two = a_store(store_spec), a_store(store_spec)
+    sent = [f"m{i}" for i in range(200)]
+    for message in sent:
+        one.enqueue("t", message)
+    got: list[list[str]] = [[], []]
+
+    def drain(store: Store, into: list[str]) -> None:
+        for _ in range(20):
+            into.extend(store.drain_queue("t"))
+
+    workers = [
+        threading.Thread(target=drain, args=(s, g)) for s, g in zip((one, two), got, strict=True)
+    ]
+    for worker in workers:
+        worker.start()
+    for worker in workers:
+        worker.join()
+    assert sorted(got[0] + got[1]) == sorted(sent)  # each message once, none lost
+    assert got[0] == sorted(got[0], key=sent.index)  # in the order they were queued
+    one.close()
+    two.close()
+
+
+def test_locking_a_thread_holds_other_lockers_of_that_thread_only(postgres_url: str) -> None:
+    import threading
+    import time
+
+    holder, waiter = PostgresStore(postgres_url), PostgresStore(postgres_url)
+    entered = threading.Event()
+    release = threading.Event()
+    timings: dict[str, float] = {}
+
+    def hold() -> None:
+        with holder.transaction():
+            holder.lock_thread("thr_a")
+            entered.set()
+            release.wait(5)
+            timings["released"] = time.monotonic()
+
+    thread = threading.Thread(target=hold)
+    thread.start()
+    entered.wait(5)
+    with waiter.transaction():
+        waiter.lock_thread("thr_b")  # another thread's lock: not held up
+    timer = threading.Timer(0.3, release.set)
+    timer.start()
+    with waiter.transaction():
+        waiter.lock_thread("thr_a")
+        timings["acquired"] = time.monotonic()
+    thread.join()
+    assert timings["acquired"] >= timings["released"]
+    holder.close()
+    waiter.close()

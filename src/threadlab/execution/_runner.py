@@ -71,6 +71,7 @@ async def execute_run(
         claimed = False
         try:
             with store.transaction():
+                store.lock_thread(context.id)
                 if any(is_live(r) for r in store.running_runs(context.id)):
                     context.enqueue(message)
                 else:
@@ -184,6 +185,11 @@ def repair(context: ThreadContext, runs: list[RunRecord] | None = None) -> None:
         return
     reason = unfinished_text("owner_gone")
     with store.transaction():
+        store.lock_thread(context.id)
+        # Another process may have repaired it meanwhile: then there is nothing left to do.
+        still = {r.id for r in store.running_runs(context.id)}
+        if orphaned and not still & {r.id for r in orphaned}:
+            return
         if missing:
             context.persist(missing)
         for run in orphaned:

@@ -1,12 +1,12 @@
 """PostgreSQL store: many processes and machines on one history.
 
 The same tables as SQLite, in PostgreSQL's types, and the same guarantees: a write transaction
-per step, and one writer at a time — each transaction first takes a transaction-scoped
-advisory lock, as SQLite's `BEGIN IMMEDIATE` takes the database's write lock, so the runtime's
-claim of a run (check that nobody runs the thread, take the lease) is atomic across processes.
-Reads outside a transaction see what is committed. Queuing a message for a thread also sends a
-`NOTIFY` on the `threadlab_queue` channel inside the same transaction, delivered on commit, so
-a listener elsewhere can react without polling.
+per step, and one writer per thread — the runtime's claim of a run (check that nobody runs the
+thread, take the lease) and its repair take a transaction-scoped advisory lock on the thread,
+so they are atomic across processes while writers of other threads go on in parallel (SQLite
+serialises every writer instead). Reads outside a transaction see what is committed. Queuing a
+message for a thread also sends a `NOTIFY` on the `threadlab_queue` channel inside the same
+transaction, delivered on commit, so a listener elsewhere can react without polling.
 """
 
 from __future__ import annotations
@@ -25,8 +25,8 @@ __all__ = ["NOTIFY_CHANNEL", "POSTGRES_SCHEMA_VERSION", "PostgresStore", "is_pos
 POSTGRES_SCHEMA_VERSION = 2
 NOTIFY_CHANNEL = "threadlab_queue"
 
-# Any fixed number: the key of the advisory lock every write transaction takes.
-_WRITE_LOCK = 0x7468726C  # "thrl"
+# Any fixed number: the key of the advisory lock that creates and migrates the schema.
+_SCHEMA_LOCK = 0x7468726C  # "thrl"
 
 # From one version to the next (version 1 is the first schema, as created below at v1).
 _MIGRATIONS: dict[int, tuple[str, ...]] = {
@@ -106,6 +106,7 @@ class PostgresStore(SqlStore):
     def _migrate(self) -> None:
         with self.transaction():
             # Two processes opening a new database at once: the lock makes one create it.
+            self._execute("SELECT pg_advisory_xact_lock(?)", (_SCHEMA_LOCK,))
             for statement in _SCHEMA_V1.split(";"):
                 if statement.strip():
                     self._execute(statement)
@@ -146,7 +147,6 @@ class PostgresStore(SqlStore):
                     self._depth -= 1
                 return
             with self._db.transaction():
-                self._db.execute("SELECT pg_advisory_xact_lock(%s)", (_WRITE_LOCK,))
                 self._depth = 1
                 try:
                     yield
@@ -166,6 +166,9 @@ class PostgresStore(SqlStore):
             rows = self._db.execute(_placeholders(sql), params).fetchall()
         # BYTEA arrives as bytes already; memoryview only from some adapters.
         return [tuple(bytes(v) if isinstance(v, memoryview) else v for v in row) for row in rows]
+
+    def lock_thread(self, thread_id: str) -> None:
+        self._execute("SELECT pg_advisory_xact_lock(hashtextextended(?, 0))", (thread_id,))
 
     def _queued(self, thread_id: str) -> None:
         self._execute("SELECT pg_notify(?, ?)", (NOTIFY_CHANNEL, thread_id))

@@ -55,6 +55,9 @@ class SqlStore:
         """This dialect cannot be told of other processes' commits: nothing to watch."""
         return lambda: None
 
+    def lock_thread(self, thread_id: str) -> None:
+        """A dialect whose write transactions exclude each other (SQLite) has nothing to add."""
+
     def _queued(self, thread_id: str) -> None:
         """A message was queued for `thread_id` in the current transaction (a dialect that
         can wake other processes does it here)."""
@@ -253,12 +256,9 @@ class SqlStore:
         # Called at every step: a plain read first, a write transaction only when there is work.
         if not self.has_queued(thread_id):
             return []
+        # One statement takes and removes them: two drainers never get the same message.
         with self.transaction():
             rows = self._read(
-                "SELECT seq, data FROM queue WHERE thread_id = ? ORDER BY seq", (thread_id,)
+                "DELETE FROM queue WHERE thread_id = ? RETURNING seq, data", (thread_id,)
             )
-            if rows:
-                self._execute(
-                    "DELETE FROM queue WHERE seq <= ? AND thread_id = ?", (rows[-1][0], thread_id)
-                )
-        return [str(row[1]) for row in rows]
+        return [str(data) for _, data in sorted(rows, key=lambda row: int(str(row[0])))]
