@@ -1,3 +1,6 @@
+"""What only the SQLite store does: its file, WAL mode, schema versions and migrations in that
+file, and how much it grows. The contract both stores keep is in test_contract.py."""
+
 from __future__ import annotations
 
 import sqlite3
@@ -8,41 +11,6 @@ import pytest
 import threadlab as tl
 from threadlab.models import call, text
 from threadlab.store import SCHEMA_VERSION, SQLiteStore, StoreVersionError
-
-
-async def test_a_new_runtime_on_the_same_directory_sees_everything(
-    registry: tl.Registry, store_dir: Path
-) -> None:
-    tl.define_tool("ok", description="x", execute=lambda s, a: "fine", registry=registry)
-    tl.define_prompt(
-        "p",
-        prompt="x",
-        tools=["ok"],
-        registry=registry,
-        model=tl.models.ScriptedModel([call("ok"), text("bye")]),
-    )
-    first = tl.Runtime(registry, store_dir, secret_key="k")
-    thread = await first.create_thread("p", env={"REGION": "eu"})
-    await thread.send("hello")
-    await thread.files.write("/a.txt", "content")
-    messages = thread.messages
-    events = thread.events
-    first.close()
-
-    second = tl.Runtime(registry, store_dir, secret_key="k")
-    (reopened,) = second.threads()
-    assert reopened.id == thread.id
-    assert reopened.messages == messages
-    assert [e.model_dump() for e in reopened.events] == [e.model_dump() for e in events]
-    assert await reopened.files.read("/a.txt") == b"content"
-    assert second.store.get_env(thread.id)["REGION"] == ("text", b"eu")
-    second.close()
-
-
-async def test_threads_are_listed_newest_first(rt: tl.Runtime, registry: tl.Registry) -> None:
-    tl.define_prompt("p", prompt="x", registry=registry)
-    ids = [(await rt.create_thread("p")).id for _ in range(3)]
-    assert [t.id for t in rt.threads()] == ids[::-1]
 
 
 def test_reopening_an_unknown_thread_is_a_clear_error(rt: tl.Runtime) -> None:
@@ -62,25 +30,6 @@ def test_the_store_is_schema_versioned_and_refuses_a_newer_schema(store_dir: Pat
     db.close()
     with pytest.raises(StoreVersionError, match="upgrade threadlab"):
         SQLiteStore(store_dir)
-
-
-def test_a_failed_transaction_writes_nothing(store_dir: Path) -> None:
-    store = SQLiteStore(store_dir)
-    with pytest.raises(RuntimeError), store.transaction():
-        store.enqueue("t1", "a")
-        store.enqueue("t1", "b")
-        raise RuntimeError("abort")
-    assert store.drain_queue("t1") == []
-    store.close()
-
-
-def test_two_stores_on_one_file_see_each_others_writes(store_dir: Path) -> None:
-    one, two = SQLiteStore(store_dir), SQLiteStore(store_dir)
-    one.enqueue("t", "from one")
-    assert two.drain_queue("t") == ["from one"]
-    assert one.drain_queue("t") == []
-    one.close()
-    two.close()
 
 
 def test_a_version_1_store_is_migrated_in_place(tmp_path: Path) -> None:

@@ -13,8 +13,7 @@ from __future__ import annotations
 
 import re
 import threading
-from collections.abc import Callable, Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from .._errors import StoreVersionError, ThreadlabError
@@ -134,24 +133,6 @@ class PostgresStore(SqlStore):
     @property
     def schema_version(self) -> int:
         return int(str(self._read("SELECT value FROM meta WHERE key='schema_version'")[0][0]))
-
-    @contextmanager
-    def transaction(self) -> Iterator[None]:
-        """Group writes so they commit together; nested uses join the outer one."""
-        with self._lock:
-            if self._depth:
-                self._depth += 1
-                try:
-                    yield
-                finally:
-                    self._depth -= 1
-                return
-            with self._db.transaction():
-                self._depth = 1
-                try:
-                    yield
-                finally:
-                    self._depth = 0
 
     def _execute(self, sql: str, params: Sequence[object] = ()) -> int:
         with self._lock:

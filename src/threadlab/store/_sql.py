@@ -7,8 +7,9 @@ how a statement is executed; the methods here are the `Store` interface itself.
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable, Iterator, Sequence
-from contextlib import AbstractContextManager
+from contextlib import contextmanager
 
 from ._protocol import (
     FileRecord,
@@ -34,9 +35,33 @@ class SqlStore:
 
     ORDER = "rowid"
     """The column that keeps threads in insertion order among equal timestamps."""
+    BEGIN = "BEGIN"
+    """How a write transaction starts."""
 
-    def transaction(self) -> AbstractContextManager[None]:
-        raise NotImplementedError
+    _lock: threading.RLock
+    _depth: int
+
+    @contextmanager
+    def transaction(self) -> Iterator[None]:
+        """Group writes so they commit together; nested uses join the outer one."""
+        with self._lock:
+            if self._depth:
+                self._depth += 1
+                try:
+                    yield
+                finally:
+                    self._depth -= 1
+                return
+            self._execute(self.BEGIN)
+            self._depth = 1
+            try:
+                yield
+            except BaseException:
+                self._depth = 0
+                self._execute("ROLLBACK")
+                raise
+            self._depth = 0
+            self._execute("COMMIT")
 
     def close(self) -> None:
         raise NotImplementedError

@@ -11,8 +11,7 @@ from __future__ import annotations
 import os
 import sqlite3
 import threading
-from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Sequence
 from pathlib import Path
 
 from .._errors import StoreVersionError
@@ -61,6 +60,9 @@ CREATE TABLE IF NOT EXISTS queue (
 
 class SQLiteStore(SqlStore):
     """The default store: `<directory>/threads.sqlite3`."""
+
+    # IMMEDIATE: the write lock at once, so a transaction's reads and writes are one step.
+    BEGIN = "BEGIN IMMEDIATE"
 
     def __init__(self, directory: str | os.PathLike[str] = ".threadlab", *, durable: bool = False):
         self.directory = Path(directory)
@@ -113,28 +115,6 @@ class SQLiteStore(SqlStore):
     def schema_version(self) -> int:
         row = self._db.execute("SELECT value FROM meta WHERE key='schema_version'").fetchone()
         return int(row[0])
-
-    @contextmanager
-    def transaction(self) -> Iterator[None]:
-        """Group writes so they commit together; nested uses join the outer one."""
-        with self._lock:
-            if self._depth:
-                self._depth += 1
-                try:
-                    yield
-                finally:
-                    self._depth -= 1
-                return
-            self._db.execute("BEGIN IMMEDIATE")
-            self._depth = 1
-            try:
-                yield
-            except BaseException:
-                self._depth = 0
-                self._db.execute("ROLLBACK")
-                raise
-            self._depth = 0
-            self._db.execute("COMMIT")
 
     def _execute(self, sql: str, params: Sequence[object] = ()) -> int:
         with self._lock:
