@@ -104,8 +104,10 @@ MODELS = {
     "remote_model",
 }
 # Implementation packages are reachable as attributes (the notebook side once it has been
-# imported), but they are not the public surface.
+# imported), but they are not the public surface. `threadlab.telemetry` is imported by name
+# (it needs the otel extra): once imported, it is an attribute too.
 LAYERS = {
+    "telemetry",
     "definitions",
     "execution",
     "runtime",
