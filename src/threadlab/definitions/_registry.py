@@ -36,6 +36,8 @@ class Registry:
         self._definitions: dict[str, Definition] = {}
         self._models: dict[str, ModelDefinition] = {}
         self._hooks: dict[str, HookDefinition] = {}
+        self.version = 0
+        """Counts every change: what was resolved against an older version is stale."""
 
     def add(self, definition: Definition) -> None:
         """Register a tool, prompt or agent under its name (`define_*` call this)."""
@@ -48,21 +50,25 @@ class Registry:
                     " another name"
                 )
             self._definitions[definition.name] = definition
+            self.version += 1
 
     def add_model(self, definition: ModelDefinition) -> None:
         """Register a named model (models have a namespace of their own)."""
         with self._lock:
             self._models[definition.name] = definition
+            self.version += 1
 
     def add_hook(self, definition: HookDefinition) -> None:
         """Register a hook implementation under its id (a redefined id replaces it)."""
         with self._lock:
             self._hooks[definition.id] = definition
+            self.version += 1
 
     def remove(self, name: str) -> None:
         """Forget a tool, prompt or agent (threads that use it can still be read)."""
         with self._lock:
             self._definitions.pop(name, None)
+            self.version += 1
 
     def get(self, name: str) -> Definition | None:
         """The tool, prompt or agent called `name`, or None."""

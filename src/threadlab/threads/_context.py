@@ -100,6 +100,7 @@ class ThreadContext:
         self._rows = 0
         self._env: ThreadEnv | None = None
         self._graph: ThreadGraph | None = None
+        self._graph_key: tuple[int, str] | None = None
         self.lock = asyncio.Lock()
         self.running = False
         self.model_override: Any = None  # a model name or object, never persisted
@@ -196,8 +197,13 @@ class ThreadContext:
 
     def refresh_graph(self) -> ThreadGraph:
         """The definitions of the agent answering now, resolved in the registry as it is now
-        (a redefined prompt takes effect from the next step)."""
+        (a redefined prompt takes effect from the next step; an unchanged registry gives the
+        graph already resolved)."""
+        key = (self.registry.version, self.owner)  # a handoff changes the owner
+        if self._graph is not None and self._graph_key == key:
+            return self._graph
         self._graph = ThreadGraph(self.registry, self.owner)
+        self._graph_key = key
         if self._env is not None:
             self._env.graph = self._graph
         return self._graph
@@ -209,6 +215,7 @@ class ThreadContext:
     def adopt_graph(self, graph: ThreadGraph) -> None:
         """Use a graph already built (at creation, where it was checked)."""
         self._graph = graph
+        self._graph_key = (self.registry.version, self.owner)
 
     @property
     def env(self) -> ThreadEnv:
