@@ -15,7 +15,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from tests.postgres import fresh_database, postgres_server
+from tests.postgres import fresh_database, running_postgres
 
 import threadlab as tl
 
@@ -136,14 +136,10 @@ def report(over: Overhead, work: Workers) -> str:
 
 
 async def main() -> str:
-    server = postgres_server()
-    url = next(server)
-    try:
+    with running_postgres() as url:
         over = await overhead(url)
         work = await asyncio.to_thread(workers, url)
         return report(over, work)
-    finally:
-        server.close()
 
 
 if __name__ == "__main__":

@@ -10,7 +10,7 @@ import statistics
 import threading
 import time
 
-from tests.postgres import fresh_database, postgres_server
+from tests.postgres import fresh_database, running_postgres
 
 from threadlab.store import PostgresStore
 
@@ -60,12 +60,8 @@ def report(values: list[float]) -> str:
 
 
 async def main() -> str:
-    server = postgres_server()
-    url = next(server)
-    try:
+    with running_postgres() as url:
         return report(await latencies(fresh_database(url)))
-    finally:
-        server.close()
 
 
 if __name__ == "__main__":

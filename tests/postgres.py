@@ -11,6 +11,7 @@ import socket
 import subprocess
 import tempfile
 from collections.abc import Generator
+from contextlib import contextmanager
 from itertools import count
 from pathlib import Path
 
@@ -70,6 +71,10 @@ def postgres_server() -> Generator[str, None, None]:
             [*run_as, pg_ctl, "-D", str(data), "-m", "immediate", "stop"], capture_output=True
         )
         shutil.rmtree(base, ignore_errors=True)
+
+
+running_postgres = contextmanager(postgres_server)
+"""`with running_postgres() as url:` — the same server, for scripts (the benchmarks)."""
 
 
 def fresh_database(server: str) -> str:

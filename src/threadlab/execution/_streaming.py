@@ -65,6 +65,110 @@ def parse_arguments(raw: str) -> dict[str, object] | str:
     return value
 
 
+class _Collector:
+    """The assistant message as the stream builds it, and the events it emits on the way."""
+
+    def __init__(
+        self,
+        tools: dict[str, ToolDefinition],
+        emit: Emit,
+        on_started: OnStarted,
+        base: dict[str, object],
+        redactor: Redactor,
+    ) -> None:
+        self.tools = tools
+        self.emit = emit
+        self.on_started = on_started
+        self.base = base
+        self.redactor = redactor
+        self.text: list[str] = []
+        self.shown_text = StreamRedaction(redactor)
+        self.calls: dict[int, _PendingCall] = {}
+        self.usage: dict[str, int] | None = None
+
+    def take_text(self, chunk: TextChunk) -> None:
+        if chunk.text:
+            self.text.append(chunk.text)
+            delta = self.shown_text.feed(chunk.text)
+            if delta:
+                self.emit(TextDeltaEvent(delta=delta, **self.base))  # type: ignore[arg-type]
+
+    async def take_call(self, chunk: ToolCallChunk) -> None:
+        call = self.calls.get(chunk.index)
+        fresh = call is None
+        if call is None:
+            call = self.calls[chunk.index] = self._new_call(chunk)
+        if chunk.arguments:
+            call.parts.append(chunk.arguments)
+        self.emit(
+            ToolCallDeltaEvent(
+                tool_call_id=call.id,
+                name=call.name,
+                delta=call.shown.feed(chunk.arguments),
+                **self.base,  # type: ignore[arg-type]
+            )
+        )
+        if call.started:
+            return
+        if call.scanner is None:
+            if fresh:
+                await self._start(call, None)
+        elif chunk.arguments and call.scanner.feed(chunk.arguments):
+            await self._start(call, call.scanner.value)
+
+    def _new_call(self, chunk: ToolCallChunk) -> _PendingCall:
+        name = chunk.name or ""
+        definition = self.tools.get(name)
+        target = definition.progress_argument if definition else None
+        return _PendingCall(
+            id=chunk.id or new_id("call"),
+            name=name,
+            scanner=ArgumentScanner(target) if target else None,
+            shown=StreamRedaction(self.redactor),
+        )
+
+    async def _start(self, call: _PendingCall, progress: str | None) -> None:
+        call.started = True
+        event = self.emit(
+            ToolCallStartedEvent(
+                tool_call_id=call.id,
+                name=call.name,
+                progress=progress,
+                **self.base,  # type: ignore[arg-type]
+            )
+        )
+        await self.on_started(event)
+
+    async def finish(self) -> Draft:
+        # What was held back to settle a possible secret goes out now, redacted.
+        rest = self.shown_text.flush()
+        if rest:
+            self.emit(TextDeltaEvent(delta=rest, **self.base))  # type: ignore[arg-type]
+        for call in self.calls.values():
+            rest = call.shown.flush()
+            if rest:
+                self.emit(
+                    ToolCallDeltaEvent(
+                        tool_call_id=call.id,
+                        name=call.name,
+                        delta=rest,
+                        **self.base,  # type: ignore[arg-type]
+                    )
+                )
+        # The arguments are complete: calls still waiting for their progress argument start.
+        for call in self.calls.values():
+            if not call.started:
+                await self._start(call, None)
+        return Draft(
+            text="".join(self.text),
+            calls=[
+                ToolCall(c.id, name=c.name, arguments=parse_arguments("".join(c.parts)))
+                for c in self.calls.values()
+            ],
+            usage=self.usage,
+        )
+
+
 async def collect_stream(
     stream: AsyncIterator[ModelChunk],
     tools: dict[str, ToolDefinition],
@@ -76,23 +180,7 @@ async def collect_stream(
     """Read the whole stream, emitting events; `base` holds the fields every event carries.
     Deltas are redacted across chunk boundaries: a secret split between two chunks is held
     back until it is whole, then replaced."""
-    text: list[str] = []
-    shown_text = StreamRedaction(redactor)
-    calls: dict[int, _PendingCall] = {}
-    usage: dict[str, int] | None = None
-
-    async def start(call: _PendingCall, progress: str | None) -> None:
-        call.started = True
-        event = emit(
-            ToolCallStartedEvent(
-                tool_call_id=call.id,
-                name=call.name,
-                progress=progress,
-                **base,  # type: ignore[arg-type]
-            )
-        )
-        await on_started(event)
-
+    collector = _Collector(tools, emit, on_started, base, redactor)
     next_yield = time.monotonic() + _YIELD_EVERY
     try:
         async for chunk in stream:
@@ -103,67 +191,15 @@ async def collect_stream(
                 await asyncio.sleep(0)
                 next_yield = time.monotonic() + _YIELD_EVERY
             if isinstance(chunk, TextChunk):
-                if chunk.text:
-                    text.append(chunk.text)
-                    delta = shown_text.feed(chunk.text)
-                    if delta:
-                        emit(TextDeltaEvent(delta=delta, **base))  # type: ignore[arg-type]
+                collector.take_text(chunk)
             elif isinstance(chunk, ToolCallChunk):
-                call = calls.get(chunk.index)
-                fresh = call is None
-                if call is None:
-                    name = chunk.name or ""
-                    definition = tools.get(name)
-                    target = definition.progress_argument if definition else None
-                    call = _PendingCall(
-                        id=chunk.id or new_id("call"),
-                        name=name,
-                        scanner=ArgumentScanner(target) if target else None,
-                        shown=StreamRedaction(redactor),
-                    )
-                    calls[chunk.index] = call
-                if chunk.arguments:
-                    call.parts.append(chunk.arguments)
-                emit(
-                    ToolCallDeltaEvent(
-                        tool_call_id=call.id,
-                        name=call.name,
-                        delta=call.shown.feed(chunk.arguments),
-                        **base,  # type: ignore[arg-type]
-                    )
-                )
-                if call.started:
-                    continue
-                if call.scanner is None:
-                    if fresh:
-                        await start(call, None)
-                elif chunk.arguments and call.scanner.feed(chunk.arguments):
-                    await start(call, call.scanner.value)
+                await collector.take_call(chunk)
             elif isinstance(chunk, FinishChunk):
-                usage = chunk.usage
+                collector.usage = chunk.usage
     finally:
         # Cancelled or failed mid-stream: the model's stream (an HTTP response, for a
         # provider) is closed now, not when the garbage collector finds it.
         close = getattr(stream, "aclose", None)
         if close is not None:
             await close()
-    # What was held back to settle a possible secret goes out now, redacted.
-    rest = shown_text.flush()
-    if rest:
-        emit(TextDeltaEvent(delta=rest, **base))  # type: ignore[arg-type]
-    for call in calls.values():
-        rest = call.shown.flush()
-        if rest:
-            emit(ToolCallDeltaEvent(tool_call_id=call.id, name=call.name, delta=rest, **base))  # type: ignore[arg-type]
-    # The arguments are complete: calls still waiting for their progress argument start now.
-    for call in calls.values():
-        if not call.started:
-            await start(call, None)
-    return Draft(
-        text="".join(text),
-        calls=[
-            ToolCall(c.id, name=c.name, arguments=parse_arguments("".join(c.parts)))
-            for c in calls.values()
-        ],
-        usage=usage,
-    )
+    return await collector.finish()

@@ -12,7 +12,7 @@ a `tool_use` whose input streams as `input_json_delta`s; usage on `message_start
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Mapping, Sequence
+from collections.abc import AsyncIterator, Sequence
 from typing import Any
 
 from .._records import Message
@@ -33,7 +33,7 @@ class MessagesApi:
 
     sdk: SdkName = "anthropic"
 
-    def body(self, request: ModelRequest, model: str, options: Mapping[str, Any]) -> dict[str, Any]:
+    def body(self, request: ModelRequest, model: str) -> dict[str, Any]:
         body: dict[str, Any] = {
             "model": model,
             "max_tokens": DEFAULT_MAX_TOKENS,
@@ -46,8 +46,7 @@ class MessagesApi:
         if request.tools:
             body["tools"] = [_tool(spec) for spec in request.tools]
             body["tool_choice"] = _tool_choice(request.tool_choice, request.parallel_tool_calls)
-        body.update(options)
-        return {key: value for key, value in body.items() if value is not None}
+        return body
 
     async def open(self, client: Any, body: dict[str, Any]) -> Any:
         return await send(client.messages.create, body)

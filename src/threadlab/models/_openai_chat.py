@@ -9,7 +9,7 @@ for in the last chunk. Response: `choices[0].delta` text and tool-call pieces, w
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Mapping, Sequence
+from collections.abc import AsyncIterator, Sequence
 from typing import Any
 
 from .._records import Message
@@ -30,7 +30,7 @@ class ChatCompletionsApi:
 
     sdk: SdkName = "openai"
 
-    def body(self, request: ModelRequest, model: str, options: Mapping[str, Any]) -> dict[str, Any]:
+    def body(self, request: ModelRequest, model: str) -> dict[str, Any]:
         body: dict[str, Any] = {
             "model": model,
             "messages": chat_messages(request.messages),
@@ -41,8 +41,7 @@ class ChatCompletionsApi:
             body["tools"] = [_function(spec) for spec in request.tools]
             body["tool_choice"] = tool_choice(request.tool_choice, nested=True)
             body["parallel_tool_calls"] = request.parallel_tool_calls
-        body.update(options)  # a server that refuses stream_options can be given None
-        return {key: value for key, value in body.items() if value is not None}
+        return body
 
     async def open(self, client: Any, body: dict[str, Any]) -> Any:
         return await send(client.chat.completions.create, body)

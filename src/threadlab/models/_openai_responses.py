@@ -9,7 +9,7 @@ argument deltas, and `.done` with the whole argument text (all some servers send
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Mapping, Sequence
+from collections.abc import AsyncIterator, Sequence
 from typing import Any
 
 from .._errors import ModelError
@@ -30,7 +30,7 @@ class ResponsesApi:
 
     sdk: SdkName = "openai"
 
-    def body(self, request: ModelRequest, model: str, options: Mapping[str, Any]) -> dict[str, Any]:
+    def body(self, request: ModelRequest, model: str) -> dict[str, Any]:
         body: dict[str, Any] = {
             "model": model,
             "input": input_items(request.messages),
@@ -52,8 +52,7 @@ class ResponsesApi:
             ]
             body["tool_choice"] = tool_choice(request.tool_choice, nested=False)
             body["parallel_tool_calls"] = request.parallel_tool_calls
-        body.update(options)
-        return {key: value for key, value in body.items() if value is not None}
+        return body
 
     async def open(self, client: Any, body: dict[str, Any]) -> Any:
         return await send(client.responses.create, body)

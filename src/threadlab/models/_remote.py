@@ -27,8 +27,9 @@ class Api(Protocol):
 
     sdk: SdkName
 
-    def body(self, request: ModelRequest, model: str, options: Mapping[str, Any]) -> dict[str, Any]:
-        """The SDK call's keyword arguments for `request`."""
+    def body(self, request: ModelRequest, model: str) -> dict[str, Any]:
+        """The SDK call's keyword arguments for `request` (the model's options are laid over
+        them by `RemoteModel`)."""
         ...
 
     async def open(self, client: Any, body: dict[str, Any]) -> Any:
@@ -58,7 +59,10 @@ class RemoteModel:
         self.options = dict(options or {})
 
     async def stream(self, request: ModelRequest) -> AsyncIterator[ModelChunk]:
-        body = self.api.body(request, self.model, self.options)
+        # The model's options win over what the API writes; None removes a field (a server
+        # that refuses `stream_options`, say).
+        merged = {**self.api.body(request, self.model), **self.options}
+        body = {key: value for key, value in merged.items() if value is not None}
         try:
             stream = await self.api.open(self.endpoint.client(), body)
         except ModelError:

@@ -16,7 +16,7 @@ import threading
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from .._errors import StoreVersionError, ThreadlabError
+from .._errors import ThreadlabError
 from ._sql import SqlStore
 
 __all__ = ["NOTIFY_CHANNEL", "POSTGRES_SCHEMA_VERSION", "PostgresStore", "is_postgres_url"]
@@ -100,39 +100,12 @@ class PostgresStore(SqlStore):
             self._db = psycopg.connect(dsn, autocommit=True)
         except psycopg.OperationalError as exc:
             raise ThreadlabError(f"cannot open the PostgreSQL store: {exc}") from None
-        self._migrate()
+        # A new database gets the first schema, then every migration.
+        self._migrate(_SCHEMA_V1, 1, POSTGRES_SCHEMA_VERSION, _MIGRATIONS, "the PostgreSQL store")
 
-    def _migrate(self) -> None:
-        with self.transaction():
-            # Two processes opening a new database at once: the lock makes one create it.
-            self._execute("SELECT pg_advisory_xact_lock(?)", (_SCHEMA_LOCK,))
-            for statement in _SCHEMA_V1.split(";"):
-                if statement.strip():
-                    self._execute(statement)
-            rows = self._read("SELECT value FROM meta WHERE key = 'schema_version'")
-            if not rows:
-                # A new database gets the first schema, then every migration.
-                self._execute("INSERT INTO meta VALUES ('schema_version', '1')")
-                found = 1
-            else:
-                found = int(str(rows[0][0]))
-            if found > POSTGRES_SCHEMA_VERSION:
-                raise StoreVersionError(
-                    f"the PostgreSQL store has schema version {found}, newer than this"
-                    f" threadlab understands ({POSTGRES_SCHEMA_VERSION}); upgrade threadlab to"
-                    " open it"
-                )
-            for version in range(found + 1, POSTGRES_SCHEMA_VERSION + 1):
-                for statement in _MIGRATIONS[version]:
-                    self._execute(statement)
-            self._execute(
-                "UPDATE meta SET value = ? WHERE key = 'schema_version'",
-                (str(POSTGRES_SCHEMA_VERSION),),
-            )
-
-    @property
-    def schema_version(self) -> int:
-        return int(str(self._read("SELECT value FROM meta WHERE key='schema_version'")[0][0]))
+    def _before_migrating(self) -> None:
+        # Two processes opening a new database at once: the lock makes one create it.
+        self._execute("SELECT pg_advisory_xact_lock(?)", (_SCHEMA_LOCK,))
 
     def _execute(self, sql: str, params: Sequence[object] = ()) -> int:
         with self._lock:
@@ -144,9 +117,7 @@ class PostgresStore(SqlStore):
 
     def _read(self, sql: str, params: Sequence[object] = ()) -> list[tuple[object, ...]]:
         with self._lock:
-            rows = self._db.execute(_placeholders(sql), params).fetchall()
-        # BYTEA arrives as bytes already; memoryview only from some adapters.
-        return [tuple(bytes(v) if isinstance(v, memoryview) else v for v in row) for row in rows]
+            return list(self._db.execute(_placeholders(sql), params).fetchall())
 
     def lock_thread(self, thread_id: str) -> None:
         self._execute("SELECT pg_advisory_xact_lock(hashtextextended(?, 0))", (thread_id,))

@@ -8,9 +8,10 @@ how a statement is executed; the methods here are the `Store` interface itself.
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 
+from .._errors import StoreVersionError
 from ._protocol import (
     FileRecord,
     RunRecord,
@@ -65,6 +66,46 @@ class SqlStore:
 
     def close(self) -> None:
         raise NotImplementedError
+
+    def _migrate(
+        self,
+        schema: str,
+        creates: int,
+        version: int,
+        migrations: Mapping[int, tuple[str, ...]],
+        where: str,
+    ) -> None:
+        """Create what is missing of `schema` (which is schema version `creates`), then bring
+        the store up to `version`, one migration at a time, in one transaction; a store newer
+        than `version` is refused. `where` names the store in that error."""
+        with self.transaction():
+            self._before_migrating()
+            for statement in schema.split(";"):
+                if statement.strip():
+                    self._execute(statement)
+            rows = self._read("SELECT value FROM meta WHERE key = 'schema_version'")
+            found = int(str(rows[0][0])) if rows else creates
+            if not rows:
+                self._execute("INSERT INTO meta VALUES ('schema_version', ?)", (str(found),))
+            if found > version:
+                raise StoreVersionError(
+                    f"{where} has schema version {found}, newer than this threadlab"
+                    f" understands ({version}); upgrade threadlab to open it"
+                )
+            for step in range(found + 1, version + 1):
+                for statement in migrations[step]:
+                    self._execute(statement)
+            if found != version:
+                self._execute(
+                    "UPDATE meta SET value = ? WHERE key = 'schema_version'", (str(version),)
+                )
+
+    def _before_migrating(self) -> None:
+        """What a dialect does first when it opens a store (take a lock, say)."""
+
+    @property
+    def schema_version(self) -> int:
+        return int(str(self._read("SELECT value FROM meta WHERE key = 'schema_version'")[0][0]))
 
     def _execute(self, sql: str, params: Sequence[object] = ()) -> int:
         """Run one statement; the number of rows it changed."""

@@ -14,7 +14,6 @@ import threading
 from collections.abc import Sequence
 from pathlib import Path
 
-from .._errors import StoreVersionError
 from ._sql import SqlStore
 
 __all__ = ["SCHEMA_VERSION", "SQLiteStore"]
@@ -77,44 +76,7 @@ class SQLiteStore(SqlStore):
         self._db.execute("PRAGMA journal_mode=WAL")
         self._db.execute(f"PRAGMA synchronous={'FULL' if durable else 'NORMAL'}")
         self._db.execute("PRAGMA busy_timeout=30000")
-        self._migrate()
-
-    def _migrate(self) -> None:
-        with self._lock:
-            self._db.execute("BEGIN IMMEDIATE")
-            try:
-                for statement in _SCHEMA.split(";"):
-                    if statement.strip():
-                        self._db.execute(statement)
-                row = self._db.execute(
-                    "SELECT value FROM meta WHERE key='schema_version'"
-                ).fetchone()
-                if row is None:
-                    self._db.execute(
-                        "INSERT INTO meta VALUES ('schema_version', ?)", (str(SCHEMA_VERSION),)
-                    )
-                elif int(row[0]) > SCHEMA_VERSION:
-                    raise StoreVersionError(
-                        f"{self.path} has schema version {row[0]}, newer than this threadlab"
-                        f" understands ({SCHEMA_VERSION}); upgrade threadlab to open it"
-                    )
-                else:
-                    for version in range(int(row[0]) + 1, SCHEMA_VERSION + 1):
-                        for statement in _MIGRATIONS[version]:
-                            self._db.execute(statement)
-                    self._db.execute(
-                        "UPDATE meta SET value = ? WHERE key = 'schema_version'",
-                        (str(SCHEMA_VERSION),),
-                    )
-                self._db.execute("COMMIT")
-            except BaseException:
-                self._db.execute("ROLLBACK")
-                raise
-
-    @property
-    def schema_version(self) -> int:
-        row = self._db.execute("SELECT value FROM meta WHERE key='schema_version'").fetchone()
-        return int(row[0])
+        self._migrate(_SCHEMA, SCHEMA_VERSION, SCHEMA_VERSION, _MIGRATIONS, str(self.path))
 
     def _execute(self, sql: str, params: Sequence[object] = ()) -> int:
         with self._lock:

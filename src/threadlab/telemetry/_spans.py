@@ -113,26 +113,35 @@ def thread_spans(
 ) -> list[ReadableSpan]:
     """Every finished run of `thread` (and of its subagents, nested where they were created),
     as spans: one trace per run of the thread."""
-    options = _Options(include_content, openinference)
-    spans: list[ReadableSpan] = []
-    for run_id, events in _runs(thread.events):
-        trace_id = _id(128, thread.id, run_id)
-        built = _RunSpans(thread, run_id, events, options, None).build()
-        spans += [span.readable(trace_id) for span in built]
-    return spans
+    return _spans(thread, None, _Options(include_content, openinference))
 
 
 def run_spans(
     thread: Thread, run_id: str, *, include_content: bool = False, openinference: bool = False
 ) -> list[ReadableSpan]:
     """The spans of one finished run of `thread` (what is exported when it ends)."""
-    options = _Options(include_content, openinference)
-    for found, events in _runs(thread.events):
-        if found == run_id:
+    return _spans(thread, run_id, _Options(include_content, openinference))
+
+
+def _spans(thread: Thread, only: str | None, options: _Options) -> list[ReadableSpan]:
+    history = _History(thread)
+    spans: list[ReadableSpan] = []
+    for run_id, events in _runs(thread.events):
+        if only is None or run_id == only:
             trace_id = _id(128, thread.id, run_id)
-            built = _RunSpans(thread, run_id, events, options, None).build()
-            return [span.readable(trace_id) for span in built]
-    return []
+            built = _RunSpans(history, run_id, events, options, None).build()
+            spans += [span.readable(trace_id) for span in built]
+    return spans
+
+
+class _History:
+    """What the spans of a thread's runs read of its messages, read once for all of them."""
+
+    def __init__(self, thread: Thread) -> None:
+        self.thread = thread
+        messages = thread.all_messages()
+        self.messages = {m.id: m for m in messages}
+        self.results = {m.tool_call_id: m.content for m in messages if m.role == "tool"}
 
 
 def _runs(events: Iterable[ThreadEvent]) -> list[tuple[str, list[ThreadEvent]]]:
@@ -155,18 +164,18 @@ class _RunSpans:
 
     def __init__(
         self,
-        thread: Thread,
+        history: _History,
         run_id: str,
         events: list[ThreadEvent],
         options: _Options,
         parent: int | None,
     ) -> None:
-        self.thread = thread
+        self.history = history
+        self.thread = history.thread
         self.run_id = run_id
         self.events = events
         self.options = options
         self.parent = parent
-        self.messages = {m.id: m for m in thread.all_messages()}
         self.spans: list[_Span] = []
 
     def build(self) -> list[_Span]:
@@ -203,7 +212,7 @@ class _RunSpans:
         executing: list[str] = []  # calls of the last assistant message not finished yet
         for event in self.events:
             if isinstance(event, MessageCreatedEvent):
-                message = self.messages.get(event.message_id)
+                message = self.history.messages.get(event.message_id)
                 if message is None:
                     continue
                 if message.role == "assistant":
@@ -328,14 +337,12 @@ class _RunSpans:
         child = next((c for c in self.thread.children if c.id == child_id), None)
         if child is None:
             return
+        history = _History(child)
         for run_id, events in _runs(child.events):
-            self.spans += _RunSpans(child, run_id, events, self.options, parent).build()
+            self.spans += _RunSpans(history, run_id, events, self.options, parent).build()
 
     def _result(self, call_id: str) -> str | None:
-        for message in self.messages.values():
-            if message.role == "tool" and message.tool_call_id == call_id:
-                return message.content
-        return None
+        return self.history.results.get(call_id)
 
     def _output(self, role: str, text: str) -> dict[str, Any]:
         parts = [{"role": role, "parts": [{"type": "text", "content": text}]}]
