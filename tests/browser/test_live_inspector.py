@@ -180,8 +180,9 @@ def walk(lab: Lab, page: Any, shots: Path) -> None:
     assert card.locator("[data-testid=tool-progress]").inner_text() == "writing index.html"
     assert arguments_size(page) > first_size
 
-    # Status badges read well in both themes (WCAG AA: contrast >= 4.5).
+    # Status badges read well in both themes (WCAG AA: contrast >= 4.5), and say the truth.
     badge = page.locator("[data-testid=run-status]").first
+    assert badge.inner_text() == "running"
     assert badge.evaluate(CONTRAST) >= 4.5
     set_theme(page, "JupyterLab Dark")
     assert badge.evaluate(CONTRAST) >= 4.5

@@ -3,6 +3,7 @@ the front end does) ends equal to the trace itself, at every step of a real run.
 
 from __future__ import annotations
 
+import asyncio
 import copy
 import json
 from typing import Any
@@ -64,3 +65,40 @@ async def test_merged_patches_rebuild_the_trace_at_every_step(
     assert patcher.patch(state.snapshot()) == {}  # nothing left to say
     full = len(json.dumps(state.snapshot()))
     assert max(sizes) < full  # no patch is the whole trace again
+
+
+async def test_a_view_that_renders_late_gets_the_whole_trace_then_patches(
+    rt: tl.Runtime, registry: tl.Registry, monkeypatch: Any
+) -> None:
+    from threadlab.widgets import LiveRun
+
+    from .fake_comm import install, patches, updates
+
+    sent = install(monkeypatch)
+    release = asyncio.Event()
+
+    async def hold(state: tl.ThreadState, args: Any) -> str:
+        await release.wait()  # keeps the run live until the late view has asked
+        return "fine"
+
+    tl.define_tool("ok", description="x", execute=hold, registry=registry)
+    scripted_prompt(registry, [call("ok"), text("bye")], tools=["ok"])
+    thread = await rt.create_thread("p")
+    live = LiveRun(rt, thread, rate=1000)
+    task = asyncio.ensure_future(live.run("go"))
+    # Patches go out before any front end listens; the recording comm cannot signal.
+    while not patches(sent):  # noqa: ASYNC110
+        await asyncio.sleep(0.001)
+    before = len(sent)
+    live.view._on_message(None, {"op": "ready"}, None)  # the front end, rendered now
+    (resync,) = [state for _, state in updates(sent[before:]) if "trace" in state]
+    assert resync["trace"] == live.state.snapshot()
+    mirror = copy.deepcopy(resync["trace"])
+    count = len(sent)
+    release.set()
+    await task
+    for patch in patches(sent[count:]):
+        merge(mirror, copy.deepcopy(patch))
+    final = [s for _, s in updates(sent[count:]) if "trace" in s]
+    # The patches after the resync add to it, none twice; the end sends the whole trace.
+    assert mirror["messages"] == final[-1]["trace"]["messages"]

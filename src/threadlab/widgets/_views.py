@@ -153,6 +153,17 @@ class TraceView(_View):
     def _handle(self, op: Any, content: dict[str, Any]) -> None:
         if op == "select" and isinstance(content.get("thread"), str):
             self.selected = content["thread"]
+        elif op == "ready" and self.live and self.patches:
+            self._resync()
+
+    def _resync(self) -> None:
+        """A front end that rendered after patches went out missed them (a patch reaches only
+        the views already listening): it gets the whole trace now, patches from here on."""
+        snapshot = self.state.snapshot()
+        with self._lock_property(trace=json.loads(json.dumps(snapshot))):
+            self.trace = snapshot
+        self.send_state("trace")
+        self._patcher.reset(snapshot)
 
     def __repr__(self) -> str:
         return static_text(self.state)

@@ -599,6 +599,8 @@ export default {
     for (const name of ["trace", "rows", "opened", "live"])
       model.on(`change:${name}`, local.redraw);
     local.redraw();
+    // Patches sent before this view listened are lost to it: ask for the whole trace once.
+    if (model.get("view") === "inspector" && model.get("live")) model.send({ op: "ready" });
     // The elapsed counters of running calls tick between updates.
     const ticker = setInterval(() => {
       for (const span of el.querySelectorAll(".tl-elapsed"))
