@@ -16,7 +16,7 @@ SETUP = """%load_ext threadlab
 import threadlab as tl
 
 # An offline model that streams slowly enough to watch (no key, no network).
-tl.define_model("watchable", provider="offline", model="offline", options={"delay": 0.01})
+tl.define_model("watchable", provider="offline", model="offline", options={"delay": 0.05})
 %config ThreadlabMagics.default_model = "watchable\""""
 
 WRITE_FILE = '''%%tool --progress description
