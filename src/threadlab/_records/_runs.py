@@ -17,9 +17,10 @@ RunStatus = Literal["completed", "failed", "interrupted", "stopped", "queued"]
 SessionStatus = Literal["completed", "failed"]
 """How a session ended, as its parent sees it."""
 
-ThreadStatus = Literal["running", "idle", "completed", "failed", "terminated"]
+ThreadStatus = Literal["queued", "running", "idle", "completed", "failed", "terminated"]
 """A thread is "running" or "idle"; a child also reports its lifecycle: "completed" or
-"failed" after its single session, "terminated" once its run was cancelled."""
+"failed" after its single session, "terminated" once its run was cancelled, "queued" while
+it waits for a worker (`Runtime(children="workers")`)."""
 
 
 @dataclass(frozen=True)

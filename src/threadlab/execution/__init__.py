@@ -8,8 +8,9 @@ in. Nothing here imports the runtime; it is written against `RunHost`.
 
 from ._host import Limits, RunHost
 from ._model_choice import ModelResolver
-from ._runner import execute_run, repair
+from ._runner import execute_run, repair, run_queued
 from ._scanner import ArgumentScanner
+from ._subagents import child_outcome, deliver_report
 from ._tool_specs import ToolSpecCache
 
 __all__ = [
@@ -18,6 +19,9 @@ __all__ = [
     "ModelResolver",
     "RunHost",
     "ToolSpecCache",
+    "child_outcome",
+    "deliver_report",
     "execute_run",
     "repair",
+    "run_queued",
 ]

@@ -23,6 +23,7 @@ class Limits:
     max_steps: int = 50
     max_session_turns: int = 20
     hook_timeout: float = 10.0
+    poll_interval: float = 1.0
 
 
 class RunHost(Protocol):

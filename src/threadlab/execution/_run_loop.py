@@ -128,9 +128,11 @@ class RunLoop:
         return self.outcome
 
     async def _wait_for_children(self) -> bool:
-        """Wait for the children still running. A message another process queues for this
-        thread meanwhile (a store that can tell: PostgreSQL) ends the wait early: the thread
-        answers it now, then waits on."""
+        """Wait for the children still running, here or at workers. A message queued for
+        this thread meanwhile (a child's report, a message from another process) ends the
+        wait early: the thread answers it now, then waits on. A store that can tell
+        (PostgreSQL) wakes the wait at once; otherwise the queue is looked at every
+        `poll_interval` seconds."""
         loop = asyncio.get_running_loop()
         woken = asyncio.Event()
         me = self.context.id
@@ -141,7 +143,9 @@ class RunLoop:
 
         stop = self.host.store.watch_queue(heard)
         try:
-            return await self.supervisor.wait(woken)
+            return await self.supervisor.wait(
+                woken, self.context.has_queued, self.limits.poll_interval
+            )
         finally:
             stop()
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 import asyncio
 import functools
 import time
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from typing import Literal
 
 from .._errors import MissingVariableError
@@ -25,7 +25,7 @@ from ..threads import LIVE_RUNS, Listener, ThreadContext, heartbeat_task, is_liv
 from ._host import RunHost
 from ._run_loop import RunLoop
 
-__all__ = ["execute_run", "repair"]
+__all__ = ["execute_run", "repair", "run_queued"]
 
 
 async def execute_run(
@@ -43,9 +43,8 @@ async def execute_run(
     if isinstance(attachments, str):  # one path, not its characters
         attachments = [attachments]
     paths = tuple(context.files.require(p).path for p in attachments)
-    store = host.store
     async with context.lock:
-        runs = store.running_runs(context.id)
+        runs = context.store.running_runs(context.id)
         # Messages to a dual_ai thread are addressed to side A.
         agent = context.registry.agent(context.owner)
         side: Literal["a"] | None = "a" if agent and agent.type == "dual_ai" else None
@@ -53,85 +52,128 @@ async def execute_run(
         if any(is_live(r) for r in runs):
             context.enqueue(message)
             return Run(new_id("run"), context.id, "queued")
-        repair(context, runs)
-        context.reload()
-        graph = context.refresh_graph()
-        missing = context.env.missing()
-        if missing:
-            raise MissingVariableError(missing)
-        run_id = new_id("run")
-        run_child = functools.partial(_run_child, host)
-        loop = RunLoop(host, context, graph, run_id, run_child, wait_children=wait_children)
+        loop = _prepare(host, context, runs, wait_children)
         message = await loop.before_user_message(message)
-        # The claim: checking that nobody runs the thread and taking the lease happen in one
-        # immediate transaction, so of two senders (tasks, OS threads or processes) exactly
-        # one runs and the other queues its message. The lease, the running status and the
-        # user's message commit together.
-        unsubscribe = context.sink.subscribe(listener) if listener else None
+
+        def take() -> Message:
+            return message
+
+        run = await _claim_and_run(context, loop, take, listener)
+        return run if run is not None else Run(new_id("run"), context.id, "queued")
+
+
+async def run_queued(
+    host: RunHost, context: ThreadContext, report: Callable[[Run], None] | None = None
+) -> Run | None:
+    """Run the thread on the oldest message waiting in its queue (the rest are read at its
+    first step), as a worker does; None when nothing waits or another process runs it.
+    Taking the message and the lease is one transaction: of two workers exactly one runs
+    it, and a message is never lost between them. `report` is called with the outcome in the
+    transaction that ends the run (a child's report to its parent commits with it)."""
+    async with context.lock:
+        runs = context.store.running_runs(context.id)
+        if any(is_live(r) for r in runs) or not context.has_queued():
+            return None
+        loop = _prepare(host, context, runs, wait_children=True)
+
+        def take() -> Message | None:
+            data = context.store.pop_queued(context.id)
+            return None if data is None else Message.model_validate_json(data)
+
+        return await _claim_and_run(context, loop, take, None, report)
+
+
+def _prepare(
+    host: RunHost, context: ThreadContext, runs: list[RunRecord], wait_children: bool
+) -> RunLoop:
+    """A loop for the thread's next run, once what a dead owner left is repaired."""
+    repair(context, runs)
+    context.reload()
+    graph = context.refresh_graph()
+    missing = context.env.missing()
+    if missing:
+        raise MissingVariableError(missing)
+    run_child = functools.partial(_run_child, host)
+    return RunLoop(host, context, graph, new_id("run"), run_child, wait_children=wait_children)
+
+
+async def _claim_and_run(
+    context: ThreadContext,
+    loop: RunLoop,
+    take: Callable[[], Message | None],
+    listener: Listener | None,
+    report: Callable[[Run], None] | None = None,
+) -> Run | None:
+    """Claim the thread and run the loop on the message `take` gives (None: the claim lost,
+    or there was nothing to take, and nothing ran).
+
+    The claim: checking that nobody runs the thread and taking the lease happen in one
+    immediate transaction, so of two senders (tasks, OS threads or processes) exactly one
+    runs and the other queues its message. The lease, the running status and the user's
+    message commit together."""
+    store = context.store
+    run_id = loop.outcome.id
+    unsubscribe = context.sink.subscribe(listener) if listener else None
+    claimed = False
+    try:
+        with store.transaction():
+            store.lock_thread(context.id)
+            message = take()
+            if message is None:
+                pass
+            elif any(is_live(r) for r in store.running_runs(context.id)):
+                context.enqueue(message)
+            else:
+                LIVE_RUNS.add(run_id)
+                context.running = claimed = True
+                store.start_run(new_lease(run_id, context.id))
+                if context.parent_id is not None:
+                    context.set_child_status("running")
+                context.sink.bind_loop()
+                context.emit(ThreadStatusEvent(status="running", **context.base()))
+                (message,) = context.persist([message])
+    except BaseException:
         claimed = False
-        try:
-            with store.transaction():
-                store.lock_thread(context.id)
-                if any(is_live(r) for r in store.running_runs(context.id)):
-                    context.enqueue(message)
-                else:
-                    LIVE_RUNS.add(run_id)
-                    context.running = claimed = True
-                    store.start_run(new_lease(run_id, context.id))
-                    if context.parent_id is not None:
-                        context.set_child_status("running")
-                    context.sink.bind_loop()
-                    context.emit(ThreadStatusEvent(status="running", **context.base()))
-                    (message,) = context.persist([message])
-        except BaseException:
-            claimed = False
-            raise
-        finally:
-            if not claimed:
-                LIVE_RUNS.discard(run_id)
-                context.running = False
-                if unsubscribe is not None:
-                    unsubscribe()
+        raise
+    finally:
         if not claimed:
-            return Run(new_id("run"), context.id, "queued")
-        beat = asyncio.create_task(heartbeat_task(store, run_id))
-        try:
-            try:
-                outcome = await loop.run(message)
-            except Exception as exc:  # a definition broke mid-run: the run fails, visibly
-                outcome = Run(run_id, context.id, "failed", error=context.redact(str(exc)))
-            except BaseException:
-                interrupted = Run(
-                    run_id, context.id, "interrupted", error="interrupted", session_status="failed"
-                )
-                _finish(context, interrupted)
-                raise
-            return _finish(context, outcome)
-        finally:
-            context.running = False
             LIVE_RUNS.discard(run_id)
-            beat.cancel()
+            context.running = False
             if unsubscribe is not None:
                 unsubscribe()
+    if not claimed or message is None:
+        return None
+    beat = asyncio.create_task(heartbeat_task(store, run_id))
+    try:
+        try:
+            outcome = await loop.run(message)
+        except Exception as exc:  # a definition broke mid-run: the run fails, visibly
+            outcome = Run(run_id, context.id, "failed", error=context.redact(str(exc)))
+        except BaseException:
+            interrupted = Run(
+                run_id, context.id, "interrupted", error="interrupted", session_status="failed"
+            )
+            _finish(context, interrupted, report)
+            raise
+        return _finish(context, outcome, report)
+    finally:
+        context.running = False
+        LIVE_RUNS.discard(run_id)
+        beat.cancel()
+        if unsubscribe is not None:
+            unsubscribe()
 
 
 async def _run_child(host: RunHost, child: ThreadContext, content: str, paths: list[str]) -> Run:
     return await execute_run(host, child, content, paths)
 
 
-def _finish(context: ThreadContext, outcome: Run) -> Run:
+def _finish(
+    context: ThreadContext, outcome: Run, report: Callable[[Run], None] | None = None
+) -> Run:
     if outcome.status == "interrupted":
         # Looked at when the thread is next opened: a call may still lack its result.
         context.set_meta(interrupted=True)
-    if context.parent_id is not None:
-        if outcome.status == "interrupted":
-            context.set_child_status("terminated")
-        elif context.resumable:
-            context.set_child_status("idle")
-        else:
-            context.set_child_status(
-                "completed" if outcome.session_status == "completed" else "failed"
-            )
     base = context.base()
     context.emit(ThreadStatusEvent(status="idle", **base))
     context.emit(
@@ -144,7 +186,20 @@ def _finish(context: ThreadContext, outcome: Run) -> Run:
         )
     )
     store = context.store
+    # One transaction: whoever waits on this thread sees its report, its final status and
+    # the end of its lease together, never the status without the report.
     with store.transaction():
+        if report is not None:
+            report(outcome)
+        if context.parent_id is not None:
+            if outcome.status == "interrupted":
+                context.set_child_status("terminated")
+            elif context.resumable:
+                context.set_child_status("idle")
+            else:
+                context.set_child_status(
+                    "completed" if outcome.session_status == "completed" else "failed"
+                )
         context.sink.persist()
         store.finish_run(outcome.id, outcome.status, outcome.text, outcome.error, time.time())
     return outcome

@@ -28,7 +28,7 @@ from ._frames import Frame
 from ._hooks import HookRunner
 from ._host import RunHost
 
-__all__ = ["ChildRunner", "SupervisedRun", "Supervisor"]
+__all__ = ["ChildRunner", "SupervisedRun", "Supervisor", "child_outcome", "deliver_report"]
 
 log = logging.getLogger("threadlab.subagents")
 
@@ -59,6 +59,7 @@ class Supervisor:
         self.context = run.context
         self.run_child = run_child
         self.tasks: list[asyncio.Task[None]] = []
+        self.remote: list[ThreadContext] = []  # children handed to workers by this run
 
     # what the side may use
 
@@ -162,7 +163,7 @@ class Supervisor:
         await self._after_created(frame, child)
         if relationship.blocking:
             run = await self.run_child(child, message, paths)
-            return ToolResult("success", result=self._outcome(child, run))
+            return ToolResult("success", result=child_outcome(self.context, child, run))
         self._background(child, message, paths)
         return ToolResult("success", result={"reference": child.id, "status": "running"})
 
@@ -188,7 +189,7 @@ class Supervisor:
         paths = copy_attachments(self.context.files, child.files, sources)
         if child.blocking:
             run = await self.run_child(child, message, paths)
-            return ToolResult("success", result=self._outcome(child, run))
+            return ToolResult("success", result=child_outcome(self.context, child, run))
         self._background(child, message, paths)
         return ToolResult("success", result={"status": "queued"})
 
@@ -238,23 +239,24 @@ class Supervisor:
             state = ThreadState(self.context, execution, prompt)
             await hooks.run("after_subagent_created", state, child.child_info())
 
-    def _outcome(self, child: ThreadContext, run: Run) -> dict[str, Any]:
-        returned = copy_attachments(child.files, self.context.files, run.attachments)
-        return {
-            "reference": child.id,
-            "status": run.session_status or "failed",
-            "result": run.result if run.result is not None else run.error,
-            "attachments": returned,
-        }
-
     def _background(self, child: ThreadContext, message: str, paths: list[str]) -> None:
+        if child.runs_on_workers:
+            # Left in the store for a worker, in whatever process serves this store; the
+            # status first, so the worker's "running" is never overwritten by it.
+            with child.store.transaction():
+                if not child.busy():
+                    child.set_child_status("queued")
+                child.enqueue(Message(role="user", content=message, attachments=tuple(paths)))
+            if child not in self.remote:
+                self.remote.append(child)
+            return
         child.set_child_status("running")
         self.tasks.append(asyncio.create_task(self._run_child(child, message, paths)))
 
     async def _run_child(self, child: ThreadContext, message: str, paths: list[str]) -> None:
         try:
             run = await self.run_child(child, message, paths)
-            outcome = self._outcome(child, run)
+            outcome = child_outcome(self.context, child, run)
         except asyncio.CancelledError:
             raise
         except Exception as exc:  # the child could not run at all: the parent hears of it
@@ -266,31 +268,32 @@ class Supervisor:
             }
             child.set_child_status("failed")
         if child.parent_communication == "implicit":
-            verb = "completed" if outcome["status"] == "completed" else "failed"
-            text = f"Subagent {child.name!r} ({child.id}) {verb}:\n{outcome['result'] or ''}"
-            self.context.deliver(text, outcome["attachments"], child.id)
+            deliver_report(self.context, child, outcome)
 
-    async def wait(self, woken: asyncio.Event | None = None) -> bool:
-        """Wait for the children still running — or until `woken` is set, whichever comes
-        first (the children go on either way); False when there were none."""
-        pending = [t for t in self.tasks if not t.done()]
-        if not pending:
-            return False
-        if woken is None:
-            await asyncio.gather(*pending, return_exceptions=True)
-            return True
+    async def wait(
+        self, woken: asyncio.Event, queued: Callable[[], bool], poll_interval: float
+    ) -> bool:
+        """Wait for the children still running, here or at a worker, or until a message
+        waits for this thread: `woken` is set by a notification, and `queued` is asked
+        every `poll_interval` seconds (a store that cannot notify, a notification lost). The
+        children go on either way. False when there was nothing to wait for."""
+        waited = False
         waiter = asyncio.ensure_future(woken.wait())
-        remaining: set[asyncio.Future[Any]] = set(pending)
         try:
-            # asyncio.wait never cancels what it waits for: the children keep running.
-            while remaining and not woken.is_set():
-                done, _ = await asyncio.wait(
-                    [*remaining, waiter], return_when=asyncio.FIRST_COMPLETED
+            while True:
+                here = [t for t in self.tasks if not t.done()]
+                elsewhere = [c for c in self.remote if c.busy()]
+                if not here and not elsewhere:
+                    return waited
+                if woken.is_set() or queued():
+                    return True
+                waited = True
+                # asyncio.wait never cancels what it waits for: the children keep running.
+                await asyncio.wait(
+                    [*here, waiter], timeout=poll_interval, return_when=asyncio.FIRST_COMPLETED
                 )
-                remaining -= done
         finally:
             waiter.cancel()
-        return True
 
     async def cancel_all(self) -> None:
         """Cancel the children still running in the background (their runs repair
@@ -300,3 +303,22 @@ class Supervisor:
             task.cancel()
         if pending:
             await asyncio.gather(*pending, return_exceptions=True)
+
+
+def child_outcome(parent: ThreadContext, child: ThreadContext, run: Run) -> dict[str, Any]:
+    """What a parent learns of a child's run: its status, result and the attachments it hands
+    back (copied into the parent's files)."""
+    returned = copy_attachments(child.files, parent.files, run.attachments)
+    return {
+        "reference": child.id,
+        "status": run.session_status or "failed",
+        "result": run.result if run.result is not None else run.error,
+        "attachments": returned,
+    }
+
+
+def deliver_report(parent: ThreadContext, child: ThreadContext, outcome: dict[str, Any]) -> None:
+    """Queue a non-blocking child's outcome on its parent (implicit communication)."""
+    verb = "completed" if outcome["status"] == "completed" else "failed"
+    text = f"Subagent {child.name!r} ({child.id}) {verb}:\n{outcome['result'] or ''}"
+    parent.deliver(text, outcome["attachments"], child.id)

@@ -14,13 +14,13 @@ import os
 import shlex
 import tomllib
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from IPython.core.error import UsageError
 from IPython.core.magic import Magics, cell_magic, line_magic, magics_class
 from IPython.core.magic_arguments import argument, magic_arguments, parse_argstring
 from IPython.display import display
-from traitlets import Bool, Float, Unicode, observe
+from traitlets import Bool, Enum, Float, Unicode, observe
 
 from .._errors import DefinitionError, MissingVariableError, ThreadNotFound
 from ..definitions import ThreadGraph, default_registry, define_agent, define_prompt, tool
@@ -55,14 +55,26 @@ class ThreadlabMagics(Magics):
         ".threadlab", help="The thread store: a directory (SQLite) or a postgresql:// URL."
     ).tag(config=True)
 
+    children = Enum(
+        ["here", "workers"],
+        "here",
+        help='Where non-blocking children run: "here" (this kernel) or "workers" (left in'
+        " the store for Runtime.serve in other processes).",
+    ).tag(config=True)
+
     def __init__(self, shell: Any = None, **kwargs: Any) -> None:
         super().__init__(shell=shell, **kwargs)
-        self.session = KernelSession(store=self.store)
+        where: Literal["here", "workers"] = "workers" if self.children == "workers" else "here"
+        self.session = KernelSession(store=self.store, children=where)
 
     @observe("store")
     def _store_changed(self, change: Any) -> None:
         # `%config ThreadlabMagics.store = ...` after loading: the next thread uses it.
         self.session.use_store(change["new"])
+
+    @observe("children")
+    def _children_changed(self, change: Any) -> None:
+        self.session.use_children(change["new"])
 
     # definitions
 

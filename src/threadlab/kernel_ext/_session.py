@@ -4,6 +4,7 @@ and the values and secrets set with `%threadlab` (never written to the notebook)
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Literal
 
 from ..runtime import Runtime
 
@@ -13,6 +14,7 @@ __all__ = ["KernelSession"]
 @dataclass
 class KernelSession:
     store: str = ".threadlab"
+    children: Literal["here", "workers"] = "here"
     env: dict[str, str] = field(default_factory=dict)
     secrets: dict[str, str] = field(default_factory=dict)
     last_thread: dict[str, str] = field(default_factory=dict)
@@ -21,7 +23,7 @@ class KernelSession:
     @property
     def runtime(self) -> Runtime:
         if self._runtime is None:
-            self._runtime = Runtime(store=self.store)
+            self._runtime = Runtime(store=self.store, children=self.children)
         return self._runtime
 
     def use_store(self, store: str) -> None:
@@ -29,6 +31,12 @@ class KernelSession:
         if store != self.store:
             self.close()
             self.store = store
+
+    def use_children(self, children: Literal["here", "workers"]) -> None:
+        """Where the next runs' non-blocking children run (see `Runtime`'s `children`)."""
+        if children != self.children:
+            self.close()
+            self.children = children
 
     def close(self) -> None:
         if self._runtime is not None:

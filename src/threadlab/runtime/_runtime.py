@@ -9,7 +9,7 @@ import logging
 import os
 import time
 from collections.abc import Callable, Mapping
-from typing import Any
+from typing import Any, Literal
 
 from .._errors import CallContextError, MissingVariableError, ThreadNotFound
 from .._records import Run, new_id
@@ -27,6 +27,7 @@ from ..models import Model, ToolPurpose, ToolSpec
 from ..store import Store, ThreadRecord, open_store
 from ..threads import SecretBox, ThreadContext, missing_in_descendants
 from ._thread import Thread
+from ._worker import Worker
 
 __all__ = ["Runtime", "run"]
 
@@ -46,6 +47,12 @@ class Runtime:
         hook_timeout: seconds a hook may take before it is ignored.
         secret_key: key for secrets at rest; else THREADLAB_SECRET_KEY, else a 0600 key file
             in the user's config directory.
+        children: where the non-blocking children this runtime creates run: "here" (tasks
+            in this process) or "workers" (left queued in the store for `serve`, in any
+            process that shares it; their reports come back through the store).
+        poll_interval: seconds between looks at the store by a run waiting for its children
+            or by `serve`, for what no notification announced (SQLite cannot notify; a
+            PostgreSQL notification sent while nobody listened is lost).
 
     Example:
         >>> import threadlab as tl
@@ -65,6 +72,8 @@ class Runtime:
         max_session_turns: int = 20,
         hook_timeout: float = 10.0,
         secret_key: str | bytes | None = None,
+        children: Literal["here", "workers"] = "here",
+        poll_interval: float = 1.0,
     ) -> None:
         self.registry = registry if registry is not None else default_registry()
         self.store: Store = open_store(store)
@@ -73,7 +82,11 @@ class Runtime:
             max_steps=max_steps,
             max_session_turns=max_session_turns,
             hook_timeout=hook_timeout,
+            poll_interval=poll_interval,
         )
+        if children not in ("here", "workers"):
+            raise ValueError(f'children must be "here" or "workers", not {children!r}')
+        self.children = children
         self.secrets = SecretBox(secret_key)
         self._run_listeners: list[Callable[[Thread, Run], None]] = []
         self._contexts: dict[str, ThreadContext] = {}
@@ -160,6 +173,14 @@ class Runtime:
                 log.warning("thread %s cannot be opened and is not listed: %s", record.id, exc)
         return found
 
+    async def serve(self, stop: asyncio.Event | None = None, *, concurrency: int = 4) -> None:
+        """Work as a worker until `stop` is set: run the children that runtimes with
+        `children="workers"` left in the store (those of agents defined here), at most
+        `concurrency` at a time, each until its queue is empty, its report delivered to its
+        parent. Wakes on the store's notifications (PostgreSQL) and looks every
+        `poll_interval` seconds. When stopped, the runs under way finish first."""
+        await Worker(self, concurrency).serve(stop or asyncio.Event())
+
     def close(self) -> None:
         """Release the store."""
         self.store.close()
@@ -228,6 +249,9 @@ class Runtime:
             "parent_communication": relationship.parent_communication,
             "status": "idle",
         }
+        if self.children == "workers" and not relationship.blocking:
+            # A blocking child's outcome is the tool's result: it always runs here.
+            meta["runs_on"] = "workers"
         record = ThreadRecord(new_id("thr"), parent.id, agent.name, time.time(), json.dumps(meta))
         with self.store.transaction():
             self.store.add_thread(record)

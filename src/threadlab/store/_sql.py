@@ -318,6 +318,18 @@ class SqlStore:
     def has_queued(self, thread_id: str) -> bool:
         return bool(self._read("SELECT 1 FROM queue WHERE thread_id = ? LIMIT 1", (thread_id,)))
 
+    def queued_threads(self) -> list[str]:
+        return [str(tid) for (tid,) in self._read("SELECT DISTINCT thread_id FROM queue")]
+
+    def pop_queued(self, thread_id: str) -> str | None:
+        with self.transaction():
+            rows = self._read(
+                "DELETE FROM queue WHERE seq = (SELECT min(seq) FROM queue WHERE thread_id = ?)"
+                " RETURNING data",
+                (thread_id,),
+            )
+        return str(rows[0][0]) if rows else None
+
     def drain_queue(self, thread_id: str) -> list[str]:
         # Called at every step: a plain read first, a write transaction only when there is work.
         if not self.has_queued(thread_id):

@@ -150,6 +150,18 @@ class ThreadContext:
     def parent_communication(self) -> str:
         return str(self.meta.get("parent_communication", "implicit"))
 
+    @property
+    def runs_on_workers(self) -> bool:
+        """A child its parent leaves in the store for a worker (`Runtime.serve`), instead of
+        running it in the parent's process."""
+        return self.meta.get("runs_on") == "workers"
+
+    def busy(self) -> bool:
+        """Whether someone, in any process, runs the thread now or a message waits for it."""
+        if self.running or self.store.has_queued(self.id):
+            return True
+        return any(is_live(r) for r in self.store.running_runs(self.id))
+
     def status(self) -> ThreadStatus:
         """ "running" or "idle"; a child reports its lifecycle too."""
         if self.running:
@@ -349,4 +361,4 @@ class ThreadContext:
         parent.deliver(content, paths, self.id)
 
 
-_CHILD_STATUSES = frozenset({"running", "idle", "completed", "failed", "terminated"})
+_CHILD_STATUSES = frozenset({"queued", "running", "idle", "completed", "failed", "terminated"})

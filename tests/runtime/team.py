@@ -1,0 +1,98 @@
+"""A lead and the researchers it leaves to workers: the definitions both sides of the worker
+tests load (the lead's process and each worker process), and a worker's main."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import signal
+import subprocess
+import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+import threadlab as tl
+from threadlab.models import FunctionModel, call, step, text
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def define_team(registry: tl.Registry) -> None:
+    async def note(state: tl.ThreadState, args: Any) -> str:
+        await state.write_file("/notes.md", f"{args['topic']}: written by process {os.getpid()}")
+        return f"noted in process {os.getpid()}"
+
+    topic = {"type": "object", "properties": {"topic": {"type": "string"}}}
+    tl.define_tool("note", description="Take a note.", execute=note, args=topic,
+                   registry=registry)  # fmt: skip
+
+    def research(messages: list[tl.Message], tools: Any) -> Any:
+        last = messages[-1]
+        if last.role == "tool":
+            return text(f"found it, {last.content}")
+        return call("note", {"topic": last.content or ""})
+
+    tl.define_prompt("research", prompt="Research.", model=FunctionModel(research),
+                     tools=["note"], registry=registry)  # fmt: skip
+    tl.define_agent("researcher", side_a=tl.Side("research"), tool_description="Researches.",
+                    expose_as_tool=True, registry=registry)  # fmt: skip
+
+    def lead(messages: list[tl.Message], tools: Any) -> Any:
+        last = messages[-1]
+        if last.role == "user" and last.subagent_id:
+            return text(f"read the report of {last.subagent_id}")
+        if last.role == "user":
+            count = int(last.content or "1")
+            create = [{"agent": "researcher", "name": f"r{i}", "message": f"topic {i}"}
+                      for i in range(count)]  # fmt: skip
+            return step(*(call("subagent_create", arguments) for arguments in create))
+        return text("waiting for the researchers")
+
+    tl.define_prompt("lead", prompt="Lead.", model=FunctionModel(lead), registry=registry)
+    tl.define_agent(
+        "boss",
+        side_a=tl.Side("lead", subagents=[tl.Subagent("researcher", blocking=False)]),
+        registry=registry,
+    )
+
+
+@contextmanager
+def workers(store: str, count: int, poll_interval: float) -> Iterator[None]:
+    """`count` worker processes serving `store` until the block ends (then SIGTERM)."""
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    command = [sys.executable, "-m", "tests.runtime.team", store, str(poll_interval)]
+    procs = [
+        subprocess.Popen(command, stdout=subprocess.PIPE, text=True, env=env, cwd=ROOT)
+        for _ in range(count)
+    ]
+    try:
+        for proc in procs:
+            assert proc.stdout is not None
+            assert proc.stdout.readline().strip() == "serving"
+        yield
+    finally:
+        for proc in procs:
+            proc.terminate()
+        for proc in procs:
+            proc.wait(30)
+            assert proc.stdout is not None
+            proc.stdout.close()
+    assert [p.returncode for p in procs] == [0] * count
+
+
+async def serve(store: str, poll_interval: float) -> None:
+    """A worker process: serves `store` until SIGTERM, then lets its runs finish."""
+    registry = tl.Registry()
+    define_team(registry)
+    rt = tl.Runtime(registry, store, secret_key="k", poll_interval=poll_interval)
+    stop = asyncio.Event()
+    asyncio.get_running_loop().add_signal_handler(signal.SIGTERM, stop.set)
+    print("serving", flush=True)
+    await rt.serve(stop)
+    rt.close()
+
+
+if __name__ == "__main__":
+    asyncio.run(serve(sys.argv[1], float(sys.argv[2])))

@@ -1,0 +1,86 @@
+"""A lead in one process, its children run by worker processes (`children="workers"` and
+`Runtime.serve`): each child runs exactly once, in a worker, and its report reaches the lead
+through the store — woken by the notification on PostgreSQL, by the poll on SQLite."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+from pathlib import Path
+
+import pytest
+
+import threadlab as tl
+
+from .team import define_team, workers
+
+
+def lead_runtime(store: str, poll_interval: float) -> tl.Runtime:
+    registry = tl.Registry()
+    define_team(registry)
+    return tl.Runtime(
+        registry, store, secret_key="k", children="workers", poll_interval=poll_interval
+    )
+
+
+async def test_the_lead_reads_the_reports_of_children_a_worker_process_ran(
+    store_spec: str,
+) -> None:
+    # On PostgreSQL nobody polls within the test's time: the notifications must do it all.
+    poll = 60.0 if store_spec.startswith("postgresql://") else 0.1
+    rt = lead_runtime(store_spec, poll)
+    with workers(store_spec, 1, poll):
+        lead = await rt.create_thread("boss")
+        run = await asyncio.wait_for(lead.send("3"), 30)
+    assert run.status == "completed"
+    children = lead.children
+    assert sorted(c.name for c in children) == ["r0", "r1", "r2"]
+    reports = [m for m in lead.messages if m.role == "user" and m.subagent_id]
+    assert sorted(m.subagent_id or "" for m in reports) == sorted(c.id for c in children)
+    for child in children:
+        assert child.status == "completed"
+        notes = (await child.files.read("/notes.md")).decode()
+        pid = int(notes.rsplit(" ", 1)[1])
+        assert pid != os.getpid()  # run by the worker, not here
+        (report,) = [m for m in reports if m.subagent_id == child.id]
+        assert f"noted in process {pid}" in (report.content or "")
+        history = child.messages
+        assert [m.role for m in history] == ["user", "assistant", "tool", "assistant"]
+    assert lead.messages[-1].content.startswith("read the report of")  # type: ignore[union-attr]
+    rt.close()
+
+
+async def test_two_workers_never_run_the_same_child(store_spec: str) -> None:
+    rt = lead_runtime(store_spec, 0.1)
+    with workers(store_spec, 2, 0.1):
+        lead = await rt.create_thread("boss")
+        run = await asyncio.wait_for(lead.send("8"), 60)
+    assert run.status == "completed"
+    children = lead.children
+    assert len(children) == 8
+    for child in children:
+        # One run each: one user message, one call, one result, one answer.
+        assert [m.role for m in child.messages] == ["user", "assistant", "tool", "assistant"]
+    reports = [m.subagent_id for m in lead.messages if m.role == "user" and m.subagent_id]
+    assert sorted(reports) == sorted(c.id for c in children)  # each exactly once
+    rt.close()
+
+
+async def test_a_blocking_child_runs_here_even_with_workers(
+    registry: tl.Registry, tmp_path: Path
+) -> None:
+    define_team(registry)
+    tl.define_agent("boss", side_a=tl.Side("lead", subagents=[tl.Subagent("researcher")]),
+                    registry=registry)  # fmt: skip
+    rt = tl.Runtime(registry, tmp_path / "s", secret_key="k", children="workers")
+    lead = await rt.create_thread("boss")
+    run = await asyncio.wait_for(lead.send("1"), 30)  # no worker anywhere: it must not wait
+    assert run.status == "completed"
+    (child,) = lead.children
+    assert str(os.getpid()) in (await child.files.read("/notes.md")).decode()
+    rt.close()
+
+
+def test_children_is_here_or_workers(tmp_path: Path) -> None:
+    with pytest.raises(ValueError, match='"here" or "workers"'):
+        tl.Runtime(tl.Registry(), tmp_path / "s", children="elsewhere")  # type: ignore[arg-type]
