@@ -131,8 +131,8 @@ class Store(Protocol):
     def watch_queue(self, callback: Callable[[str], None]) -> Callable[[], None]:
         """Call `callback(thread_id)` (from another OS thread) soon after another process
         commits a message queued for `thread_id`; returns a function that stops the watch. A
-        store that cannot be told (SQLite) never calls it: waiters check `has_queued` at
-        their next step instead."""
+        store that cannot be told (SQLite) never calls it: waiters look at `has_queued` every
+        `poll_interval` instead (as they do anyway, for notifications nobody heard)."""
         ...
 
     def drain_queue(self, thread_id: str) -> list[str]: ...

@@ -7,7 +7,7 @@ from collections.abc import Iterable
 
 from .._records import RunFinishedEvent
 from ..runtime import Runtime, Thread
-from ._replay import trace_for
+from ._replay import catch_up, trace_for
 from ._throttle import Throttle
 from ._views import TraceView
 
@@ -25,12 +25,14 @@ class LiveRun:
         self.throttle = Throttle(self.view.push, rate)
         self.finished: RunFinishedEvent | None = None
         self.seen: Counter[str] = Counter()  # the events the run streamed in, by type
+        self.streamed: set[str] = {thread.id}  # the threads whose events came in live
 
     async def run(self, message: str, attachments: Iterable[str] = ()) -> RunFinishedEvent:
         try:
             async for event in self.thread.stream(message, attachments=attachments):
                 self.state.apply(event)
                 self.seen[event.type] += 1
+                self.streamed.add(event.thread_id)
                 if isinstance(event, RunFinishedEvent) and event.thread_id == self.thread.id:
                     self.finished = event
                 self.throttle.touch()
@@ -44,6 +46,9 @@ class LiveRun:
         return self.finished
 
     def _settle(self) -> None:
+        # A child a worker ran streamed in its own process: what it did is in the store.
+        for thread_id in [t for t in self.state.threads if t not in self.streamed]:
+            catch_up(self.state, self.runtime.thread(thread_id))
         # Children report their lifecycle (completed, idle, failed), not just run status.
         for thread_id, entry in self.state.threads.items():
             if thread_id != self.thread.id:

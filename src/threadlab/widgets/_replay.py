@@ -9,7 +9,7 @@ from .._records import Message, ThreadEvent
 from ..runtime import Thread
 from ._trace import TraceState
 
-__all__ = ["replay", "trace_for"]
+__all__ = ["catch_up", "replay", "trace_for"]
 
 ThreadLookup = Callable[[str], Thread]
 
@@ -36,14 +36,21 @@ def replay(thread: Thread) -> TraceState:
     """The trace of a persisted thread and its descendants, rebuilt from their events."""
     threads = {t.id: t for t in _tree(thread)}
     state = trace_for(thread, threads.__getitem__)
-    descendants = [t for t in threads.values() if t is not thread]
+    catch_up(state, thread, include_root=False)
+    return state
+
+
+def catch_up(state: TraceState, thread: Thread, *, include_root: bool = True) -> None:
+    """Fold into `state` what `thread` and its descendants persisted (for a replay, or for
+    children whose runs another process streamed: a worker's)."""
+    tree = list(_tree(thread))
+    descendants = tree[1:] if not include_root else tree
     for child in descendants:
         state.add_thread(child.id, child.parent_id, child.agent, child.name, child.status)
-    events: list[ThreadEvent] = [e for t in threads.values() for e in t.events]
+    events: list[ThreadEvent] = [e for t in tree for e in t.events]
     events.sort(key=lambda e: e.at)
     for event in events:
         state.apply(event)
     for child in descendants:
         state.threads[child.id]["status"] = child.status
     state.drafts.clear()
-    return state
