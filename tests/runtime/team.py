@@ -21,6 +21,8 @@ ROOT = Path(__file__).resolve().parents[2]
 
 def define_team(registry: tl.Registry) -> None:
     async def note(state: tl.ThreadState, args: Any) -> str:
+        if args["topic"] == "crash":  # the worker dies mid-call, as under SIGKILL
+            os.kill(os.getpid(), signal.SIGKILL)
         await state.write_file("/notes.md", f"{args['topic']}: written by process {os.getpid()}")
         return f"noted in process {os.getpid()}"
 
@@ -44,9 +46,11 @@ def define_team(registry: tl.Registry) -> None:
         if last.role == "user" and last.subagent_id:
             return text(f"read the report of {last.subagent_id}")
         if last.role == "user":
-            count = int(last.content or "1")
-            create = [{"agent": "researcher", "name": f"r{i}", "message": f"topic {i}"}
-                      for i in range(count)]  # fmt: skip
+            if last.content == "crash":
+                create = [{"agent": "researcher", "name": "doomed", "message": "crash"}]
+            else:
+                create = [{"agent": "researcher", "name": f"r{i}", "message": f"topic {i}"}
+                          for i in range(int(last.content or "1"))]  # fmt: skip
             return step(*(call("subagent_create", arguments) for arguments in create))
         return text("waiting for the researchers")
 

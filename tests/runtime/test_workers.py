@@ -6,13 +6,16 @@ from __future__ import annotations
 
 import asyncio
 import os
+import signal
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
 
 import threadlab as tl
 
-from .team import define_team, workers
+from .team import ROOT, define_team, workers
 
 
 def lead_runtime(store: str, poll_interval: float) -> tl.Runtime:
@@ -84,3 +87,28 @@ async def test_a_blocking_child_runs_here_even_with_workers(
 def test_children_is_here_or_workers(tmp_path: Path) -> None:
     with pytest.raises(ValueError, match='"here" or "workers"'):
         tl.Runtime(tl.Registry(), tmp_path / "s", children="elsewhere")  # type: ignore[arg-type]
+
+
+async def test_a_worker_killed_mid_child_leaves_a_repaired_child_and_a_lead_that_knows(
+    store_spec: str,
+) -> None:
+    rt = lead_runtime(store_spec, 0.1)
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    command = [sys.executable, "-m", "tests.runtime.team", store_spec, "0.1"]
+    worker = subprocess.Popen(command, stdout=subprocess.PIPE, text=True, env=env, cwd=ROOT)
+    assert worker.stdout is not None
+    assert worker.stdout.readline().strip() == "serving"
+    lead = await rt.create_thread("boss")
+    run = await asyncio.wait_for(lead.send("crash"), 30)
+    assert worker.wait(10) == -signal.SIGKILL
+    worker.stdout.close()
+    assert run.status == "completed"
+    (child,) = lead.children
+    assert child.status == "failed"
+    # The call the worker died in has its one result; nothing is left open.
+    history = child.messages
+    assert [m.role for m in history] == ["user", "assistant", "tool"]
+    assert history[-1].tool_call_id == history[1].tool_calls[0].id
+    (report,) = [m for m in lead.messages if m.role == "user" and m.subagent_id == child.id]
+    assert "worker stopped before it finished" in (report.content or "")
+    rt.close()

@@ -170,3 +170,27 @@ async def test_a_dead_owner_whose_pid_now_belongs_to_another_process_is_not_live
     assert reopened.status == "idle"
     run = await reopened.send("from a")
     assert run.status == "completed"
+
+
+def test_a_killed_owner_not_yet_reaped_is_not_live() -> None:
+    """A killed process stays a zombie until its parent waits for it (a worker started by a
+    supervisor that is busy): its lease is not live, or a lead would wait for it until the
+    heartbeat goes stale."""
+    import subprocess
+    import sys
+
+    from threadlab.store import RunRecord
+    from threadlab.threads import HOST_NAME, is_live, process_started_at
+
+    proc = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
+    started = process_started_at(proc.pid)
+    now = time.time()
+    lease = RunRecord("run_z", "thr_z", "running", proc.pid, HOST_NAME, now, now, started)
+    assert is_live(lease)
+    proc.kill()
+    for _ in range(200):  # until the kernel has made it a zombie (not reaped: no wait())
+        if Path(f"/proc/{proc.pid}/stat").read_text().split(") ")[1].startswith("Z"):
+            break
+        time.sleep(0.01)
+    assert not is_live(lease)
+    proc.wait()

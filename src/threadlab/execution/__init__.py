@@ -8,7 +8,8 @@ in. Nothing here imports the runtime; it is written against `RunHost`.
 
 from ._host import Limits, RunHost
 from ._model_choice import ModelResolver
-from ._runner import execute_run, repair, run_queued
+from ._repair import repair
+from ._runner import execute_run, run_queued
 from ._scanner import ArgumentScanner
 from ._subagents import child_outcome, deliver_report
 from ._tool_specs import ToolSpecCache

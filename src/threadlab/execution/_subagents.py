@@ -27,6 +27,7 @@ from ..threads import (
 from ._frames import Frame
 from ._hooks import HookRunner
 from ._host import RunHost
+from ._repair import repair
 
 __all__ = ["ChildRunner", "SupervisedRun", "Supervisor", "child_outcome", "deliver_report"]
 
@@ -283,6 +284,9 @@ class Supervisor:
             while True:
                 here = [t for t in self.tasks if not t.done()]
                 elsewhere = [c for c in self.remote if c.busy()]
+                for child in self.remote:
+                    if child not in elsewhere and child.status() in ("queued", "running"):
+                        self._abandoned(child)
                 if not here and not elsewhere:
                     return waited
                 if woken.is_set() or queued():
@@ -294,6 +298,18 @@ class Supervisor:
                 )
         finally:
             waiter.cancel()
+
+    def _abandoned(self, child: ThreadContext) -> None:
+        """A child whose worker stopped mid-run (killed, its machine gone): nobody runs it and
+        nothing waits for it. Its history is repaired, and its parent hears it failed."""
+        repair(child)
+        if child.status() in ("queued", "running"):  # repair found no run to close
+            child.set_child_status("idle" if child.resumable else "failed")
+        log.warning("child %s (%s): its worker stopped before it finished", child.name, child.id)
+        if child.parent_communication == "implicit":
+            failure = "its worker stopped before it finished; what it did is in its history"
+            outcome = {"reference": child.id, "status": "failed", "result": failure}
+            deliver_report(self.context, child, {**outcome, "attachments": []})
 
     async def cancel_all(self) -> None:
         """Cancel the children still running in the background (their runs repair

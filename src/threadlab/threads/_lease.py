@@ -43,7 +43,12 @@ def _process_alive(pid: int) -> bool:
         return False
     except PermissionError:
         return True
-    return True
+    # A killed process whose parent has not reaped it yet is a zombie: it runs nothing.
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return True
+    return stat[stat.rindex(")") + 2 :].split()[0] != "Z"
 
 
 def process_started_at(pid: int) -> float | None:

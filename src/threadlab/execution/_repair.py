@@ -1,0 +1,62 @@
+"""Repairing the history a run left behind when its owner is gone (a killed process, a
+worker that stopped, an interrupted run): every tool call gets exactly one result."""
+
+from __future__ import annotations
+
+import time
+
+from .._records import unfinished_result, unfinished_text
+from ..store import RunRecord
+from ..threads import ThreadContext, is_live
+
+__all__ = ["repair"]
+
+
+def repair(context: ThreadContext, runs: list[RunRecord] | None = None) -> None:
+    """When no one is running the thread, give every tool call without a result its missing
+    result (whether its run's owner died, or its run was marked interrupted before every
+    call was answered) and close runs whose owner is gone. Persists only those results: it
+    never calls a model or re-runs a tool."""
+    store = context.store
+    runs = store.running_runs(context.id) if runs is None else runs
+    if any(is_live(r) for r in runs) or context.running:
+        return  # its owner is at work: the calls without results are still running
+    orphaned = list(runs)
+    if not orphaned and not context.meta.get("interrupted"):
+        return  # nothing can be unanswered: spare reading the whole history
+    context.reload(force=True)
+    everything = context.all_messages()
+    answered = {m.tool_call_id for m in everything if m.role == "tool"}
+    missing = [
+        unfinished_result(
+            call,
+            "owner_gone",
+            depth=m.depth,
+            parent_id=m.parent_id,
+            parent_tool_call_id=m.parent_tool_call_id,
+            side=m.side,
+        )
+        for m in everything
+        if m.role == "assistant"
+        for call in m.tool_calls
+        if call.id not in answered
+    ]
+    if not missing and not orphaned:
+        if context.meta.get("interrupted"):
+            context.set_meta(interrupted=False)
+        return
+    reason = unfinished_text("owner_gone")
+    with store.transaction():
+        store.lock_thread(context.id)
+        # Another process may have repaired it meanwhile: then there is nothing left to do.
+        still = {r.id for r in store.running_runs(context.id)}
+        if orphaned and not still & {r.id for r in orphaned}:
+            return
+        if missing:
+            context.persist(missing)
+        for run in orphaned:
+            store.finish_run(run.id, "interrupted", None, reason, time.time())
+        if orphaned and context.parent_id is not None:
+            context.set_child_status("idle" if context.resumable else "failed")
+        if context.meta.get("interrupted"):
+            context.set_meta(interrupted=False)
