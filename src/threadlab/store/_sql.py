@@ -63,6 +63,10 @@ class SqlStore:
                 raise
             self._depth = 0
             self._execute("COMMIT")
+            self._committed()
+
+    def _committed(self) -> None:
+        """After each commit (a dialect with housekeeping to schedule does it here)."""
 
     def close(self) -> None:
         raise NotImplementedError

@@ -4,14 +4,23 @@ WAL with synchronous=NORMAL survives the process being killed (each commit is in
 before the call returns); FULL adds power-loss durability at a cost, so it is an option.
 Several Runtimes in one or more processes may share the file: SQLite serialises writers and
 `busy_timeout` makes them wait instead of failing.
+
+Checkpoints (copying the log back into the database file, with an fsync) happen off the
+writer's path: left to itself, SQLite runs one inside whichever commit crosses 1,000 log
+pages, and that commit — a step of some run — takes 50 to 100 times as long as the others.
+Here the store's own connection never checkpoints; every `CHECKPOINT_EVERY` commits a
+passive checkpoint runs on one background thread shared by the process (it waits for no
+writer and no writer waits for it), and the last connection to close checkpoints the rest.
 """
 
 from __future__ import annotations
 
+import contextlib
 import os
 import sqlite3
 import threading
 from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 from ._sql import SqlStore
@@ -19,6 +28,10 @@ from ._sql import SqlStore
 __all__ = ["SCHEMA_VERSION", "SQLiteStore"]
 
 SCHEMA_VERSION = 2
+
+CHECKPOINT_EVERY = 100  # commits between two background checkpoints
+
+_CHECKPOINTS = ThreadPoolExecutor(max_workers=1, thread_name_prefix="threadlab-checkpoint")
 
 # From one version to the next: the statements that bring a store up to it.
 _MIGRATIONS: dict[int, tuple[str, ...]] = {
@@ -76,6 +89,9 @@ class SQLiteStore(SqlStore):
         self._db.execute("PRAGMA journal_mode=WAL")
         self._db.execute(f"PRAGMA synchronous={'FULL' if durable else 'NORMAL'}")
         self._db.execute("PRAGMA busy_timeout=30000")
+        self._db.execute("PRAGMA wal_autocheckpoint=0")  # see the module's docstring
+        self._commits = 0
+        self._checkpointing = threading.Event()
         self._migrate(_SCHEMA, SCHEMA_VERSION, SCHEMA_VERSION, _MIGRATIONS, str(self.path))
 
     def _execute(self, sql: str, params: Sequence[object] = ()) -> int:
@@ -90,6 +106,26 @@ class SQLiteStore(SqlStore):
         with self._lock:
             return self._db.execute(sql, params).fetchall()
 
+    def _committed(self) -> None:
+        self._commits += 1
+        if self._commits % CHECKPOINT_EVERY == 0 and not self._checkpointing.is_set():
+            self._checkpointing.set()
+            _CHECKPOINTS.submit(_checkpoint, self.path, self._checkpointing)
+
     def close(self) -> None:
         with self._lock:
             self._db.close()
+
+
+def _checkpoint(path: Path, running: threading.Event) -> None:
+    """A passive checkpoint of the store at `path` from a connection of its own (mode=rw: a
+    store deleted meanwhile is not created again)."""
+    try:
+        with contextlib.closing(
+            sqlite3.connect(f"{path.resolve().as_uri()}?mode=rw", uri=True)
+        ) as db:
+            db.execute("PRAGMA wal_checkpoint(PASSIVE)")
+    except sqlite3.Error:
+        pass  # closed or deleted meanwhile: its last connection checkpointed, or nothing to do
+    finally:
+        running.clear()
