@@ -7,6 +7,7 @@ from __future__ import annotations
 import asyncio
 import tempfile
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -42,10 +43,15 @@ ARGS = {"type": "object", "properties": {"n": {"type": "integer"}}, "required": 
 
 
 async def threadlab_runs(
-    runs: int, calls: int, realistic: bool = False, store: str | None = None
+    runs: int,
+    calls: int,
+    realistic: bool = False,
+    store: str | None = None,
+    open_store: Callable[[str], tl.Store] | None = None,
 ) -> float:
     """`realistic`: the tool takes one integer argument, streamed in 8-character chunks.
-    `store`: where threads go (default: a fresh SQLite folder)."""
+    `store`: where threads go (default: a fresh SQLite folder); `open_store` opens the
+    folder instead of the default SQLite store."""
     registry = tl.Registry()
 
     async def noop(state: tl.ThreadState, args: Any) -> str:
@@ -69,7 +75,9 @@ async def threadlab_runs(
     model = tl.models.FunctionModel(decide, chunk_size=8 if realistic else 64)
     tl.define_prompt("bench", prompt="Benchmark.", model=model, tools=["noop"], registry=registry)
     with tempfile.TemporaryDirectory() as directory:
-        where = store if store is not None else directory
+        where: str | tl.Store = store if store is not None else directory
+        if open_store is not None:
+            where = open_store(directory)
         rt = tl.Runtime(registry, where, secret_key="bench", max_steps=calls + 10)
         started = time.perf_counter()
         for _ in range(runs):
