@@ -3,6 +3,7 @@ output against them, and shaping what is sent to a model."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import jsonschema
@@ -10,7 +11,7 @@ from pydantic import BaseModel, ValidationError
 
 from .._errors import DefinitionError
 
-__all__ = ["ArgsSchema", "format_path"]
+__all__ = ["ArgsSchema", "format_path", "plain_check"]
 
 _NO_ARGS: dict[str, Any] = {"type": "object", "properties": {}, "additionalProperties": False}
 
@@ -33,6 +34,7 @@ class ArgsSchema:
         self.owner = owner
         self.model: type[BaseModel] | None = None
         self._validator: jsonschema.protocols.Validator | None = None
+        self._plainly_valid: Callable[[dict[str, Any]], bool] | None = None
         if declared is None:
             self.json_schema: dict[str, Any] = dict(_NO_ARGS)
         elif isinstance(declared, type) and issubclass(declared, BaseModel):
@@ -55,6 +57,7 @@ class ArgsSchema:
                 ) from None
             self.json_schema = dict(declared)
             self._validator = validator_cls(declared)
+            self._plainly_valid = plain_check(declared)
         else:
             raise DefinitionError(
                 f"{owner}: args must be a pydantic BaseModel subclass, a JSON Schema dict or None"
@@ -85,6 +88,8 @@ class ArgsSchema:
                     f"{format_path(tuple(err['loc']))}: {err['msg']}" for err in exc.errors()
                 ]
         if self._validator is not None:
+            if self._plainly_valid is not None and self._plainly_valid(value):
+                return value, []
             errors = sorted(self._validator.iter_errors(value), key=lambda e: list(e.path))
             if errors:
                 return None, [f"{format_path(list(e.path))}: {e.message}" for e in errors]
@@ -138,3 +143,74 @@ def _describe_json_value(value: Any) -> str:
     if isinstance(value, list):
         return "an array"
     return type(value).__name__
+
+
+# The common shape of a tool's arguments, checked without the jsonschema machinery (which costs
+# more than the rest of a small call's validation): an object of properties whose schemas say
+# only their JSON type. Anything else in a schema leaves it to jsonschema entirely.
+_TYPE_CHECKS: dict[str, Callable[[Any], bool]] = {
+    "string": lambda v: isinstance(v, str),
+    "integer": lambda v: type(v) is int,  # not bool; 1.0 is left to jsonschema's draft rules
+    "number": lambda v: type(v) in (int, float),
+    "boolean": lambda v: type(v) is bool,
+    "null": lambda v: v is None,
+    "array": lambda v: type(v) is list,
+    "object": lambda v: type(v) is dict,
+}
+_ANNOTATIONS = frozenset({"title", "description", "default", "examples", "$comment"})
+
+
+def plain_check(schema: dict[str, Any]) -> Callable[[dict[str, Any]], bool] | None:
+    """For a schema of that common shape, a check that says True only for values jsonschema
+    would accept too (False means "ask jsonschema", which also says why); None for any other
+    schema."""
+    if set(schema) - _ANNOTATIONS - {"type", "properties", "required", "additionalProperties"}:
+        return None
+    if schema.get("type") != "object":
+        return None
+    properties = schema.get("properties", {})
+    required = schema.get("required", [])
+    closed = schema.get("additionalProperties", True)
+    if not isinstance(properties, dict) or not isinstance(closed, bool):
+        return None
+    if not isinstance(required, list) or not all(isinstance(r, str) for r in required):
+        return None
+    checks: dict[str, Callable[[Any], bool]] = {}
+    for name, prop in properties.items():
+        check = _type_check(prop)
+        if check is None:
+            return None
+        checks[name] = check
+    needed = tuple(required)
+
+    def plainly_valid(value: dict[str, Any]) -> bool:
+        for name in needed:
+            if name not in value:
+                return False
+        for name, item in value.items():
+            check = checks.get(name)
+            if check is None:
+                if closed is False:
+                    return False
+            elif not check(item):
+                return False
+        return True
+
+    return plainly_valid
+
+
+def _type_check(prop: Any) -> Callable[[Any], bool] | None:
+    if prop is True:
+        return lambda _: True
+    if not isinstance(prop, dict) or set(prop) - _ANNOTATIONS - {"type"}:
+        return None
+    kind = prop.get("type")
+    if kind is None:
+        return lambda _: True
+    kinds = kind if isinstance(kind, list) else [kind]
+    if not kinds or not all(isinstance(k, str) and k in _TYPE_CHECKS for k in kinds):
+        return None
+    tests = [_TYPE_CHECKS[k] for k in kinds]
+    if len(tests) == 1:
+        return tests[0]
+    return lambda v: any(test(v) for test in tests)

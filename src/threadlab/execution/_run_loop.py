@@ -296,7 +296,13 @@ class RunLoop:
             model = self.host.resolve_model(chosen, lambda name: env.resolve(name, prompt))
             stream = model.stream(request)
             draft = await collect_stream(
-                stream, tools, self.context.emit, on_started, base, self.context.redactor
+                stream,
+                tools,
+                self.context.emit,
+                on_started,
+                base,
+                self.context.redactor,
+                live=self.context.sink.listening,
             )
         except Exception as exc:  # provider and model failures end the turn, never the cell
             name = getattr(chosen, "name", chosen)

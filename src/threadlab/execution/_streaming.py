@@ -75,8 +75,10 @@ class _Collector:
         on_started: OnStarted,
         base: dict[str, object],
         redactor: Redactor,
+        live: bool,
     ) -> None:
         self.tools = tools
+        self.live = live
         self.emit = emit
         self.on_started = on_started
         self.base = base
@@ -89,6 +91,8 @@ class _Collector:
     def take_text(self, chunk: TextChunk) -> None:
         if chunk.text:
             self.text.append(chunk.text)
+            if not self.live:
+                return
             delta = self.shown_text.feed(chunk.text)
             if delta:
                 self.emit(TextDeltaEvent(delta=delta, **self.base))  # type: ignore[arg-type]
@@ -100,14 +104,15 @@ class _Collector:
             call = self.calls[chunk.index] = self._new_call(chunk)
         if chunk.arguments:
             call.parts.append(chunk.arguments)
-        self.emit(
-            ToolCallDeltaEvent(
-                tool_call_id=call.id,
-                name=call.name,
-                delta=call.shown.feed(chunk.arguments),
-                **self.base,  # type: ignore[arg-type]
+        if self.live:
+            self.emit(
+                ToolCallDeltaEvent(
+                    tool_call_id=call.id,
+                    name=call.name,
+                    delta=call.shown.feed(chunk.arguments),
+                    **self.base,  # type: ignore[arg-type]
+                )
             )
-        )
         if call.started:
             return
         if call.scanner is None:
@@ -176,11 +181,13 @@ async def collect_stream(
     on_started: OnStarted,
     base: dict[str, object],
     redactor: Redactor,
+    live: bool = True,
 ) -> Draft:
     """Read the whole stream, emitting events; `base` holds the fields every event carries.
     Deltas are redacted across chunk boundaries: a secret split between two chunks is held
-    back until it is whole, then replaced."""
-    collector = _Collector(tools, emit, on_started, base, redactor)
+    back until it is whole, then replaced. Without `live` (nobody listens to the thread's
+    events) the deltas, which are only for live listeners, are not made."""
+    collector = _Collector(tools, emit, on_started, base, redactor, live)
     next_yield = time.monotonic() + _YIELD_EVERY
     try:
         async for chunk in stream:

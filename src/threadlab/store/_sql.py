@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from contextlib import contextmanager
+from types import TracebackType
 
 from .._errors import StoreVersionError
 from ._protocol import (
@@ -42,28 +42,9 @@ class SqlStore:
     _lock: threading.RLock
     _depth: int
 
-    @contextmanager
-    def transaction(self) -> Iterator[None]:
+    def transaction(self) -> _Transaction:
         """Group writes so they commit together; nested uses join the outer one."""
-        with self._lock:
-            if self._depth:
-                self._depth += 1
-                try:
-                    yield
-                finally:
-                    self._depth -= 1
-                return
-            self._execute(self.BEGIN)
-            self._depth = 1
-            try:
-                yield
-            except BaseException:
-                self._depth = 0
-                self._execute("ROLLBACK")
-                raise
-            self._depth = 0
-            self._execute("COMMIT")
-            self._committed()
+        return _Transaction(self)
 
     def _committed(self) -> None:
         """After each commit (a dialect with housekeeping to schedule does it here)."""
@@ -344,3 +325,47 @@ class SqlStore:
                 "DELETE FROM queue WHERE thread_id = ? RETURNING seq, data", (thread_id,)
             )
         return [str(data) for _, data in sorted(rows, key=lambda row: int(str(row[0])))]
+
+
+class _Transaction:
+    """`SqlStore.transaction()`. A class rather than a generator context manager: a step
+    enters a dozen of them (most nested), and the generator's machinery cost more than the
+    rest of what they do."""
+
+    __slots__ = ("_store",)
+
+    def __init__(self, store: SqlStore) -> None:
+        self._store = store
+
+    def __enter__(self) -> None:
+        store = self._store
+        store._lock.acquire()
+        if store._depth:
+            store._depth += 1
+            return
+        try:
+            store._execute(store.BEGIN)
+        except BaseException:
+            store._lock.release()
+            raise
+        store._depth = 1
+
+    def __exit__(
+        self,
+        kind: type[BaseException] | None,
+        error: BaseException | None,
+        traceback: TracebackType | None,
+    ) -> None:
+        store = self._store
+        try:
+            if store._depth > 1:
+                store._depth -= 1  # the outer transaction commits or rolls back
+                return
+            store._depth = 0
+            if kind is not None:
+                store._execute("ROLLBACK")
+            else:
+                store._execute("COMMIT")
+                store._committed()
+        finally:
+            store._lock.release()

@@ -90,7 +90,7 @@ class ThreadContext:
         self.redactor: Redactor = parent.redactor if parent is not None else Redactor()
         self.sink = EventSink(store, self.redactor, self.id)
         if parent is not None:
-            self.sink.upstream = parent.sink.relay
+            self.sink.upstream = parent.sink
         self.files = ThreadFiles(store, self.id, self._file_written)
         self._secrets = secrets
         self._parent = parent

@@ -43,7 +43,7 @@ class EventSink:
         self._listeners: list[Listener] = []
         self._loop: asyncio.AbstractEventLoop | None = None
         # A child thread's events also reach its ancestors' live listeners (not their store).
-        self.upstream: Listener | None = None
+        self.upstream: EventSink | None = None
         self._loop_thread: int | None = None
 
     def bind_loop(self) -> None:
@@ -82,7 +82,18 @@ class EventSink:
         for listener in list(self._listeners):
             listener(event)
         if self.upstream is not None:
-            self.upstream(event)
+            self.upstream.relay(event)
+
+    @property
+    def listening(self) -> bool:
+        """Whether anyone receives this thread's events live (here or at an ancestor): when
+        nobody does, the live-only deltas need not be made at all."""
+        sink: EventSink | None = self
+        while sink is not None:
+            if sink._listeners:
+                return True
+            sink = sink.upstream
+        return False
 
     def persist(self, messages: Sequence[Message] = ()) -> None:
         """Write messages and every buffered event in one transaction."""
