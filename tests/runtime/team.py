@@ -41,6 +41,13 @@ def define_team(registry: tl.Registry) -> None:
     tl.define_agent("researcher", side_a=tl.Side("research"), tool_description="Researches.",
                     expose_as_tool=True, registry=registry)  # fmt: skip
 
+    # Needs a variable the lead's process has in its environment and a worker may not.
+    tl.define_prompt("archive", prompt="Archive.", model=FunctionModel(research), tools=["note"],
+                     variables=[tl.Variable("ARCHIVE_TOKEN", required=True)],
+                     registry=registry)  # fmt: skip
+    tl.define_agent("archivist", side_a=tl.Side("archive"), tool_description="Archives.",
+                    registry=registry)  # fmt: skip
+
     def lead(messages: list[tl.Message], tools: Any) -> Any:
         last = messages[-1]
         if last.role == "user" and last.subagent_id:
@@ -48,6 +55,8 @@ def define_team(registry: tl.Registry) -> None:
         if last.role == "user":
             if last.content == "crash":
                 create = [{"agent": "researcher", "name": "doomed", "message": "crash"}]
+            elif last.content == "archive":
+                create = [{"agent": "archivist", "name": "a", "message": "the notes"}]
             else:
                 create = [{"agent": "researcher", "name": f"r{i}", "message": f"topic {i}"}
                           for i in range(int(last.content or "1"))]  # fmt: skip
@@ -60,12 +69,21 @@ def define_team(registry: tl.Registry) -> None:
         side_a=tl.Side("lead", subagents=[tl.Subagent("researcher", blocking=False)]),
         registry=registry,
     )
+    tl.define_agent(
+        "keeper",
+        side_a=tl.Side("lead", subagents=[tl.Subagent("archivist", blocking=False)]),
+        registry=registry,
+    )
 
 
 @contextmanager
-def workers(store: str, count: int, poll_interval: float) -> Iterator[None]:
-    """`count` worker processes serving `store` until the block ends (then SIGTERM)."""
-    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+def workers(
+    store: str, count: int, poll_interval: float, without: tuple[str, ...] = ()
+) -> Iterator[None]:
+    """`count` worker processes serving `store` until the block ends (then SIGTERM), their
+    environment this one's less the variables named in `without`."""
+    env = {k: v for k, v in os.environ.items() if k not in without}
+    env["PYTHONPATH"] = str(ROOT)
     command = [sys.executable, "-m", "tests.runtime.team", store, str(poll_interval)]
     procs = [
         subprocess.Popen(command, stdout=subprocess.PIPE, text=True, env=env, cwd=ROOT)

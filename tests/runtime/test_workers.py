@@ -112,3 +112,24 @@ async def test_a_worker_killed_mid_child_leaves_a_repaired_child_and_a_lead_that
     (report,) = [m for m in lead.messages if m.role == "user" and m.subagent_id == child.id]
     assert "worker stopped before it finished" in (report.content or "")
     rt.close()
+
+
+async def test_a_child_a_worker_cannot_run_is_reported_failed_not_retried(
+    store_spec: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The lead's process has the variable; the worker's environment does not.
+    monkeypatch.setenv("ARCHIVE_TOKEN", "here only")
+    rt = lead_runtime(store_spec, 0.1)
+    with workers(store_spec, 1, 0.1, without=("ARCHIVE_TOKEN",)):
+        lead = await rt.create_thread("keeper")
+        run = await asyncio.wait_for(lead.send("archive"), 30)
+    assert run.status == "completed"
+    (child,) = lead.children
+    assert child.status == "failed"
+    assert child.messages == []  # it never ran: nothing half-done
+    assert not rt.store.has_queued(child.id)  # and nobody will retry it forever
+    (report,) = [m for m in lead.messages if m.role == "user" and m.subagent_id == child.id]
+    assert "failed" in (report.content or "")
+    assert "ARCHIVE_TOKEN" in (report.content or "")
+    assert "here only" not in str([m.model_dump() for m in lead.all_messages()])
+    rt.close()

@@ -11,7 +11,7 @@ from ._model_choice import ModelResolver
 from ._repair import repair
 from ._runner import execute_run, run_queued
 from ._scanner import ArgumentScanner
-from ._subagents import child_outcome, deliver_report
+from ._subagents import child_outcome, deliver_report, report_failure
 from ._tool_specs import ToolSpecCache
 
 __all__ = [
@@ -24,5 +24,6 @@ __all__ = [
     "deliver_report",
     "execute_run",
     "repair",
+    "report_failure",
     "run_queued",
 ]

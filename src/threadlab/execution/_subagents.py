@@ -29,7 +29,14 @@ from ._hooks import HookRunner
 from ._host import RunHost
 from ._repair import repair
 
-__all__ = ["ChildRunner", "SupervisedRun", "Supervisor", "child_outcome", "deliver_report"]
+__all__ = [
+    "ChildRunner",
+    "SupervisedRun",
+    "Supervisor",
+    "child_outcome",
+    "deliver_report",
+    "report_failure",
+]
 
 log = logging.getLogger("threadlab.subagents")
 
@@ -261,13 +268,9 @@ class Supervisor:
         except asyncio.CancelledError:
             raise
         except Exception as exc:  # the child could not run at all: the parent hears of it
-            outcome = {
-                "reference": child.id,
-                "status": "failed",
-                "result": str(exc),
-                "attachments": [],
-            }
             child.set_child_status("failed")
+            report_failure(self.context, child, str(exc))
+            return
         if child.parent_communication == "implicit":
             deliver_report(self.context, child, outcome)
 
@@ -306,10 +309,8 @@ class Supervisor:
         if child.status() in ("queued", "running"):  # repair found no run to close
             child.set_child_status("idle" if child.resumable else "failed")
         log.warning("child %s (%s): its worker stopped before it finished", child.name, child.id)
-        if child.parent_communication == "implicit":
-            failure = "its worker stopped before it finished; what it did is in its history"
-            outcome = {"reference": child.id, "status": "failed", "result": failure}
-            deliver_report(self.context, child, {**outcome, "attachments": []})
+        failure = "its worker stopped before it finished; what it did is in its history"
+        report_failure(self.context, child, failure)
 
     async def cancel_all(self) -> None:
         """Cancel the children still running in the background (their runs repair
@@ -338,3 +339,11 @@ def deliver_report(parent: ThreadContext, child: ThreadContext, outcome: dict[st
     verb = "completed" if outcome["status"] == "completed" else "failed"
     text = f"Subagent {child.name!r} ({child.id}) {verb}:\n{outcome['result'] or ''}"
     parent.deliver(text, outcome["attachments"], child.id)
+
+
+def report_failure(parent: ThreadContext, child: ThreadContext, error: str) -> None:
+    """A non-blocking child that could not run, or not to its end: its parent hears it
+    failed (when it hears of its children at all: implicit communication)."""
+    if child.parent_communication == "implicit":
+        outcome = {"reference": child.id, "status": "failed", "result": error, "attachments": []}
+        deliver_report(parent, child, outcome)

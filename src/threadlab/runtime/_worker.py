@@ -17,7 +17,7 @@ import logging
 from typing import Protocol
 
 from .._records import Run
-from ..execution import RunHost, child_outcome, deliver_report, run_queued
+from ..execution import RunHost, child_outcome, deliver_report, report_failure, run_queued
 from ..store import ThreadRecord
 from ..threads import ThreadContext
 from ._thread import Thread
@@ -143,6 +143,5 @@ def _fail(child: ThreadContext, error: str) -> None:
         child.drain_queue()
         child.set_child_status("failed")
         parent = child.parent()
-        if parent is not None and child.parent_communication == "implicit":
-            outcome = {"reference": child.id, "status": "failed", "result": error}
-            deliver_report(parent, child, {**outcome, "attachments": []})
+        if parent is not None:
+            report_failure(parent, child, error)
