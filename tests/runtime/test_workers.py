@@ -133,3 +133,34 @@ async def test_a_child_a_worker_cannot_run_is_reported_failed_not_retried(
     assert "ARCHIVE_TOKEN" in (report.content or "")
     assert "here only" not in str([m.model_dump() for m in lead.all_messages()])
     rt.close()
+
+
+async def test_a_worker_leaves_children_of_agents_it_does_not_know_to_one_that_does(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    store = str(tmp_path / "store")
+    rt = lead_runtime(store, 0.05)
+    lead = await rt.create_thread("boss")
+    await lead.send("1", wait_children=False)
+    (child,) = lead.children
+    assert child.status == "queued"
+
+    async def serve_for(worker: tl.Runtime, seconds: float) -> None:
+        stop = asyncio.Event()
+        asyncio.get_running_loop().call_later(seconds, stop.set)
+        await worker.serve(stop)
+
+    stranger = tl.Runtime(tl.Registry(), store, secret_key="k", poll_interval=0.05)
+    with caplog.at_level("WARNING", logger="threadlab.worker"):
+        await serve_for(stranger, 0.5)  # about ten looks
+    warned = [r for r in caplog.records if "defines agent 'researcher'" in r.getMessage()]
+    assert len(warned) == 1  # said once, not at every look
+    assert child.status == "queued"
+    assert rt.store.has_queued(child.id)  # left for another worker, not dropped
+
+    colleague = lead_runtime(store, 0.05)
+    await serve_for(colleague, 1.0)
+    assert rt.thread(child.id).status == "completed"
+    assert [m.role for m in child.messages] == ["user", "assistant", "tool", "assistant"]
+    for runtime in (rt, stranger, colleague):
+        runtime.close()

@@ -46,6 +46,7 @@ class Worker:
         self.concurrency = concurrency
         self.tasks: dict[str, asyncio.Task[None]] = {}
         self._not_ours: set[str] = set()  # threads that are no worker's (that never changes)
+        self._warned: set[str] = set()  # workers' threads of agents not defined here
 
     async def serve(self, stop: asyncio.Event) -> None:
         loop = asyncio.get_running_loop()
@@ -95,7 +96,9 @@ class Worker:
             return False
         agent = str(meta.get("owner", record.target))
         if self.runtime.registry.agent(agent) is None:
-            log.warning("thread %s waits for a worker that defines agent %r", record.id, agent)
+            if record.id not in self._warned:  # once, not at every look
+                self._warned.add(record.id)
+                log.warning("thread %s waits for a worker that defines agent %r", record.id, agent)
             return False
         return True
 
