@@ -49,6 +49,8 @@ async def test_the_lead_reads_the_reports_of_children_a_worker_process_ran(
         assert f"noted in process {pid}" in (report.content or "")
         history = child.messages
         assert [m.role for m in history] == ["user", "assistant", "tool", "assistant"]
+        statuses = [e.status for e in child.events if isinstance(e, tl.ThreadStatusEvent)]
+        assert statuses == ["queued", "running", "idle"]  # left for a worker, then run there
     assert lead.messages[-1].content.startswith("read the report of")  # type: ignore[union-attr]
     rt.close()
 

@@ -29,6 +29,8 @@ async def test_the_live_view_shows_what_the_workers_children_did(
     shown = live.state.snapshot()
     children = lead.children
     assert len(children) == 2
+    # None of them ran in this process: the view read their runs from the store.
+    assert not {c.id for c in children} & live.ran_here
     for child in children:
         assert shown["threads"][[t["id"] for t in shown["threads"]].index(child.id)]["status"] == (
             "completed"

@@ -53,8 +53,9 @@ class ThreadStatusEvent(Event):
     """The thread started or stopped running."""
 
     type: Literal["thread_status"] = "thread_status"
-    status: Literal["running", "idle"]
-    """"running" when a run starts, "idle" when it ends."""
+    status: Literal["queued", "running", "idle"]
+    """"running" when a run starts, "idle" when it ends; "queued" when a child is left in
+    the store for a worker (`Runtime(children="workers")`)."""
 
 
 class MessageCreatedEvent(Event):

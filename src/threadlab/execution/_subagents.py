@@ -14,7 +14,7 @@ from collections.abc import Awaitable, Callable
 from typing import Any, Protocol
 
 from .._errors import MissingVariableError
-from .._records import Message, Run, SubagentCreatedEvent, ToolResult
+from .._records import Message, Run, SubagentCreatedEvent, ThreadStatusEvent, ToolResult
 from ..definitions import PromptDefinition, Subagent, ThreadGraph, relationship_enabled
 from ..threads import (
     ExecutionInfo,
@@ -254,6 +254,8 @@ class Supervisor:
             with child.store.transaction():
                 if not child.busy():
                     child.set_child_status("queued")
+                    child.emit(ThreadStatusEvent(status="queued", **child.base()))
+                    child.sink.persist()
                 child.enqueue(Message(role="user", content=message, attachments=tuple(paths)))
             if child not in self.remote:
                 self.remote.append(child)

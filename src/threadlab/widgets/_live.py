@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Iterable
 
-from .._records import RunFinishedEvent
+from .._records import RunFinishedEvent, ThreadStatusEvent
 from ..runtime import Runtime, Thread
 from ._replay import catch_up, trace_for
 from ._throttle import Throttle
@@ -25,14 +25,15 @@ class LiveRun:
         self.throttle = Throttle(self.view.push, rate)
         self.finished: RunFinishedEvent | None = None
         self.seen: Counter[str] = Counter()  # the events the run streamed in, by type
-        self.streamed: set[str] = {thread.id}  # the threads whose events came in live
+        self.ran_here: set[str] = {thread.id}  # the threads whose runs streamed in live
 
     async def run(self, message: str, attachments: Iterable[str] = ()) -> RunFinishedEvent:
         try:
             async for event in self.thread.stream(message, attachments=attachments):
                 self.state.apply(event)
                 self.seen[event.type] += 1
-                self.streamed.add(event.thread_id)
+                if isinstance(event, ThreadStatusEvent) and event.status == "running":
+                    self.ran_here.add(event.thread_id)
                 if isinstance(event, RunFinishedEvent) and event.thread_id == self.thread.id:
                     self.finished = event
                 self.throttle.touch()
@@ -47,7 +48,7 @@ class LiveRun:
 
     def _settle(self) -> None:
         # A child a worker ran streamed in its own process: what it did is in the store.
-        for thread_id in [t for t in self.state.threads if t not in self.streamed]:
+        for thread_id in [t for t in self.state.threads if t not in self.ran_here]:
             catch_up(self.state, self.runtime.thread(thread_id))
         # Children report their lifecycle (completed, idle, failed), not just run status.
         for thread_id, entry in self.state.threads.items():
