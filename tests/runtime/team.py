@@ -23,6 +23,8 @@ def define_team(registry: tl.Registry) -> None:
     async def note(state: tl.ThreadState, args: Any) -> str:
         if args["topic"] == "crash":  # the worker dies mid-call, as under SIGKILL
             os.kill(os.getpid(), signal.SIGKILL)
+        if args["topic"] == "slowly":
+            await asyncio.sleep(1.0)
         await state.write_file("/notes.md", f"{args['topic']}: written by process {os.getpid()}")
         return f"noted in process {os.getpid()}"
 
@@ -55,6 +57,8 @@ def define_team(registry: tl.Registry) -> None:
         if last.role == "user":
             if last.content == "crash":
                 create = [{"agent": "researcher", "name": "doomed", "message": "crash"}]
+            elif last.content == "slowly":
+                create = [{"agent": "researcher", "name": "s", "message": "slowly"}]
             elif last.content == "archive":
                 create = [{"agent": "archivist", "name": "a", "message": "the notes"}]
             else:

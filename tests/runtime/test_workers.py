@@ -166,3 +166,21 @@ async def test_a_worker_leaves_children_of_agents_it_does_not_know_to_one_that_d
     assert [m.role for m in child.messages] == ["user", "assistant", "tool", "assistant"]
     for runtime in (rt, stranger, colleague):
         runtime.close()
+
+
+async def test_the_leads_listeners_see_a_worker_child_queued_then_running_then_done(
+    store_spec: str,
+) -> None:
+    rt = lead_runtime(store_spec, 0.1)
+    seen: list[str] = []
+    with workers(store_spec, 1, 0.1):
+        lead = await rt.create_thread("boss")
+        async for event in lead.stream("slowly"):
+            if isinstance(event, tl.ThreadStatusEvent) and event.thread_id != lead.id:
+                seen.append(event.status)
+    assert seen == ["queued", "running", "idle"]  # the child works a second: seen running
+    (child,) = lead.children
+    # Shown live only: the child's stored events are the worker's own.
+    stored = [e.status for e in child.events if isinstance(e, tl.ThreadStatusEvent)]
+    assert stored == ["queued", "running", "idle"]
+    rt.close()

@@ -11,7 +11,7 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import Awaitable, Callable
-from typing import Any, Protocol
+from typing import Any, Literal, Protocol
 
 from .._errors import MissingVariableError
 from .._records import Message, Run, SubagentCreatedEvent, ThreadStatusEvent, ToolResult
@@ -68,6 +68,7 @@ class Supervisor:
         self.run_child = run_child
         self.tasks: list[asyncio.Task[None]] = []
         self.remote: list[ThreadContext] = []  # children handed to workers by this run
+        self._told: dict[str, str] = {}  # the status each of them was last shown with
 
     # what the side may use
 
@@ -259,6 +260,7 @@ class Supervisor:
                 child.enqueue(Message(role="user", content=message, attachments=tuple(paths)))
             if child not in self.remote:
                 self.remote.append(child)
+            self._told[child.id] = "queued"
             return
         child.set_child_status("running")
         self.tasks.append(asyncio.create_task(self._run_child(child, message, paths)))
@@ -292,6 +294,7 @@ class Supervisor:
                 for child in self.remote:
                     if child not in elsewhere and child.status() in ("queued", "running"):
                         self._abandoned(child)
+                    self._tell_status(child)
                 if not here and not elsewhere:
                     return waited
                 if woken.is_set() or queued():
@@ -303,6 +306,18 @@ class Supervisor:
                 )
         finally:
             waiter.cancel()
+
+    def _tell_status(self, child: ThreadContext) -> None:
+        """A worker's child runs in another process: its status, as seen at each look, goes
+        to this thread's live listeners (a view's tree), not to the store (the worker writes
+        the child's own events)."""
+        status = child.status()
+        shown: Literal["queued", "running", "idle"] = (
+            status if status in ("queued", "running") else "idle"
+        )
+        if self._told.get(child.id) != shown:
+            self._told[child.id] = shown
+            child.sink.relay(ThreadStatusEvent(status=shown, **child.base()))
 
     def _abandoned(self, child: ThreadContext) -> None:
         """A child whose worker stopped mid-run (killed, its machine gone): nobody runs it and

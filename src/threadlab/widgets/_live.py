@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Iterable
 
-from .._records import RunFinishedEvent, ThreadStatusEvent
+from .._records import MessageCreatedEvent, RunFinishedEvent
 from ..runtime import Runtime, Thread
 from ._replay import catch_up, trace_for
 from ._throttle import Throttle
@@ -25,14 +25,14 @@ class LiveRun:
         self.throttle = Throttle(self.view.push, rate)
         self.finished: RunFinishedEvent | None = None
         self.seen: Counter[str] = Counter()  # the events the run streamed in, by type
-        self.ran_here: set[str] = {thread.id}  # the threads whose runs streamed in live
+        self.ran_here: set[str] = {thread.id}  # the threads whose messages streamed in live
 
     async def run(self, message: str, attachments: Iterable[str] = ()) -> RunFinishedEvent:
         try:
             async for event in self.thread.stream(message, attachments=attachments):
                 self.state.apply(event)
                 self.seen[event.type] += 1
-                if isinstance(event, ThreadStatusEvent) and event.status == "running":
+                if isinstance(event, MessageCreatedEvent):  # a run here: not a worker's
                     self.ran_here.add(event.thread_id)
                 if isinstance(event, RunFinishedEvent) and event.thread_id == self.thread.id:
                     self.finished = event
