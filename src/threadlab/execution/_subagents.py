@@ -295,6 +295,7 @@ class Supervisor:
                     if child not in elsewhere and child.status() in ("queued", "running"):
                         self._abandoned(child)
                     self._tell_status(child)
+                self.remote = elsewhere  # the others are done: reported, told, repaired
                 if not here and not elsewhere:
                     return waited
                 if woken.is_set() or queued():
