@@ -1,5 +1,5 @@
 """A lead and the researchers it leaves to workers: the definitions both sides of the worker
-tests load (the lead's process and each worker process), and a worker's main."""
+tests load (the lead's process and each worker process), and worker processes to run."""
 
 from __future__ import annotations
 
@@ -80,6 +80,14 @@ def define_team(registry: tl.Registry) -> None:
     )
 
 
+def worker_command(store: str, poll_interval: float) -> list[str]:
+    """The worker CLI, on this team's definitions."""
+    return [
+        *(sys.executable, "-m", "threadlab", "worker", "--store", store),
+        *("--import", "tests.runtime.team_definitions", "--poll-interval", str(poll_interval)),
+    ]
+
+
 @contextmanager
 def workers(
     store: str, count: int, poll_interval: float, without: tuple[str, ...] = ()
@@ -87,8 +95,8 @@ def workers(
     """`count` worker processes serving `store` until the block ends (then SIGTERM), their
     environment this one's less the variables named in `without`."""
     env = {k: v for k, v in os.environ.items() if k not in without}
-    env["PYTHONPATH"] = str(ROOT)
-    command = [sys.executable, "-m", "tests.runtime.team", store, str(poll_interval)]
+    env.update(PYTHONPATH=str(ROOT), THREADLAB_SECRET_KEY="k")  # the lead runtimes' key
+    command = worker_command(store, poll_interval)
     procs = [
         subprocess.Popen(command, stdout=subprocess.PIPE, text=True, env=env, cwd=ROOT)
         for _ in range(count)
@@ -96,7 +104,7 @@ def workers(
     try:
         for proc in procs:
             assert proc.stdout is not None
-            assert proc.stdout.readline().strip() == "serving"
+            assert proc.stdout.readline().startswith("threadlab worker serving agents")
         yield
     finally:
         for proc in procs:
@@ -106,19 +114,3 @@ def workers(
             assert proc.stdout is not None
             proc.stdout.close()
     assert [p.returncode for p in procs] == [0] * count
-
-
-async def serve(store: str, poll_interval: float) -> None:
-    """A worker process: serves `store` until SIGTERM, then lets its runs finish."""
-    registry = tl.Registry()
-    define_team(registry)
-    rt = tl.Runtime(registry, store, secret_key="k", poll_interval=poll_interval)
-    stop = asyncio.Event()
-    asyncio.get_running_loop().add_signal_handler(signal.SIGTERM, stop.set)
-    print("serving", flush=True)
-    await rt.serve(stop)
-    rt.close()
-
-
-if __name__ == "__main__":
-    asyncio.run(serve(sys.argv[1], float(sys.argv[2])))

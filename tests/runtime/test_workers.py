@@ -15,7 +15,7 @@ import pytest
 
 import threadlab as tl
 
-from .team import ROOT, define_team, workers
+from .team import ROOT, define_team, worker_command, workers
 
 
 def lead_runtime(store: str, poll_interval: float) -> tl.Runtime:
@@ -95,11 +95,11 @@ async def test_a_worker_killed_mid_child_leaves_a_repaired_child_and_a_lead_that
     store_spec: str,
 ) -> None:
     rt = lead_runtime(store_spec, 0.1)
-    env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    command = [sys.executable, "-m", "tests.runtime.team", store_spec, "0.1"]
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "THREADLAB_SECRET_KEY": "k"}
+    command = worker_command(store_spec, 0.1)
     worker = subprocess.Popen(command, stdout=subprocess.PIPE, text=True, env=env, cwd=ROOT)
     assert worker.stdout is not None
-    assert worker.stdout.readline().strip() == "serving"
+    assert worker.stdout.readline().startswith("threadlab worker serving")
     lead = await rt.create_thread("boss")
     run = await asyncio.wait_for(lead.send("crash"), 30)
     assert worker.wait(10) == -signal.SIGKILL
@@ -184,3 +184,21 @@ async def test_the_leads_listeners_see_a_worker_child_queued_then_running_then_d
     stored = [e.status for e in child.events if isinstance(e, tl.ThreadStatusEvent)]
     assert stored == ["queued", "running", "idle"]
     rt.close()
+
+
+def test_the_worker_command_says_what_is_wrong_with_its_arguments(tmp_path: Path) -> None:
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    store = [sys.executable, "-m", "threadlab", "worker", "--store", str(tmp_path / "s")]
+
+    def run(*extra: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(
+            [*store, *extra], capture_output=True, text=True, env=env, cwd=ROOT, timeout=60
+        )
+
+    missing = run("--import", "no_such_team_module")
+    assert missing.returncode == 2
+    assert "cannot import 'no_such_team_module'" in missing.stderr
+    nothing = run()
+    assert nothing.returncode == 2
+    assert "no agent is defined" in nothing.stderr
+    assert "--import" in nothing.stderr  # and how to fix it
