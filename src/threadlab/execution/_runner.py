@@ -118,11 +118,9 @@ async def _claim_and_run(
         with store.transaction():
             store.lock_thread(context.id)
             message = take()
-            if message is None:
-                pass
-            elif any(is_live(r) for r in store.running_runs(context.id)):
+            if message is not None and any(is_live(r) for r in store.running_runs(context.id)):
                 context.enqueue(message)
-            else:
+            elif message is not None:
                 LIVE_RUNS.add(run_id)
                 context.running = claimed = True
                 store.start_run(new_lease(run_id, context.id))

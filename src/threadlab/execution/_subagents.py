@@ -14,7 +14,14 @@ from collections.abc import Awaitable, Callable
 from typing import Any, Literal, Protocol
 
 from .._errors import MissingVariableError
-from .._records import Message, Run, SubagentCreatedEvent, ThreadStatusEvent, ToolResult
+from .._records import (
+    Message,
+    Run,
+    SubagentCreatedEvent,
+    ThreadStatus,
+    ThreadStatusEvent,
+    ToolResult,
+)
 from ..definitions import PromptDefinition, Subagent, ThreadGraph, relationship_enabled
 from ..threads import (
     ExecutionInfo,
@@ -292,9 +299,11 @@ class Supervisor:
                 here = [t for t in self.tasks if not t.done()]
                 elsewhere = [c for c in self.remote if c.busy()]
                 for child in self.remote:
-                    if child not in elsewhere and child.status() in ("queued", "running"):
+                    status = child.status()
+                    if child not in elsewhere and status in ("queued", "running"):
                         self._abandoned(child)
-                    self._tell_status(child)
+                        status = child.status()
+                    self._tell_status(child, status)
                 self.remote = elsewhere  # the others are done: reported, told, repaired
                 if not here and not elsewhere:
                     return waited
@@ -308,11 +317,10 @@ class Supervisor:
         finally:
             waiter.cancel()
 
-    def _tell_status(self, child: ThreadContext) -> None:
+    def _tell_status(self, child: ThreadContext, status: ThreadStatus) -> None:
         """A worker's child runs in another process: its status, as seen at each look, goes
         to this thread's live listeners (a view's tree), not to the store (the worker writes
         the child's own events)."""
-        status = child.status()
         shown: Literal["queued", "running", "idle"] = (
             status if status in ("queued", "running") else "idle"
         )

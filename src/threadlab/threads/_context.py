@@ -156,17 +156,19 @@ class ThreadContext:
         running it in the parent's process."""
         return self.meta.get("runs_on") == "workers"
 
+    def _run_somewhere(self) -> bool:
+        """Whether this process or another holds a live run of the thread."""
+        return self.running or any(is_live(r) for r in self.store.running_runs(self.id))
+
     def busy(self) -> bool:
         """Whether someone, in any process, runs the thread now or a message waits for it."""
-        if self.running or self.store.has_queued(self.id):
-            return True
-        return any(is_live(r) for r in self.store.running_runs(self.id))
+        # The queue first: a claim moves a message from the queue to a run in one commit,
+        # so read in this order a message being claimed is seen in one place or the other.
+        return self.store.has_queued(self.id) or self._run_somewhere()
 
     def status(self) -> ThreadStatus:
         """ "running" or "idle"; a child reports its lifecycle too."""
-        if self.running:
-            return "running"
-        if any(is_live(r) for r in self.store.running_runs(self.id)):
+        if self._run_somewhere():
             return "running"
         if self.parent_id is not None:
             record = self.store.get_thread(self.id)

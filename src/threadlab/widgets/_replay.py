@@ -36,15 +36,15 @@ def replay(thread: Thread) -> TraceState:
     """The trace of a persisted thread and its descendants, rebuilt from their events."""
     threads = {t.id: t for t in _tree(thread)}
     state = trace_for(thread, threads.__getitem__)
-    catch_up(state, thread, include_root=False)
+    catch_up(state, thread)
     return state
 
 
-def catch_up(state: TraceState, thread: Thread, *, include_root: bool = True) -> None:
-    """Fold into `state` what `thread` and its descendants persisted (for a replay, or for
-    children whose runs another process streamed: a worker's)."""
+def catch_up(state: TraceState, thread: Thread) -> None:
+    """Fold into `state` what `thread` (already in it) and its descendants persisted (for a
+    replay, or for children whose runs another process streamed: a worker's)."""
     tree = list(_tree(thread))
-    descendants = tree[1:] if not include_root else tree
+    descendants = tree[1:]
     for child in descendants:
         state.add_thread(child.id, child.parent_id, child.agent, child.name, child.status)
     events: list[ThreadEvent] = [e for t in tree for e in t.events]
