@@ -104,10 +104,10 @@ MODELS = {
     "remote_model",
 }
 # Implementation packages are reachable as attributes (the notebook side once it has been
-# imported), but they are not the public surface. `threadlab.telemetry` is imported by name
-# (it needs the otel extra): once imported, it is an attribute too.
+# imported), but they are not the public surface. `threadlab.otel` is imported by name (it
+# needs the otel extra): once imported, it is an attribute too.
 LAYERS = {
-    "telemetry",
+    "otel",
     "definitions",
     "execution",
     "runtime",

@@ -385,3 +385,44 @@ def test_a_notebook_lead_whose_children_a_worker_runs(
     reports = [m.subagent_id for m in lead.messages if m.role == "user" and m.subagent_id]
     assert sorted(reports) == sorted(c.id for c in lead.children)
     assert [c.status for c in lead.children] == ["completed", "completed"]
+
+
+def test_a_notebooks_runs_go_through_its_tracer_provider(shell: InteractiveShell) -> None:
+    run(
+        shell,
+        "from opentelemetry.sdk.trace import TracerProvider\n"
+        "from opentelemetry.sdk.trace.export import BatchSpanProcessor\n"
+        "from opentelemetry.sdk.trace.export.in_memory_span_exporter import"
+        " InMemorySpanExporter\n"
+        "exporter = InMemorySpanExporter()\n"
+        "provider = TracerProvider()\n"
+        # A batch that would wait ten minutes: the spans are there because each run flushes.
+        "provider.add_span_processor(BatchSpanProcessor(exporter, schedule_delay_millis=600000))",
+    )
+    run(shell, "%threadlab trace provider")
+    run(shell, WRITE_FILE)
+    run(shell, "%%prompt builder --tools write_file\nBuild.")
+    run(shell, "%%thread builder\nMake a page.")
+    spans = shell.user_ns["exporter"].get_finished_spans()
+    thread_id = magics(shell).session.last_thread["builder"]
+    (agent,) = [s for s in spans if s.name == "invoke_agent builder"]
+    assert agent.attributes["gen_ai.conversation.id"] == thread_id
+    assert any(s.name == "execute_tool write_file" for s in spans)
+
+    run(shell, "%threadlab trace off")
+    run(shell, "%%thread builder\nAnother.")
+    assert len(shell.user_ns["exporter"].get_finished_spans()) == len(spans)
+
+
+@pytest.mark.parametrize(
+    ("line", "message"),
+    [
+        ("%threadlab trace", "usage: %threadlab trace PROVIDER"),
+        ("%threadlab trace nowhere", "no name 'nowhere' in this notebook"),
+        ("%threadlab trace text", "text is a str, not an OpenTelemetry TracerProvider"),
+    ],
+)
+def test_trace_usage_errors(shell: InteractiveShell, line: str, message: str) -> None:
+    run(shell, "text = 'hello'")
+    with pytest.raises(UsageError, match=message):
+        shell.run_line_magic("threadlab", line.removeprefix("%threadlab "))

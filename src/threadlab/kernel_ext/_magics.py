@@ -35,7 +35,8 @@ from ._session import KernelSession
 __all__ = ["ThreadlabMagics"]
 
 _THREADLAB_USAGE = """%threadlab threads [--here | --notebook PATH] | open ID | secret NAME
-           | set NAME=VALUE | unset NAME | import NOTEBOOK | export ID PATH | tools | models"""
+           | set NAME=VALUE | unset NAME | import NOTEBOOK | export ID PATH | tools | models
+           | trace PROVIDER | trace off"""
 
 
 @magics_class
@@ -302,7 +303,8 @@ class ThreadlabMagics(Magics):
     @line_magic
     def threadlab(self, line: str) -> Any:
         """%threadlab threads [--here | --notebook PATH] | open ID | secret NAME |
-        set NAME=VALUE | unset NAME | import NOTEBOOK | export ID PATH | tools | models"""
+        set NAME=VALUE | unset NAME | import NOTEBOOK | export ID PATH | tools | models |
+        trace PROVIDER | trace off"""
         try:
             words = shlex.split(line)
         except ValueError as exc:
@@ -382,6 +384,31 @@ class ThreadlabMagics(Magics):
 
         nbformat.write(thread_notebook(thread), rest[1])
         return Defined(f"exported thread {thread.id} to {rest[1]}")
+
+    def _cmd_trace(self, rest: list[str]) -> Defined:
+        # The provider is an object in the notebook: named here, as `%config` cannot hold one.
+        usage = "usage: %threadlab trace PROVIDER | %threadlab trace off"
+        if len(rest) != 1:
+            raise UsageError(usage)
+        if rest[0] == "off":
+            self.session.use_tracer_provider(None)
+            return Defined("runs are no longer traced")
+        assert self.shell is not None
+        if rest[0] not in self.shell.user_ns:
+            raise UsageError(f"%threadlab trace: no name {rest[0]!r} in this notebook\n{usage}")
+        provider = self.shell.user_ns[rest[0]]
+        if not callable(getattr(provider, "get_tracer", None)):
+            raise UsageError(
+                f"%threadlab trace: {rest[0]} is a {type(provider).__name__}, not an"
+                " OpenTelemetry TracerProvider"
+            )
+        try:
+            self.session.use_tracer_provider(provider)
+            self.session.runtime  # noqa: B018 - opened now, so a missing extra says so now
+        except ImportError as exc:
+            self.session.use_tracer_provider(None)
+            raise UsageError(f"%threadlab trace: {exc}") from None
+        return Defined(f"each run's spans go through {rest[0]} as the run ends")
 
     def _cmd_tools(self, rest: list[str]) -> Defined:
         tools = default_registry().tools()

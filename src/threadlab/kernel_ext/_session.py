@@ -4,9 +4,12 @@ and the values and secrets set with `%threadlab` (never written to the notebook)
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 from ..runtime import Runtime
+
+if TYPE_CHECKING:
+    from opentelemetry.trace import TracerProvider
 
 __all__ = ["KernelSession"]
 
@@ -18,12 +21,15 @@ class KernelSession:
     env: dict[str, str] = field(default_factory=dict)
     secrets: dict[str, str] = field(default_factory=dict)
     last_thread: dict[str, str] = field(default_factory=dict)
+    tracer_provider: TracerProvider | None = None
     _runtime: Runtime | None = None
 
     @property
     def runtime(self) -> Runtime:
         if self._runtime is None:
-            self._runtime = Runtime(store=self.store, children=self.children)
+            self._runtime = Runtime(
+                store=self.store, children=self.children, tracer_provider=self.tracer_provider
+            )
         return self._runtime
 
     def use_store(self, store: str) -> None:
@@ -37,6 +43,12 @@ class KernelSession:
         if children != self.children:
             self.close()
             self.children = children
+
+    def use_tracer_provider(self, provider: TracerProvider | None) -> None:
+        """Send the next runs' spans through `provider` (None: no longer)."""
+        if provider is not self.tracer_provider:
+            self.close()
+            self.tracer_provider = provider
 
     def close(self) -> None:
         if self._runtime is not None:

@@ -9,7 +9,7 @@ import logging
 import os
 import time
 from collections.abc import Callable, Mapping
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from .._errors import CallContextError, MissingVariableError, ThreadNotFound
 from .._records import Run, new_id
@@ -28,6 +28,9 @@ from ..store import Store, ThreadRecord, open_store
 from ..threads import SecretBox, ThreadContext, missing_in_descendants
 from ._thread import Thread
 from ._worker import Worker
+
+if TYPE_CHECKING:
+    from opentelemetry.trace import TracerProvider
 
 __all__ = ["Runtime", "run"]
 
@@ -53,6 +56,9 @@ class Runtime:
         poll_interval: seconds between looks at the store by a run waiting for its children
             or by `serve`, for what no notification announced (SQLite cannot notify; a
             PostgreSQL notification sent while nobody listened is lost).
+        tracer_provider: an OpenTelemetry `TracerProvider` (extra `threadlab[otel]`): each
+            run that ends is sent through it as GenAI spans, without message or argument
+            content, and the provider is flushed (see `threadlab.otel`).
 
     Example:
         >>> import threadlab as tl
@@ -74,6 +80,7 @@ class Runtime:
         secret_key: str | bytes | None = None,
         children: Literal["here", "workers"] = "here",
         poll_interval: float = 1.0,
+        tracer_provider: TracerProvider | None = None,
     ) -> None:
         self.registry = registry if registry is not None else default_registry()
         self.store: Store = open_store(store)
@@ -93,6 +100,8 @@ class Runtime:
         self._handles: dict[str, Thread] = {}
         self._models = ModelResolver(self.registry)
         self._specs = ToolSpecCache(self.registry)
+        if tracer_provider is not None:
+            self.on_run_finished(_live_export(tracer_provider))
 
     @property
     def max_consecutive_failures(self) -> int:
@@ -314,3 +323,13 @@ def run(
             rt.close()
 
     return asyncio.run(main())
+
+
+def _live_export(tracer_provider: TracerProvider) -> Callable[[Thread, Run], None]:
+    try:
+        from ..otel import live_export  # the optional extra: imported only when asked for
+    except ImportError as error:
+        raise ImportError(
+            "tracer_provider needs the OpenTelemetry SDK: pip install 'threadlab[otel]'"
+        ) from error
+    return live_export(tracer_provider)

@@ -4,15 +4,19 @@ exported twice; content only when asked for, and redacted."""
 
 from __future__ import annotations
 
+import sys
+from pathlib import Path
 from typing import Any
 
-from opentelemetry.sdk.trace import ReadableSpan
+import pytest
+from opentelemetry.sdk.trace import ReadableSpan, TracerProvider
+from opentelemetry.sdk.trace.export import SimpleSpanProcessor
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 from opentelemetry.trace import StatusCode
 
 import threadlab as tl
 from threadlab.models import FinishChunk, FunctionModel, call, step, text
-from threadlab.telemetry import SEMCONV_VERSION, export_thread, instrument
+from threadlab.otel import SEMCONV_VERSION, export_thread
 
 from ..runtime.test_subagents import create, worker
 
@@ -63,17 +67,22 @@ def define(registry: tl.Registry) -> None:
     )
 
 
+def provider_to(exporter: InMemorySpanExporter) -> TracerProvider:
+    provider = TracerProvider()
+    provider.add_span_processor(SimpleSpanProcessor(exporter))
+    return provider
+
+
 def by_name(spans: list[ReadableSpan], prefix: str) -> list[ReadableSpan]:
     return [s for s in spans if s.name.startswith(prefix)]
 
 
-async def test_a_run_is_a_trace_of_genai_spans(rt: tl.Runtime, registry: tl.Registry) -> None:
+async def test_a_run_is_a_trace_of_genai_spans(registry: tl.Registry, store_dir: Path) -> None:
     define(registry)
     live = InMemorySpanExporter()
-    stop = instrument(rt, live)
+    rt = tl.Runtime(registry, store_dir, secret_key="k", tracer_provider=provider_to(live))
     thread = await rt.create_thread("boss", secrets={"API_KEY": SECRET})
     run = await thread.send("go")
-    stop()
     assert run.status == "completed"
     spans = list(live.get_finished_spans())
 
@@ -118,12 +127,22 @@ async def test_a_run_is_a_trace_of_genai_spans(rt: tl.Runtime, registry: tl.Regi
     assert "all done" not in flat
     assert SECRET not in flat
 
-    # Exported again from the store, a week later: the very same trace.
+    # Exported again from the store, a week later, through another provider: the very same
+    # trace, the same span ids, parents and times.
+    rt.close()
+    reopened = tl.Runtime(registry, store_dir, secret_key="k")
     again = InMemorySpanExporter()
-    assert export_thread(rt.thread(thread.id), again) == len(spans)
-    ids = sorted((s.context.trace_id, s.context.span_id, s.name) for s in spans)
-    assert sorted((s.context.trace_id, s.context.span_id, s.name) for s in
-                  again.get_finished_spans()) == ids  # fmt: skip
+    assert export_thread(reopened.thread(thread.id), provider_to(again)) == len(spans)
+    reopened.close()
+
+    def shape(spans: Any) -> list[Any]:
+        return sorted(
+            (s.context.trace_id, s.context.span_id, s.parent.span_id if s.parent else None,
+             s.name, s.start_time, s.end_time, s.status.status_code)
+            for s in spans
+        )  # fmt: skip
+
+    assert shape(again.get_finished_spans()) == shape(spans)
 
 
 async def test_content_when_asked_is_the_redacted_content_and_phoenix_attributes(
@@ -133,7 +152,7 @@ async def test_content_when_asked_is_the_redacted_content_and_phoenix_attributes
     thread = await rt.create_thread("boss", secrets={"API_KEY": SECRET})
     await thread.send("go")
     exporter = InMemorySpanExporter()
-    export_thread(thread, exporter, include_content=True, openinference=True)
+    export_thread(thread, provider_to(exporter), include_content=True)
     spans = list(exporter.get_finished_spans())
     flat = repr([(s.attributes, [e.attributes for e in s.events]) for s in spans])
     assert SECRET not in flat
@@ -148,3 +167,61 @@ async def test_content_when_asked_is_the_redacted_content_and_phoenix_attributes
     assert good.attributes["input.value"] == '{"url": "good"}'
     assert good.attributes["gen_ai.tool.call.result"] == "page at good"
     assert SEMCONV_VERSION.startswith("1.")
+
+
+async def test_the_providers_sampler_and_other_tracers_are_left_as_they_are(
+    rt: tl.Runtime, registry: tl.Registry
+) -> None:
+    from opentelemetry.sdk.trace.sampling import ALWAYS_OFF
+    from opentelemetry.trace import NoOpTracerProvider
+
+    define(registry)
+    thread = await rt.create_thread("boss", secrets={"API_KEY": SECRET})
+    await thread.send("go")
+
+    # A provider that samples nothing gets nothing; a no-op one takes the spans and drops them.
+    dropped = InMemorySpanExporter()
+    silent = TracerProvider(sampler=ALWAYS_OFF)
+    silent.add_span_processor(SimpleSpanProcessor(dropped))
+    assert export_thread(thread, silent) > 0
+    assert dropped.get_finished_spans() == ()
+    assert export_thread(thread, NoOpTracerProvider()) > 0
+
+    # The application's own spans through the same provider keep the provider's random ids.
+    exporter = InMemorySpanExporter()
+    provider = provider_to(exporter)
+    export_thread(thread, provider)
+    ours = {s.context.span_id for s in exporter.get_finished_spans()}
+    app = provider.get_tracer("app")
+    for _ in range(3):
+        app.start_span("cell").end()
+    theirs = [s for s in exporter.get_finished_spans() if s.name == "cell"]
+    assert len({s.context.span_id for s in theirs}) == 3
+    assert not ours & {s.context.span_id for s in theirs}
+    assert len({s.context.trace_id for s in theirs}) == 3  # each a new random trace
+
+
+async def test_a_broken_pipeline_never_breaks_a_run(registry: tl.Registry, store_dir: Path) -> None:
+    from opentelemetry.sdk.trace.export import SpanExporter, SpanExportResult
+
+    class Refusing(SpanExporter):
+        def export(self, spans: Any) -> SpanExportResult:
+            raise ConnectionError("collector down")
+
+    define(registry)
+    provider = TracerProvider()
+    provider.add_span_processor(SimpleSpanProcessor(Refusing()))
+    rt = tl.Runtime(registry, store_dir, secret_key="k", tracer_provider=provider)
+    thread = await rt.create_thread("boss", secrets={"API_KEY": SECRET})
+    run = await thread.send("go")
+    assert run.status == "completed"
+    assert [m.role for m in thread.messages][-1] == "assistant"
+    rt.close()
+
+
+def test_tracer_provider_without_the_extra_says_what_to_install(
+    registry: tl.Registry, store_dir: Path, monkeypatch: Any
+) -> None:
+    monkeypatch.setitem(sys.modules, "threadlab.otel", None)  # as if the SDK were missing
+    with pytest.raises(ImportError, match=r"pip install 'threadlab\[otel\]'"):
+        tl.Runtime(registry, store_dir, secret_key="k", tracer_provider=TracerProvider())

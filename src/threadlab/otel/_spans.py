@@ -11,18 +11,18 @@ span id is derived from the ids of the thread, run, message and call it stands f
 - a prompt tool's inner steps under that tool's span; a subagent's runs under the
   `execute_tool subagent_create` span that created it, in the same trace.
 
-Message and argument content only with `include_content` (as stored: redacted). With
-`openinference`, the attributes Arize Phoenix reads are added (`openinference.span.kind`,
-`session.id`, `tool.name`, `llm.*`, and `input.value` / `output.value` with content).
+Message and argument content only with `include_content` (as stored: redacted). The
+attributes Arize Phoenix reads are always there (`openinference.span.kind`, `session.id`,
+`tool.name`, `llm.*`); its `input.value` / `output.value` only with content.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Protocol
 
 from opentelemetry.sdk.resources import Resource
 from opentelemetry.sdk.trace import Event as SpanEvent
@@ -42,9 +42,8 @@ from .._records import (
     ToolCallStartedEvent,
 )
 from .._version import __version__
-from ..runtime import Thread
 
-__all__ = ["SEMCONV_VERSION", "run_spans", "thread_spans"]
+__all__ = ["SEMCONV_VERSION", "SpanTree", "TracedThread", "run_spans", "thread_spans", "traces"]
 
 SEMCONV_VERSION = "1.37.0"
 """The OpenTelemetry GenAI semantic conventions these spans follow."""
@@ -54,6 +53,25 @@ _RESOURCE = Resource.create({"service.name": "threadlab"})
 _BUILTIN_TOOLS = frozenset({"subagents", "subagent_create", "subagent_message"})
 
 
+class TracedThread(Protocol):
+    """What the spans read of a thread (a `tl.Thread` is one): its stored events and
+    messages, and its children."""
+
+    @property
+    def id(self) -> str: ...
+
+    @property
+    def agent(self) -> str: ...
+
+    @property
+    def events(self) -> list[ThreadEvent]: ...
+
+    def all_messages(self) -> list[Message]: ...
+
+    @property
+    def children(self) -> Sequence[TracedThread]: ...
+
+
 def _id(bits: int, *parts: str) -> int:
     digest = hashlib.sha256("\x1f".join(parts).encode()).digest()
     return int.from_bytes(digest[: bits // 8], "big") or 1  # 0 is not a valid id
@@ -61,12 +79,6 @@ def _id(bits: int, *parts: str) -> int:
 
 def _ns(seconds: float) -> int:
     return int(seconds * 1_000_000_000)
-
-
-@dataclass
-class _Options:
-    include_content: bool
-    openinference: bool
 
 
 @dataclass
@@ -81,17 +93,26 @@ class _Span:
     events: list[SpanEvent] = field(default_factory=list)
     error: str | None = None
 
+    @property
+    def status(self) -> Status:
+        if self.error is not None:
+            return Status(StatusCode.ERROR, self.error)
+        return Status(StatusCode.OK)
+
+    @property
+    def start_ns(self) -> int:
+        return _ns(self.start)
+
+    @property
+    def end_ns(self) -> int:
+        return _ns(max(self.end, self.start))
+
     def readable(self, trace_id: int) -> ReadableSpan:
         context = SpanContext(trace_id, self.span_id, False, TraceFlags(TraceFlags.SAMPLED))
         parent = (
             SpanContext(trace_id, self.parent, False, TraceFlags(TraceFlags.SAMPLED))
             if self.parent is not None
             else None
-        )
-        status = (
-            Status(StatusCode.ERROR, self.error)
-            if self.error is not None
-            else Status(StatusCode.OK)
         )
         return ReadableSpan(
             name=self.name,
@@ -101,43 +122,57 @@ class _Span:
             attributes=self.attributes,
             events=self.events,
             kind=self.kind,
-            status=status,
-            start_time=_ns(self.start),
-            end_time=_ns(max(self.end, self.start)),
+            status=self.status,
+            start_time=self.start_ns,
+            end_time=self.end_ns,
             instrumentation_scope=_SCOPE,
         )
 
 
-def thread_spans(
-    thread: Thread, *, include_content: bool = False, openinference: bool = False
-) -> list[ReadableSpan]:
+@dataclass(frozen=True)
+class SpanTree:
+    """One run's spans, in one trace; each span's parent comes before it."""
+
+    trace_id: int
+    spans: list[_Span]
+
+    def readable(self) -> list[ReadableSpan]:
+        return [span.readable(self.trace_id) for span in self.spans]
+
+
+def traces(
+    thread: TracedThread, run_id: str | None = None, *, include_content: bool = False
+) -> list[SpanTree]:
+    """The runs of `thread` (only `run_id`'s when given) that have finished, one trace each,
+    its subagents' runs nested where they were created."""
+    history = _History(thread)
+    found: list[SpanTree] = []
+    for run, events in _runs(thread.events):
+        if run_id is None or run == run_id:
+            built = _RunSpans(history, run, events, include_content, None).build()
+            found.append(SpanTree(_id(128, thread.id, run), built))
+    return found
+
+
+def thread_spans(thread: TracedThread, *, include_content: bool = False) -> list[ReadableSpan]:
     """Every finished run of `thread` (and of its subagents, nested where they were created),
-    as spans: one trace per run of the thread."""
-    return _spans(thread, None, _Options(include_content, openinference))
+    as SDK spans with our ids: one trace per run of the thread."""
+    trees = traces(thread, include_content=include_content)
+    return [span for tree in trees for span in tree.readable()]
 
 
 def run_spans(
-    thread: Thread, run_id: str, *, include_content: bool = False, openinference: bool = False
+    thread: TracedThread, run_id: str, *, include_content: bool = False
 ) -> list[ReadableSpan]:
-    """The spans of one finished run of `thread` (what is exported when it ends)."""
-    return _spans(thread, run_id, _Options(include_content, openinference))
-
-
-def _spans(thread: Thread, only: str | None, options: _Options) -> list[ReadableSpan]:
-    history = _History(thread)
-    spans: list[ReadableSpan] = []
-    for run_id, events in _runs(thread.events):
-        if only is None or run_id == only:
-            trace_id = _id(128, thread.id, run_id)
-            built = _RunSpans(history, run_id, events, options, None).build()
-            spans += [span.readable(trace_id) for span in built]
-    return spans
+    """The spans of one finished run of `thread`."""
+    trees = traces(thread, run_id, include_content=include_content)
+    return [span for tree in trees for span in tree.readable()]
 
 
 class _History:
     """What the spans of a thread's runs read of its messages, read once for all of them."""
 
-    def __init__(self, thread: Thread) -> None:
+    def __init__(self, thread: TracedThread) -> None:
         self.thread = thread
         messages = thread.all_messages()
         self.messages = {m.id: m for m in messages}
@@ -167,14 +202,14 @@ class _RunSpans:
         history: _History,
         run_id: str,
         events: list[ThreadEvent],
-        options: _Options,
+        include_content: bool,
         parent: int | None,
     ) -> None:
         self.history = history
         self.thread = history.thread
         self.run_id = run_id
         self.events = events
-        self.options = options
+        self.include_content = include_content
         self.parent = parent
         self.spans: list[_Span] = []
 
@@ -198,9 +233,8 @@ class _RunSpans:
         if finish.status not in ("completed", "queued"):
             run.error = finish.error or finish.status
             run.attributes["error.type"] = f"run_{finish.status}"
-        if self.options.openinference:
-            run.attributes |= {"openinference.span.kind": "AGENT", "session.id": self.thread.id}
-        if self.options.include_content and finish.text:
+        run.attributes |= {"openinference.span.kind": "AGENT", "session.id": self.thread.id}
+        if self.include_content and finish.text:
             run.attributes |= self._output("assistant", finish.text)
         self.spans.append(run)
         self._steps(run)
@@ -232,18 +266,17 @@ class _RunSpans:
                 if event.status == "error":
                     span.error = self._result(event.tool_call_id) or "the tool failed"
                     span.attributes["error.type"] = _error_type(event.traceback)
-                if self.options.include_content:
+                if self.include_content:
                     result = self._result(event.tool_call_id) or ""
                     span.attributes["gen_ai.tool.call.result"] = result
-                    if self.options.openinference:
-                        span.attributes["output.value"] = result
+                    span.attributes["output.value"] = result
                 since[event.depth] = event.at
                 if event.tool_call_id in executing:
                     executing.remove(event.tool_call_id)
             elif isinstance(event, CustomEvent) and event.tool_call_id in tools:
                 attributes = (
                     {"threadlab.data": json.dumps(event.data, ensure_ascii=False)}
-                    if self.options.include_content or event.event_type == "progress"
+                    if self.include_content or event.event_type == "progress"
                     else {}
                 )
                 tools[event.tool_call_id].events.append(
@@ -282,25 +315,23 @@ class _RunSpans:
                 span.attributes[f"gen_ai.usage.{name}"] = usage[key]
         if "cached_tokens" in usage:
             span.attributes["gen_ai.usage.cache_read.input_tokens"] = usage["cached_tokens"]
-        if self.options.openinference:
-            span.attributes |= {"openinference.span.kind": "LLM", "llm.model_name": model}
-            if "input_tokens" in usage:
-                span.attributes["llm.token_count.prompt"] = usage["input_tokens"]
-            if "output_tokens" in usage:
-                span.attributes["llm.token_count.completion"] = usage["output_tokens"]
-        if self.options.include_content and message.content:
+        span.attributes |= {"openinference.span.kind": "LLM", "llm.model_name": model}
+        if "input_tokens" in usage:
+            span.attributes["llm.token_count.prompt"] = usage["input_tokens"]
+        if "output_tokens" in usage:
+            span.attributes["llm.token_count.completion"] = usage["output_tokens"]
+        if self.include_content and message.content:
             span.attributes |= self._output("assistant", message.content)
         for call in message.tool_calls:
             tool = self._tool(call.id, call.name, event.depth, tools, run)
-            if self.options.include_content:
+            if self.include_content:
                 arguments = (
                     call.arguments
                     if isinstance(call.arguments, str)
                     else json.dumps(call.arguments, ensure_ascii=False)
                 )
                 tool.attributes["gen_ai.tool.call.arguments"] = arguments
-                if self.options.openinference:
-                    tool.attributes["input.value"] = arguments
+                tool.attributes["input.value"] = arguments
         self.spans.append(span)
 
     def _tool(
@@ -321,8 +352,7 @@ class _RunSpans:
                     "gen_ai.tool.type": "extension" if name in _BUILTIN_TOOLS else "function",
                 },
             )
-            if self.options.openinference:
-                span.attributes |= {"openinference.span.kind": "TOOL", "tool.name": name}
+            span.attributes |= {"openinference.span.kind": "TOOL", "tool.name": name}
             tools[call_id] = span
             self.spans.append(span)
         return span
@@ -339,17 +369,14 @@ class _RunSpans:
             return
         history = _History(child)
         for run_id, events in _runs(child.events):
-            self.spans += _RunSpans(history, run_id, events, self.options, parent).build()
+            self.spans += _RunSpans(history, run_id, events, self.include_content, parent).build()
 
     def _result(self, call_id: str) -> str | None:
         return self.history.results.get(call_id)
 
     def _output(self, role: str, text: str) -> dict[str, Any]:
         parts = [{"role": role, "parts": [{"type": "text", "content": text}]}]
-        attributes: dict[str, Any] = {"gen_ai.output.messages": json.dumps(parts)}
-        if self.options.openinference:
-            attributes["output.value"] = text
-        return attributes
+        return {"gen_ai.output.messages": json.dumps(parts), "output.value": text}
 
 
 def _error_type(traceback: str | None) -> str:
