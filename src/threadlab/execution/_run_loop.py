@@ -64,6 +64,7 @@ class RunLoop:
         self.supervisor = Supervisor(self, run_child)
         self._open: dict[str, tuple[Frame, ToolCall]] = {}
         self._last_text_a: str | None = None
+        self._system: Message | None = None  # the last system message, while its text holds
 
     def update(self, **changes: Any) -> None:
         """Record something about the run's outcome."""
@@ -257,7 +258,7 @@ class RunLoop:
         system = render_system(
             prompt, self.graph.registry, lambda n: env.resolve(n, prompt), env.type_of
         )
-        head = [Message(role="system", content=system)] if system else []
+        head = [self._system_message(system)] if system else []
         context: Sequence[Message] = self._context(frame, prompt, head)
         if hooks.has("filter_messages"):
             filtered = await hooks.run(
@@ -425,11 +426,15 @@ class RunLoop:
         # Redacted before it is serialised: a secret inside a value would otherwise reach the
         # store JSON-escaped, where the text redaction cannot see it.
         redactor = self.context.redactor
-        shown = result.model_copy(
-            update={
-                "result": redactor.value(result.result),
-                "error": redactor.text(result.error) if result.error else result.error,
-            }
+        shown = (
+            result.model_copy(
+                update={
+                    "result": redactor.value(result.result),
+                    "error": redactor.text(result.error) if result.error else result.error,
+                }
+            )
+            if redactor
+            else result
         )
         message = Message(
             role="tool",
@@ -499,6 +504,12 @@ class RunLoop:
         if hooks is not None and state is not None and hooks.has("after_create_message"):
             await hooks.run("after_create_message", state, message)
         return message
+
+    def _system_message(self, text: str) -> Message:
+        # The same text at most steps: one record for them rather than a new one each step.
+        if self._system is None or self._system.content != text:
+            self._system = Message(role="system", content=text)
+        return self._system
 
     def _prompt(self, frame: Frame) -> PromptDefinition:
         # Resolved at every step, so a redefined prompt takes effect from the next step.

@@ -8,12 +8,11 @@ from __future__ import annotations
 
 import inspect
 import json
-import uuid
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from .._records import Message
+from .._records import Message, new_id
 from ._base import FinishChunk, ModelChunk, ModelRequest, TextChunk, ToolCallChunk, ToolSpec
 
 __all__ = [
@@ -94,7 +93,7 @@ async def stream_step(
         for start in range(0, len(value.text), size):
             yield TextChunk(value.text[start : start + size])
     for index, scripted in enumerate(value.calls):
-        call_id = scripted.id or f"call_{uuid.uuid4().hex[:16]}"
+        call_id = scripted.id or new_id("call")
         yield ToolCallChunk(index=index, id=call_id, name=scripted.name)
         arguments = scripted.argument_text()
         for start in range(0, len(arguments), size):
