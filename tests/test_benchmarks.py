@@ -13,6 +13,14 @@ async def test_overhead_benchmark_runs_both_sides() -> None:
     assert measure.theirs_s > 0
 
 
+async def test_the_realistic_shape_streams_the_same_chunks_on_both_sides() -> None:
+    assert overhead.argument_chunks('{"n": 12345}', 8) == ['{"n": 12', "345}"]
+    for streamed in (True, False):
+        measure = await overhead.measure("tiny", 2, 3, realistic=True, streamed=streamed)
+        assert measure.ours_s > 0
+        assert measure.theirs_s > 0
+
+
 def test_scanner_benchmark_finds_the_progress_both_ways() -> None:
     (measure,) = scanner.main((2_000,))
     assert measure.ours_s > 0
