@@ -5,6 +5,7 @@ other's writes; upserts replace; blobs are shared by content; schema versions ar
 from __future__ import annotations
 
 import json
+import threading
 
 import pytest
 
@@ -15,6 +16,7 @@ from threadlab.store import (
     PostgresStore,
     RunRecord,
     Store,
+    StoredMessage,
     ThreadRecord,
     open_store,
 )
@@ -164,6 +166,29 @@ def test_postgres_versions_migrations_and_wake_ups(postgres_url: str) -> None:
         db.execute("UPDATE meta SET value = '99' WHERE key = 'schema_version'")
     with pytest.raises(tl.StoreVersionError, match="upgrade threadlab"):
         PostgresStore(postgres_url)
+
+
+def test_opening_a_current_store_waits_for_no_writer(store_spec: str) -> None:
+    # A worker starting while others run: its store must open without touching the schema
+    # (on PostgreSQL, re-running `CREATE INDEX IF NOT EXISTS` waited for, or deadlocked with,
+    # the writers' transactions).
+    first = a_store(store_spec)
+    opened = threading.Event()
+
+    def open_another() -> None:
+        store = a_store(store_spec)
+        opened.set()
+        store.close()
+
+    with first.transaction():
+        first.add_thread(ThreadRecord("thr_busy", None, "p", 1.0))
+        first.add_messages([StoredMessage("msg_busy", "thr_busy", 0, "{}")])
+        opener = threading.Thread(target=open_another)
+        opener.start()
+        assert opened.wait(10), "opening the store waited for a writer's transaction"
+    opener.join(10)
+    assert [t.id for t in first.list_threads()] == ["thr_busy"]
+    first.close()
 
 
 def test_an_unreachable_postgres_is_a_clear_error() -> None:

@@ -107,6 +107,9 @@ class PostgresStore(SqlStore):
         # Two processes opening a new database at once: the lock makes one create it.
         self._execute("SELECT pg_advisory_xact_lock(?)", (_SCHEMA_LOCK,))
 
+    def _table_exists(self, name: str) -> bool:
+        return self._read("SELECT to_regclass(?)", (name,))[0][0] is not None
+
     def _execute(self, sql: str, params: Sequence[object] = ()) -> int:
         with self._lock:
             return int(self._db.execute(_placeholders(sql), params).rowcount)

@@ -62,7 +62,16 @@ class SqlStore:
     ) -> None:
         """Create what is missing of `schema` (which is schema version `creates`), then bring
         the store up to `version`, one migration at a time, in one transaction; a store newer
-        than `version` is refused. `where` names the store in that error."""
+        than `version` is refused. `where` names the store in that error.
+
+        A store already at `version` is only read: its schema statements are not run again.
+        On PostgreSQL even `CREATE INDEX IF NOT EXISTS` takes a SHARE lock on its table before
+        it finds the index there, so a process opening the store would wait on (or deadlock
+        with) the writers already running on it."""
+        if self._table_exists("meta"):
+            rows = self._read("SELECT value FROM meta WHERE key = 'schema_version'")
+            if rows and int(str(rows[0][0])) == version:
+                return
         with self.transaction():
             self._before_migrating()
             for statement in schema.split(";"):
@@ -87,6 +96,9 @@ class SqlStore:
 
     def _before_migrating(self) -> None:
         """What a dialect does first when it opens a store (take a lock, say)."""
+
+    def _table_exists(self, name: str) -> bool:
+        raise NotImplementedError
 
     @property
     def schema_version(self) -> int:

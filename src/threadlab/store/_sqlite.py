@@ -106,6 +106,11 @@ class SQLiteStore(SqlStore):
         with self._lock:
             return self._db.execute(sql, params).fetchall()
 
+    def _table_exists(self, name: str) -> bool:
+        return bool(
+            self._read("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?", (name,))
+        )
+
     def _committed(self) -> None:
         self._commits += 1
         if self._commits % CHECKPOINT_EVERY == 0 and not self._checkpointing.is_set():
