@@ -67,6 +67,13 @@ def define(registry: tl.Registry) -> None:
     )
 
 
+async def a_finished_run(rt: tl.Runtime, registry: tl.Registry) -> tl.Thread:
+    define(registry)
+    thread = await rt.create_thread("boss", secrets={"API_KEY": SECRET})
+    await thread.send("go")
+    return thread
+
+
 def provider_to(exporter: InMemorySpanExporter) -> TracerProvider:
     provider = TracerProvider()
     provider.add_span_processor(SimpleSpanProcessor(exporter))
@@ -148,9 +155,7 @@ async def test_a_run_is_a_trace_of_genai_spans(registry: tl.Registry, store_dir:
 async def test_content_when_asked_is_the_redacted_content_and_phoenix_attributes(
     rt: tl.Runtime, registry: tl.Registry
 ) -> None:
-    define(registry)
-    thread = await rt.create_thread("boss", secrets={"API_KEY": SECRET})
-    await thread.send("go")
+    thread = await a_finished_run(rt, registry)
     exporter = InMemorySpanExporter()
     export_thread(thread, provider_to(exporter), include_content=True)
     spans = list(exporter.get_finished_spans())
@@ -175,9 +180,7 @@ async def test_the_providers_sampler_and_other_tracers_are_left_as_they_are(
     from opentelemetry.sdk.trace.sampling import ALWAYS_OFF
     from opentelemetry.trace import NoOpTracerProvider
 
-    define(registry)
-    thread = await rt.create_thread("boss", secrets={"API_KEY": SECRET})
-    await thread.send("go")
+    thread = await a_finished_run(rt, registry)
 
     # A provider that samples nothing gets nothing; a no-op one takes the spans and drops them.
     dropped = InMemorySpanExporter()
