@@ -4,6 +4,7 @@ exported twice; content only when asked for, and redacted."""
 
 from __future__ import annotations
 
+import asyncio
 import sys
 from pathlib import Path
 from typing import Any
@@ -18,6 +19,7 @@ import threadlab as tl
 from threadlab.models import FinishChunk, FunctionModel, call, step, text
 from threadlab.otel import SEMCONV_VERSION, export_thread
 
+from ..helpers import scripted_prompt
 from ..runtime.test_subagents import create, worker
 
 SECRET = "tok-otel-3141592653"
@@ -228,3 +230,52 @@ def test_tracer_provider_without_the_extra_says_what_to_install(
     monkeypatch.setitem(sys.modules, "threadlab.otel", None)  # as if the SDK were missing
     with pytest.raises(ImportError, match=r"pip install 'threadlab\[otel\]'"):
         tl.Runtime(registry, store_dir, secret_key="k", tracer_provider=TracerProvider())
+
+
+async def test_an_interrupted_run_is_traced_live_with_the_call_it_ended_without(
+    registry: tl.Registry, store_dir: Path
+) -> None:
+    started = asyncio.Event()
+
+    async def slow(state: tl.ThreadState, args: Any) -> str:
+        started.set()
+        await asyncio.sleep(60)
+        return "never"
+
+    tl.define_tool("slow", description="Slow.", execute=slow, registry=registry)
+    scripted_prompt(registry, [call("slow"), call("slow")], tools=["slow"])  # one per run
+    exporter = InMemorySpanExporter()
+    rt = tl.Runtime(registry, store_dir, secret_key="k", tracer_provider=provider_to(exporter))
+    thread = await rt.create_thread("p")
+    for interrupt in ("send", "stream"):
+        exporter.clear()
+        started.clear()
+
+        async def consume(interrupt: str = interrupt) -> None:
+            if interrupt == "send":
+                await thread.send("go")
+            else:
+                async for _ in thread.stream("go"):
+                    pass
+
+        task = asyncio.ensure_future(consume())
+        await started.wait()
+        task.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await task
+
+        spans = exporter.get_finished_spans()  # sent as the cancelled run ended
+        (run,) = by_name(list(spans), "invoke_agent p")
+        (tool,) = by_name(list(spans), "execute_tool slow")
+        assert run.status.status_code == StatusCode.ERROR
+        assert run.attributes is not None
+        assert run.attributes["error.type"] == "run_interrupted"
+        assert tool.status.status_code == StatusCode.ERROR
+        assert tool.attributes is not None
+        assert tool.attributes["error.type"] == "interrupted"
+        assert tool.parent is not None
+        assert tool.parent.span_id == run.context.span_id
+        assert run.start_time is not None
+        assert tool.start_time is not None
+        assert run.start_time <= tool.start_time <= (tool.end_time or 0) == run.end_time
+    rt.close()

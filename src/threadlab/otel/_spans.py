@@ -244,6 +244,8 @@ class _RunSpans:
         since: dict[int, float] = {0: run.start}  # when each depth's current step began
         tools: dict[str, _Span] = {}
         executing: list[str] = []  # calls of the last assistant message not finished yet
+        asked: dict[str, float] = {}  # when each call's message was stored
+        finished: set[str] = set()
         for event in self.events:
             if isinstance(event, MessageCreatedEvent):
                 message = self.history.messages.get(event.message_id)
@@ -252,6 +254,7 @@ class _RunSpans:
                 if message.role == "assistant":
                     self._chat(message, event, since.get(event.depth, run.start), tools, run)
                     executing = [c.id for c in message.tool_calls]
+                    asked |= dict.fromkeys(executing, event.at)
                 since[event.depth] = event.at
             elif isinstance(event, ToolCallStartedEvent):
                 span = self._tool(event.tool_call_id, event.name, event.depth, tools, run)
@@ -271,6 +274,7 @@ class _RunSpans:
                     span.attributes["gen_ai.tool.call.result"] = result
                     span.attributes["output.value"] = result
                 since[event.depth] = event.at
+                finished.add(event.tool_call_id)
                 if event.tool_call_id in executing:
                     executing.remove(event.tool_call_id)
             elif isinstance(event, CustomEvent) and event.tool_call_id in tools:
@@ -286,6 +290,19 @@ class _RunSpans:
                 # Created by the call that is executing: the first unfinished one.
                 creator = tools.get(executing[0])
                 self._child(event.child_thread_id, creator.span_id if creator else run.span_id)
+        for call_id, span in tools.items():
+            if call_id not in finished:
+                self._unfinished(span, asked.get(call_id, run.start), run.end)
+
+    def _unfinished(self, span: _Span, asked: float, ended: float) -> None:
+        """A call the run ended without (cancelled, or a limit stopped the run): it lasted
+        until the run's end and failed; its stored result says why."""
+        span.start, span.end = asked, ended
+        call_id = str(span.attributes["gen_ai.tool.call.id"])
+        span.error = self._result(call_id) or "the call did not finish"
+        span.attributes["error.type"] = "interrupted"
+        if self.include_content:
+            span.attributes["gen_ai.tool.call.result"] = self._result(call_id) or ""
 
     def _chat(
         self,

@@ -217,8 +217,9 @@ class Runtime:
 
     def on_run_finished(self, listener: Callable[[Thread, Run], None]) -> Callable[[], None]:
         """Call `listener(thread, run)` after each run a thread handle of this runtime
-        finished (`send` or `stream`; not a message that was only queued); returns a function
-        that removes it. A listener that raises is logged, never breaks the run."""
+        finished (`send` or `stream`; not a message that was only queued), a cancelled one
+        included (status "interrupted", heard before `CancelledError` goes on); returns a
+        function that removes it. A listener that raises is logged, never breaks the run."""
         self._run_listeners.append(listener)
 
         def remove() -> None:

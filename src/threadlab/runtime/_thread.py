@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import time
 from collections.abc import AsyncIterator, Iterable
 from typing import Protocol
 
@@ -163,12 +164,28 @@ class Thread:
         Cancelling the awaiting task cancels the run, after persisting an "interrupted" result
         for every unfinished tool call.
         """
-        run = await execute_run(
-            self._runtime, self._context, message, attachments, wait_children=wait_children
-        )
+        since = time.time()
+        try:
+            run = await execute_run(
+                self._runtime, self._context, message, attachments, wait_children=wait_children
+            )
+        except asyncio.CancelledError:
+            self._interrupted_since(since)
+            raise
         if run.status != "queued":
             self._runtime.run_finished(self, run)
         return run
+
+    def _interrupted_since(self, since: float) -> None:
+        """A cancelled run still ended (its history repaired, its end persisted): the run
+        listeners hear of it too — an interrupted run is the one a trace is wanted for."""
+        for event in reversed(self._context.events()):
+            if event.at < since:
+                return  # nothing of this run was persisted: it never started
+            if isinstance(event, RunFinishedEvent) and not event.depth:
+                run = Run(event.run_id, self.id, event.status, event.text, event.error)
+                self._runtime.run_finished(self, run)
+                return
 
     async def stream(
         self, message: str, *, attachments: Iterable[str] = ()
@@ -179,6 +196,7 @@ class Thread:
         `event.type` tells the events apart, and narrows the type for a type checker.
         """
         queue: asyncio.Queue[ThreadEvent | None] = asyncio.Queue()
+        since = time.time()
         task = asyncio.ensure_future(
             execute_run(self._runtime, self._context, message, attachments, queue.put_nowait)
         )
@@ -196,3 +214,4 @@ class Thread:
                 task.cancel()
                 with contextlib.suppress(asyncio.CancelledError):
                     await task
+                self._interrupted_since(since)
