@@ -149,9 +149,11 @@ print([(c.name, c.status) for c in studio.children])""",
         ),
         (
             "md",
-            "To use a real model, define it with `tl.define_model(...)` and give the prompt"
-            " `--model NAME`; nothing else changes. (The `openai` and `anthropic` providers"
-            " can be declared in this version but do not run yet.)",
+            "To use a real model (OpenAI, Anthropic, or an OpenAI-compatible server such as"
+            " Ollama), define it with `tl.define_model(...)` and give the prompt"
+            " `--model NAME`; nothing else changes (`real_models.ipynb` shows it). To see each"
+            " run in Phoenix or Jaeger, `%threadlab trace provider` sends its spans through an"
+            ' OpenTelemetry `TracerProvider` (README: "Traces in your observability tool").',
         ),
     ],
     "tools_and_progress": [
