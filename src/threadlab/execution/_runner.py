@@ -1,6 +1,6 @@
 """One run of a thread, from the outside: take the thread's lease (or queue the message when
-another process holds it), persist the user's message, run the loop, and record the outcome —
-and repair the history of runs whose owner is gone."""
+another process holds it), persist the user's message, run the loop, and record the outcome
+(repairing first what a run whose owner is gone left behind, `_repair`)."""
 
 from __future__ import annotations
 

@@ -292,13 +292,12 @@ class _RunSpans:
                 self._child(event.child_thread_id, creator.span_id if creator else run.span_id)
         for call_id, span in tools.items():
             if call_id not in finished:
-                self._unfinished(span, asked.get(call_id, run.start), run.end)
+                self._unfinished(call_id, span, asked.get(call_id, run.start), run.end)
 
-    def _unfinished(self, span: _Span, asked: float, ended: float) -> None:
+    def _unfinished(self, call_id: str, span: _Span, asked: float, ended: float) -> None:
         """A call the run ended without (cancelled, or a limit stopped the run): it lasted
         until the run's end and failed; its stored result says why."""
         span.start, span.end = asked, ended
-        call_id = str(span.attributes["gen_ai.tool.call.id"])
         span.error = self._result(call_id) or "the call did not finish"
         span.attributes["error.type"] = "interrupted"
         if self.include_content:

@@ -11,6 +11,7 @@ transaction, delivered on commit, so a listener elsewhere can react without poll
 
 from __future__ import annotations
 
+import functools
 import re
 import threading
 from collections.abc import Callable, Sequence
@@ -186,6 +187,8 @@ class PostgresStore(SqlStore):
             db.close()
 
 
+@functools.lru_cache(maxsize=512)
 def _placeholders(sql: str) -> str:
     # The shared statements use "?"; psycopg takes "%s" (and a literal % must be doubled).
+    # Cached: the same few statements run at every step.
     return sql.replace("%", "%%").replace("?", "%s")
