@@ -194,3 +194,40 @@ def test_a_killed_owner_not_yet_reaped_is_not_live() -> None:
         time.sleep(0.01)
     assert not is_live(lease)
     proc.wait()
+
+
+async def test_a_worker_that_loses_the_claim_leaves_the_queue_in_order(
+    registry: tl.Registry, store_dir: Path
+) -> None:
+    """Another process claims the thread between a worker's look and its claim: the worker
+    runs nothing, and the messages waiting stay in the order they were sent."""
+    import sqlite3
+
+    from threadlab.execution import run_queued
+
+    define(registry)
+    rt = tl.Runtime(registry, store_dir, secret_key="k")
+    thread = await rt.create_thread("p")
+    for text in ("first", "second"):
+        rt.store.enqueue(thread.id, tl.Message(role="user", content=text).model_dump_json())
+
+    # The other process: its claim holds the write lock while the worker looks...
+    other = sqlite3.connect(
+        store_dir / "threads.sqlite3", isolation_level=None, check_same_thread=False
+    )
+    other.execute("BEGIN IMMEDIATE")
+    now = time.time()
+    other.execute(
+        "INSERT INTO runs (id, thread_id, status, owner_pid, owner_host, heartbeat, started_at)"
+        " VALUES ('run_other', ?, 'running', 1, 'another-host', ?, ?)",
+        (thread.id, now, now),
+    )
+    # ...and commits its lease while the worker's claim waits for that lock.
+    threading.Timer(0.5, lambda: other.execute("COMMIT")).start()
+    assert await run_queued(rt, rt.context(thread.id)) is None
+    other.close()
+
+    waiting = [tl.Message.model_validate_json(m).content for m in rt.store.drain_queue(thread.id)]
+    assert waiting == ["first", "second"]
+    assert [m.role for m in rt.thread(thread.id).messages] == []  # nothing ran here
+    rt.close()

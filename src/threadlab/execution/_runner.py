@@ -57,7 +57,10 @@ async def execute_run(
         def take() -> Message:
             return message
 
-        run = await _claim_and_run(context, loop, take, listener)
+        def busy() -> None:  # someone claimed it meanwhile: the message waits its turn
+            context.enqueue(message)
+
+        run = await _claim_and_run(context, loop, take, busy, listener)
         return run if run is not None else Run(new_id("run"), context.id, "queued")
 
 
@@ -79,7 +82,8 @@ async def run_queued(
             data = context.store.pop_queued(context.id)
             return None if data is None else Message.model_validate_json(data)
 
-        return await _claim_and_run(context, loop, take, None, report)
+        # Another worker claimed it meanwhile: the message stays where it is, first in line.
+        return await _claim_and_run(context, loop, take, lambda: None, None, report)
 
 
 def _prepare(
@@ -100,6 +104,7 @@ async def _claim_and_run(
     context: ThreadContext,
     loop: RunLoop,
     take: Callable[[], Message | None],
+    busy: Callable[[], None],
     listener: Listener | None,
     report: Callable[[Run], None] | None = None,
 ) -> Run | None:
@@ -108,8 +113,10 @@ async def _claim_and_run(
 
     The claim: checking that nobody runs the thread and taking the lease happen in one
     immediate transaction, so of two senders (tasks, OS threads or processes) exactly one
-    runs and the other queues its message. The lease, the running status and the user's
-    message commit together."""
+    runs and the other queues its message (`busy`, called in that transaction). The lease,
+    the running status and the user's message commit together. `take` is asked only once
+    the claim is won, so a message taken from the queue is never put back behind newer
+    ones."""
     store = context.store
     run_id = loop.outcome.id
     unsubscribe = context.sink.subscribe(listener) if listener else None
@@ -117,10 +124,10 @@ async def _claim_and_run(
     try:
         with store.transaction():
             store.lock_thread(context.id)
-            message = take()
-            if message is not None and any(is_live(r) for r in store.running_runs(context.id)):
-                context.enqueue(message)
-            elif message is not None:
+            message = None
+            if any(is_live(r) for r in store.running_runs(context.id)):
+                busy()
+            elif (message := take()) is not None:
                 LIVE_RUNS.add(run_id)
                 context.running = claimed = True
                 store.start_run(new_lease(run_id, context.id))
