@@ -1,5 +1,6 @@
-"""Sandbox tests need Deno (a Python dependency) and bubblewrap (a Debian package). Locally a
-missing bubblewrap skips the Python-jail tests with its name; under CI=true it fails them."""
+"""Sandbox tests need Deno (a Python dependency) and bubblewrap (a Debian package): both
+languages run in a bubblewrap jail. Locally a missing bubblewrap skips these tests with its
+name; under CI=true it fails them."""
 
 from __future__ import annotations
 
@@ -9,12 +10,14 @@ import pytest
 
 import threadlab as tl
 from threadlab.sandbox import Language
+from threadlab.sandbox._deno import check_deno
 from threadlab.sandbox._jail import check_jail
 
 
 def require_jail() -> None:
     try:
         check_jail()
+        check_deno()
     except tl.SandboxUnavailableError as exc:
         if os.environ.get("CI") == "true":
             raise
@@ -23,7 +26,6 @@ def require_jail() -> None:
 
 @pytest.fixture(params=["javascript", "python"])
 def language(request: pytest.FixtureRequest) -> Language:
-    if request.param == "python":
-        require_jail()
+    require_jail()
     chosen: Language = request.param
     return chosen

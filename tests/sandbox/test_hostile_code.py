@@ -319,3 +319,99 @@ def test_the_host_gets_its_memory_and_open_files_back(language: Language) -> Non
     asyncio.run(many())
     assert _open_files() == files
     assert resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - memory < 50_000  # KiB
+
+
+@pytest.mark.parametrize("folder", ["/work", "/tmp", "/dev/shm", "/", "/dev"])
+def test_writable_space_is_capped_by_the_memory_cap(folder: str) -> None:
+    """tmpfs lives in the host's RAM: 512 MB written by a run with memory_mb=64 must fail."""
+    from .conftest import require_jail
+
+    require_jail()
+    code = (
+        "import os\n"
+        "def main():\n"
+        "    written = 0\n"
+        "    chunk = b'x' * (1 << 20)\n"
+        "    try:\n"
+        "        for index in range(512):\n"
+        "            with open(os.path.join(FOLDER, f'fill-{index // 8}'), 'ab') as file:\n"
+        "                file.write(chunk)\n"
+        "            written += 1\n"
+        "    except OSError as error:\n"
+        "        return {'mb': written, 'error': error.strerror}\n"
+        "    return {'mb': written, 'error': None}\n"
+    )
+    result = _run(code, "python", globals={"FOLDER": folder}, memory_mb=64, timeout=60)
+    assert result.status == "success", result
+    assert result.result["error"] is not None
+    assert result.result["mb"] <= 32  # the work dir's half of memory_mb, the most of any
+
+
+def test_no_new_namespaces_can_be_made_in_the_jail() -> None:
+    from .conftest import require_jail
+
+    require_jail()
+    code = (
+        "import ctypes\n"
+        "def main():\n"
+        "    libc = ctypes.CDLL(None, use_errno=True)\n"
+        "    flags = {'user': 0x10000000, 'net': 0x40000000, 'mount': 0x00020000}\n"
+        "    return {name: libc.unshare(flag) for name, flag in flags.items()}\n"
+    )
+    result = _run(code, "python")
+    assert result.status == "success", result
+    assert result.result == {"user": -1, "net": -1, "mount": -1}
+
+
+def test_reports_are_capped_per_run(language: Language) -> None:
+    code = {
+        "javascript": "export default () => { for (let i = 0; i < 24; i++) report('x'.repeat(4 << 20)); return 'done'; };",
+        "python": "def main():\n    for _ in range(24):\n        report('x' * (4 << 20))\n    return 'done'",
+    }[language]
+    result = _run(code, language, timeout=60)
+    assert result.status == "error", result.status
+    assert result.error is not None
+    assert result.error.name == "LimitExceeded"
+    assert "reports went over 16 MiB" in result.error.message
+    assert sum(len(r) for r in result.reports) <= 16 << 20
+
+
+def _flood_of_calls(language: Language, count: int) -> tuple[CodeResult, dict[str, int]]:
+    seen = {"calls": 0, "running": 0, "most": 0}
+
+    async def lookup(key: int) -> int:
+        seen["calls"] += 1
+        seen["running"] += 1
+        seen["most"] = max(seen["most"], seen["running"])
+        await asyncio.sleep(0.01)
+        seen["running"] -= 1
+        return key
+
+    code = {
+        "javascript": "import { lookup } from 'host';\n"
+        "export default async () => (await Promise.all([...Array(COUNT).keys()].map((i) => lookup(i)))).length;",
+        "python": "import asyncio\nfrom host import lookup\n"
+        "async def main():\n    return len(await asyncio.gather(*(lookup(i) for i in range(COUNT))))",
+    }[language]
+    result = _run(
+        code, language, imports={"host": {"lookup": lookup}}, globals={"COUNT": count}, timeout=60
+    )
+    return result, seen
+
+
+def test_bridged_calls_run_a_few_at_a_time(language: Language) -> None:
+    result, seen = _flood_of_calls(language, 200)
+    assert (result.status, result.result) == ("success", 200), result
+    assert seen["calls"] == 200
+    assert seen["most"] <= 16
+
+
+def test_a_flood_of_bridged_calls_ends_the_run() -> None:
+    # Python's bridge makes one call at a time; only JavaScript can have thousands in flight.
+    result, seen = _flood_of_calls("javascript", 50_000)
+    assert result.status == "error", result.status
+    assert result.error is not None
+    assert result.error.name == "LimitExceeded"
+    assert "bridged calls" in result.error.message
+    assert seen["most"] <= 16
+    assert seen["calls"] < 1_000

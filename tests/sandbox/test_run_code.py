@@ -12,6 +12,8 @@ import pytest
 import threadlab as tl
 from threadlab.models import call, text
 from threadlab.sandbox import Language, start_code_run
+from threadlab.sandbox._bubblewrap import bubblewrap
+from threadlab.sandbox._deno import check_deno
 from threadlab.sandbox._jail import check_jail
 
 from ..helpers import scripted_prompt, tool_messages
@@ -172,17 +174,21 @@ async def test_unusable_options_raise_a_clear_error(options: dict[str, Any], mes
         start_code_run("export default 1;", **options)
 
 
-async def test_python_without_bubblewrap_is_refused_never_run_unsandboxed(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+@pytest.mark.parametrize("language", ["python", "javascript"])
+async def test_without_bubblewrap_code_is_refused_never_run_unsandboxed(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, language: Language
 ) -> None:
+    checks = (bubblewrap, check_jail, check_deno)
     monkeypatch.setenv("PATH", str(tmp_path))  # a PATH with no bwrap on it
-    check_jail.cache_clear()
+    for check in checks:
+        check.cache_clear()
     try:
         with pytest.raises(tl.SandboxUnavailableError, match="apt-get install bubblewrap"):
-            start_code_run("main = 1", language="python")
+            start_code_run("main = 1", language=language)
     finally:
         monkeypatch.undo()
-        check_jail.cache_clear()
+        for check in checks:
+            check.cache_clear()
 
 
 async def test_a_sync_tool_runs_code_from_its_worker_thread(

@@ -12,6 +12,7 @@ import os
 import shutil
 import signal
 import time
+from collections import deque
 from collections.abc import Callable, Generator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -26,6 +27,12 @@ Bridged = Mapping[str, Mapping[str, Callable[..., Any]]]
 """Host functions the code may import: {module specifier: {name: function}}."""
 
 MAX_LINE = 16 << 20  # a protocol line (a result, a report) may be this long, in characters
+# What the code can make the host hold or do: reports are kept for the run's whole life, so
+# their total is capped; bridged calls run a few at a time, and only so many may wait.
+MAX_REPORT_CHARS = 16 << 20
+MAX_CALLS_RUNNING = 16
+MAX_CALLS_WAITING = 256
+MAX_WAITING_CHARS = 16 << 20
 MAX_LOG_LINES = 1000
 MAX_LOG_CHARS = 64 << 10
 STDERR_KEPT = 8 << 10
@@ -65,6 +72,19 @@ class Launch:
     memory_errors: tuple[str, ...] = ()  # error names/messages that mean the same
     memory_signals: tuple[int, ...] = ()
     cpu_signals: tuple[int, ...] = (signal.SIGXCPU, signal.SIGKILL)
+
+
+@dataclass
+class _Calls:
+    """Bridged calls: those running on the host and those waiting for a place."""
+
+    running: set[asyncio.Task[None]] = field(default_factory=set)
+    waiting: deque[tuple[dict[str, Any], int]] = field(default_factory=deque)
+    waiting_chars: int = 0
+
+    def cancel(self) -> list[asyncio.Task[None]]:
+        self.waiting.clear()
+        return list(self.running)
 
 
 @dataclass
@@ -118,6 +138,8 @@ class CodeRun:
         self._logs = _Logs()
         self._terminated = asyncio.Event()
         self._reason: str | None = None
+        self._limit: str | None = None  # set when the code went over what the host holds
+        self._report_chars = 0
         self._loop = asyncio.get_running_loop()
         self._task: asyncio.Task[CodeResult] = self._loop.create_task(self._run())
 
@@ -193,7 +215,7 @@ class CodeRun:
         assert process.stderr is not None
         stderr: list[bytes] = []
         outcome: dict[str, Any] = {}
-        calls: set[asyncio.Task[None]] = set()
+        calls = _Calls()
         stdin = process.stdin
 
         async def pump() -> None:
@@ -220,11 +242,15 @@ class CodeRun:
                 {pumping, stopping}, timeout=self._timeout, return_when=asyncio.FIRST_COMPLETED
             )
         finally:
-            for task in (pumping, stopping, *calls):
+            for task in (pumping, stopping, *calls.cancel()):
                 task.cancel()
             await _kill(process)
             with contextlib.suppress(asyncio.TimeoutError):
                 await asyncio.wait_for(draining, 1.0)
+        if stopping in finished and self._limit is not None:
+            return self._result(
+                "error", started, CodeError(name="LimitExceeded", message=self._limit)
+            )
         if stopping in finished:
             message = f"terminated: {self._reason}" if self._reason else "terminated by the caller"
             return self._result(
@@ -244,7 +270,7 @@ class CodeRun:
         self,
         line: str,
         outcome: dict[str, Any],
-        calls: set[asyncio.Task[None]],
+        calls: _Calls,
         stdin: asyncio.StreamWriter,
     ) -> None:
         try:
@@ -259,13 +285,44 @@ class CodeRun:
         if kind == "log":
             self._log(str(message.get("text", "")))
         elif kind == "report":
+            self._report_chars += len(line)
+            if self._report_chars > MAX_REPORT_CHARS:
+                self._over_limit(f"the code's reports went over {MAX_REPORT_CHARS >> 20} MiB")
+                return
             self.reports.append(self._redaction.value(message.get("value")))
         elif kind == "call":
-            task = asyncio.ensure_future(self._answer(message, stdin))
-            calls.add(task)
-            task.add_done_callback(calls.discard)
+            calls.waiting.append((message, len(line)))
+            calls.waiting_chars += len(line)
+            if len(calls.waiting) > MAX_CALLS_WAITING or calls.waiting_chars > MAX_WAITING_CHARS:
+                self._over_limit(
+                    f"the code made more than {MAX_CALLS_WAITING} bridged calls (or"
+                    f" {MAX_WAITING_CHARS >> 20} MiB of them) waiting for the"
+                    f" {MAX_CALLS_RUNNING} the host runs at once"
+                )
+                return
+            self._start_calls(calls, stdin)
         elif kind == "done" and not outcome:
             outcome.update(message)
+
+    def _start_calls(self, calls: _Calls, stdin: asyncio.StreamWriter) -> None:
+        while calls.waiting and len(calls.running) < MAX_CALLS_RUNNING:
+            message, chars = calls.waiting.popleft()
+            calls.waiting_chars -= chars
+            task = asyncio.ensure_future(self._answer(message, stdin))
+            calls.running.add(task)
+            task.add_done_callback(lambda done: self._call_done(done, calls, stdin))
+
+    def _call_done(
+        self, task: asyncio.Task[None], calls: _Calls, stdin: asyncio.StreamWriter
+    ) -> None:
+        calls.running.discard(task)
+        if not self._terminated.is_set():
+            self._start_calls(calls, stdin)
+
+    def _over_limit(self, message: str) -> None:
+        if not self._terminated.is_set():
+            self._limit = message
+            self._terminated.set()
 
     def _log(self, text: str) -> None:
         text = self._redaction.text(text)
@@ -355,3 +412,9 @@ async def _kill(process: asyncio.subprocess.Process) -> None:
         process.kill()
     with contextlib.suppress(asyncio.TimeoutError):
         await asyncio.wait_for(process.wait(), 5.0)
+    # A pipe whose reader stopped early (a full buffer pauses it), or that a process of the
+    # jail still held when the group was killed, is never seen to end, so its transport would
+    # never close: close them all here (asyncio has no public way to close a process's pipes).
+    transport = getattr(process, "_transport", None)
+    if isinstance(transport, asyncio.BaseTransport):
+        transport.close()

@@ -1,24 +1,32 @@
-"""JavaScript and TypeScript in Deno: one `deno run` per run with no permissions at all, no
-config, lock file, remote or npm imports, a V8 heap cap plus an RLIMIT_DATA cap (the heap flag
-does not cover ArrayBuffers), a DENO_DIR private to this process and a clean environment.
+"""JavaScript and TypeScript in Deno, inside the bubblewrap jail (`_bubblewrap.py`): one
+`deno run` per run with no permissions at all, no config, lock file, remote or npm imports, a
+V8 heap cap plus an RLIMIT_DATA cap (the heap flag does not cover ArrayBuffers).
+
+Deno's permission flags do not cover module loading (a string-literal `import` of any path is
+read with no check), so the jail is the wall that holds: it holds the Deno binary, the
+libraries it links and the run's own files (read-only at /work), and nothing else of the host.
+Deno's cache directory is in the jail's own `/tmp` (a read-only or missing one costs Deno
+150 ms of retries), so nothing of one run is left for the next.
 Bridged modules are generated files mapped to their bare specifiers by an import map."""
 
 from __future__ import annotations
 
-import atexit
 import functools
 import json
+import os
 import re
 import shutil
 import signal
+import subprocess
 import tempfile
 from pathlib import Path
 
 from .._errors import CodeOptionError, SandboxUnavailableError
+from ._bubblewrap import Jail, probe
 from ._code_run import Launch, Plan
-from ._limits import limits
+from ._limits import NOBODY, limits
 
-__all__ = ["deno_binary", "prepare_deno"]
+__all__ = ["check_deno", "deno_binary", "prepare_deno"]
 
 _HARNESS = Path(__file__).parent / "harness" / "harness.js"
 _IDENTIFIER = re.compile(r"^[A-Za-z_$][A-Za-z0-9_$]*$")
@@ -27,14 +35,42 @@ _IDENTIFIER = re.compile(r"^[A-Za-z_$][A-Za-z0-9_$]*$")
 _BASELINE_BYTES = 1024 << 20
 
 
+_BINARY = "/sandbox/deno"
+_ENV = (("DENO_DIR", "/tmp/deno"), ("NO_COLOR", "1"), ("DENO_NO_UPDATE_CHECK", "1"))
+_FLAGS = ("--quiet", "--no-prompt", "--no-config", "--no-lock", "--no-remote", "--no-npm")
+_LINKED = re.compile(r"(/\S+) \(0x[0-9a-f]+\)$")
+
+
+def _deno_jail(binary: str, memory_mb: int, workdir: str | None) -> Jail:
+    return Jail(
+        read_only=[(binary, _BINARY), *((path, path) for path in _libraries(binary))],
+        memory_mb=memory_mb,
+        workdir=workdir,
+        env=_ENV,
+    )
+
+
 @functools.cache
-def _deno_dir() -> str:
-    """Deno's cache for this process: private to it (0700, removed at exit) and shared by its
-    runs, so each run need not re-create Deno's cache databases (a third of its start-up).
-    It holds Deno's transpile cache only; the code, with no read permission, never sees it."""
-    directory = tempfile.mkdtemp(prefix="threadlab-deno-")
-    atexit.register(shutil.rmtree, directory, ignore_errors=True)
-    return directory
+def _libraries(binary: str) -> tuple[str, ...]:
+    """The shared libraries `binary` loads (and the loader), as the loader will look for them."""
+    try:
+        listing = subprocess.run(
+            ["ldd", binary], capture_output=True, text=True, timeout=30, check=True
+        ).stdout
+    except (OSError, subprocess.SubprocessError) as exc:
+        raise SandboxUnavailableError(
+            f"cannot list the libraries Deno needs (ldd {binary}): {exc}"
+        ) from None
+    found = (_LINKED.search(line.strip()) for line in listing.splitlines())
+    return tuple(match.group(1) for match in found if match)
+
+
+@functools.cache
+def check_deno() -> str:
+    """The Deno binary, once it has shown it runs in the jail here."""
+    binary = str(Path(deno_binary()).resolve())
+    probe(_deno_jail(binary, 64, None), [_BINARY, "--version"], "JavaScript")
+    return binary
 
 
 def deno_binary() -> str:
@@ -53,8 +89,9 @@ def deno_binary() -> str:
 
 
 def prepare_deno(plan: Plan, *, typescript: bool) -> Launch:
-    binary = deno_binary()
+    binary = check_deno()
     workdir = Path(tempfile.mkdtemp(prefix="threadlab-js-"))
+    workdir.chmod(0o755)  # the jail may run as nobody
     user_file = "user.ts" if typescript else "user.js"
     # On the code's first line, so its line numbers stay as written: the harness sets up the
     # console, globals and bridge before the code's module body runs.
@@ -82,27 +119,24 @@ def prepare_deno(plan: Plan, *, typescript: bool) -> Launch:
         import_map[specifier] = f"./{module}"
     (workdir / "import_map.json").write_text(json.dumps({"imports": import_map}))
     argv = [
-        binary,
+        _BINARY,
         "run",
-        "--quiet",
-        "--no-prompt",
-        "--no-config",
-        "--no-lock",
-        "--no-remote",
-        "--no-npm",
+        *_FLAGS,
         "--import-map=import_map.json",
         f"--v8-flags=--max-old-space-size={plan.memory_mb}",
         "entry.js",
     ]
+    root = os.getuid() == 0
     return Launch(
-        argv=argv,
-        env={"DENO_DIR": _deno_dir(), "NO_COLOR": "1", "DENO_NO_UPDATE_CHECK": "1"},
+        argv=[*_deno_jail(binary, plan.memory_mb, str(workdir)).argv(), *argv],
+        env={},
         cwd=str(workdir),
         preexec=limits(
             data_bytes=_BASELINE_BYTES + (plan.memory_mb << 20),
             cpu_seconds=plan.timeout + 1,
-            file_bytes=64 << 20,  # Deno's own cache files; the code cannot write any file
+            file_bytes=16 << 20,  # the code cannot write any file
             open_files=256,
+            as_user=NOBODY if root else None,
         ),
         start={"globals": dict(plan.globals), "execute": plan.execute},
         workdir=str(workdir),

@@ -1,7 +1,7 @@
-"""Python in a bubblewrap jail: a fresh `/usr/bin/python3 -I` that sees read-only `/usr` (with
-the `/bin` and `/lib*` links), a synthetic minimal `/etc`, a private `/tmp` and work dir, its own
-network, PID, IPC and UTS namespaces, a clean environment, and rlimits on memory, CPU time, file
-size, open files and processes. As root, the jail runs as nobody, so the process limit holds."""
+"""Python in the bubblewrap jail (`_bubblewrap.py`): a fresh `/usr/bin/python3 -I` that sees
+read-only `/usr` (with the `/bin` and `/lib*` links), a synthetic minimal `/etc`, a private
+work dir, and rlimits on memory, CPU time, file size, open files and processes. As root, the
+jail runs as nobody, so the process limit holds."""
 
 from __future__ import annotations
 
@@ -10,11 +10,11 @@ import os
 import re
 import shutil
 import signal
-import subprocess
 import tempfile
 from pathlib import Path
 
 from .._errors import CodeOptionError, SandboxUnavailableError
+from ._bubblewrap import Jail, bubblewrap, probe
 from ._code_run import Launch, Plan
 from ._limits import NOBODY, limits, processes_of
 
@@ -32,73 +32,40 @@ _ETC = {
 }
 
 
+def _python_jail(memory_mb: int, workdir: Path | None) -> Jail:
+    read_only = [("/usr", "/usr")]
+    if workdir is not None:
+        read_only += [
+            (str(workdir / "etc"), "/etc"),
+            (str(workdir / "harness.py"), "/sandbox/harness.py"),
+        ]
+    return Jail(
+        read_only=read_only,
+        links=[
+            ("usr/bin", "/bin"),
+            ("usr/sbin", "/sbin"),
+            ("usr/lib", "/lib"),
+            ("usr/lib64", "/lib64"),
+        ],
+        memory_mb=memory_mb,
+        env=[("PATH", "/usr/bin"), ("HOME", "/work"), ("PYTHONDONTWRITEBYTECODE", "1")],
+    )
+
+
 @functools.cache
 def check_jail() -> str:
-    """The bwrap executable, once it has shown it can build a jail here."""
-    bwrap = shutil.which("bwrap")
-    if bwrap is None:
-        raise SandboxUnavailableError(
-            "running Python needs bubblewrap, which is not installed: apt-get install bubblewrap"
-        )
+    """The bwrap executable, once it has shown it can build a Python jail here."""
+    bwrap = bubblewrap()
     if not Path(_INTERPRETER).exists():
         raise SandboxUnavailableError(
             f"running Python needs the system interpreter {_INTERPRETER}: apt-get install python3"
         )
-    probe = subprocess.run(
-        [*_jail_argv(bwrap, None), _INTERPRETER, "-I", "-c", "pass"],
-        capture_output=True,
-        text=True,
-        timeout=30,
-        preexec_fn=_as_nobody_if_root,
-        check=False,
-    )
-    if probe.returncode != 0:
-        raise SandboxUnavailableError(
-            f"bubblewrap cannot build a jail here ({probe.stderr.strip()[:300]}); user"
-            " namespaces may be disabled"
-        )
+    probe(_python_jail(16, None), [_INTERPRETER, "-I", "-c", "pass"], "Python")
     return bwrap
 
 
-def _as_nobody_if_root() -> None:
-    if os.getuid() == 0:
-        os.setgroups([])
-        os.setgid(NOBODY)
-        os.setuid(NOBODY)
-
-
-def _jail_argv(bwrap: str, workdir: Path | None) -> list[str]:
-    argv = [
-        bwrap,
-        "--ro-bind", "/usr", "/usr",
-        "--symlink", "usr/bin", "/bin",
-        "--symlink", "usr/sbin", "/sbin",
-        "--symlink", "usr/lib", "/lib",
-        "--symlink", "usr/lib64", "/lib64",
-        "--proc", "/proc",
-        "--dev", "/dev",
-        "--tmpfs", "/tmp",
-        "--tmpfs", "/work",
-        "--chdir", "/work",
-        "--unshare-all",
-        "--die-with-parent",
-        "--new-session",
-        "--clearenv",
-        "--setenv", "PATH", "/usr/bin",
-        "--setenv", "HOME", "/work",
-        "--setenv", "PYTHONDONTWRITEBYTECODE", "1",
-    ]  # fmt: skip
-    if workdir is None:
-        return [*argv, "--dir", "/etc"]
-    return [
-        *argv,
-        "--ro-bind", str(workdir / "etc"), "/etc",
-        "--ro-bind", str(workdir / "harness.py"), "/sandbox/harness.py",
-    ]  # fmt: skip
-
-
 def prepare_jail(plan: Plan) -> Launch:
-    bwrap = check_jail()
+    check_jail()
     for specifier, names in plan.imports.items():
         if not _MODULE.match(specifier):
             raise CodeOptionError(f"bridged module {specifier!r} is not a Python module name")
@@ -116,7 +83,12 @@ def prepare_jail(plan: Plan) -> Launch:
     root = os.getuid() == 0
     user = NOBODY if root else os.getuid()
     return Launch(
-        argv=[*_jail_argv(bwrap, workdir), _INTERPRETER, "-I", "/sandbox/harness.py"],
+        argv=[
+            *_python_jail(plan.memory_mb, workdir).argv(),
+            _INTERPRETER,
+            "-I",
+            "/sandbox/harness.py",
+        ],
         env={},
         cwd=str(workdir),
         preexec=limits(
