@@ -7,7 +7,8 @@ span id is derived from the ids of the thread, run, message and call it stands f
 - a run: `invoke_agent {agent}` (`gen_ai.conversation.id` = the thread id);
 - each model step: `chat {model}` with its token usage;
 - each tool call: `execute_tool {tool}` (`gen_ai.tool.name`, `.call.id`, `.type`), error status
-  and `error.type` when it failed, its progress and custom events as span events;
+  and `error.type` when it failed (the status description is the error's class unless content
+  is asked for), its progress and custom events as span events (their values only with content);
 - a prompt tool's inner steps under that tool's span; a subagent's runs under the
   `execute_tool subagent_create` span that created it, in the same trace.
 
@@ -231,8 +232,10 @@ class _RunSpans:
             },
         )
         if finish.status not in ("completed", "queued"):
-            run.error = finish.error or finish.status
             run.attributes["error.type"] = f"run_{finish.status}"
+            run.error = run.attributes["error.type"]
+            if self.include_content:  # a run's error may quote the user, a tool or a provider
+                run.error = finish.error or finish.status
         run.attributes |= {"openinference.span.kind": "AGENT", "session.id": self.thread.id}
         if self.include_content and finish.text:
             run.attributes |= self._output("assistant", finish.text)
@@ -259,16 +262,19 @@ class _RunSpans:
             elif isinstance(event, ToolCallStartedEvent):
                 span = self._tool(event.tool_call_id, event.name, event.depth, tools, run)
                 if event.progress:
-                    span.events.append(
-                        SpanEvent("progress", {"threadlab.progress": event.progress}, _ns(event.at))
-                    )
+                    # The progress value is an argument the model wrote: content.
+                    value = {"threadlab.progress": event.progress} if self.include_content else {}
+                    span.events.append(SpanEvent("progress", value, _ns(event.at)))
             elif isinstance(event, ToolCallFinishedEvent):
                 span = self._tool(event.tool_call_id, event.name, event.depth, tools, run)
                 span.end = event.at
                 span.start = event.at - event.duration_ms / 1000
                 if event.status == "error":
-                    span.error = self._result(event.tool_call_id) or "the tool failed"
                     span.attributes["error.type"] = _error_type(event.traceback)
+                    # An error result may echo arguments, the user or the tool's data: content.
+                    span.error = span.attributes["error.type"]
+                    if self.include_content:
+                        span.error = self._result(event.tool_call_id) or span.error
                 if self.include_content:
                     result = self._result(event.tool_call_id) or ""
                     span.attributes["gen_ai.tool.call.result"] = result
@@ -280,7 +286,7 @@ class _RunSpans:
             elif isinstance(event, CustomEvent) and event.tool_call_id in tools:
                 attributes = (
                     {"threadlab.data": json.dumps(event.data, ensure_ascii=False)}
-                    if self.include_content or event.event_type == "progress"
+                    if self.include_content
                     else {}
                 )
                 tools[event.tool_call_id].events.append(
@@ -298,8 +304,10 @@ class _RunSpans:
         """A call the run ended without (cancelled, or a limit stopped the run): it lasted
         until the run's end and failed; its stored result says why."""
         span.start, span.end = asked, ended
-        span.error = self._result(call_id) or "the call did not finish"
         span.attributes["error.type"] = "interrupted"
+        span.error = "interrupted"
+        if self.include_content:
+            span.error = self._result(call_id) or "the call did not finish"
         if self.include_content:
             span.attributes["gen_ai.tool.call.result"] = self._result(call_id) or ""
 

@@ -317,14 +317,27 @@ class ThreadContext:
     def _redact_message(self, message: Message) -> Message:
         if not self.redactor:
             return message
+        redactor = self.redactor
         update: dict[str, Any] = {}
         if message.content:
-            update["content"] = self.redactor.text(message.content)
+            update["content"] = redactor.text(message.content)
         if message.tool_calls:
             update["tool_calls"] = tuple(
-                c.model_copy(update={"arguments": self.redactor.value(c.arguments)})
+                c.model_copy(
+                    update={
+                        "id": redactor.identifier(c.id),
+                        "name": redactor.identifier(c.name),
+                        "arguments": redactor.raw(c.arguments)
+                        if isinstance(c.arguments, str)
+                        else redactor.value(c.arguments),
+                    }
+                )
                 for c in message.tool_calls
             )
+        for name in ("tool_call_id", "name", "parent_tool_call_id"):
+            chosen = getattr(message, name)
+            if chosen is not None:
+                update[name] = redactor.identifier(chosen)
         return message.model_copy(update=update)
 
     def _file_written(self, path: str, size: int) -> None:

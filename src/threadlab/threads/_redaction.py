@@ -1,10 +1,17 @@
 """Redaction: secret values replaced wherever free text leaves a tool — message content, tool
-arguments and results, errors, custom event data, streamed deltas — in their raw, JSON-escaped
-and repr spellings. Structure (ids, types, statuses, names) is never rewritten."""
+arguments and results, errors, tracebacks, custom event data, streamed deltas — in their raw,
+JSON-escaped and repr spellings, and line by line for a secret of several lines (a traceback
+or an indented message splits it).
+
+Names, ids and event types that a model or a tool chooses are free text too, but providers
+and the views match them exactly: one holding a secret is replaced by a placeholder derived
+from it (`identifier`), the same everywhere, so a call and its result still pair up."""
 
 from __future__ import annotations
 
+import hashlib
 import json
+import re
 from typing import Any
 
 from .._errors import SecretValueError
@@ -33,14 +40,16 @@ class Redactor:
                 f" have at least {MIN_SECRET_LENGTH} (a shorter one would scrub ordinary text"
                 " wherever it appears)"
             )
-        spellings = (
-            value,
-            json.dumps(value)[1:-1],
-            json.dumps(value, ensure_ascii=False)[1:-1],
-            repr(value)[1:-1],
-        )
-        for spelling in spellings:
-            self._secrets[spelling] = name
+        lines = [line.strip() for line in value.splitlines()]
+        parts = [value, *(line for line in lines if len(line) >= MIN_SECRET_LENGTH)]
+        for part in parts if len(lines) > 1 else [value]:
+            for spelling in (
+                part,
+                json.dumps(part)[1:-1],
+                json.dumps(part, ensure_ascii=False)[1:-1],
+                repr(part)[1:-1],
+            ):
+                self._secrets[spelling] = name
         self._ordered = sorted(self._secrets, key=len, reverse=True)
         self.longest = len(self._ordered[0])
 
@@ -56,6 +65,23 @@ class Redactor:
                 text = text.replace(spelling, f"[secret:{self._secrets[spelling]}]")
         return text
 
+    def identifier(self, text: str) -> str:
+        """`text` as it is, or a placeholder for it if it holds a secret: for ids and names,
+        which must keep their shape (providers allow only `[A-Za-z0-9_-]` in them)."""
+        if not self._secrets or self.text(text) == text:
+            return text
+        return "redacted-" + hashlib.sha256(text.encode()).hexdigest()[:16]
+
+    def raw(self, text: str) -> str:
+        """Text a model sent as JSON that did not parse (malformed arguments): its escapes may
+        spell a secret (`\\u0073k-...`), so it is read with them decoded; if that holds a
+        secret, the decoded text is kept, redacted, instead of the raw."""
+        if not self._secrets:
+            return text
+        decoded = _decode_escapes(text)
+        redacted = self.text(decoded)
+        return self.text(text) if redacted == decoded else redacted
+
     def value(self, value: Any) -> Any:
         """Scrub strings anywhere inside a JSON-like value (keys included)."""
         if not self._secrets:
@@ -67,6 +93,19 @@ class Redactor:
         if isinstance(value, list | tuple):
             return [self.value(v) for v in value]
         return value
+
+
+_ESCAPE = re.compile(r'\\(u[0-9a-fA-F]{4}|["\\/bfnrt])')
+_SIMPLE = {'"': '"', "\\": "\\", "/": "/", "b": "\b", "f": "\f", "n": "\n", "r": "\r", "t": "\t"}
+
+
+def _decode_escapes(text: str) -> str:
+    """JSON string escapes decoded wherever they stand (the text as a whole may not parse)."""
+    decoded = _ESCAPE.sub(
+        lambda m: chr(int(m[1][1:], 16)) if m[1][0] == "u" else _SIMPLE[m[1]], text
+    )
+    # Escaped surrogate pairs decode to two halves: join them into the character they spell.
+    return decoded.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
 
 
 class StreamRedaction:

@@ -65,12 +65,16 @@ class EventSink:
         return event
 
     def _redacted(self, event: EventT) -> EventT:
-        # Free text only: ids, types, names and statuses are structure and stay as they are.
+        # Free text is redacted; names and ids the model or a tool chose keep their shape.
         update: dict[str, Any] = {}
         for field in _FREE_TEXT.get(event.type, ()):
             value = getattr(event, field)
             if value is not None:
                 update[field] = self._redactor.value(value)
+        for field in _CHOSEN:
+            value = getattr(event, field, None)
+            if isinstance(value, str):
+                update[field] = self._redactor.identifier(value)
         return cast(EventT, event.model_copy(update=update)) if update else event
 
     def _record(self, event: ThreadEvent) -> None:
@@ -117,4 +121,7 @@ _FREE_TEXT: dict[str, tuple[str, ...]] = {
     "tool_call_started": ("progress",),
     "custom": ("data",),
     "run_finished": ("text", "error"),
+    "tool_call_finished": ("traceback",),
 }
+# Names and ids a model or a tool chose: kept in shape, replaced whole if they hold a secret.
+_CHOSEN = ("tool_call_id", "parent_tool_call_id", "name", "event_type")
