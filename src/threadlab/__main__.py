@@ -11,6 +11,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import importlib
+import os
 import signal
 import sys
 from collections.abc import Sequence
@@ -29,7 +30,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         " store, until SIGTERM or Ctrl-C. Secrets are read with THREADLAB_SECRET_KEY (or this"
         " user's key file): the same key as the runtimes that wrote them.",
     )
-    worker.add_argument("--store", required=True, help="a postgresql:// URL or a directory")
+    worker.add_argument(
+        "--store",
+        default=os.environ.get("THREADLAB_STORE"),
+        help="a postgresql:// URL or a directory; THREADLAB_STORE when absent, which keeps a"
+        " password out of the process list",
+    )
     worker.add_argument(
         "--import",
         dest="modules",
@@ -43,6 +49,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         "--poll-interval", type=float, default=1.0, help="seconds between looks at the store"
     )
     args = parser.parse_args(argv)
+    if not args.store:
+        parser.error("name the store with --store or THREADLAB_STORE")
     for name in args.modules:
         try:
             importlib.import_module(name)

@@ -23,6 +23,7 @@ from IPython.display import display
 from traitlets import Bool, Enum, Float, Unicode, observe
 
 from .._errors import DefinitionError, MissingVariableError, ThreadNotFound
+from .._urls import shown
 from ..definitions import ThreadGraph, default_registry, define_agent, define_prompt, tool
 from ..runtime import Runtime, Thread
 from ..widgets import LiveRun, StaticTrace, ThreadListView, TraceView, replay
@@ -420,7 +421,7 @@ class ThreadlabMagics(Magics):
         for model in default_registry().models():
             line = f"{model.name}: {model.provider} {model.model}"
             if model.base_url:
-                line += f" at {model.base_url}"
+                line += f" at {shown(model.base_url)}"
             key = model.key_variable()
             if key is not None:
                 # Whether a new thread will find the key, never the key itself.

@@ -10,12 +10,15 @@ the provider's own message after the SDK's retries.
 from __future__ import annotations
 
 import asyncio
+import functools
 import importlib
+import logging
 import weakref
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from .._errors import ModelError
+from .._urls import UserinfoFilter, scrub, shown
 
 __all__ = ["Endpoint", "SdkName", "describe_failure"]
 
@@ -55,8 +58,9 @@ class Endpoint:
 
     @property
     def url(self) -> str:
-        """The base URL requests go to (the provider's own when none was given)."""
-        return self.base_url or _DEFAULT_URLS[self.sdk]
+        """The base URL requests go to (the provider's own when none was given), as shown to a
+        person: without a password it may carry."""
+        return shown(self.base_url or _DEFAULT_URLS[self.sdk])
 
     def client(self) -> Any:
         """This loop's SDK client for the endpoint."""
@@ -65,6 +69,7 @@ class Endpoint:
         client = per_loop.get(self)
         if client is None:
             module = sdk(self.sdk)
+            _scrub_sdk_logs()
             client = getattr(module, _CLIENT_CLASSES[self.sdk])(
                 api_key=self.api_key,
                 base_url=self.base_url,
@@ -75,9 +80,20 @@ class Endpoint:
         return client
 
 
+@functools.cache
+def _scrub_sdk_logs() -> None:
+    """The SDKs and their HTTP library log each request's URL at DEBUG: without userinfo."""
+    for name in ("httpx", "openai._base_client", "anthropic._base_client"):
+        logging.getLogger(name).addFilter(UserinfoFilter())
+
+
 def describe_failure(exc: Exception, endpoint: Endpoint, model: str) -> ModelError:
     """`exc`, raised by the SDK for a request to `model`, as a `ModelError` a person can act
-    on."""
+    on (the SDK's words may quote the URL it used: never with a password in it)."""
+    return ModelError(scrub(str(_described(exc, endpoint, model))))
+
+
+def _described(exc: Exception, endpoint: Endpoint, model: str) -> ModelError:
     module = sdk(endpoint.sdk)
     retries = f" (after {endpoint.max_retries} retries)" if endpoint.max_retries else ""
     if isinstance(exc, module.APIStatusError):

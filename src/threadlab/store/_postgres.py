@@ -18,6 +18,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from .._errors import ThreadlabError
+from .._urls import hide
 from ._sql import SqlStore
 
 __all__ = ["NOTIFY_CHANNEL", "POSTGRES_SCHEMA_VERSION", "PostgresStore", "is_postgres_url"]
@@ -99,8 +100,11 @@ class PostgresStore(SqlStore):
         )
         try:
             self._db = psycopg.connect(dsn, autocommit=True)
-        except psycopg.OperationalError as exc:
-            raise ThreadlabError(f"cannot open the PostgreSQL store: {exc}") from None
+        except psycopg.Error as exc:
+            # psycopg quotes the URL it could not parse, password and all: hide it first.
+            raise ThreadlabError(
+                f"cannot open the PostgreSQL store {hide(url, url)}: {hide(str(exc), url)}"
+            ) from None
         # A new database gets the first schema, then every migration.
         self._migrate(_SCHEMA_V1, 1, POSTGRES_SCHEMA_VERSION, _MIGRATIONS, "the PostgreSQL store")
 
@@ -113,11 +117,11 @@ class PostgresStore(SqlStore):
 
     def _execute(self, sql: str, params: Sequence[object] = ()) -> int:
         with self._lock:
-            return int(self._db.execute(_placeholders(sql), params).rowcount)
+            return int(self._db.execute(_placeholders(sql), _text_safe(params)).rowcount)
 
     def _executemany(self, sql: str, rows: Sequence[Sequence[object]]) -> None:
         with self._lock, self._db.cursor() as cursor:
-            cursor.executemany(_placeholders(sql), rows)
+            cursor.executemany(_placeholders(sql), [_text_safe(row) for row in rows])
 
     def _read(self, sql: str, params: Sequence[object] = ()) -> list[tuple[object, ...]]:
         with self._lock:
@@ -185,6 +189,17 @@ class PostgresStore(SqlStore):
         db = getattr(self, "_db", None)
         if db is not None and not db.closed:
             db.close()
+
+
+def _text_safe(params: Sequence[object]) -> Sequence[object]:
+    """PostgreSQL's text cannot hold U+0000 (a write with one fails, and its whole step with
+    it). Messages, events and metadata are JSON, where a NUL is escaped; the only raw text is
+    the runs table's copy of a run's answer and error, which a model or a provider can fill
+    with anything. There a NUL is kept as U+FFFD: the run's outcome as threadlab returns it
+    comes from its `run_finished` event, which keeps the NUL, as SQLite does."""
+    if not any(isinstance(p, str) and "\x00" in p for p in params):
+        return params
+    return [p.replace("\x00", "\ufffd") if isinstance(p, str) else p for p in params]
 
 
 @functools.lru_cache(maxsize=512)

@@ -1,0 +1,130 @@
+"""Passwords in URLs: a base URL's userinfo never reaches a run's error, the store, a magic's
+output or a log line; a PostgreSQL URL too malformed to parse never echoes its password; the
+worker reads its store URL from the environment, out of the process list."""
+
+from __future__ import annotations
+
+import logging
+import os
+import socket
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from IPython.core.interactiveshell import InteractiveShell
+
+import threadlab as tl
+from threadlab._urls import scrub
+
+from ..kernel_ext.test_magics import run, shell
+
+__all__ = ["shell"]
+
+PASSWORD = "hunter2-pass-9931"
+
+
+def closed_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+async def test_a_base_urls_password_reaches_no_error_store_or_log(
+    registry: tl.Registry, store_dir: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    url = f"http://admin:{PASSWORD}@127.0.0.1:{closed_port()}/v1"
+    tl.define_model(
+        "local",
+        provider="openai",
+        model="m",
+        base_url=url,
+        options={"max_retries": 0},
+        registry=registry,
+    )
+    tl.define_prompt("p", prompt="x", model="local", registry=registry)
+    rt = tl.Runtime(registry, store_dir, secret_key="k")
+    thread = await rt.create_thread("p", env={"OPENAI_API_KEY": "sk-not-a-real-key"})
+    with caplog.at_level(logging.DEBUG):
+        run_ = await thread.send("hello")
+    rt.close()
+    assert run_.status == "failed"
+    assert run_.error is not None
+    assert "cannot reach http://127.0.0.1" in run_.error
+    assert PASSWORD not in run_.error
+    assert caplog.records  # the SDK and its HTTP library did log the request
+    assert PASSWORD not in caplog.text
+    stored = b"".join(p.read_bytes() for p in store_dir.rglob("*") if p.is_file())
+    assert PASSWORD.encode() not in stored
+
+
+def test_the_models_listing_shows_no_password(shell: InteractiveShell) -> None:
+    run(
+        shell,
+        "import threadlab as tl\n"
+        "tl.define_model('local', provider='openai', model='m',"
+        f" base_url='http://admin:{PASSWORD}@127.0.0.1:9/v1')",
+    )
+    listing = repr(run(shell, "%threadlab models"))
+    assert "local: openai m at http://127.0.0.1:9/v1" in listing
+    assert PASSWORD not in listing
+
+
+@pytest.mark.parametrize(
+    "url",
+    [
+        f"postgresql://admin:{PASSWORD} with space@127.0.0.1:{{port}}/db",
+        f"postgresql://admin:{PASSWORD}@with-at@127.0.0.1:{{port}}/db",
+        f"postgresql://admin:{PASSWORD}%zz@127.0.0.1:{{port}}/db",
+        f"postgresql://admin:{PASSWORD}@[127.0.0.1:{{port}}/db",
+        f"postgresql://admin:{PASSWORD}@127.0.0.1:{{port}}/db",
+    ],
+    ids=["space", "at-sign", "bad-escape", "unclosed-bracket", "well-formed-unreachable"],
+)
+def test_a_postgres_url_never_echoes_its_password(url: str) -> None:
+    pytest.importorskip("psycopg")
+    with pytest.raises(tl.ThreadlabError) as raised:
+        tl.Runtime(store=url.format(port=closed_port()))
+    message = str(raised.value)
+    assert "cannot open the PostgreSQL store" in message
+    assert PASSWORD not in message
+    assert PASSWORD not in repr(raised.value)
+
+
+def test_scrub_takes_userinfo_out_of_every_url_in_a_text() -> None:
+    text = "GET https://u:p%40ss@api.example/v1 then http://x@y.example/ and mailto:a@b"
+    assert scrub(text) == "GET https://api.example/v1 then http://y.example/ and mailto:a@b"
+
+
+def test_the_worker_takes_its_store_from_the_environment(tmp_path: Path) -> None:
+    module = tmp_path / "team_defs.py"
+    module.write_text(
+        "import threadlab as tl\n"
+        "tl.define_prompt('w', prompt='x')\n"
+        "tl.define_agent('a', side_a='w')\n"
+    )
+    env = {**os.environ, "THREADLAB_STORE": str(tmp_path / "store"), "PYTHONPATH": str(tmp_path)}
+    worker = subprocess.Popen(
+        [sys.executable, "-m", "threadlab", "worker", "--import", "team_defs"],
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert worker.stdout is not None
+        assert worker.stdout.readline().startswith("threadlab worker serving agents a")
+        assert (tmp_path / "store").exists()
+    finally:
+        worker.terminate()
+        worker.communicate(timeout=30)
+    env.pop("THREADLAB_STORE")
+    missing = subprocess.run(
+        [sys.executable, "-m", "threadlab", "worker", "--import", "team_defs"],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert missing.returncode == 2
+    assert "name the store with --store or THREADLAB_STORE" in missing.stderr
