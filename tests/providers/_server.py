@@ -13,7 +13,7 @@ import json
 import queue
 import threading
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
@@ -23,8 +23,8 @@ from typing import Any
 class Reply:
     """One scripted answer."""
 
-    frames: Sequence[bytes] = ()
-    """Server-sent event frames (see `sse`), for a 200 stream."""
+    frames: Iterable[bytes] = ()
+    """Server-sent event frames (see `sse`), for a 200 stream: an iterator may go on forever."""
     status: int = 200
     body: Any = None
     """For an error status: the JSON body."""
@@ -107,7 +107,7 @@ class ScriptedServer:
                 for key, value in reply.headers.items():
                     self.send_header(key, value)
                 self.end_headers()
-                frames = [reply.raw] if reply.raw is not None else list(reply.frames)
+                frames = [reply.raw] if reply.raw is not None else reply.frames
                 for frame in frames:
                     if reply.pace:
                         time.sleep(reply.pace)

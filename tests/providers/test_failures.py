@@ -7,6 +7,7 @@ from __future__ import annotations
 import asyncio
 import socket
 import time
+from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -212,3 +213,42 @@ async def test_cancelling_mid_stream_closes_the_connection_at_once(
 
 def test_sse_helper_frames_events() -> None:
     assert sse({"a": 1}, "x") == b'event: x\ndata: {"a": 1}\n\n'
+
+
+def endless(provider: str, repeated: bytes | None = None) -> Iterator[bytes]:
+    """A stream's opening frames, then `repeated` forever (by default, its text frame)."""
+    opening = frames(provider, "A" * 65536, size=65536)
+    text_at = next(i for i, frame in enumerate(opening) if b"AAAA" in frame)
+    yield from opening[:text_at]
+    while True:
+        yield repeated if repeated is not None else opening[text_at]
+
+
+@pytest.mark.parametrize("provider", PROVIDERS)
+async def test_a_stream_that_never_ends_is_cut_at_max_output_bytes(
+    rt: tl.Runtime, registry: tl.Registry, server: ScriptedServer, provider: str
+) -> None:
+    remote_prompt(registry, server, provider, max_output_bytes=1 << 20)
+    server.reply(Reply(frames=endless(provider)))
+    run = await failed_run(rt, provider)
+    assert "went over 1,048,576 bytes (the model's max_output_bytes option)" in run.error  # type: ignore[operator]
+    assert server.disconnected.wait(10)  # the connection was dropped, not read to its end
+    assert server.frames_sent < 100
+
+
+@pytest.mark.parametrize("provider", PROVIDERS)
+async def test_keep_alive_comments_do_not_hold_off_the_timeout(
+    rt: tl.Runtime, registry: tl.Registry, server: ScriptedServer, provider: str
+) -> None:
+    remote_prompt(registry, server, provider, timeout=0.5)
+    server.reply(Reply(frames=endless(provider, b": keep-alive\n\n"), pace=0.1))
+    started = time.monotonic()
+    run = await failed_run(rt, provider)
+    assert "within 0.5 s (keep-alives do not count)" in run.error  # type: ignore[operator]
+    assert time.monotonic() - started < 10
+
+
+def test_the_default_cap_on_one_response_is_8_mib() -> None:
+    from threadlab.models._remote import DEFAULT_MAX_OUTPUT_BYTES
+
+    assert DEFAULT_MAX_OUTPUT_BYTES == 8 << 20

@@ -13,10 +13,12 @@ from ._openai_chat import ChatCompletionsApi
 from ._openai_responses import ResponsesApi
 from ._remote import Api, RemoteModel
 
-__all__ = ["CLIENT_OPTIONS", "remote_model"]
+__all__ = ["CLIENT_OPTIONS", "READING_OPTIONS", "remote_model"]
 
 CLIENT_OPTIONS = ("timeout", "max_retries")
 """Options that set up the SDK client rather than go into each request."""
+READING_OPTIONS = ("max_output_bytes",)
+"""Options that bound how a response is read, never sent."""
 
 _APIS: dict[str, Api] = {
     "openai": ChatCompletionsApi(),
@@ -37,11 +39,14 @@ def remote_model(
 ) -> RemoteModel:
     """A provider's model, ready to stream: `provider` is "openai" (Chat Completions),
     "openai-responses" or "anthropic"; `options` go into each request, except `timeout` and
-    `max_retries`, which set up the client."""
+    `max_retries`, which set up the client, and `max_output_bytes`, which bounds a response."""
     api = _APIS.get(provider)
     if api is None:
         raise ModelError(f"model {name!r}: {provider!r} is not a remote provider")
     client = {key: options[key] for key in CLIENT_OPTIONS if key in options}
-    request_options = {k: v for k, v in options.items() if k not in CLIENT_OPTIONS}
+    reading = {key: options[key] for key in READING_OPTIONS if key in options}
+    request_options = {
+        k: v for k, v in options.items() if k not in CLIENT_OPTIONS and k not in READING_OPTIONS
+    }
     endpoint = Endpoint(api.sdk, base_url, key_variable, api_key, **client)
-    return RemoteModel(name, model, api, endpoint, request_options)
+    return RemoteModel(name, model, api, endpoint, request_options, **reading)

@@ -1,20 +1,29 @@
 """A model served by a provider: one `Endpoint` (client, key, URL) and one `Api` (how a request
 is written and a stream read for that API). Everything an API does differently lives in its
-`Api`; this class only opens the stream, closes it whatever happens, and turns failures into
-`ModelError`s."""
+`Api`; this class only opens the stream, bounds it, closes it whatever happens, and turns
+failures into `ModelError`s.
+
+A server may stream forever, or keep a stream open with keep-alive comments and no data (the
+HTTP client's read timeout counts any byte). Two bounds end such a response, and the run,
+with the limit named: `max_output_bytes` of text and arguments in one response (8 MiB unless
+the model's options say), and the model's `timeout` between two pieces of data."""
 
 from __future__ import annotations
 
+import asyncio
 import functools
 import inspect
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
 from typing import Any, Protocol
 
 from .._errors import ModelError
-from ._base import ModelChunk, ModelRequest
+from ._base import ModelChunk, ModelRequest, TextChunk, ToolCallChunk
 from ._endpoint import Endpoint, SdkName, describe_failure
 
-__all__ = ["Api", "ProtocolViolation", "RemoteModel", "send", "usage"]
+__all__ = ["DEFAULT_MAX_OUTPUT_BYTES", "Api", "ProtocolViolation", "RemoteModel", "send", "usage"]
+
+DEFAULT_MAX_OUTPUT_BYTES = 8 << 20
+"""The most text and argument bytes one response may stream (far past any model's output)."""
 
 
 class ProtocolViolation(Exception):
@@ -51,12 +60,16 @@ class RemoteModel:
         api: Api,
         endpoint: Endpoint,
         options: Mapping[str, Any] | None = None,
+        max_output_bytes: int = DEFAULT_MAX_OUTPUT_BYTES,
     ) -> None:
+        if not isinstance(max_output_bytes, int) or max_output_bytes <= 0:
+            raise ModelError(f"model {name!r}: max_output_bytes must be a positive integer")
         self.name = name
         self.model = model
         self.api = api
         self.endpoint = endpoint
         self.options = dict(options or {})
+        self.max_output_bytes = max_output_bytes
 
     async def stream(self, request: ModelRequest) -> AsyncIterator[ModelChunk]:
         # The model's options win over what the API writes; None removes a field (a server
@@ -72,7 +85,7 @@ class RemoteModel:
         # Closed on every way out — the end, an error, or the consumer cancelling (which
         # closes this generator): the HTTP response must not outlive the run.
         try:
-            async for chunk in self.api.read(stream):
+            async for chunk in self._bounded(self.api.read(stream)):
                 yield chunk
         except ModelError:
             raise
@@ -80,6 +93,31 @@ class RemoteModel:
             raise describe_failure(exc, self.endpoint, self.model) from exc
         finally:
             await stream.close()
+
+    async def _bounded(self, chunks: AsyncIterator[ModelChunk]) -> AsyncIterator[ModelChunk]:
+        received = 0
+        idle = self.endpoint.timeout
+        while True:
+            try:
+                async with asyncio.timeout(idle):
+                    chunk = await anext(chunks)
+            except StopAsyncIteration:
+                return
+            except TimeoutError:
+                raise ModelError(
+                    f"no data from {self.endpoint.url} within {idle:g} s (keep-alives do not"
+                    " count); raise the model's timeout option, or check the server"
+                ) from None
+            if isinstance(chunk, TextChunk):
+                received += len(chunk.text.encode())
+            elif isinstance(chunk, ToolCallChunk):
+                received += len(chunk.arguments.encode())
+            if received > self.max_output_bytes:
+                raise ModelError(
+                    f"the response from {self.endpoint.url} went over {self.max_output_bytes:,}"
+                    " bytes (the model's max_output_bytes option)"
+                )
+            yield chunk
 
 
 def usage(
