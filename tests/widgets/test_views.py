@@ -200,6 +200,31 @@ async def test_views_answer_fetch_and_preview_requests(
     assert "is relative" in customs[3]["error"]
 
 
+async def test_views_answer_only_for_the_threads_they_show(
+    rt: tl.Runtime, registry: tl.Registry, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    sent = install(monkeypatch)
+    define(registry, tl.models.ScriptedModel([write(1), text("done"), write(2), text("done")]))
+    shown, other = await rt.create_thread("p"), await rt.create_thread("p")
+    await shown.send("go")
+    await other.send("go")
+    other_call = next(m.tool_call_id for m in other.messages if m.role == "tool")
+    views = [TraceView(rt, replay(shown)), ThreadListView(rt)]
+    for view in views:
+        view._on_message(view, {"op": "fetch_result", "thread": other.id, "call": other_call}, [])
+        view._on_message(view, {"op": "preview", "thread": other.id, "path": "/page2.html"}, [])
+    customs = [d["content"] for _, k, d in sent if k == "comm_msg" and d.get("method") == "custom"]
+    assert len(customs) == 4
+    assert all(c["error"] == "that thread is not in this view" for c in customs)
+    assert not any("page2" in str(c.get("text", "")) for c in customs)
+    listing = views[1]
+    assert isinstance(listing, ThreadListView)
+    listing.open_thread(other.id)  # once opened below the list, its files can be previewed
+    listing._on_message(listing, {"op": "preview", "thread": other.id, "path": "/page2.html"}, [])
+    customs = [d["content"] for _, k, d in sent if k == "comm_msg" and d.get("method") == "custom"]
+    assert "error" not in customs[-1]
+
+
 async def test_the_thread_list_opens_a_thread(
     rt: tl.Runtime, registry: tl.Registry, monkeypatch: pytest.MonkeyPatch
 ) -> None:

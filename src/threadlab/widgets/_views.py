@@ -56,12 +56,20 @@ class _View(anywidget.AnyWidget):
         if not isinstance(content, dict):
             return
         op = content.get("op")
-        if op == "fetch_result":
-            self._send_result(str(content.get("thread")), str(content.get("call")))
+        thread = str(content.get("thread"))
+        if op in ("fetch_result", "preview") and not self._shows(thread):
+            # The front end is anyone who can send on the comm: it reads only what it shows.
+            self.send({"op": op, "thread": thread, "error": "that thread is not in this view"})
+        elif op == "fetch_result":
+            self._send_result(thread, str(content.get("call")))
         elif op == "preview":
-            self._send_preview(str(content.get("thread")), str(content.get("path")))
+            self._send_preview(thread, str(content.get("path")))
         else:
             self._handle(op, content)
+
+    def _shows(self, thread_id: str) -> bool:
+        """Whether `thread_id` is a thread this view displays."""
+        return False
 
     def _handle(self, op: Any, content: dict[str, Any]) -> None:
         return None
@@ -150,6 +158,9 @@ class TraceView(_View):
             self.send_state(["trace", "live"])
             self._patcher.reset(snapshot)
 
+    def _shows(self, thread_id: str) -> bool:
+        return thread_id in self.state.threads
+
     def _handle(self, op: Any, content: dict[str, Any]) -> None:
         if op == "select" and isinstance(content.get("thread"), str):
             self.selected = content["thread"]
@@ -181,6 +192,7 @@ class ThreadListView(_View):
     def __init__(self, rt: Runtime, *, origin: str | None = None, **kwargs: Any) -> None:
         super().__init__(rt, view="threads", **kwargs)
         self.origin = origin
+        self._opened: TraceState | None = None
         self.refresh()
 
     def refresh(self) -> None:
@@ -193,7 +205,11 @@ class ThreadListView(_View):
         """Show the inspector of `thread_id` below the list."""
         state = replay(self._rt.thread(thread_id))
         self.opened = state.snapshot()
+        self._opened = state
         return state
+
+    def _shows(self, thread_id: str) -> bool:
+        return self._opened is not None and thread_id in self._opened.threads
 
     def _handle(self, op: Any, content: dict[str, Any]) -> None:
         if op == "open":
