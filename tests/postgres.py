@@ -11,7 +11,7 @@ import socket
 import subprocess
 import tempfile
 from collections.abc import Generator
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from itertools import count
 from pathlib import Path
 
@@ -38,39 +38,64 @@ def _free_port() -> int:
         return int(sock.getsockname()[1])
 
 
-def postgres_server() -> Generator[str, None, None]:
-    """Start a server; yield its admin URL; stop it and remove its files."""
-    initdb, pg_ctl = _binary("initdb"), _binary("pg_ctl")
-    if initdb is None or pg_ctl is None:
-        missing_package(
-            "PostgreSQL's initdb and pg_ctl are not installed (apt-get install postgresql)"
-        )
-    base = Path(tempfile.mkdtemp(prefix="threadlab-pg-"))
-    run_as: list[str] = []
-    if os.geteuid() == 0:
-        run_as = ["runuser", "-u", "nobody", "--"]
-        shutil.chown(base, "nobody")
-    data, sockets, port = base / "data", base / "sockets", _free_port()
-    try:
+class PostgresServer:
+    """A server on a temporary directory and a free port; `restart()` stops it the way a crash
+    or a failover does (immediate mode: every connection is cut) and starts it again."""
+
+    def __init__(self) -> None:
+        initdb, pg_ctl = _binary("initdb"), _binary("pg_ctl")
+        if initdb is None or pg_ctl is None:
+            missing_package(
+                "PostgreSQL's initdb and pg_ctl are not installed (apt-get install postgresql)"
+            )
+        self._pg_ctl = pg_ctl
+        self.base = Path(tempfile.mkdtemp(prefix="threadlab-pg-"))
+        self._run_as: list[str] = []
+        if os.geteuid() == 0:
+            self._run_as = ["runuser", "-u", "nobody", "--"]
+            shutil.chown(self.base, "nobody")
+        self._data, sockets, self.port = self.base / "data", self.base / "sockets", _free_port()
         subprocess.run(
-            [*run_as, initdb, "-D", str(data), "-A", "trust", "-U", "postgres", "--no-sync"],
-            check=True,
-            capture_output=True,
-        )
-        subprocess.run([*run_as, "mkdir", str(sockets)], check=True)
-        options = f"-p {port} -k {sockets} -c listen_addresses=127.0.0.1 -c fsync=off"
-        subprocess.run(
-            [*run_as, pg_ctl, "-D", str(data), "-o", options, "-l", str(base / "log"), "-w",
-             "start"],
+            [*self._run_as, initdb, "-D", str(self._data), "-A", "trust", "-U", "postgres",
+             "--no-sync"],
             check=True,
             capture_output=True,
         )  # fmt: skip
-        yield f"postgresql://postgres@127.0.0.1:{port}/postgres"
-    finally:
+        subprocess.run([*self._run_as, "mkdir", str(sockets)], check=True)
+        self._options = f"-p {self.port} -k {sockets} -c listen_addresses=127.0.0.1 -c fsync=off"
+        self.url = f"postgresql://postgres@127.0.0.1:{self.port}/postgres"
+
+    def _ctl(self, *args: str) -> None:
         subprocess.run(
-            [*run_as, pg_ctl, "-D", str(data), "-m", "immediate", "stop"], capture_output=True
+            [*self._run_as, self._pg_ctl, "-D", str(self._data), *args],
+            check=True,
+            capture_output=True,
         )
-        shutil.rmtree(base, ignore_errors=True)
+
+    def start(self) -> None:
+        self._ctl("-o", self._options, "-l", str(self.base / "log"), "-w", "start")
+
+    def stop(self) -> None:
+        self._ctl("-m", "immediate", "-w", "stop")
+
+    def restart(self) -> None:
+        self.stop()
+        self.start()
+
+    def remove(self) -> None:
+        with suppress(subprocess.CalledProcessError):
+            self.stop()
+        shutil.rmtree(self.base, ignore_errors=True)
+
+
+def postgres_server() -> Generator[str, None, None]:
+    """Start a server; yield its admin URL; stop it and remove its files."""
+    server = PostgresServer()
+    try:
+        server.start()
+        yield server.url
+    finally:
+        server.remove()
 
 
 running_postgres = contextmanager(postgres_server)

@@ -26,6 +26,9 @@ __all__ = ["ServingRuntime", "Worker"]
 
 log = logging.getLogger("threadlab.worker")
 
+MAX_BACKOFF = 30.0
+"""The longest wait between two looks at a store that cannot be read."""
+
 
 class ServingRuntime(RunHost, Protocol):
     """What a worker needs of the runtime it serves with."""
@@ -57,10 +60,19 @@ class Worker:
 
         unwatch = self.store.watch_queue(heard)
         stopping = asyncio.ensure_future(stop.wait())
+        failures = 0
         try:
             while not stop.is_set():
                 woken.clear()  # before looking: a notification from here on wakes the wait
-                self._start_ready()
+                try:
+                    self._start_ready()
+                    failures = 0
+                except Exception as exc:  # the store is out of reach: look again, later
+                    failures += 1
+                    delay = min(MAX_BACKOFF, 0.5 * 2**failures)
+                    log.warning("cannot read the store (%s); looking again in %.1f s", exc, delay)
+                    await asyncio.wait([stopping], timeout=delay)
+                    continue
                 waking = asyncio.ensure_future(woken.wait())
                 await asyncio.wait(
                     [stopping, waking, *self.tasks.values()],

@@ -19,6 +19,7 @@ from typing import Any
 
 from .._errors import ThreadlabError
 from .._urls import hide
+from ._postgres_link import Link
 from ._sql import SqlStore
 
 __all__ = ["NOTIFY_CHANNEL", "POSTGRES_SCHEMA_VERSION", "PostgresStore", "is_postgres_url"]
@@ -99,7 +100,7 @@ class PostgresStore(SqlStore):
             r"^postgres(ql)?\+psycopg://", "postgresql://", url, flags=re.IGNORECASE
         )
         try:
-            self._db = psycopg.connect(dsn, autocommit=True)
+            self._link = Link(dsn, psycopg.connect(dsn, autocommit=True))
         except psycopg.Error as exc:
             # psycopg quotes the URL it could not parse, password and all: hide it first.
             raise ThreadlabError(
@@ -116,16 +117,29 @@ class PostgresStore(SqlStore):
         return self._read("SELECT to_regclass(?)", (name,))[0][0] is not None
 
     def _execute(self, sql: str, params: Sequence[object] = ()) -> int:
+        statement, values = _placeholders(sql), _text_safe(params)
         with self._lock:
-            return int(self._db.execute(_placeholders(sql), _text_safe(params)).rowcount)
+            return self._link.run(
+                sql, lambda db: int(db.execute(statement, values).rowcount),
+                read=False,  # writes, locks and notifications: reads go through _read
+            )  # fmt: skip
 
     def _executemany(self, sql: str, rows: Sequence[Sequence[object]]) -> None:
-        with self._lock, self._db.cursor() as cursor:
-            cursor.executemany(_placeholders(sql), [_text_safe(row) for row in rows])
+        statement, values = _placeholders(sql), [_text_safe(row) for row in rows]
+
+        def many(db: Any) -> None:
+            with db.cursor() as cursor:
+                cursor.executemany(statement, values)
+
+        with self._lock:
+            self._link.run(sql, many, read=False)
 
     def _read(self, sql: str, params: Sequence[object] = ()) -> list[tuple[object, ...]]:
+        statement = _placeholders(sql)
         with self._lock:
-            return list(self._db.execute(_placeholders(sql), params).fetchall())
+            return self._link.run(
+                sql, lambda db: list(db.execute(statement, params).fetchall()), read=True
+            )
 
     def lock_thread(self, thread_id: str) -> None:
         self._execute("SELECT pg_advisory_xact_lock(hashtextextended(?, 0))", (thread_id,))
@@ -164,7 +178,7 @@ class PostgresStore(SqlStore):
                     while not self._closing.is_set():
                         # A timeout, so closing the store ends the thread within it.
                         for note in listening.notifies(timeout=0.2):
-                            if note.pid == self._db.info.backend_pid:
+                            if note.pid == self._link.backend_pid():
                                 continue  # this store's own commit: its process knows
                             with self._lock:
                                 watchers = list(self._watchers)
@@ -181,14 +195,14 @@ class PostgresStore(SqlStore):
         if self._listener is not None:
             self._listener.join(5)
         with self._lock:
-            self._db.close()
+            self._link.close()
 
     def __del__(self) -> None:
         # A Runtime need not be closed (a kernel's lives as long as the kernel): its store
         # closes its connection when collected, as SQLite's does.
-        db = getattr(self, "_db", None)
-        if db is not None and not db.closed:
-            db.close()
+        link = getattr(self, "_link", None)
+        if link is not None:
+            link.close()
 
 
 def _text_safe(params: Sequence[object]) -> Sequence[object]:
