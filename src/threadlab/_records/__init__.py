@@ -26,6 +26,7 @@ from ._messages import (
     UnfinishedCause,
     nesting_depth,
     new_id,
+    unanswered_calls,
     unfinished_result,
     unfinished_text,
 )
@@ -58,6 +59,7 @@ __all__ = [
     "event_from_json",
     "nesting_depth",
     "new_id",
+    "unanswered_calls",
     "unfinished_result",
     "unfinished_text",
 ]

@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import random
 import time
+from collections.abc import Sequence
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -16,6 +17,7 @@ __all__ = [
     "UnfinishedCause",
     "nesting_depth",
     "new_id",
+    "unanswered_calls",
     "unfinished_result",
     "unfinished_text",
 ]
@@ -124,6 +126,19 @@ def unfinished_result(call: ToolCall, cause: UnfinishedCause, **placement: Any) 
         tool_status="error",
         **placement,
     )
+
+
+def unanswered_calls(messages: Sequence[Message]) -> list[tuple[Message, ToolCall]]:
+    """Each tool call in `messages` that no tool message answers, with the assistant message
+    that made it, in order: what a repair closes and what a resumed run runs."""
+    answered = {m.tool_call_id for m in messages if m.role == "tool"}
+    return [
+        (message, call)
+        for message in messages
+        if message.role == "assistant"
+        for call in message.tool_calls
+        if call.id not in answered
+    ]
 
 
 MAX_NESTING = 100

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import time
 
-from .._records import unfinished_result, unfinished_text
+from .._records import unanswered_calls, unfinished_result, unfinished_text
 from ..store import RunRecord
 from ..threads import ThreadContext, is_live
 
@@ -25,8 +25,6 @@ def repair(context: ThreadContext, runs: list[RunRecord] | None = None) -> None:
     if not orphaned and not context.meta.get("interrupted"):
         return  # nothing can be unanswered: spare reading the whole history
     context.reload(force=True)
-    everything = context.all_messages()
-    answered = {m.tool_call_id for m in everything if m.role == "tool"}
     missing = [
         unfinished_result(
             call,
@@ -36,10 +34,7 @@ def repair(context: ThreadContext, runs: list[RunRecord] | None = None) -> None:
             parent_tool_call_id=m.parent_tool_call_id,
             side=m.side,
         )
-        for m in everything
-        if m.role == "assistant"
-        for call in m.tool_calls
-        if call.id not in answered
+        for m, call in unanswered_calls(context.all_messages())
     ]
     if not missing and not orphaned:
         if context.meta.get("interrupted"):

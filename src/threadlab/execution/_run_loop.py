@@ -104,19 +104,7 @@ class RunLoop:
                 await hooks.run("after_create_message", self.state_for(first, prompt), user)
             await self.supervisor.start_immediate(first, user)
             await (self._session(start) if dual else self._ai_human(first))
-            # Non-blocking children started in this run: wait for them, then let the thread
-            # handle the results they queued, until nothing is pending.
-            while self.wait_children and self.completed:
-                waited = await self._wait_for_children()
-                if self.context.has_queued():
-                    agent = self.graph.agent
-                    await (
-                        self._session(start)
-                        if dual
-                        else self._ai_human(self._top_frame(agent.side_a, start, None))
-                    )
-                elif not waited:
-                    break
+            await self._answer_children(start, dual)
         except BaseException:
             # Cancelled, interrupted or crashed mid-step: every call of a persisted assistant
             # message still gets exactly one result, before the exception goes on (first, and
@@ -127,6 +115,87 @@ class RunLoop:
             raise
         self._settle_session()
         return self.outcome
+
+    async def resume(self) -> Run:
+        """Go on from the stored history, with no new message: run the unanswered calls of
+        the last assistant message in order (the results before them are kept), then step
+        until the turn ends. The turn is counted from the last user message."""
+        try:
+            history = self.context.history
+            start = _turn_start(history)
+            dual = self.graph.agent.type == "dual_ai"
+            last = history[-1]
+            side: Literal["a", "b"] | None = (last.side or "a") if dual else None
+            agent = self.graph.agent
+            side_config = agent.side_b if side == "b" and agent.side_b else agent.side_a
+            frame = self._top_frame(side_config, start, side)
+            calling = _calling(history)
+            if calling is not None:
+                await self._run_open_calls(frame, calling)
+            if self.completed and not self._session_ended(frame):
+                if dual:
+                    assert side is not None
+                    following = side if frame.ending is None else _other(side)
+                    await self._session(start, first=following)
+                elif frame.ending is None:
+                    await self._ai_human(frame)
+            await self._answer_children(start, dual)
+        except BaseException:
+            self._close_open_calls()
+            await asyncio.shield(self.supervisor.cancel_all())
+            raise
+        self._settle_session()
+        return self.outcome
+
+    async def _run_open_calls(self, frame: Frame, assistant: Message) -> None:
+        """Run the calls of `assistant` that have no result yet, in `frame`."""
+        answered = {m.tool_call_id for m in self.context.history if m.role == "tool"}
+        open_calls = tuple(c for c in assistant.tool_calls if c.id not in answered)
+        if not open_calls:
+            return
+        prompt = self._prompt(frame)
+        hooks = self.hooks_for(prompt)
+        tools = tools_for(self, frame, prompt)
+        frame.current_message_id = assistant.id
+        base = frame.event_base(self.context.base())
+        for call in open_calls:
+            self._open[call.id] = (frame, call)
+            # Its card and the hook, as when the call streamed in: it was never started.
+            tool = tools.get(call.name)
+            argument = tool.progress_argument if tool is not None else None
+            value = (
+                call.arguments.get(argument)
+                if argument and isinstance(call.arguments, dict)
+                else None
+            )
+            event = self.context.emit(
+                ToolCallStartedEvent(
+                    tool_call_id=call.id,
+                    name=call.name,
+                    progress=value if isinstance(value, str) else None,
+                    **base,
+                )
+            )
+            if hooks.has("tool_call_started"):
+                await hooks.run("tool_call_started", self.state_for(frame, prompt), event)
+        await self._run_calls(
+            frame, assistant.model_copy(update={"tool_calls": open_calls}), prompt, hooks, tools
+        )
+
+    async def _answer_children(self, start: int, dual: bool) -> None:
+        """Non-blocking children started in this run: wait for them, then let the thread
+        handle the results they queued, until nothing is pending."""
+        while self.wait_children and self.completed:
+            waited = await self._wait_for_children()
+            if self.context.has_queued():
+                agent = self.graph.agent
+                await (
+                    self._session(start)
+                    if dual
+                    else self._ai_human(self._top_frame(agent.side_a, start, None))
+                )
+            elif not waited:
+                break
 
     async def _wait_for_children(self) -> bool:
         """Wait for the children still running, here or at workers. A message queued for
@@ -162,31 +231,35 @@ class RunLoop:
                 self.graph.agent.side_a, frame.turn_start, None, budget=frame.budget
             )
 
-    async def _session(self, start: int) -> None:
+    async def _session(self, start: int, first: Literal["a", "b"] = "a") -> None:
         agent = self.graph.agent
         limit = agent.max_session_turns or self.limits.max_session_turns
-        side: Literal["a", "b"] = "a"
+        side: Literal["a", "b"] = first
         for _ in range(limit):
             side_config = agent.side_a if side == "a" else agent.side_b
             assert side_config is not None  # a dual_ai agent has both sides
             frame = self._top_frame(side_config, start, side)
             await self.run_turn(frame)
-            if not self.completed:
+            if not self.completed or self._session_ended(frame):
                 return
-            if frame.ending in ("session_stop", "session_fail"):
-                result = frame.session_result or ToolResult()
-                self.update(
-                    session_status="completed" if frame.ending == "session_stop" else "failed",
-                    result=result_text(result),
-                    attachments=tuple(result.attachments),
-                )
-                return
-            side = "b" if side == "a" else "a"
+            side = _other(side)
         self.update(
             session_status="failed",
             result=self._last_text_a,
             error=f"the session reached max_session_turns ({limit})",
         )
+
+    def _session_ended(self, frame: Frame) -> bool:
+        """Whether `frame`'s turn ended its dual_ai session (recorded in the outcome)."""
+        if frame.ending not in ("session_stop", "session_fail"):
+            return False
+        result = frame.session_result or ToolResult()
+        self.update(
+            session_status="completed" if frame.ending == "session_stop" else "failed",
+            result=result_text(result),
+            attachments=tuple(result.attachments),
+        )
+        return True
 
     def _settle_session(self) -> None:
         if self.outcome.session_status is not None:
@@ -572,3 +645,25 @@ def _is_message(value: object) -> bool:
 
 def _is_message_list(value: object) -> bool:
     return isinstance(value, list) and all(isinstance(m, Message) for m in value)
+
+
+def _turn_start(history: Sequence[Message]) -> int:
+    """Where the open turn starts: the last top-level user message (0 when there is none)."""
+    for index in range(len(history) - 1, -1, -1):
+        if history[index].role == "user":
+            return index
+    return 0
+
+
+def _calling(history: Sequence[Message]) -> Message | None:
+    """The assistant message whose calls the history ends in (followed by results only)."""
+    for message in reversed(history):
+        if message.role == "assistant":
+            return message if message.tool_calls else None
+        if message.role != "tool":
+            return None
+    return None
+
+
+def _other(side: Literal["a", "b"]) -> Literal["a", "b"]:
+    return "b" if side == "a" else "a"

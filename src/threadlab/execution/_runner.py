@@ -24,21 +24,24 @@ from ._host import RunHost
 from ._repair import repair
 from ._run_loop import RunLoop
 
-__all__ = ["execute_run", "run_queued"]
+__all__ = ["execute_run", "needs_a_step", "resume_run", "run_queued"]
 
 
 async def execute_run(
     host: RunHost,
     context: ThreadContext,
-    content: str,
+    content: str | None,
     attachments: Iterable[str],
     listener: Listener | None = None,
     *,
     wait_children: bool = True,
 ) -> Run:
-    """Send `content` to the thread and run until it is idle. Model and provider errors end
-    the run as "failed"; cancellation persists an "interrupted" result for every unfinished
-    call before it propagates."""
+    """Send `content` to the thread and run until it is idle (`content` None: resume what
+    the history leaves open, `resume_run`). Model and provider errors end the run as
+    "failed"; cancellation persists an "interrupted" result for every unfinished call before
+    it propagates."""
+    if content is None:
+        return await resume_run(host, context, listener, wait_children=wait_children)
     if isinstance(attachments, str):  # one path, not its characters
         attachments = [attachments]
     paths = tuple(context.files.require(p).path for p in attachments)
@@ -62,6 +65,37 @@ async def execute_run(
 
         run = await _claim_and_run(context, loop, take, busy, listener)
         return run if run is not None else Run(new_id("run"), context.id, "queued")
+
+
+async def resume_run(
+    host: RunHost,
+    context: ThreadContext,
+    listener: Listener | None = None,
+    *,
+    wait_children: bool = True,
+) -> Run:
+    """Run what the stored history leaves open, with no new message: the unanswered calls of
+    the last assistant message, then model steps until the turn ends; a history that ends
+    with a user message or with results gets its model step. Nothing open: a completed run
+    that called no model. Another process running the thread: "queued" (it is at work on it).
+    """
+    async with context.lock:
+        runs = context.store.running_runs(context.id)
+        if any(is_live(r) for r in runs):
+            return Run(new_id("run"), context.id, "queued")
+        loop = _prepare(host, context, runs, wait_children)
+        if not needs_a_step(context.history):
+            return Run(loop.outcome.id, context.id, "completed")
+        claimed = _claim(context, loop.outcome.id, None, lambda: None, listener)
+        if claimed is None:
+            return Run(new_id("run"), context.id, "queued")
+        return await _run_claimed(context, loop, claimed, None)
+
+
+def needs_a_step(history: list[Message]) -> bool:
+    """Whether a top-level history leaves something open: a user message or results the
+    model has not answered yet, or calls without their results."""
+    return bool(history) and (history[-1].role in ("user", "tool") or bool(history[-1].tool_calls))
 
 
 async def run_queued(
@@ -109,25 +143,50 @@ async def _claim_and_run(
     report: Callable[[Run], None] | None = None,
 ) -> Run | None:
     """Claim the thread and run the loop on the message `take` gives (None: the claim lost,
-    or there was nothing to take, and nothing ran).
+    or there was nothing to take, and nothing ran)."""
+    claimed = _claim(context, loop.outcome.id, take, busy, listener)
+    if claimed is None:
+        return None
+    return await _run_claimed(context, loop, claimed, report)
 
-    The claim: checking that nobody runs the thread and taking the lease happen in one
-    immediate transaction, so of two senders (tasks, OS threads or processes) exactly one
-    runs and the other queues its message (`busy`, called in that transaction). The lease,
-    the running status and the user's message commit together. `take` is asked only once
-    the claim is won, so a message taken from the queue is never put back behind newer
-    ones."""
+
+class _Claimed:
+    """A won claim: the message that opens the run (None when it resumes the history), and
+    how to stop listening once the run ends."""
+
+    __slots__ = ("message", "unsubscribe")
+
+    def __init__(self, message: Message | None, unsubscribe: Callable[[], None] | None) -> None:
+        self.message = message
+        self.unsubscribe = unsubscribe
+
+
+def _claim(
+    context: ThreadContext,
+    run_id: str,
+    take: Callable[[], Message | None] | None,
+    busy: Callable[[], None],
+    listener: Listener | None,
+) -> _Claimed | None:
+    """Take the thread's lease for run `run_id`, with the message `take` gives (`take` None:
+    a run that resumes the history, with no message); None when the claim lost or there was
+    nothing to take.
+
+    Checking that nobody runs the thread and taking the lease happen in one immediate
+    transaction, so of two senders (tasks, OS threads or processes) exactly one runs and the
+    other queues its message (`busy`, called in that transaction). The lease, the running
+    status and the user's message commit together. `take` is asked only once the claim is
+    won, so a message taken from the queue is never put back behind newer ones."""
     store = context.store
-    run_id = loop.outcome.id
     unsubscribe = context.sink.subscribe(listener) if listener else None
     claimed = False
+    message: Message | None = None
     try:
         with store.transaction():
             store.lock_thread(context.id)
-            message = None
             if any(is_live(r) for r in store.running_runs(context.id)):
                 busy()
-            elif (message := take()) is not None:
+            elif take is None or (message := take()) is not None:
                 LIVE_RUNS.add(run_id)
                 context.running = claimed = True
                 store.start_run(new_lease(run_id, context.id))
@@ -135,7 +194,8 @@ async def _claim_and_run(
                     context.set_child_status("running")
                 context.sink.bind_loop()
                 context.emit(ThreadStatusEvent(status="running", **context.base()))
-                (message,) = context.persist([message])
+                if message is not None:
+                    (message,) = context.persist([message])
     except BaseException:
         claimed = False
         raise
@@ -145,12 +205,23 @@ async def _claim_and_run(
             context.running = False
             if unsubscribe is not None:
                 unsubscribe()
-    if not claimed or message is None:
-        return None
-    beat = asyncio.create_task(heartbeat_task(store, run_id))
+    return _Claimed(message, unsubscribe) if claimed else None
+
+
+async def _run_claimed(
+    context: ThreadContext,
+    loop: RunLoop,
+    claimed: _Claimed,
+    report: Callable[[Run], None] | None,
+) -> Run:
+    """Run the loop under a won claim (on its message, or resuming), heartbeat the lease,
+    and record the outcome; the lease ends with the run, however it ends."""
+    run_id = loop.outcome.id
+    beat = asyncio.create_task(heartbeat_task(context.store, run_id))
     try:
         try:
-            outcome = await loop.run(message)
+            message = claimed.message
+            outcome = await (loop.run(message) if message is not None else loop.resume())
         except Exception as exc:  # a definition broke mid-run: the run fails, visibly
             outcome = Run(run_id, context.id, "failed", error=context.redact(str(exc)))
         except BaseException:
@@ -164,8 +235,8 @@ async def _claim_and_run(
         context.running = False
         LIVE_RUNS.discard(run_id)
         beat.cancel()
-        if unsubscribe is not None:
-            unsubscribe()
+        if claimed.unsubscribe is not None:
+            claimed.unsubscribe()
 
 
 async def _run_child(host: RunHost, child: ThreadContext, content: str, paths: list[str]) -> Run:

@@ -164,6 +164,20 @@ class Thread:
         Cancelling the awaiting task cancels the run, after persisting an "interrupted" result
         for every unfinished tool call.
         """
+        return await self._run(message, attachments, wait_children)
+
+    async def resume(self, *, wait_children: bool = True) -> Run:
+        """Continue what the stored history leaves open, with no new message: the tool calls
+        of the last assistant message that have no result (in order; the results before them
+        are kept), then model steps until the turn ends. A history that ends with a user
+        message, or with results the model has not answered, gets its model step; with
+        nothing open the run is "completed" and no model is called. The same statuses,
+        events, hooks and lease as `send`."""
+        return await self._run(None, (), wait_children)
+
+    async def _run(
+        self, message: str | None, attachments: Iterable[str], wait_children: bool
+    ) -> Run:
         since = time.time()
         try:
             run = await execute_run(
@@ -188,10 +202,11 @@ class Thread:
                 return
 
     async def stream(
-        self, message: str, *, attachments: Iterable[str] = ()
+        self, message: str | None = None, *, attachments: Iterable[str] = ()
     ) -> AsyncIterator[ThreadEvent]:
-        """The same run as `send`, yielding its events (and its descendants') as they happen;
-        the last one is `run_finished`. Closing the iterator early cancels the run.
+        """The same run as `send` (or, with no message, as `resume`), yielding its events (and
+        its descendants') as they happen; the last one is `run_finished`. Closing the iterator
+        early cancels the run.
 
         `event.type` tells the events apart, and narrows the type for a type checker.
         """
