@@ -47,6 +47,7 @@ PUBLIC = {
     "CodeOptionError",
     "SecretKeyError",
     "SecretValueError",
+    "ReplayDivergedError",
     # running
     "Runtime",
     "run",
@@ -102,6 +103,8 @@ MODELS = {
     "ToolPurpose",
     "RemoteModel",
     "remote_model",
+    "ReplayModel",
+    "RecordedThread",
 }
 # Implementation packages are reachable as attributes (the notebook side once it has been
 # imported), but they are not the public surface. `threadlab.otel` is imported by name (it

@@ -11,6 +11,7 @@ __all__ = [
     "MissingVariableError",
     "ModelError",
     "PathError",
+    "ReplayDivergedError",
     "SandboxUnavailableError",
     "SecretKeyError",
     "SecretValueError",
@@ -83,6 +84,11 @@ class ModelError(ThreadlabError, RuntimeError):
     """A model or its provider failed: rejected the key, does not know the model, answered an
     error after its retries, timed out, or streamed something that is not its protocol. The
     message says which, for a person to act on; it never holds a key."""
+
+
+class ReplayDivergedError(ModelError, LookupError):
+    """A `ReplayModel` was asked for a step its recording does not have, and has no fallback:
+    the message says at which step and names the first difference."""
 
 
 class CodeOptionError(ThreadlabError, ValueError):

@@ -27,6 +27,9 @@ class ModelResolver:
         """The model `chosen` names; `variables` resolves a provider's key."""
         found = self._lookup(chosen)
         if not isinstance(found, ModelDefinition):
+            bind = getattr(found, "bind_fallback", None)
+            if callable(bind):  # a replay whose fallback may be a model's name
+                bind(lambda name: self.resolve(name, variables))
             return found
         if found.provider == "offline":
             return OfflineModel(**found.options)

@@ -14,7 +14,7 @@ import time
 from collections.abc import Sequence
 from typing import Any, Literal
 
-from .._errors import DefinitionError, PathError
+from .._errors import DefinitionError, PathError, ReplayDivergedError
 from .._records import (
     Message,
     Run,
@@ -380,7 +380,12 @@ class RunLoop:
             )
         except Exception as exc:  # provider and model failures end the turn, never the cell
             name = getattr(chosen, "name", chosen)
-            frame.error = self.context.redact(f"model {name!r} failed: {exc}")
+            said = (
+                str(exc)
+                if isinstance(exc, ReplayDivergedError)
+                else f"model {name!r} failed: {exc}"
+            )
+            frame.error = self.context.redact(said)
             if frame.depth == 0:
                 self.update(status="failed", error=frame.error)
             return None

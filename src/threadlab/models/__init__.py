@@ -15,6 +15,7 @@ from ._base import (
 from ._offline import OfflineModel
 from ._providers import remote_model
 from ._remote import RemoteModel
+from ._replay import RecordedThread, ReplayModel
 from ._scripted import FunctionModel, ScriptedCall, ScriptedModel, Step, call, step, text
 
 __all__ = [
@@ -24,7 +25,9 @@ __all__ = [
     "ModelChunk",
     "ModelRequest",
     "OfflineModel",
+    "RecordedThread",
     "RemoteModel",
+    "ReplayModel",
     "ScriptedCall",
     "ScriptedModel",
     "Step",

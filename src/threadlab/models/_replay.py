@@ -1,0 +1,167 @@
+"""`ReplayModel`: answers each model step with the assistant message a recorded thread
+produced for the same request, so a thread can be run again (after a tool was fixed, say)
+without calling a model until the conversation changes.
+
+"The same request" is the same conversation so far — each message's role, text, tool calls
+(id, name, arguments) and results, system messages aside — and the same tool names offered.
+Recordings are read from the top-level history of each source thread: the request that
+produced its i-th message, an assistant one, is the history before it, which is what the
+same prompt sends again for the same history. At the first request with no recording the
+fallback model answers (and every later request: the conversation has left the recording);
+without one the step fails with "diverged at step N: ..." naming the first difference.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import AsyncIterator, Callable, Iterable, Sequence
+from typing import Any, Protocol
+
+from .._errors import ModelError, ReplayDivergedError
+from .._records import Message
+from ._base import Model, ModelChunk, ModelRequest
+from ._scripted import ScriptedCall, Step, stream_step
+
+__all__ = ["RecordedThread", "ReplayModel"]
+
+
+class RecordedThread(Protocol):
+    """What a replay reads of a thread: its top-level history (a `tl.Thread` has it)."""
+
+    @property
+    def messages(self) -> list[Message]: ...
+
+
+_Key = tuple[tuple[Any, ...], ...]
+
+
+class ReplayModel:
+    """Replays the assistant messages recorded in `source` (a thread or several) for the same
+    requests; `fallback` (a model, or a model's name) answers once the conversation leaves
+    the recording.
+
+    Example:
+        >>> import threadlab as tl
+        >>> class Recorded:
+        ...     messages = [tl.Message(role="user", content="hi"),
+        ...                 tl.Message(role="assistant", content="hello")]
+        >>> tl.models.ReplayModel(Recorded()).recordings
+        1
+    """
+
+    def __init__(
+        self,
+        source: RecordedThread | Iterable[RecordedThread],
+        *,
+        fallback: Model | str | None = None,
+        chunk_size: int = 8,
+    ) -> None:
+        self.name = "replay"
+        self.fallback = fallback
+        self.chunk_size = chunk_size
+        self.calls_replayed = 0
+        """Model steps answered from the recording."""
+        self.calls_forwarded = 0
+        """Model steps the fallback answered."""
+        sources = [source] if hasattr(source, "messages") else list(source)
+        self._recorded: dict[_Key, Message] = {}
+        self._histories: list[list[Message]] = []
+        for thread in sources:
+            history = [m for m in thread.messages if m.role != "system"]
+            self._histories.append(history)
+            for index, message in enumerate(history):
+                if message.role == "assistant":
+                    self._recorded.setdefault(_key(history[:index]), message)
+        self._diverged = False
+        self._resolve: Callable[[str], Model] | None = None
+
+    @property
+    def recordings(self) -> int:
+        """How many model steps the sources recorded."""
+        return len(self._recorded)
+
+    def bind_fallback(self, resolve: Callable[[str], Model]) -> None:
+        """How a fallback given by name becomes a model (the runtime binds it)."""
+        self._resolve = resolve
+
+    async def stream(self, request: ModelRequest) -> AsyncIterator[ModelChunk]:
+        asked = [m for m in request.messages if m.role != "system"]
+        recorded = None if self._diverged else self._recorded.get(_key(asked))
+        if recorded is not None:
+            self.calls_replayed += 1
+            async for chunk in stream_step(_as_step(recorded), self.chunk_size):
+                yield chunk
+            return
+        if self.fallback is None:
+            raise ReplayDivergedError(self._divergence(asked))
+        self._diverged = True  # past here the conversation is the fallback's own
+        self.calls_forwarded += 1
+        async for chunk in self._fallback().stream(request):
+            yield chunk
+
+    def _fallback(self) -> Model:
+        if not isinstance(self.fallback, str):
+            assert self.fallback is not None
+            return self.fallback
+        if self._resolve is None:
+            raise ModelError(
+                f"the replay's fallback {self.fallback!r} is a model name: run the replay in a"
+                " Runtime, which resolves it"
+            )
+        return self._resolve(self.fallback)
+
+    def _divergence(self, asked: Sequence[Message]) -> str:
+        step = sum(1 for m in asked if m.role == "assistant") + 1
+        best, at = None, -1
+        for history in self._histories:
+            same = _common_prefix(history, asked)
+            if same > at:
+                best, at = history, same
+        if best is None:
+            return f"diverged at step {step}: there is no recording to replay"
+        now = _describe(asked[at]) if at < len(asked) else "nothing"
+        then = _describe(best[at]) if at < len(best) else "nothing (the recording ended)"
+        return f"diverged at step {step}: message {at + 1} is {now}; the recording had {then}"
+
+
+def _shape(message: Message) -> tuple[Any, ...]:
+    calls = tuple(
+        (c.id, c.name, json.dumps(c.arguments, sort_keys=True)) for c in message.tool_calls
+    )
+    return (message.role, message.content or "", calls, message.tool_call_id)
+
+
+def _key(messages: Sequence[Message]) -> _Key:
+    return tuple(_shape(m) for m in messages)
+
+
+def _common_prefix(recorded: Sequence[Message], asked: Sequence[Message]) -> int:
+    same = 0
+    for then, now in zip(recorded, asked, strict=False):
+        if _shape(then) != _shape(now):
+            break
+        same += 1
+    return same
+
+
+def _describe(message: Message) -> str:
+    if message.role == "tool":
+        text = (message.content or "")[:80]
+        return f"the result of {message.name or 'a call'} ({message.tool_call_id}): {text!r}"
+    if message.tool_calls:
+        names = ", ".join(f"{c.name}({json.dumps(c.arguments)[:60]})" for c in message.tool_calls)
+        return f"an {message.role} message calling {names}"
+    return f"a {message.role} message {(message.content or '')[:80]!r}"
+
+
+def _as_step(message: Message) -> Step:
+    calls = tuple(
+        ScriptedCall(
+            c.name,
+            c.arguments if isinstance(c.arguments, dict) else None,
+            c.arguments if isinstance(c.arguments, str) else None,
+            c.id,
+        )
+        for c in message.tool_calls
+    )
+    return Step(calls=calls, text=message.content)
