@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import asyncio
 
-from . import fanout, overhead, providers, sandbox, scanner, storage, widgets
+from . import fanout, fork, overhead, providers, sandbox, scanner, storage, widgets
 
 
 def main() -> None:
@@ -20,6 +20,8 @@ def main() -> None:
     print(storage.report(asyncio.run(storage.measure())))
     print("\n## Provider streaming\n")
     print(providers.report(asyncio.run(providers.measure())))
+    print("\n## Forking a long thread\n")
+    print(fork.report(asyncio.run(fork.measure())))
     print("\n## run_code latency\n")
     print(sandbox.report(asyncio.run(sandbox.main())))
 

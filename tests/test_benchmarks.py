@@ -3,7 +3,7 @@ benchmarks/README.md, not in assertions."""
 
 from __future__ import annotations
 
-from benchmarks import fanout, overhead, providers, sandbox, scanner, storage, widgets
+from benchmarks import fanout, fork, overhead, providers, sandbox, scanner, storage, widgets
 
 
 async def test_overhead_benchmark_runs_both_sides() -> None:
@@ -82,3 +82,11 @@ async def test_wake_up_benchmark_hears_every_message(postgres_url: str) -> None:
     values = await wakeup.latencies(postgres_url, messages=5)
     assert len(values) == 5
     assert all(v > 0 for v in values)
+
+
+async def test_fork_benchmark_forks_a_thread_with_children() -> None:
+    times = await fork.measure(rounds=2, calls=30, children=3)
+    assert times.messages == 62  # the question, 30 calls and their results, the answer
+    assert times.children == 3
+    assert times.at_end_ms > 0
+    assert times.in_middle_ms > 0

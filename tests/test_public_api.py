@@ -48,6 +48,7 @@ PUBLIC = {
     "SecretKeyError",
     "SecretValueError",
     "ReplayDivergedError",
+    "ThreadBusyError",
     # running
     "Runtime",
     "run",
@@ -56,6 +57,7 @@ PUBLIC = {
     "ThreadState",
     "ExecutionInfo",
     "ChildInfo",
+    "ForkPoint",
     "Message",
     "ToolCall",
     # events

@@ -47,6 +47,15 @@ def test_the_composition_example_runs_and_prints_what_the_readme_says(tmp_path: 
     assert lines[3].startswith("- a subagent reported")
 
 
+def test_the_reshaping_example_runs_and_prints_what_the_readme_says(tmp_path: Path) -> None:
+    (index,) = [i for i, block in enumerate(python_blocks()) if "thread.fork(" in block]
+    result = run_block(index, tmp_path)
+    assert result.returncode == 0, result.stderr
+    forked, replayed = result.stdout.splitlines()
+    assert re.fullmatch(r"ForkPoint\(thread_id='thr_[0-9a-f]+', at='call_1'\) \['5'\]", forked)
+    assert replayed == "2 + 3 = 5 1 1"  # one step replayed, one answered by the fallback
+
+
 def test_every_python_example_type_checks_under_mypy_strict(tmp_path: Path) -> None:
     # Users copy these: they must type-check as written against the shipped types (py.typed).
     scripts = []

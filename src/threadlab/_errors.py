@@ -17,6 +17,7 @@ __all__ = [
     "SecretValueError",
     "StoreURLError",
     "StoreVersionError",
+    "ThreadBusyError",
     "ThreadNotFound",
     "ThreadlabError",
 ]
@@ -89,6 +90,11 @@ class ModelError(ThreadlabError, RuntimeError):
 class ReplayDivergedError(ModelError, LookupError):
     """A `ReplayModel` was asked for a step its recording does not have, and has no fallback:
     the message says at which step and names the first difference."""
+
+
+class ThreadBusyError(ThreadlabError, RuntimeError):
+    """The thread is running (here or in another process) and cannot be changed now: wait for
+    its run to end."""
 
 
 class CodeOptionError(ThreadlabError, ValueError):

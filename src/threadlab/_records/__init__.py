@@ -30,7 +30,7 @@ from ._messages import (
     unfinished_result,
     unfinished_text,
 )
-from ._runs import ChildInfo, Run, RunStatus, SessionStatus, ThreadStatus
+from ._runs import ChildInfo, ForkPoint, Run, RunStatus, SessionStatus, ThreadStatus
 from ._tool_results import ToolResult
 
 __all__ = [
@@ -39,6 +39,7 @@ __all__ = [
     "CustomEvent",
     "Event",
     "FileWrittenEvent",
+    "ForkPoint",
     "Message",
     "MessageCreatedEvent",
     "Run",

@@ -136,6 +136,10 @@ class FileWrittenEvent(Event):
     """The file's path in the thread."""
     size: int
     """Its size in bytes."""
+    digest: str | None = None
+    """The SHA-256 of its content (how a fork finds the file as it was at any point)."""
+    deleted: bool = False
+    """True when the file was deleted: the path no longer exists."""
 
 
 class CustomEvent(Event):

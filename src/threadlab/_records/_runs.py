@@ -9,7 +9,7 @@ from pydantic import BaseModel, ConfigDict
 
 from ._messages import Message
 
-__all__ = ["ChildInfo", "Run", "RunStatus", "SessionStatus", "ThreadStatus"]
+__all__ = ["ChildInfo", "ForkPoint", "Run", "RunStatus", "SessionStatus", "ThreadStatus"]
 
 RunStatus = Literal["completed", "failed", "interrupted", "stopped", "queued"]
 """How a run ended; see `Run.status`."""
@@ -78,3 +78,18 @@ class ChildInfo(BaseModel):
     """Whether it can be messaged again after its first session."""
     status: ThreadStatus
     """Its lifecycle status."""
+
+
+@dataclass(frozen=True)
+class ForkPoint:
+    """Where a branch came from: `thread.forked_from`.
+
+    Example:
+        >>> ForkPoint("thr_1", "call_2").at
+        'call_2'
+    """
+
+    thread_id: str
+    """The thread it was forked from."""
+    at: str
+    """The message or tool call id it was forked at."""

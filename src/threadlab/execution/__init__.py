@@ -6,6 +6,7 @@ Internal machinery, not public surface: `threadlab.Runtime` and `threadlab.Threa
 in. Nothing here imports the runtime; it is written against `RunHost`.
 """
 
+from ._fork import fork_point, fork_tree, give_result
 from ._host import Limits, RunHost
 from ._model_choice import ModelResolver
 from ._repair import repair
@@ -23,6 +24,9 @@ __all__ = [
     "child_outcome",
     "deliver_report",
     "execute_run",
+    "fork_point",
+    "fork_tree",
+    "give_result",
     "repair",
     "report_failure",
     "run_queued",

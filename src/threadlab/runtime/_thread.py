@@ -6,12 +6,13 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import json
 import time
-from collections.abc import AsyncIterator, Iterable
-from typing import Protocol
+from collections.abc import AsyncIterator, Iterable, Mapping
+from typing import Any, Protocol
 
-from .._records import Message, Run, RunFinishedEvent, ThreadEvent, ThreadStatus
-from ..execution import RunHost, execute_run
+from .._records import ForkPoint, Message, Run, RunFinishedEvent, ThreadEvent, ThreadStatus
+from ..execution import RunHost, execute_run, fork_point, fork_tree, give_result
 from ..threads import ThreadContext, ThreadFiles
 
 __all__ = ["Thread", "ThreadOwner"]
@@ -152,6 +153,28 @@ class Thread:
         """Child threads in creation order, finished ones included."""
         return [self._runtime.thread(child.id) for child in self._context.children()]
 
+    @property
+    def forked_from(self) -> ForkPoint | None:
+        """Where this branch was forked from (None for a thread that is no branch)."""
+        found = self._context.meta.get("forked_from")
+        if not isinstance(found, dict):
+            return None
+        return ForkPoint(str(found.get("thread_id")), str(found.get("at")))
+
+    @property
+    def branches(self) -> list[Thread]:
+        """The threads forked from this one, oldest first."""
+        found = []
+        for record in reversed(self._context.store.list_threads()):
+            try:
+                meta = json.loads(record.metadata or "{}")
+            except ValueError:
+                continue
+            origin = meta.get("forked_from") if isinstance(meta, dict) else None
+            if isinstance(origin, dict) and origin.get("thread_id") == self.id:
+                found.append(self._runtime.thread(record.id))
+        return found
+
     # running
 
     async def send(
@@ -165,6 +188,42 @@ class Thread:
         for every unfinished tool call.
         """
         return await self._run(message, attachments, wait_children)
+
+    async def fork(
+        self,
+        at: str,
+        *,
+        result: Any = None,
+        arguments: Mapping[str, Any] | None = None,
+        message: str | None = None,
+    ) -> Thread:
+        """A branch of this thread at `at`, which then goes its own way (the original never
+        changes). `at` is a top-level message id (the branch holds the history up to and
+        including it) or a tool call id (the branch holds that call's assistant message and
+        the results of the calls before it; that call and the ones after it are open).
+        `result=` (a call) stores that call's result instead of running it (a
+        `tl.ToolResult`, or any value as a success); `arguments=` (a call) runs it with these
+        arguments, checked against the tool's schema; `message=` (a user message) rewrites
+        its text. The branch holds the env, files and children as they were at that point,
+        and runs when it is resumed, sent to or streamed.
+
+        Raises a `tl.ThreadlabError` naming what does not fit (nothing is written), and
+        `tl.ThreadBusyError` while the thread is running.
+        """
+        context = self._context
+        cut = fork_point(
+            context.store,
+            context.registry,
+            self.id,
+            at,
+            arguments=arguments,
+            message=message,
+            with_result=result is not None,
+        )
+        branch = self._runtime.thread(fork_tree(context.store, self.id, cut, at))
+        if result is not None and cut.call is not None:
+            give_result(branch._context, cut.call, result)
+        return branch
 
     async def resume(self, *, wait_children: bool = True) -> Run:
         """Continue what the stored history leaves open, with no new message: the tool calls

@@ -41,6 +41,9 @@ class StoredEvent:
     thread_id: str
     type: str
     data: str  # the event as JSON
+    seq: int | None = None
+    """Its place in the store's one sequence of events (every thread's): read back, never
+    written. A fork cuts every thread of a tree at one such place."""
 
 
 @dataclass(frozen=True)
@@ -98,7 +101,36 @@ class Store(Protocol):
     def add_messages(self, messages: Sequence[StoredMessage]) -> None: ...
     def list_messages(self, thread_id: str) -> list[StoredMessage]: ...
     def add_events(self, events: Sequence[StoredEvent]) -> None: ...
-    def iter_events(self, thread_id: str) -> Iterator[StoredEvent]: ...
+    def iter_events(
+        self, thread_id: str, *, types: Sequence[str] = (), until: int | None = None
+    ) -> Iterator[StoredEvent]:
+        """The thread's events in order (only those of `types` when given, only up to event
+        `until` when given)."""
+        ...
+
+    def message_places(self, thread_id: str) -> list[int]:
+        """The `seq` of each `message_created` event of the thread, in order: where each of
+        its messages (in the same order) entered the store's event sequence."""
+        ...
+
+    def copy_history(
+        self,
+        source: str,
+        target: str,
+        until: int,
+        rename: Sequence[tuple[str, str]],
+        mentions: Sequence[tuple[str, str]] = (),
+    ) -> None:
+        """Give `target` the events of `source` up to event `until` and the messages they
+        announced, in order, with each (old, new) of `rename` and `mentions` replaced in
+        their data (a fork's new thread ids: `rename` those every row names, `mentions`
+        those a few rows name). Message rows get ids of their own; the messages keep
+        theirs."""
+        ...
+
+    def update_message(self, row_id: str, data: str) -> None:
+        """Replace the data of one stored message (a fork's edited copy)."""
+        ...
 
     # env (values already encrypted where secret)
     def set_env(

@@ -210,13 +210,74 @@ class SqlStore:
                 [(e.thread_id, e.type, e.data) for e in events],
             )
 
-    def iter_events(self, thread_id: str) -> Iterator[StoredEvent]:
+    def iter_events(
+        self, thread_id: str, *, types: Sequence[str] = (), until: int | None = None
+    ) -> Iterator[StoredEvent]:
+        where, params = "thread_id = ?", [thread_id]
+        if types:
+            where += f" AND type IN ({', '.join('?' * len(types))})"
+            params += types
+        if until is not None:
+            where += " AND seq <= ?"
+            params.append(until)  # type: ignore[arg-type]
         rows = self._read(
-            "SELECT thread_id, type, data FROM events WHERE thread_id = ? ORDER BY seq",
-            (thread_id,),
+            f"SELECT thread_id, type, data, seq FROM events WHERE {where} ORDER BY seq", params
         )
         for row in rows:
             yield StoredEvent(*row)  # type: ignore[arg-type]
+
+    def message_places(self, thread_id: str) -> list[int]:
+        rows = self._read(
+            "SELECT seq FROM events WHERE thread_id = ? AND type = 'message_created' ORDER BY seq",
+            (thread_id,),
+        )
+        return [int(str(seq)) for (seq,) in rows]
+
+    def copy_history(
+        self,
+        source: str,
+        target: str,
+        until: int,
+        rename: Sequence[tuple[str, str]],
+        mentions: Sequence[tuple[str, str]] = (),
+    ) -> None:
+        # In SQL: the rows never travel through Python. `rename` is replaced in every row as
+        # it is copied; `mentions` afterwards, only in the rows that can name another thread
+        # (replace() copies every string it is given, match or not).
+        data, swaps = _replacing(rename)
+        with self.transaction():
+            rows = self._read(
+                "SELECT COUNT(*) FROM events"
+                " WHERE thread_id = ? AND type = 'message_created' AND seq <= ?",
+                (source, until),
+            )
+            self._execute(
+                "INSERT INTO messages (id, thread_id, depth, data)"
+                f" SELECT CAST(? AS TEXT) || '.' || CAST(seq AS TEXT), ?, depth, {data}"
+                " FROM messages WHERE thread_id = ? ORDER BY seq LIMIT ?",
+                (target, target, *swaps, source, int(str(rows[0][0]))),
+            )
+            self._execute(
+                f"INSERT INTO events (thread_id, type, data) SELECT ?, type, {data}"
+                " FROM events WHERE thread_id = ? AND seq <= ? ORDER BY seq",
+                (target, *swaps, source, until),
+            )
+            if mentions:
+                named, names = _replacing(mentions)
+                # A message names a thread only where it reports on a child; of the events,
+                # only these kinds carry another thread's id or free text.
+                self._execute(
+                    f"UPDATE messages SET data = {named} WHERE thread_id = ? AND data LIKE ?",
+                    (*names, target, "%thr_%"),
+                )
+                self._execute(
+                    f"UPDATE events SET data = {named} WHERE thread_id = ?"
+                    " AND type IN ('subagent_created', 'custom', 'run_finished')",
+                    (*names, target),
+                )
+
+    def update_message(self, row_id: str, data: str) -> None:
+        self._write("UPDATE messages SET data = ? WHERE id = ?", (data, row_id))
 
     # env
     # The env table's `kind` column holds the variable type ("text" or "secret").
@@ -337,6 +398,17 @@ class SqlStore:
                 "DELETE FROM queue WHERE thread_id = ? RETURNING seq, data", (thread_id,)
             )
         return [str(data) for _, data in sorted(rows, key=lambda row: int(str(row[0])))]
+
+
+def _replacing(pairs: Sequence[tuple[str, str]]) -> tuple[str, list[object]]:
+    """A SQL expression of `data` with each (old, new) of `pairs` replaced, and its
+    parameters."""
+    expression = "data"
+    parameters: list[object] = []
+    for old, new in pairs:
+        expression = f"replace({expression}, CAST(? AS TEXT), CAST(? AS TEXT))"
+        parameters += [old, new]
+    return expression, parameters
 
 
 class _Transaction:

@@ -24,7 +24,7 @@ from .._records import (
     event_from_json,
 )
 from ..definitions import Registry, ThreadGraph
-from ..store import Store, ThreadRecord
+from ..store import FileRecord, Store, ThreadRecord
 from ._attachments import copy_attachments
 from ._env import ThreadEnv
 from ._files import ThreadFiles
@@ -340,8 +340,14 @@ class ThreadContext:
                 update[name] = redactor.identifier(chosen)
         return message.model_copy(update=update)
 
-    def _file_written(self, path: str, size: int) -> None:
-        self.emit(FileWrittenEvent(path=path, size=size, **self.base()))
+    def _file_written(self, file: FileRecord | str) -> None:
+        if isinstance(file, str):
+            event = FileWrittenEvent(path=file, size=0, deleted=True, **self.base())
+        else:
+            event = FileWrittenEvent(
+                path=file.path, size=file.size, digest=file.digest, **self.base()
+            )
+        self.emit(event)
         if not self.running:
             self.sink.persist()
 

@@ -21,7 +21,10 @@ class ThreadFiles:
     """
 
     def __init__(
-        self, store: Store, thread_id: str, on_written: Callable[[str, int], None] | None = None
+        self,
+        store: Store,
+        thread_id: str,
+        on_written: Callable[[FileRecord | str], None] | None = None,
     ) -> None:
         self._store = store
         self.thread_id = thread_id
@@ -55,7 +58,7 @@ class ThreadFiles:
             self._store.put_blob(digest, payload)
             self._store.put_file(self.thread_id, record)
         if self._on_written is not None:
-            self._on_written(normal, record.size)
+            self._on_written(record)
         return record
 
     def transaction(self) -> AbstractContextManager[None]:
@@ -68,7 +71,7 @@ class ThreadFiles:
         linked = FileRecord(normal, record.size, record.digest, time.time())
         self._store.put_file(self.thread_id, linked)
         if self._on_written is not None:
-            self._on_written(normal, linked.size)
+            self._on_written(linked)
         return linked
 
     def stat_sync(self, path: str) -> FileRecord | None:
@@ -78,7 +81,11 @@ class ThreadFiles:
         return self._store.list_files(self.thread_id, normalize_prefix(prefix))
 
     def delete_sync(self, path: str) -> bool:
-        return self._store.delete_file(self.thread_id, normalize_path(path))
+        normal = normalize_path(path)
+        deleted = self._store.delete_file(self.thread_id, normal)
+        if deleted and self._on_written is not None:
+            self._on_written(normal)  # a path alone: it is gone
+        return deleted
 
     async def read(self, path: str) -> bytes:
         return self.read_sync(path)

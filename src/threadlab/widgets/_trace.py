@@ -124,6 +124,8 @@ class TraceState:
         elif isinstance(event, SubagentCreatedEvent):
             self.add_thread(event.child_thread_id, tid, "", event.name, "running")
             self.threads[event.child_thread_id]["name"] = event.name
+        elif isinstance(event, FileWrittenEvent) and event.deleted:
+            self.files.setdefault(tid, {}).pop(event.path, None)
         elif isinstance(event, FileWrittenEvent):
             self.files.setdefault(tid, {})[event.path] = event.size
         elif isinstance(event, CustomEvent):

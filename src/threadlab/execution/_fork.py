@@ -1,0 +1,290 @@
+"""Forking a thread: a new thread (a branch) that holds the history up to a point, with the
+env, files and children it had there, and then goes its own way. The original never changes.
+
+The point is a place in the store's one sequence of events (`StoredEvent.seq`, shared by
+every thread of the store): the `message_created` event of the last message the branch keeps.
+A fork at a message keeps every message up to and including it; a fork at a tool call keeps
+that call's assistant message and the results of the calls before it. Everything else is cut
+at the same place: the thread's other events, its files (each path's last write or deletion
+at or before it), and its children — those created by then, each forked at the very same
+place, so a child that went on working after it is seen as it was.
+
+Each thread of the branch has a new id, and every mention of the original's ids (events,
+messages, a child's reference in a result) names the copy instead; the copied messages keep
+their ids and tool calls theirs (they are the same messages, and a comparison of the two
+threads pairs them by id). File contents are shared, never copied: files are
+content-addressed.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from .._errors import ThreadBusyError, ThreadlabError, ThreadNotFound
+from .._records import Message, ToolCall, ToolCallFinishedEvent, ToolResult, new_id
+from ..definitions import Registry
+from ..store import FileRecord, Store, StoredEvent, StoredMessage, ThreadRecord
+from ..threads import ThreadContext, is_live
+from ._tool_call import result_text
+
+__all__ = ["ForkCut", "fork_point", "fork_tree", "give_result"]
+
+
+@dataclass(frozen=True)
+class ForkCut:
+    """Where and how a branch is cut from its thread (see `fork_point`)."""
+
+    seq: int
+    """The store's event sequence number the branch is cut at."""
+    call: ToolCall | None = None
+    """With a fork at a tool call: that call (open in the branch, unless given a result)."""
+    message_id: str | None = None
+    """With a fork at a message: that message."""
+    arguments: Mapping[str, Any] | None = None
+    """With a fork at a tool call: the arguments its copy carries instead."""
+    text: str | None = None
+    """With a fork at a user message: the text its copy carries instead."""
+
+
+def fork_point(
+    store: Store,
+    registry: Registry,
+    thread_id: str,
+    at: str,
+    *,
+    arguments: Mapping[str, Any] | None,
+    message: str | None,
+    with_result: bool,
+) -> ForkCut:
+    """Where a fork of `thread_id` at `at` cuts, after checking that every option fits; a
+    `ThreadlabError` naming what does not, with nothing written."""
+    if store.get_thread(thread_id) is None:
+        raise ThreadNotFound(f"no thread {thread_id!r} in this store")
+    if any(is_live(r) for r in store.running_runs(thread_id)):
+        raise ThreadBusyError(f"thread {thread_id} is running: fork it once its run has ended")
+    stored = store.list_messages(thread_id)
+    places = store.message_places(thread_id)
+    # Only the messages that mention `at` are read whole.
+    messages = {
+        index: Message.model_validate_json(row.data)
+        for index, row in enumerate(stored)
+        if at in row.data
+    }
+    for index, found in messages.items():
+        if found.id == at:
+            return _at_message(found, places[index], arguments, message, with_result)
+    for index, holder in messages.items():
+        call = next((c for c in holder.tool_calls if c.id == at), None)
+        if call is not None:
+            if message is not None:
+                raise ThreadlabError("message= rewrites a user message: give that message's id")
+            return _at_call(holder, call, index, stored, places, registry, arguments, with_result)
+    raise ThreadlabError(f"{at!r} is neither a message nor a tool call of thread {thread_id}")
+
+
+def _at_message(
+    found: Message,
+    place: int,
+    arguments: Mapping[str, Any] | None,
+    message: str | None,
+    with_result: bool,
+) -> ForkCut:
+    if found.depth:
+        raise ThreadlabError(
+            f"message {found.id} is inside a prompt tool's turn: fork at a top-level message"
+        )
+    if with_result or arguments is not None:
+        raise ThreadlabError("result= and arguments= change a tool call: give the call's id")
+    if message is not None and found.role != "user":
+        raise ThreadlabError(f"message= rewrites a user message; {found.id} is {found.role}")
+    return ForkCut(place, message_id=found.id, text=message)
+
+
+def _at_call(
+    holder: Message,
+    call: ToolCall,
+    index: int,
+    stored: Sequence[StoredMessage],
+    places: Sequence[int],
+    registry: Registry,
+    arguments: Mapping[str, Any] | None,
+    with_result: bool,
+) -> ForkCut:
+    if holder.depth:
+        raise ThreadlabError(
+            f"call {call.id} is inside a prompt tool's turn: fork at a top-level call"
+        )
+    if with_result and arguments is not None:
+        raise ThreadlabError("give result= or arguments=, not both")
+    if arguments is not None:
+        arguments = _checked(registry, call.name, arguments)
+    earlier = {c.id for c in holder.tool_calls[: holder.tool_calls.index(call)]}
+    seq = places[index]
+    for later in range(index + 1, len(stored)):  # the results of the calls before it
+        if any(f'"tool_call_id":"{c}"' in stored[later].data for c in earlier):
+            seq = places[later]
+    return ForkCut(seq, call=call, arguments=arguments)
+
+
+def _checked(registry: Registry, name: str, arguments: Mapping[str, Any]) -> Mapping[str, Any]:
+    tool = registry.tool(name)
+    if tool is None:
+        raise ThreadlabError(
+            f"cannot check arguments for {name!r}: no function tool of that name is defined"
+        )
+    _, problems = tool.args.validate(dict(arguments))
+    if problems:
+        listed = "\n".join(f"- {p}" for p in problems)
+        raise ThreadlabError(f"invalid arguments for tool {name!r}:\n{listed}")
+    return dict(arguments)
+
+
+def fork_tree(store: Store, thread_id: str, cut: ForkCut, at: str) -> str:
+    """Write the branch of `thread_id` (and of its children) at `cut`, in one transaction;
+    the branch's id. The branch is a root thread whose metadata names where it came from."""
+    ids: dict[str, str] = {}
+    with store.transaction():
+        _copy(store, thread_id, cut, None, ids, {"thread_id": thread_id, "at": at})
+    return ids[thread_id]
+
+
+_CUT_BY = ("subagent_created", "file_written", "run_finished")  # what a copy reads itself
+
+
+def _copy(
+    store: Store,
+    thread_id: str,
+    cut: ForkCut,
+    parent_id: str | None,
+    ids: dict[str, str],
+    forked_from: dict[str, str],
+    lineage: tuple[str, ...] = (),
+) -> None:
+    """Copy `thread_id` (whose ancestors in the original are `lineage`) and its children."""
+    record = store.get_thread(thread_id)
+    assert record is not None
+    branch = ids.setdefault(thread_id, new_id("thr"))
+    events = list(store.iter_events(thread_id, types=_CUT_BY, until=cut.seq))
+    children = _children_at(events)
+    for child in children:
+        ids.setdefault(child, new_id("thr"))
+    remap = _remapper(ids)
+    meta = json.loads(remap(record.metadata or "{}"))
+    meta["forked_from"] = forked_from  # the original's id, as it is
+    if parent_id is not None:
+        meta["status"] = _child_status(events, bool(meta.get("resumable")))
+    meta.pop("interrupted", None)
+    store.add_thread(ThreadRecord(branch, parent_id, record.target, time.time(), json.dumps(meta)))
+    # Its own id and its ancestors' are in every event (thread_path); its children's only in
+    # the few records that name them.
+    path = [(old, ids[old]) for old in (*lineage, thread_id)]
+    store.copy_history(thread_id, branch, cut.seq, path, [(c, ids[c]) for c in children])
+    if parent_id is None and (cut.text is not None or cut.arguments is not None):
+        for row in store.list_messages(branch):
+            changed = _changed(row.data, cut)
+            if changed is not row.data:
+                store.update_message(row.id, changed)
+    for name, (kind, value) in store.get_env(thread_id).items():
+        store.set_env(branch, name, kind, value)
+    for file in _files_at(events, store.list_files(thread_id, "/")):
+        store.put_file(branch, file)
+    for child in children:
+        origin = {"thread_id": child, "at": forked_from["at"]}
+        _copy(store, child, cut, branch, ids, origin, (*lineage, thread_id))
+
+
+def _remapper(ids: Mapping[str, str]) -> Callable[[str], str]:
+    """Text with each thread id of the tree replaced by its copy's (str.replace in C: far
+    cheaper than a pattern over every event)."""
+    pairs = list(ids.items())
+
+    def remap(text: str) -> str:
+        if "thr_" not in text:
+            return text
+        for old, new in pairs:
+            if old in text:
+                text = text.replace(old, new)
+        return text
+
+    return remap
+
+
+def _changed(data: str, cut: ForkCut) -> str:
+    """A kept message, with what the fork changes in it (new arguments, a new text)."""
+    if cut.text is not None and cut.message_id is not None and f'"{cut.message_id}"' in data:
+        message = Message.model_validate_json(data)
+        if message.id == cut.message_id:
+            return message.model_copy(update={"content": cut.text}).model_dump_json()
+    if cut.arguments is not None and cut.call is not None and f'"{cut.call.id}"' in data:
+        message = Message.model_validate_json(data)
+        calls = tuple(
+            c.model_copy(update={"arguments": dict(cut.arguments or {})})
+            if c.id == cut.call.id
+            else c
+            for c in message.tool_calls
+        )
+        return message.model_copy(update={"tool_calls": calls}).model_dump_json()
+    return data
+
+
+def _children_at(events: Sequence[StoredEvent]) -> list[str]:
+    return [json.loads(e.data)["child_thread_id"] for e in events if e.type == "subagent_created"]
+
+
+def _files_at(events: Sequence[StoredEvent], now: Sequence[FileRecord]) -> list[FileRecord]:
+    """The thread's files as of the cut: each path's last write (or deletion) before it. A
+    write recorded before writes named their content (a store from before forks) can only
+    be taken as the file is now, if it still exists."""
+    current = {f.path: f for f in now}
+    files: dict[str, FileRecord | None] = {}
+    for event in events:
+        if event.type != "file_written":
+            continue
+        data = json.loads(event.data)
+        path = data["path"]
+        if data.get("deleted"):
+            files[path] = None
+        elif data.get("digest"):
+            files[path] = FileRecord(path, data["size"], data["digest"], data["at"])
+        else:
+            files[path] = current.get(path)
+    return [f for f in files.values() if f is not None]
+
+
+def _child_status(events: Sequence[StoredEvent], resumable: bool) -> str:
+    """What a child's status was at the cut, from its own events up to it."""
+    status = "idle"
+    for event in events:
+        if event.type == "run_finished" and not json.loads(event.data).get("depth"):
+            outcome = json.loads(event.data)["status"]
+            status = {
+                "interrupted": "terminated",
+                "completed": "idle" if resumable else "completed",
+            }.get(outcome, "failed")
+    return status
+
+
+def give_result(branch: ThreadContext, call: ToolCall, result: Any) -> None:
+    """Store `result` as the result of `call` in `branch` (instead of running it): a
+    `ToolResult` as it is, anything else as a successful result."""
+    outcome = result if isinstance(result, ToolResult) else ToolResult(result=result)
+    message = Message(
+        role="tool",
+        content=result_text(outcome),
+        tool_call_id=call.id,
+        name=call.name,
+        tool_status=outcome.status,
+        attachments=outcome.attachments,
+    )
+    with branch.store.transaction():
+        branch.emit(
+            ToolCallFinishedEvent(
+                tool_call_id=call.id, name=call.name, status=outcome.status, duration_ms=0.0,
+                **branch.base(),
+            )
+        )  # fmt: skip
+        branch.persist([message])
