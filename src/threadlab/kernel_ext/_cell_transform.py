@@ -1,5 +1,6 @@
-"""`%%thread` cells become a top-level `await`, so the run streams on the kernel's own event
-loop while the cell is busy (and widgets stay interactive) instead of blocking it."""
+"""`%%thread` cells (and a `%threadlab fork` line, which runs the branch) become a top-level
+`await`, so the run streams on the kernel's own event loop while the cell is busy (and
+widgets stay interactive) instead of blocking it."""
 
 from __future__ import annotations
 
@@ -9,10 +10,17 @@ _MAGIC = "%%thread"
 
 
 def thread_cells_to_await(lines: list[str]) -> list[str]:
-    """An IPython cleanup transformer: rewrite a `%%thread` cell into an awaited call."""
+    """An IPython cleanup transformer: rewrite a `%%thread` cell, or a cell that is one
+    `%threadlab fork` line (it runs the branch), into an awaited call."""
     if not lines:
         return lines
     first = lines[0]
+    words = first.split()
+    if words[:2] == ["%threadlab", "fork"] and not "".join(lines[1:]).strip():
+        rest = first.strip()[len("%threadlab fork") :].strip()
+        return [
+            f"await get_ipython().magics_manager.registry['ThreadlabMagics'].fork_cell({rest!r})\n"
+        ]
     if not first.startswith(_MAGIC):
         return lines
     rest = first[len(_MAGIC) :]

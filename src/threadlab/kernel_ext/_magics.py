@@ -10,6 +10,7 @@ import ast
 import asyncio
 import getpass
 import inspect
+import json
 import os
 import shlex
 import tomllib
@@ -22,11 +23,12 @@ from IPython.core.magic_arguments import argument, magic_arguments, parse_argstr
 from IPython.display import display
 from traitlets import Bool, Enum, Float, Unicode, observe
 
-from .._errors import DefinitionError, MissingVariableError, ThreadNotFound
+from .._errors import DefinitionError, MissingVariableError, ThreadlabError, ThreadNotFound
 from .._urls import shown
 from ..definitions import ThreadGraph, default_registry, define_agent, define_prompt, tool
+from ..models import ReplayModel
 from ..runtime import Runtime, Thread
-from ..widgets import LiveRun, StaticTrace, ThreadListView, TraceView, replay
+from ..widgets import LiveRun, StaticTrace, ThreadDiff, ThreadListView, TraceView, replay
 from ._arguments import parse_assignments, parse_variable, split_names, unquote
 from ._checks import warn_unknown
 from ._defined import Defined, tool_summary
@@ -37,7 +39,8 @@ __all__ = ["ThreadlabMagics"]
 
 _THREADLAB_USAGE = """%threadlab threads [--here | --notebook PATH] | open ID | secret NAME
            | set NAME=VALUE | unset NAME | import NOTEBOOK | export ID PATH | tools | models
-           | trace PROVIDER | trace off"""
+           | trace PROVIDER | trace off | diff ID OTHER_ID
+           | fork ID --at MSG_OR_CALL [--result JSON | --arguments JSON | --message TEXT]"""
 
 
 @magics_class
@@ -201,6 +204,8 @@ class ThreadlabMagics(Magics):
     @argument("--env", action="append", help="NAME=VALUE for a new thread. Repeatable.")
     @argument("--secret", action="append", help="A secret to ask for (hidden). Repeatable.")
     @argument("--live", action="store_true", help="Keep the live view when the run ends.")
+    @argument("--replay", help="Run a new thread on this thread's recorded model answers.")
+    @argument("--fallback", help="With --replay: the model once the conversation differs.")
     @cell_magic
     def thread(self, line: str, cell: str) -> None:
         """Run the cell's text as a user message. (Cells are run with top-level await.)"""
@@ -219,11 +224,65 @@ class ThreadlabMagics(Magics):
         message = cell.strip()
         if not message:
             raise UsageError("%%thread: the cell is the user message, and it is empty")
+        if args.fallback and not args.replay:
+            raise UsageError("%%thread: --fallback goes with --replay ID")
+        if args.replay:
+            if args.id:
+                raise UsageError("%%thread: --replay starts a new thread; it cannot take --id")
+            args.new = True
+            args.model = ReplayModel(
+                self._thread_named("thread --replay", args.replay), fallback=args.fallback
+            )
         thread = await self._thread_for(args)
         self._check_definitions(thread)
+        self.session.last_thread[args.target] = thread.id
+        await self._run_live(thread, message, keep_live=args.live)
+
+    async def fork_cell(self, line: str) -> None:
+        """`%threadlab fork ID --at MSG_OR_CALL [--result JSON | --arguments JSON |
+        --message TEXT] [--live]`, as a cell of its own: fork the thread and run the branch."""
+        assert self.shell is not None
+        thread_id, at, options, keep_live = self._fork_arguments(self.shell.var_expand(line))
+        thread = self._thread_named("fork", thread_id)
+        try:
+            branch = await thread.fork(at, **options)
+        except ThreadlabError as exc:
+            raise UsageError(f"%threadlab fork: {exc}") from None
+        print(f"branch {branch.id} of {thread.id} at {at}")
+        self._check_definitions(branch)
+        await self._run_live(branch, None, keep_live=keep_live)
+
+    def _fork_arguments(self, line: str) -> tuple[str, str, dict[str, Any], bool]:
+        usage = (
+            "usage: %threadlab fork ID --at MSG_OR_CALL [--result JSON | --arguments JSON |"
+            " --message TEXT] [--live]"
+        )
+        try:
+            words = shlex.split(line)
+        except ValueError as exc:
+            raise UsageError(f"%threadlab fork: {exc}\n{usage}") from None
+        keep_live = "--live" in words
+        words = [w for w in words if w != "--live"]
+        if len(words) < 3 or words[1] != "--at" or len(words) not in (3, 5):
+            raise UsageError(usage)
+        options: dict[str, Any] = {}
+        if len(words) == 5:
+            flag, value = words[3], words[4]
+            if flag == "--message":
+                options["message"] = value
+            elif flag in ("--result", "--arguments"):
+                try:
+                    options[flag[2:]] = json.loads(value)
+                except ValueError as exc:
+                    raise UsageError(f"%threadlab fork: {flag} is not JSON ({exc})") from None
+            else:
+                raise UsageError(usage)
+        return words[0], words[2], options, keep_live
+
+    async def _run_live(self, thread: Thread, message: str | None, *, keep_live: bool) -> None:
+        """Run `thread` (on `message`, or resuming) with a live view in the cell's output."""
         live = LiveRun(self.session.runtime, thread, self.update_rate)
         handle = display(live.view, display_id=True)
-        self.session.last_thread[args.target] = thread.id
         try:
             await live.run(message)
         except (asyncio.CancelledError, KeyboardInterrupt):
@@ -236,7 +295,7 @@ class ThreadlabMagics(Magics):
             if handle is not None:
                 # Frozen: static HTML. Live: the same widget, with its static fallback
                 # (what a front end without the widget's state shows) brought up to date.
-                frozen = self.freeze_on_finish and not args.live
+                frozen = self.freeze_on_finish and not keep_live
                 handle.update(StaticTrace(live.state) if frozen else live.view)
 
     def _check_definitions(self, thread: Thread) -> None:
@@ -271,7 +330,11 @@ class ThreadlabMagics(Magics):
         while True:
             try:
                 return await rt.create_thread(
-                    args.target, env=env, secrets=secrets, origin=this_notebook()
+                    args.target,
+                    env=env,
+                    secrets=secrets,
+                    model=getattr(args, "model", None),
+                    origin=this_notebook(),
                 )
             except DefinitionError as exc:
                 raise UsageError(f"%%thread: {exc}") from None
@@ -305,7 +368,8 @@ class ThreadlabMagics(Magics):
     def threadlab(self, line: str) -> Any:
         """%threadlab threads [--here | --notebook PATH] | open ID | secret NAME |
         set NAME=VALUE | unset NAME | import NOTEBOOK | export ID PATH | tools | models |
-        trace PROVIDER | trace off"""
+        trace PROVIDER | trace off | diff ID OTHER_ID | fork ID --at MSG_OR_CALL [--result
+        JSON | --arguments JSON | --message TEXT] (fork: a cell of its own)"""
         try:
             words = shlex.split(line)
         except ValueError as exc:
@@ -343,6 +407,17 @@ class ThreadlabMagics(Magics):
             raise UsageError("usage: %threadlab open THREAD_ID")
         thread = self._thread_named("open", rest[0])
         return TraceView(self.session.runtime, replay(thread))
+
+    def _cmd_fork(self, rest: list[str]) -> None:
+        raise UsageError(
+            "%threadlab fork runs the branch: put it in a cell of its own (it is awaited on"
+            " the kernel loop)"
+        )
+
+    def _cmd_diff(self, rest: list[str]) -> ThreadDiff:
+        if len(rest) != 2:
+            raise UsageError("usage: %threadlab diff THREAD_ID OTHER_THREAD_ID")
+        return ThreadDiff(self._thread_named("diff", rest[0]), self._thread_named("diff", rest[1]))
 
     def _cmd_secret(self, rest: list[str]) -> Defined:
         if len(rest) != 1:

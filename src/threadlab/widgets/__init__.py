@@ -1,5 +1,6 @@
 """Views of threads for Jupyter: live while a run streams, static HTML once it is over."""
 
+from ._diff import ThreadDiff
 from ._live import LiveRun
 from ._replay import replay
 from ._static import StaticTrace, static_html, static_text
@@ -10,6 +11,7 @@ from ._views import ThreadListView, TraceView
 __all__ = [
     "LiveRun",
     "StaticTrace",
+    "ThreadDiff",
     "ThreadListView",
     "Throttle",
     "TraceState",

@@ -27,7 +27,10 @@ class LiveRun:
         self.seen: Counter[str] = Counter()  # the events the run streamed in, by type
         self.ran_here: set[str] = {thread.id}  # the threads whose messages streamed in live
 
-    async def run(self, message: str, attachments: Iterable[str] = ()) -> RunFinishedEvent:
+    async def run(
+        self, message: str | None = None, attachments: Iterable[str] = ()
+    ) -> RunFinishedEvent:
+        """Stream the run of `message` (None: resume what the history leaves open)."""
         try:
             async for event in self.thread.stream(message, attachments=attachments):
                 self.state.apply(event)

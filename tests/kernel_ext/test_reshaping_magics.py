@@ -1,0 +1,95 @@
+"""`%threadlab fork`, `%%thread --replay` and `%threadlab diff` in a shell with the extension
+loaded: they call the same API as a script (`thread.fork`, `ReplayModel`, `ThreadDiff`)."""
+
+from __future__ import annotations
+
+import pytest
+from IPython.core.interactiveshell import InteractiveShell
+
+import threadlab as tl
+from threadlab.widgets import ThreadDiff
+
+from .test_magics import magics, run, shell
+
+__all__ = ["shell"]
+
+DEFINE = '''
+import threadlab as tl
+from threadlab.models import ScriptedModel, FunctionModel, call, text
+
+@tl.tool
+def add(state: tl.ThreadState, a: int, b: int) -> int:
+    """Add two integers."""
+    return a - b
+
+def answer(messages, tools):
+    if messages[-1].role == "tool":
+        return text(f"the sum is {messages[-1].content}")
+    return call("add", {"a": 2, "b": 3}, id="call_add")
+
+tl.define_prompt("calc", prompt="Add.", tools=["add"], model=FunctionModel(answer))
+'''
+
+
+def runtime(shell: InteractiveShell) -> tl.Runtime:
+    rt: tl.Runtime = magics(shell).session.runtime
+    return rt
+
+
+def first_thread(shell: InteractiveShell) -> tl.Thread:
+    run(shell, DEFINE)
+    run(shell, "%%thread calc\nWhat is 2 + 3?")
+    return runtime(shell).thread(magics(shell).session.last_thread["calc"])
+
+
+def test_fork_runs_the_branch_with_the_edited_result(
+    shell: InteractiveShell, capsys: pytest.CaptureFixture[str]
+) -> None:
+    thread = first_thread(shell)
+    assert thread.messages[-1].content == "the sum is -1"
+    run(shell, f"%threadlab fork {thread.id} --at call_add --result 5")
+    (branch,) = thread.branches
+    assert branch.messages[-1].content == "the sum is 5"
+    assert f"branch {branch.id} of {thread.id} at call_add" in capsys.readouterr().out
+    shown = run(shell, f"%threadlab diff {thread.id} {branch.id}")
+    assert isinstance(shown, ThreadDiff)
+    text = repr(shown)
+    assert "first difference at message 3" in text
+    bundle = shown._repr_mimebundle_()
+    assert "≠" in bundle["text/html"]
+    assert "the sum is 5" in bundle["text/html"]
+
+
+def test_fork_with_arguments_runs_the_call_with_them(shell: InteractiveShell) -> None:
+    thread = first_thread(shell)
+    run(shell, f'%threadlab fork {thread.id} --at call_add --arguments \'{{"a": 7, "b": 1}}\'')
+    (branch,) = thread.branches
+    assert [m.content for m in branch.messages if m.role == "tool"] == ["6"]
+
+
+def test_replay_reruns_a_thread_on_its_recorded_answers(shell: InteractiveShell) -> None:
+    thread = first_thread(shell)
+    run(shell, "%%thread calc --replay " + thread.id + "\nWhat is 2 + 3?")
+    again = runtime(shell).thread(magics(shell).session.last_thread["calc"])
+    assert again.id != thread.id
+    assert [m.content for m in again.messages] == [m.content for m in thread.messages]
+
+
+@pytest.mark.parametrize(
+    ("cell", "error"),
+    [
+        ("%threadlab fork thr_x --at call_add", "no thread"),
+        ("%threadlab fork ID --at nothing_here", "neither a message nor a tool call"),
+        ("%threadlab fork ID --at call_add --result {bad", "--result is not JSON"),
+        ("%threadlab fork ID call_add", "usage: %threadlab fork"),
+        ("%threadlab diff ID", "usage: %threadlab diff"),
+        ("%%thread calc --fallback offline\nhi", "--fallback goes with --replay"),
+        ("x = 1\n%threadlab fork ID --at call_add", "a cell of its own"),
+    ],
+)
+def test_usage_errors_say_what_to_do(shell: InteractiveShell, cell: str, error: str) -> None:
+    thread = first_thread(shell)
+    result = shell.run_cell(cell.replace("ID", thread.id))
+    assert result.error_in_exec is not None
+    assert error in str(result.error_in_exec)
+    assert thread.branches == []
