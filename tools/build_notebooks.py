@@ -82,6 +82,11 @@ async def run_python(
     result = await state.run_code(code, language="python", timeout=10, memory_mb=128)
     return result.model_dump(include={"status", "result", "logs", "error"})'''
 
+SHOUT = '''%%tool
+def shout(state, text: str) -> str:
+    """Say a text loudly."""
+    {body}'''
+
 NOTEBOOKS: dict[str, list[tuple[str, str]]] = {
     "quickstart": [
         (
@@ -360,6 +365,48 @@ print(len(thread.events), "events")""",
         ),
         ("code", "%threadlab open {thread_id}"),
         ("code", "%threadlab export {thread_id} exported_thread.ipynb"),
+    ],
+    "reshaping": [
+        (
+            "md",
+            "# Change one step and run again\n\nA tool gave a wrong result. Instead of starting"
+            " over with a new (paid, different) model conversation: fork the thread at that"
+            " call with the result it should have had, or fix the tool and run the thread"
+            " again on its recorded model answers — no model call until the conversation"
+            " changes. `%threadlab diff` shows two threads side by side.",
+        ),
+        ("code", SETUP),
+        ("code", SHOUT.format(body="return text.lower()  # the bug: it should be upper case")),
+        ("code", "%%prompt shouter --tools shout\nShout what you are given."),
+        ("code", "%%thread shouter\nShout hello."),
+        (
+            "code",
+            """rt = tl.Runtime()
+first = rt.threads()[0]
+call_id = next(c.id for m in first.messages for c in m.tool_calls)
+print("the tool said:", [m.content for m in first.messages if m.role == "tool"])""",
+        ),
+        (
+            "md",
+            "## Fork at the call, with the result it should have had\n\nThe branch holds the"
+            " history up to that call (files, env and children as they were there) and runs"
+            " on from the edited result. The original thread does not change.",
+        ),
+        ("code", "%threadlab fork {first.id} --at {call_id} --result '\"LOUD\"'"),
+        (
+            "md",
+            "## Or fix the tool and replay\n\nRe-run the tool's cell with the fix, then run the"
+            " thread again on its recorded model answers: the first step is replayed (no model"
+            " call); the fixed tool's result differs, so from there the fallback model answers.",
+        ),
+        ("code", SHOUT.format(body="return text.upper()")),
+        ("code", "%%thread shouter --replay {first.id} --fallback watchable\nShout hello."),
+        (
+            "code",
+            """replayed = rt.threads()[0]
+print("the fixed tool said:", [m.content for m in replayed.messages if m.role == "tool"])""",
+        ),
+        ("code", "%threadlab diff {first.id} {replayed.id}"),
     ],
     "run_code": [
         (

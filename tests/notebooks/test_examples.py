@@ -120,6 +120,19 @@ def test_inspecting_past_threads(tmp_path: Path) -> None:
     assert "writing index.html" in json.dumps(exported.cells)
 
 
+def test_reshaping(tmp_path: Path) -> None:
+    notebook = execute("reshaping", tmp_path)
+    printed = "\n".join(outputs(notebook))
+    said = next(line for line in printed.splitlines() if line.startswith("the tool said"))
+    assert said == said.lower()  # the bug
+    assert " at call_" in printed  # %threadlab fork says which branch it made, and where
+    fixed = next(line for line in printed.splitlines() if line.startswith("the fixed tool"))
+    assert fixed.split(":", 1)[1] == fixed.split(":", 1)[1].upper()  # the fix, replayed
+    html = "".join(outputs(notebook, "text/html"))
+    assert "threadlab-diff" in html
+    assert "first difference at message 3" in html
+
+
 @pytest.mark.parametrize("name", sorted(p.stem for p in NOTEBOOKS.glob("*.ipynb")))
 def test_every_example_notebook_is_covered(name: str) -> None:
     assert f"def test_{name}(" in Path(__file__).read_text()
