@@ -267,3 +267,45 @@ async def test_the_thread_list_shows_each_threads_last_run_newest_first(
         (failed.id, "failed", 1),
         (completed.id, "completed", 2),
     ]
+
+
+async def test_fork_from_here_in_a_view_runs_the_branch_there(
+    rt: tl.Runtime, registry: tl.Registry, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    sent = install(monkeypatch)
+    define(registry, tl.models.ScriptedModel([write(1), text("done"), text("branch done")]))
+    thread = await rt.create_thread("p")
+    await thread.send("go")
+    view = TraceView(rt, replay(thread))
+    call_id = next(iter(view.trace["cards"]))
+    # Arguments the tool's schema refuses: the API's error goes back to the view.
+    view._on_message(
+        view, {"op": "fork", "thread": thread.id, "at": call_id, "arguments": {"path": 3}}, []
+    )
+    assert view._forking is not None
+    await view._forking
+    customs = [d["content"] for _, k, d in sent if k == "comm_msg" and d.get("method") == "custom"]
+    assert customs[-1]["op"] == "fork_error"
+    assert "invalid arguments for tool 'write_file'" in customs[-1]["error"]
+    assert thread.branches == []
+    # A different result: the branch is made, shown and run in this view.
+    view._on_message(view, {"op": "fork", "thread": thread.id, "at": call_id, "result": "X"}, [])
+    await view._forking
+    (branch,) = thread.branches
+    assert view.state.root_id == branch.id
+    assert view.selected == branch.id
+    assert not view.live
+    assert view.trace["run"]["status"] == "completed"
+    assert branch.messages[-1].content == "branch done"
+    nodes = {t["id"]: t for t in view.trace["threads"]}
+    assert nodes[thread.id]["relation"] == "origin"  # the tree shows where it came from
+    assert nodes[branch.id]["parent"] == thread.id
+    # Selecting the origin shows it, with the branch under it.
+    view._on_message(view, {"op": "select", "thread": thread.id}, [])
+    assert view.state.root_id == thread.id
+    nodes = {t["id"]: t for t in view.trace["threads"]}
+    assert (nodes[branch.id]["relation"], nodes[branch.id]["parent"]) == ("branch", thread.id)
+    # A thread the view does not show cannot be forked through it.
+    other = await rt.create_thread("p")
+    view._on_message(view, {"op": "fork", "thread": other.id, "at": call_id, "result": "X"}, [])
+    assert other.branches == []

@@ -7,7 +7,7 @@ from collections.abc import Iterable
 
 from .._records import MessageCreatedEvent, RunFinishedEvent
 from ..runtime import Runtime, Thread
-from ._replay import catch_up, trace_for
+from ._replay import catch_up, relate, replay, trace_for
 from ._throttle import Throttle
 from ._views import TraceView
 
@@ -17,11 +17,22 @@ __all__ = ["LiveRun"]
 class LiveRun:
     """One `send` of a thread, streamed into a TraceView at most `rate` updates a second."""
 
-    def __init__(self, rt: Runtime, thread: Thread, rate: float) -> None:
+    def __init__(
+        self, rt: Runtime, thread: Thread, rate: float, *, view: TraceView | None = None
+    ) -> None:
+        """`view`: an existing view to run in (it then shows this thread, its history first,
+        as when a branch made in a view runs there); else a new one."""
         self.runtime = rt
         self.thread = thread
-        self.state = trace_for(thread, rt.thread)
-        self.view = TraceView(rt, self.state, live=True)
+        if view is None:
+            self.state = trace_for(thread, rt.thread)
+            self.view = TraceView(rt, self.state, live=True)
+        else:
+            self.state = relate(replay(thread), thread)
+            self.state.run = {"status": "running", "text": None, "error": None, "usage": None}
+            self.view = view
+            view.live = True
+            view.show(self.state)
         self.throttle = Throttle(self.view.push, rate)
         self.finished: RunFinishedEvent | None = None
         self.seen: Counter[str] = Counter()  # the events the run streamed in, by type

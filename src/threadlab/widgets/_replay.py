@@ -4,12 +4,13 @@ events its tree persisted."""
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
+from typing import Any
 
 from .._records import Message, ThreadEvent
 from ..runtime import Thread
 from ._trace import TraceState
 
-__all__ = ["catch_up", "replay", "trace_for"]
+__all__ = ["catch_up", "relate", "replay", "trace_for"]
 
 ThreadLookup = Callable[[str], Thread]
 
@@ -54,3 +55,29 @@ def catch_up(state: TraceState, thread: Thread) -> None:
     for child in descendants:
         state.threads[child.id]["status"] = child.status
     state.drafts.clear()
+
+
+def relate(state: TraceState, thread: Thread) -> TraceState:
+    """Show beside `thread` (the root of `state`) the thread it was forked from, as its parent
+    in the tree, and its branches, under it: nodes that open those threads when selected."""
+    origin = thread.forked_from
+    state.related = []
+    if origin is not None:
+        state.related.append(_node(origin.thread_id, None, "origin", "forked from"))
+        state.threads[thread.id]["parent"] = origin.thread_id
+    for branch in thread.branches:
+        at = branch.forked_from.at if branch.forked_from else ""
+        state.related.append(_node(branch.id, thread.id, "branch", f"branch at {at[:18]}"))
+    return state
+
+
+def _node(thread_id: str, parent: str | None, relation: str, name: str) -> dict[str, Any]:
+    return {
+        "id": thread_id,
+        "parent": parent,
+        "agent": "",
+        "name": name,
+        "status": relation,
+        "progress": None,
+        "relation": relation,
+    }

@@ -75,6 +75,9 @@ class TraceState:
         self.drafts: dict[str, str] = {}  # text streaming in, per thread
         self._calls: dict[str, list[str]] = {}  # an assistant message's call ids, in order
         self.run: dict[str, Any] = {"status": "idle", "text": None, "error": None, "usage": None}
+        self.related: list[dict[str, Any]] = []
+        """Tree nodes of other threads shown with this one: the thread it was forked from,
+        and its branches (each with "relation": "origin" or "branch"; selecting one opens it)."""
 
     def add_thread(
         self, thread_id: str, parent: str | None, agent: str, name: str, status: str = "idle"
@@ -255,7 +258,7 @@ class TraceState:
     def _snapshot(self) -> dict[str, Any]:
         return {
             "root": self.root_id,
-            "threads": list(self.threads.values()),
+            "threads": [*self.related, *self.threads.values()],
             "messages": self.messages,
             "cards": self.cards,
             "files": {

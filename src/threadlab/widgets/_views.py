@@ -3,6 +3,7 @@ browser) and the thread list. ESM and CSS live in `static/`, next to this file."
 
 from __future__ import annotations
 
+import asyncio
 import base64
 import html
 import json
@@ -13,12 +14,12 @@ from typing import Any
 import anywidget
 import traitlets
 
-from .._errors import PathError
+from .._errors import PathError, ThreadlabError
 from ..runtime import Runtime
 from ..store import ThreadSummary
 from ..threads import is_live
 from ._patches import Patcher
-from ._replay import replay
+from ._replay import relate, replay
 from ._static import static_html, static_text
 from ._trace import TraceState
 
@@ -116,6 +117,9 @@ class TraceView(_View):
     selected = traitlets.Unicode("").tag(sync=True)
     live = traitlets.Bool(False).tag(sync=True)
 
+    rate = 15.0
+    """The most updates a second a run this view starts itself (a fork) sends."""
+
     def __init__(
         self, rt: Runtime, state: TraceState, *, patches: bool = True, **kwargs: Any
     ) -> None:
@@ -127,6 +131,7 @@ class TraceView(_View):
         self.patches = patches
         self._patcher = Patcher()
         self._patcher.reset(snapshot)
+        self._forking: asyncio.Future[None] | None = None
 
     def push(self) -> None:
         """Send what changed since the last push, as a patch the front end merges into its
@@ -162,10 +167,47 @@ class TraceView(_View):
         return thread_id in self.state.threads
 
     def _handle(self, op: Any, content: dict[str, Any]) -> None:
-        if op == "select" and isinstance(content.get("thread"), str):
-            self.selected = content["thread"]
+        chosen = content.get("thread")
+        if op == "select" and isinstance(chosen, str):
+            if any(n["id"] == chosen for n in self.state.related) and not self.live:
+                self.open_thread(chosen)  # a branch or the origin: the view shows it now
+            self.selected = chosen
         elif op == "ready" and self.live and self.patches:
             self._resync()
+        elif op == "fork" and isinstance(chosen, str) and self._shows(chosen) and not self.live:
+            self._forking = asyncio.ensure_future(self.fork(chosen, content))
+
+    def open_thread(self, thread_id: str) -> None:
+        """Show `thread_id` (with its origin and branches) instead of what the view shows."""
+        thread = self._rt.thread(thread_id)
+        self.show(relate(replay(thread), thread))
+
+    def show(self, state: TraceState) -> None:
+        """Show `state` from now on: the whole trace goes out once, then patches."""
+        self.state = state
+        self.finishing = False
+        snapshot = state.snapshot()
+        with self._lock_property(trace=json.loads(json.dumps(snapshot))):
+            self.trace = snapshot
+        self.send_state("trace")
+        self._patcher.reset(snapshot)
+
+    async def fork(self, thread_id: str, content: dict[str, Any]) -> None:
+        """A fork the user asked for in the view ("fork from here" on a card or a user
+        message): make the branch, show it, and run it live here. What does not fit comes
+        back to the view as the error the API raised."""
+        from ._live import LiveRun  # the live run drives this very view (and imports it)
+
+        at = str(content.get("at"))
+        options = {k: content[k] for k in ("result", "arguments", "message") if k in content}
+        try:
+            branch = await self._rt.thread(thread_id).fork(at, **options)
+        except ThreadlabError as exc:
+            self.send({"op": "fork_error", "thread": thread_id, "at": at, "error": str(exc)})
+            return
+        self.selected = branch.id
+        live = LiveRun(self._rt, branch, self.rate, view=self)
+        await live.run(None)
 
     def _resync(self) -> None:
         """A front end that rendered after patches went out missed them (a patch reaches only

@@ -4,7 +4,7 @@
 /**
  * The synced state the Python side draws from (`TraceState.snapshot()`).
  * @typedef {{id: string, parent: string | null, agent: string, name: string, status: string,
- *   progress: string | null}} TraceThread
+ *   progress: string | null, relation?: string}} TraceThread
  * @typedef {{id: string, role: string, text: string, chars: number, depth: number,
  *   side: string | null, calls: string[], attachments: string[],
  *   usage: Record<string, number> | null, subagent: string | null}} TraceMessage
@@ -32,7 +32,10 @@
  * @typedef {{selected: string | null, fetched: Record<string, string>, preview: Preview | null,
  *   redraw: () => void, ui: Skeleton | null, cards: Map<string, Keyed>,
  *   messages: Map<string, Keyed>, previewEl: Keyed | null,
+ *   forks: Map<string, {el: HTMLElement, error: HTMLElement}>,
  *   clock: Record<string, {seen: number, started: number | null}>}} Local
+ * @typedef {{thread: string, at: string, kind: "call" | "message", result?: string | null,
+ *   args?: string, text?: string}} ForkPoint
  */
 
 /**
@@ -55,6 +58,8 @@ function h(tag, attrs = {}, ...children) {
   }
   return node;
 }
+
+const FINAL = new Set(["success", "error", "interrupted"]);
 
 const MARK = {
   success: "✓",
@@ -291,6 +296,103 @@ function messageLine(m, trace, local) {
   return el;
 }
 
+const FORK_MODES = {
+  result: "a different result",
+  arguments: "other arguments",
+  message: "a different message",
+};
+
+/**
+ * "fork from here" under a tool card or a user message: an editor for the call's result or
+ * arguments, or the message's text, checked as JSON before anything is sent; the branch then
+ * runs in this view. Kept per point, so what the user typed survives the view's updates.
+ * @param {Model} model
+ * @param {Local} local
+ * @param {ForkPoint} point
+ */
+function forkControl(model, local, point) {
+  // Per thread and point: a branch keeps its messages' and calls' ids.
+  const key = `${point.thread} ${point.at}`;
+  const kept = local.forks.get(key);
+  if (kept) return kept.el;
+  /** @type {Record<string, string>} */
+  const initial = {
+    result: JSON.stringify(point.result ?? ""),
+    arguments: point.args || "{}",
+    message: point.text || "",
+  };
+  const modes = point.kind === "call" ? ["result", "arguments"] : ["message"];
+  const error = h("div", { class: "tl-error", "data-testid": "fork-error" });
+  const editor = /** @type {HTMLTextAreaElement} */ (
+    h("textarea", { class: "tl-fork-editor", "data-testid": "fork-editor", rows: "3" })
+  );
+  editor.value = initial[modes[0]];
+  const mode = /** @type {HTMLSelectElement} */ (
+    h(
+      "select",
+      {
+        "data-testid": "fork-mode",
+        onchange: () => {
+          editor.value = initial[mode.value];
+          error.textContent = "";
+        },
+      },
+      modes.map((m) => h("option", { value: m }, FORK_MODES[m])),
+    )
+  );
+  const submit = () => {
+    const chosen = mode.value;
+    /** @type {unknown} */
+    let value = editor.value;
+    if (chosen !== "message") {
+      try {
+        value = JSON.parse(editor.value);
+      } catch (e) {
+        error.textContent = `not JSON: ${e instanceof Error ? e.message : e}`;
+        return;
+      }
+      if (chosen === "arguments" && (typeof value !== "object" || !value || Array.isArray(value))) {
+        error.textContent = "the arguments must be a JSON object";
+        return;
+      }
+    }
+    error.textContent = "";
+    model.send({ op: "fork", thread: point.thread, at: point.at, [chosen]: value });
+  };
+  const form = h(
+    "div",
+    { class: "tl-fork-form", "data-testid": "fork-form" },
+    mode,
+    editor,
+    h(
+      "button",
+      { class: "tl-fork-run", "data-testid": "fork-run", onclick: submit },
+      "run the branch",
+    ),
+    error,
+  );
+  form.hidden = true;
+  const el = h(
+    "div",
+    { class: "tl-fork-point", "data-at": point.at },
+    h(
+      "button",
+      {
+        class: "tl-fork",
+        "data-testid": "fork-here",
+        title: "a new thread from this point, with your change; this one stays as it is",
+        onclick: () => {
+          form.hidden = !form.hidden;
+        },
+      },
+      "fork from here",
+    ),
+    form,
+  );
+  local.forks.set(key, { el, error });
+  return el;
+}
+
 /**
  * A thread's messages, with a card under each assistant message per tool call, then what is
  * still streaming: the text so far and the calls whose arguments are arriving.
@@ -303,17 +405,33 @@ function messageLine(m, trace, local) {
 function conversation(model, trace, threadId, local) {
   const out = [];
   const placed = new Set();
+  // A finished thread can be forked at any top-level call or user message.
+  const forkable = !model.get("live") && trace.run?.status !== "running";
   /** @param {Card} c */
   const placeCard = (c) => {
     placed.add(c.id);
     out.push(
       h("div", { style: `margin-left:${c.depth * 16}px` }, card(model, c, local.fetched, local)),
     );
+    if (forkable && c.depth === 0 && FINAL.has(c.status))
+      out.push(
+        forkControl(model, local, {
+          thread: threadId,
+          at: c.id,
+          kind: "call",
+          result: local.fetched[c.id] ?? c.result,
+          args: c.args,
+        }),
+      );
   };
   for (const m of trace.messages[threadId] || []) {
     if (m.role === "tool" || (m.depth > 0 && m.role !== "assistant")) continue;
     // An assistant step that only called tools still shows what it cost.
     if (m.text || (m.role === "assistant" && m.usage)) out.push(messageLine(m, trace, local));
+    if (forkable && m.role === "user" && m.depth === 0 && !m.subagent)
+      out.push(
+        forkControl(model, local, { thread: threadId, at: m.id, kind: "message", text: m.text }),
+      );
     for (const id of m.calls) {
       const c = trace.cards[id];
       if (c) placeCard(c);
@@ -576,6 +694,7 @@ export default {
       cards: new Map(),
       messages: new Map(),
       previewEl: null,
+      forks: new Map(),
       clock: {},
     };
     local.redraw = () => {
@@ -585,6 +704,10 @@ export default {
     model.on("msg:custom", (/** @type {any} */ msg) => {
       if (msg.op === "result") local.fetched[msg.call] = msg.text;
       if (msg.op === "preview") local.preview = msg;
+      if (msg.op === "fork_error") {
+        const point = local.forks.get(`${msg.thread} ${msg.at}`);
+        if (point) point.error.textContent = msg.error;
+      }
       if (msg.op === "patch") {
         // Patched into the model itself (never saved back to the kernel): the notebook's
         // saved widget state is then the whole, current trace.
@@ -598,6 +721,11 @@ export default {
     });
     for (const name of ["trace", "rows", "opened", "live"])
       model.on(`change:${name}`, local.redraw);
+    // The kernel chose the thread to show (a branch made here, or one opened from the tree).
+    model.on("change:selected", () => {
+      local.selected = model.get("selected") || null;
+      local.redraw();
+    });
     local.redraw();
     // Patches sent before this view listened are lost to it: ask for the whole trace once.
     if (model.get("view") === "inspector" && model.get("live")) model.send({ op: "ready" });
