@@ -37,9 +37,7 @@ async def test_damaged_rows_are_left_out_and_reported(
             "message msg_broken cannot be read and is left out"
         ]
         assert listed[bad_meta.id].agent == "p"
-        assert listed[bad_meta.id].damage == [
-            "its metadata is not a JSON object; defaults are used"
-        ]
+        assert listed[bad_meta.id].damage == ["its metadata cannot be read; defaults are used"]
         assert listed[good.id].damage == []
     assert f"thread {bad_messages.id} is damaged" in caplog.text
     assert f"thread {bad_meta.id} is damaged" in caplog.text

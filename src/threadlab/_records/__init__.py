@@ -31,6 +31,7 @@ from ._messages import (
     unfinished_text,
 )
 from ._runs import ChildInfo, ForkPoint, Run, RunStatus, SessionStatus, ThreadStatus
+from ._thread_meta import ThreadMeta
 from ._tool_results import ToolResult
 
 __all__ = [
@@ -49,6 +50,7 @@ __all__ = [
     "SubagentCreatedEvent",
     "TextDeltaEvent",
     "ThreadEvent",
+    "ThreadMeta",
     "ThreadStatus",
     "ThreadStatusEvent",
     "ToolCall",

@@ -25,7 +25,16 @@ from dataclasses import dataclass
 from typing import Any
 
 from .._errors import ThreadBusyError, ThreadlabError, ThreadNotFound
-from .._records import Message, ToolCall, ToolCallFinishedEvent, ToolResult, new_id
+from .._records import (
+    ForkPoint,
+    Message,
+    ThreadMeta,
+    ThreadStatus,
+    ToolCall,
+    ToolCallFinishedEvent,
+    ToolResult,
+    new_id,
+)
 from ..definitions import Registry
 from ..store import FileRecord, Store, StoredEvent, StoredMessage, ThreadRecord
 from ..threads import ThreadContext, is_live
@@ -148,7 +157,7 @@ def fork_tree(store: Store, thread_id: str, cut: ForkCut, at: str) -> str:
     the branch's id. The branch is a root thread whose metadata names where it came from."""
     ids: dict[str, str] = {}
     with store.transaction():
-        _copy(store, thread_id, cut, None, ids, {"thread_id": thread_id, "at": at})
+        _copy(store, thread_id, cut, None, ids, ForkPoint(thread_id, at))
     return ids[thread_id]
 
 
@@ -161,7 +170,7 @@ def _copy(
     cut: ForkCut,
     parent_id: str | None,
     ids: dict[str, str],
-    forked_from: dict[str, str],
+    forked_from: ForkPoint,
     lineage: tuple[str, ...] = (),
 ) -> None:
     """Copy `thread_id` (whose ancestors in the original are `lineage`) and its children."""
@@ -173,12 +182,15 @@ def _copy(
     for child in children:
         ids.setdefault(child, new_id("thr"))
     remap = _remapper(ids)
-    meta = json.loads(remap(record.metadata or "{}"))
-    meta["forked_from"] = forked_from  # the original's id, as it is
-    if parent_id is not None:
-        meta["status"] = _child_status(events, bool(meta.get("resumable")))
-    meta.pop("interrupted", None)
-    store.add_thread(ThreadRecord(branch, parent_id, record.target, time.time(), json.dumps(meta)))
+    meta = ThreadMeta.read(remap(record.metadata or "{}")) or ThreadMeta()
+    meta = meta.model_copy(
+        update={
+            "forked_from": ForkPoint(thread_id, forked_from.at),  # the original's id, as it is
+            "status": _child_status(events, meta.resumable) if parent_id is not None else "idle",
+            "interrupted": False,
+        }
+    )
+    store.add_thread(ThreadRecord(branch, parent_id, record.target, time.time(), meta.dumps()))
     # Its own id and its ancestors' are in every event (thread_path); its children's only in
     # the few records that name them.
     path = [(old, ids[old]) for old in (*lineage, thread_id)]
@@ -193,8 +205,7 @@ def _copy(
     for file in _files_at(events, store.list_files(thread_id, "/")):
         store.put_file(branch, file)
     for child in children:
-        origin = {"thread_id": child, "at": forked_from["at"]}
-        _copy(store, child, cut, branch, ids, origin, (*lineage, thread_id))
+        _copy(store, child, cut, branch, ids, forked_from, (*lineage, thread_id))
 
 
 def _remapper(ids: Mapping[str, str]) -> Callable[[str], str]:
@@ -255,16 +266,18 @@ def _files_at(events: Sequence[StoredEvent], now: Sequence[FileRecord]) -> list[
     return [f for f in files.values() if f is not None]
 
 
-def _child_status(events: Sequence[StoredEvent], resumable: bool) -> str:
+def _child_status(events: Sequence[StoredEvent], resumable: bool) -> ThreadStatus:
     """What a child's status was at the cut, from its own events up to it."""
-    status = "idle"
+    status: ThreadStatus = "idle"
     for event in events:
-        if event.type == "run_finished" and not json.loads(event.data).get("depth"):
-            outcome = json.loads(event.data)["status"]
-            status = {
-                "interrupted": "terminated",
-                "completed": "idle" if resumable else "completed",
-            }.get(outcome, "failed")
+        data = json.loads(event.data)
+        if event.type == "run_finished" and not data.get("depth"):
+            if data["status"] == "interrupted":
+                status = "terminated"
+            elif data["status"] == "completed":
+                status = "idle" if resumable else "completed"
+            else:
+                status = "failed"
     return status
 
 

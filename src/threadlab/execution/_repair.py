@@ -22,7 +22,7 @@ def repair(context: ThreadContext, runs: list[RunRecord] | None = None) -> None:
     if any(is_live(r) for r in runs) or context.running:
         return  # its owner is at work: the calls without results are still running
     orphaned = list(runs)
-    if not orphaned and not context.meta.get("interrupted"):
+    if not orphaned and not context.meta.interrupted:
         return  # nothing can be unanswered: spare reading the whole history
     context.reload(force=True)
     missing = [
@@ -37,7 +37,7 @@ def repair(context: ThreadContext, runs: list[RunRecord] | None = None) -> None:
         for m, call in unanswered_calls(context.all_messages())
     ]
     if not missing and not orphaned:
-        if context.meta.get("interrupted"):
+        if context.meta.interrupted:
             context.set_meta(interrupted=False)
         return
     reason = unfinished_text("owner_gone")
@@ -53,5 +53,5 @@ def repair(context: ThreadContext, runs: list[RunRecord] | None = None) -> None:
             store.finish_run(run.id, "interrupted", None, reason, time.time())
         if orphaned and context.parent_id is not None:
             context.set_child_status("idle" if context.resumable else "failed")
-        if context.meta.get("interrupted"):
+        if context.meta.interrupted:
             context.set_meta(interrupted=False)

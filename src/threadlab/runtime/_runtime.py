@@ -4,7 +4,6 @@ their runs."""
 from __future__ import annotations
 
 import asyncio
-import json
 import logging
 import os
 import time
@@ -12,7 +11,7 @@ from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any, Literal
 
 from .._errors import CallContextError, MissingVariableError, ThreadNotFound
-from .._records import Run, new_id
+from .._records import Run, ThreadMeta, new_id
 from ..definitions import (
     AgentDefinition,
     Registry,
@@ -141,8 +140,8 @@ class Runtime:
         graph = ThreadGraph(self.registry, target)
         if model is not None:
             self._models.check(model)
-        meta = {"origin": origin} if origin else {}
-        record = ThreadRecord(new_id("thr"), None, target, time.time(), json.dumps(meta))
+        meta = ThreadMeta(origin=origin or None)
+        record = ThreadRecord(new_id("thr"), None, target, time.time(), meta.dumps())
         with self.store.transaction():
             self.store.add_thread(record)
             context = self._new_context(record, None)
@@ -250,19 +249,17 @@ class Runtime:
         Raises MissingVariableError (and creates nothing) when its required variables do not
         resolve."""
         graph = ThreadGraph(self.registry, agent.name)
-        meta = {
-            "name": label,
-            "relationship": relationship.name,
-            "description": agent.tool_description,
-            "blocking": relationship.blocking,
-            "resumable": relationship.resumable,
-            "parent_communication": relationship.parent_communication,
-            "status": "idle",
-        }
-        if self.children == "workers" and not relationship.blocking:
+        meta = ThreadMeta(
+            name=label,
+            relationship=relationship.name,
+            description=agent.tool_description,
+            blocking=relationship.blocking,
+            resumable=relationship.resumable,
+            parent_communication=relationship.parent_communication,
             # A blocking child's outcome is the tool's result: it always runs here.
-            meta["runs_on"] = "workers"
-        record = ThreadRecord(new_id("thr"), parent.id, agent.name, time.time(), json.dumps(meta))
+            runs_on="workers" if self.children == "workers" and not relationship.blocking else None,
+        )
+        record = ThreadRecord(new_id("thr"), parent.id, agent.name, time.time(), meta.dumps())
         with self.store.transaction():
             self.store.add_thread(record)
             context = self._new_context(record, parent)

@@ -6,12 +6,19 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import json
 import time
 from collections.abc import AsyncIterator, Iterable, Mapping
 from typing import Any, Protocol
 
-from .._records import ForkPoint, Message, Run, RunFinishedEvent, ThreadEvent, ThreadStatus
+from .._records import (
+    ForkPoint,
+    Message,
+    Run,
+    RunFinishedEvent,
+    ThreadEvent,
+    ThreadMeta,
+    ThreadStatus,
+)
 from ..execution import RunHost, execute_run, fork_point, fork_tree, give_result
 from ..threads import ThreadContext, ThreadFiles
 
@@ -109,8 +116,7 @@ class Thread:
     @property
     def origin(self) -> str | None:
         """Where the thread was created (a notebook's path), when that was given."""
-        origin = self._context.meta.get("origin")
-        return origin if isinstance(origin, str) else None
+        return self._context.meta.origin
 
     @property
     def created_at(self) -> float:
@@ -156,22 +162,15 @@ class Thread:
     @property
     def forked_from(self) -> ForkPoint | None:
         """Where this branch was forked from (None for a thread that is no branch)."""
-        found = self._context.meta.get("forked_from")
-        if not isinstance(found, dict):
-            return None
-        return ForkPoint(str(found.get("thread_id")), str(found.get("at")))
+        return self._context.meta.forked_from
 
     @property
     def branches(self) -> list[Thread]:
         """The threads forked from this one, oldest first."""
         found = []
         for record in reversed(self._context.store.list_threads()):
-            try:
-                meta = json.loads(record.metadata or "{}")
-            except ValueError:
-                continue
-            origin = meta.get("forked_from") if isinstance(meta, dict) else None
-            if isinstance(origin, dict) and origin.get("thread_id") == self.id:
+            meta = ThreadMeta.read(record.metadata)
+            if meta is not None and meta.forked_from and meta.forked_from.thread_id == self.id:
                 found.append(self._runtime.thread(record.id))
         return found
 

@@ -12,11 +12,10 @@ without its report).
 from __future__ import annotations
 
 import asyncio
-import json
 import logging
 from typing import Protocol
 
-from .._records import Run
+from .._records import Run, ThreadMeta
 from ..execution import RunHost, child_outcome, deliver_report, report_failure, run_queued
 from ..store import ThreadRecord
 from ..threads import ThreadContext
@@ -99,14 +98,11 @@ class Worker:
 
     def _ours(self, record: ThreadRecord) -> bool:
         """A child left for workers, of an agent this runtime defines."""
-        try:
-            meta = json.loads(record.metadata or "{}")
-        except ValueError:
-            meta = None
-        if not isinstance(meta, dict) or meta.get("runs_on") != "workers":
+        meta = ThreadMeta.read(record.metadata)
+        if meta is None or meta.runs_on != "workers":
             self._not_ours.add(record.id)
             return False
-        agent = str(meta.get("owner", record.target))
+        agent = meta.owner or record.target
         if self.runtime.registry.agent(agent) is None:
             if record.id not in self._warned:  # once, not at every look
                 self._warned.add(record.id)

@@ -8,7 +8,6 @@ written against this one object, instead of reaching into each other's private m
 from __future__ import annotations
 
 import asyncio
-import json
 import logging
 from collections.abc import Iterable, Sequence
 from typing import Any, Protocol
@@ -20,6 +19,7 @@ from .._records import (
     Message,
     MessageCreatedEvent,
     ThreadEvent,
+    ThreadMeta,
     ThreadStatus,
     event_from_json,
 )
@@ -85,7 +85,7 @@ class ThreadContext:
         self.parent_id = record.parent_id
         self.path: tuple[str, ...] = (*parent.path, record.id) if parent else (record.id,)
         self.damage: list[str] = []  # what of this thread could not be read from the store
-        self.meta: dict[str, Any] = self._read_meta(record.metadata)
+        self.meta: ThreadMeta = self._read_meta(record.metadata)
         # One redactor per thread tree: a child inherits its parent's secrets.
         self.redactor: Redactor = parent.redactor if parent is not None else Redactor()
         self.sink = EventSink(store, self.redactor, self.id)
@@ -105,14 +105,11 @@ class ThreadContext:
         self.running = False
         self.model_override: Any = None  # a model name or object, never persisted
 
-    def _read_meta(self, raw: str | None) -> dict[str, Any]:
-        try:
-            meta = json.loads(raw or "{}")
-        except ValueError:
-            meta = None
-        if not isinstance(meta, dict):
-            self._damaged("its metadata is not a JSON object; defaults are used")
-            return {}
+    def _read_meta(self, raw: str | None) -> ThreadMeta:
+        meta = ThreadMeta.read(raw)
+        if meta is None:
+            self._damaged("its metadata cannot be read; defaults are used")
+            return ThreadMeta()
         return meta
 
     def _damaged(self, what: str) -> None:
@@ -128,33 +125,33 @@ class ThreadContext:
 
     @property
     def owner(self) -> str:
-        return str(self.meta.get("owner", self.record.target))
+        return self.meta.owner or self.record.target
 
     @property
     def name(self) -> str:
-        return str(self.meta.get("name", self.record.target))
+        return self.meta.name or self.record.target
 
     @property
     def description(self) -> str:
-        return str(self.meta.get("description", ""))
+        return self.meta.description
 
     @property
     def blocking(self) -> bool:
-        return bool(self.meta.get("blocking", True))
+        return self.meta.blocking
 
     @property
     def resumable(self) -> bool:
-        return bool(self.meta.get("resumable", False))
+        return self.meta.resumable
 
     @property
     def parent_communication(self) -> str:
-        return str(self.meta.get("parent_communication", "implicit"))
+        return self.meta.parent_communication
 
     @property
     def runs_on_workers(self) -> bool:
         """A child its parent leaves in the store for a worker (`Runtime.serve`), instead of
         running it in the parent's process."""
-        return self.meta.get("runs_on") == "workers"
+        return self.meta.runs_on == "workers"
 
     def _run_somewhere(self) -> bool:
         """Whether this process or another holds a live run of the thread."""
@@ -174,13 +171,14 @@ class ThreadContext:
             record = self.store.get_thread(self.id)
             if record is not None:
                 self.meta = self._read_meta(record.metadata)
-            status = self.meta.get("status", "idle")
+            status = self.meta.status
             return status if status in _CHILD_STATUSES else "idle"
         return "idle"
 
     def set_meta(self, **values: Any) -> None:
-        self.meta.update(values)
-        self.store.update_thread_metadata(self.id, json.dumps(self.meta))
+        """Change fields of the thread's metadata (`ThreadMeta`) and store it."""
+        self.meta = self.meta.model_copy(update=values)
+        self.store.update_thread_metadata(self.id, self.meta.dumps())
 
     def set_child_status(self, status: ThreadStatus) -> None:
         self.set_meta(status=status)

@@ -5,73 +5,51 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Iterable
 
-from .._records import MessageCreatedEvent, RunFinishedEvent
+from .._records import RunFinishedEvent
 from ..runtime import Runtime, Thread
-from ._replay import catch_up, relate, replay, trace_for
+from ._replay import trace_for
+from ._run_stream import RunStream
 from ._throttle import Throttle
+from ._trace import TraceState
 from ._views import TraceView
 
 __all__ = ["LiveRun"]
 
 
 class LiveRun:
-    """One `send` of a thread, streamed into a TraceView at most `rate` updates a second."""
+    """One `send` of a thread, streamed into a new TraceView at most `rate` updates a
+    second."""
 
-    def __init__(
-        self, rt: Runtime, thread: Thread, rate: float, *, view: TraceView | None = None
-    ) -> None:
-        """`view`: an existing view to run in (it then shows this thread, its history first,
-        as when a branch made in a view runs there); else a new one."""
+    def __init__(self, rt: Runtime, thread: Thread, rate: float) -> None:
         self.runtime = rt
         self.thread = thread
-        if view is None:
-            self.state = trace_for(thread, rt.thread)
-            self.view = TraceView(rt, self.state, live=True)
-        else:
-            self.state = relate(replay(thread), thread)
-            self.state.run = {"status": "running", "text": None, "error": None, "usage": None}
-            self.view = view
-            view.live = True
-            view.show(self.state)
-        self.throttle = Throttle(self.view.push, rate)
-        self.finished: RunFinishedEvent | None = None
-        self.seen: Counter[str] = Counter()  # the events the run streamed in, by type
-        self.ran_here: set[str] = {thread.id}  # the threads whose messages streamed in live
+        self.state: TraceState = trace_for(thread, rt.thread)
+        self.view = TraceView(rt, self.state, live=True)
+        self._stream = RunStream(rt, thread, self.state, self.view.push, self._finishing, rate)
+
+    def _finishing(self) -> None:
+        self.view.finishing = True
+
+    @property
+    def throttle(self) -> Throttle:
+        return self._stream.throttle
+
+    @property
+    def seen(self) -> Counter[str]:
+        """The events the run streamed in, by type."""
+        return self._stream.seen
+
+    @property
+    def finished(self) -> RunFinishedEvent | None:
+        return self._stream.finished
+
+    @property
+    def ran_here(self) -> set[str]:
+        """The threads whose messages streamed in live (not a worker's)."""
+        return self._stream.ran_here
 
     async def run(
         self, message: str | None = None, attachments: Iterable[str] = ()
     ) -> RunFinishedEvent:
         """Stream the run of `message` (None: resume what the history leaves open)."""
-        try:
-            async for event in self.thread.stream(message, attachments=attachments):
-                self.state.apply(event)
-                self.seen[event.type] += 1
-                if isinstance(event, MessageCreatedEvent):  # a run here: not a worker's
-                    self.ran_here.add(event.thread_id)
-                if isinstance(event, RunFinishedEvent) and event.thread_id == self.thread.id:
-                    self.finished = event
-                self.throttle.touch()
-        except BaseException:
-            self._settle()
-            self.throttle.close()
-            raise
-        self._settle()
-        await self.throttle.drain()
-        assert self.finished is not None
-        return self.finished
-
-    def _settle(self) -> None:
-        # A child a worker ran streamed in its own process: what it did is in the store.
-        for thread_id in [t for t in self.state.threads if t not in self.ran_here]:
-            catch_up(self.state, self.runtime.thread(thread_id))
-        # Children report their lifecycle (completed, idle, failed), not just run status.
-        for thread_id, entry in self.state.threads.items():
-            if thread_id != self.thread.id:
-                entry["status"] = self.runtime.thread(thread_id).status
-        # The store has the truth of every call (an interrupted one has its result there).
-        self.state.settle(
-            lambda thread_id: [
-                m for m in self.runtime.thread(thread_id).all_messages() if m.role == "tool"
-            ]
-        )
-        self.view.finishing = True
+        return await self._stream.run(message, attachments)

@@ -15,11 +15,13 @@ import anywidget
 import traitlets
 
 from .._errors import PathError, ThreadlabError
+from .._records import ThreadMeta
 from ..runtime import Runtime
 from ..store import ThreadSummary
 from ..threads import is_live
 from ._patches import Patcher
 from ._replay import relate, replay
+from ._run_stream import RunStream
 from ._static import static_html, static_text
 from ._trace import TraceState
 
@@ -196,8 +198,6 @@ class TraceView(_View):
         """A fork the user asked for in the view ("fork from here" on a card or a user
         message): make the branch, show it, and run it live here. What does not fit comes
         back to the view as the error the API raised."""
-        from ._live import LiveRun  # the live run drives this very view (and imports it)
-
         at = str(content.get("at"))
         options = {k: content[k] for k in ("result", "arguments", "message") if k in content}
         try:
@@ -206,8 +206,14 @@ class TraceView(_View):
             self.send({"op": "fork_error", "thread": thread_id, "at": at, "error": str(exc)})
             return
         self.selected = branch.id
-        live = LiveRun(self._rt, branch, self.rate, view=self)
-        await live.run(None)
+        state = relate(replay(branch), branch)
+        state.run = {"status": "running", "text": None, "error": None, "usage": None}
+        self.live = True
+        self.show(state)
+        await RunStream(self._rt, branch, state, self.push, self._finish, self.rate).run(None)
+
+    def _finish(self) -> None:
+        self.finishing = True
 
     def _resync(self) -> None:
         """A front end that rendered after patches went out missed them (a patch reaches only
@@ -285,11 +291,8 @@ def _row(summary: ThreadSummary) -> dict[str, Any]:
         status = "interrupted"  # its owner is gone; opening the thread repairs it
     else:
         status = summary.last_run_status or "never run"
-    try:
-        meta = json.loads(record.metadata or "{}")
-    except ValueError:
-        meta = {}
-    origin = meta.get("origin") if isinstance(meta, dict) else None
+    meta = ThreadMeta.read(record.metadata)
+    origin = meta.origin if meta is not None else None
     return {
         "id": record.id,
         "agent": record.target,

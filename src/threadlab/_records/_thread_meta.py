@@ -1,0 +1,56 @@
+"""`ThreadMeta`: what the store keeps about a thread beside its history (the `metadata`
+column, JSON), typed: where it was made, what a child is to its parent, whether its last run
+was interrupted, where a branch was forked from."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, ValidationError
+
+from ._runs import ForkPoint, ThreadStatus
+
+__all__ = ["ThreadMeta"]
+
+
+class ThreadMeta(BaseModel):
+    """A thread's metadata. Keys it does not know (a later release's) are kept as they are."""
+
+    model_config = ConfigDict(extra="allow", use_attribute_docstrings=True)
+
+    origin: str | None = None
+    """Where it was created (a notebook's path), when that was given."""
+    owner: str | None = None
+    """The agent answering now, once it was handed off (None: the thread's own agent)."""
+    name: str | None = None
+    """A child's instance label (None: the agent's name)."""
+    relationship: str | None = None
+    """A child: the name of the relationship that created it."""
+    description: str = ""
+    """A child: its agent's description."""
+    blocking: bool = True
+    """A child: whether its parent waits for its runs."""
+    resumable: bool = False
+    """A child: whether it can be messaged after its first session."""
+    parent_communication: str = "implicit"
+    """A child: how it reports to its parent."""
+    status: ThreadStatus = "idle"
+    """A child's lifecycle, as its parent sees it."""
+    runs_on: Literal["here", "workers"] | None = None
+    """A child left in the store for a worker ("workers")."""
+    interrupted: bool = False
+    """Its last run was interrupted: a call may still lack its result until it is repaired."""
+    forked_from: ForkPoint | None = None
+    """A branch: the thread and the point it was forked from."""
+
+    @classmethod
+    def read(cls, raw: str | None) -> ThreadMeta | None:
+        """The metadata stored as `raw`; None when it cannot be read (a damaged row)."""
+        try:
+            return cls.model_validate_json(raw or "{}")
+        except ValidationError:
+            return None
+
+    def dumps(self) -> str:
+        """As stored: the fields that differ from their defaults."""
+        return self.model_dump_json(exclude_defaults=True)

@@ -1,0 +1,77 @@
+"""Streaming one run of a thread into a trace: each event folded in as it comes, the view
+pushed at most `rate` times a second, and what the store knows settled in at the end. Shared
+by `LiveRun` (a `%%thread` cell's view) and a view that runs a branch it made itself."""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Callable, Iterable
+
+from .._records import MessageCreatedEvent, RunFinishedEvent
+from ..runtime import Runtime, Thread
+from ._replay import catch_up
+from ._throttle import Throttle
+from ._trace import TraceState
+
+__all__ = ["RunStream"]
+
+
+class RunStream:
+    """One run of `thread` streamed into `state`; `push` sends the view what changed and
+    `finishing` tells it the next push is the last."""
+
+    def __init__(
+        self,
+        rt: Runtime,
+        thread: Thread,
+        state: TraceState,
+        push: Callable[[], None],
+        finishing: Callable[[], None],
+        rate: float,
+    ) -> None:
+        self.runtime = rt
+        self.thread = thread
+        self.state = state
+        self.throttle = Throttle(push, rate)
+        self._finishing = finishing
+        self.finished: RunFinishedEvent | None = None
+        self.seen: Counter[str] = Counter()  # the events the run streamed in, by type
+        self.ran_here: set[str] = {thread.id}  # the threads whose messages streamed in live
+
+    async def run(
+        self, message: str | None = None, attachments: Iterable[str] = ()
+    ) -> RunFinishedEvent:
+        """Stream the run of `message` (None: resume what the history leaves open)."""
+        try:
+            async for event in self.thread.stream(message, attachments=attachments):
+                self.state.apply(event)
+                self.seen[event.type] += 1
+                if isinstance(event, MessageCreatedEvent):  # a run here: not a worker's
+                    self.ran_here.add(event.thread_id)
+                if isinstance(event, RunFinishedEvent) and event.thread_id == self.thread.id:
+                    self.finished = event
+                self.throttle.touch()
+        except BaseException:
+            self._settle()
+            self.throttle.close()
+            raise
+        self._settle()
+        await self.throttle.drain()
+        assert self.finished is not None
+        return self.finished
+
+    def _settle(self) -> None:
+        # A child a worker ran streamed in its own process: what it did is in the store.
+        for thread_id in [t for t in self.state.threads if t not in self.ran_here]:
+            catch_up(self.state, self.runtime.thread(thread_id))
+        # Children report their lifecycle (completed, idle, failed), not just run status.
+        for thread_id, entry in self.state.threads.items():
+            if thread_id != self.thread.id:
+                entry["status"] = self.runtime.thread(thread_id).status
+        # The store has the truth of every call (an interrupted one has its result there).
+        self.state.settle(
+            lambda thread_id: [
+                m for m in self.runtime.thread(thread_id).all_messages() if m.role == "tool"
+            ]
+        )
+        self._finishing()
