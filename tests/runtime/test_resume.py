@@ -130,3 +130,40 @@ async def test_resume_names_a_definition_that_no_longer_exists(
     reopened = tl.Runtime(tl.Registry(), rt.store).thread(thread.id)
     with pytest.raises(tl.DefinitionError, match="'p'"):
         await reopened.resume()
+
+
+async def test_a_dual_ai_session_goes_on_from_the_side_whose_call_was_open(
+    rt: tl.Runtime, registry: tl.Registry
+) -> None:
+    from .test_subagents import worker
+
+    worker(registry)  # side A's `finish` ends the session (session_stop)
+    thread = await rt.create_thread("worker")
+    thread._context.persist(
+        [
+            tl.Message(role="user", content="the task", side="a"),
+            tl.Message(role="assistant", tool_calls=(tl.ToolCall("call_f", "finish", {}),),
+                       side="a"),
+        ]
+    )  # fmt: skip
+    run = await thread.resume()
+    assert run.status == "completed"
+    assert (await thread.files.read("/attachments/out.txt")) == b"work on: the task"
+    result = thread.messages[-1]
+    assert (result.role, result.tool_call_id, result.side) == ("tool", "call_f", "a")
+
+
+async def test_a_thread_whose_definitions_are_gone_still_forks(
+    rt: tl.Runtime, registry: tl.Registry
+) -> None:
+    ran: list[str] = []
+    define_note(registry, ran)
+    scripted_prompt(registry, [call("note", {"text": "a"}, id="call_a"), text("done")],
+                    tools=["note"])  # fmt: skip
+    thread = await rt.create_thread("p")
+    await thread.send("go")
+    elsewhere = tl.Runtime(tl.Registry(), rt.store)  # a kernel that defines nothing
+    branch = await elsewhere.thread(thread.id).fork("call_a", result="edited")
+    assert [m.content for m in branch.messages if m.role == "tool"] == ["edited"]
+    with pytest.raises(tl.DefinitionError, match="'p'"):
+        await branch.resume()  # resume says which definition is missing

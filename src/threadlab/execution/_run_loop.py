@@ -11,7 +11,7 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import time
-from collections.abc import Sequence
+from collections.abc import Coroutine, Sequence
 from typing import Any, Literal
 
 from .._errors import DefinitionError, PathError, ReplayDivergedError
@@ -93,18 +93,17 @@ class RunLoop:
 
     async def run(self, user: Message) -> Run:
         """Run a turn (or a session) for `user`, already persisted as the last message."""
+        return await self._guarded(self._from_message(user))
+
+    async def resume(self) -> Run:
+        """Go on from the stored history, with no new message: run the unanswered calls of
+        the last assistant message in order (the results before them are kept), then step
+        until the turn ends. The turn is counted from the last user message."""
+        return await self._guarded(self._from_history())
+
+    async def _guarded(self, body: Coroutine[Any, Any, None]) -> Run:
         try:
-            start = len(self.context.history) - 1
-            dual = self.graph.agent.type == "dual_ai"
-            first = self._top_frame(self.graph.agent.side_a, start, "a" if dual else None)
-            self.outcome.messages.append(user)
-            prompt = self.graph.prompts[first.prompt_name]
-            hooks = self.hooks_for(prompt)
-            if hooks.has("after_create_message"):
-                await hooks.run("after_create_message", self.state_for(first, prompt), user)
-            await self.supervisor.start_immediate(first, user)
-            await (self._session(start) if dual else self._ai_human(first))
-            await self._answer_children(start, dual)
+            await body
         except BaseException:
             # Cancelled, interrupted or crashed mid-step: every call of a persisted assistant
             # message still gets exactly one result, before the exception goes on (first, and
@@ -116,36 +115,37 @@ class RunLoop:
         self._settle_session()
         return self.outcome
 
-    async def resume(self) -> Run:
-        """Go on from the stored history, with no new message: run the unanswered calls of
-        the last assistant message in order (the results before them are kept), then step
-        until the turn ends. The turn is counted from the last user message."""
-        try:
-            history = self.context.history
-            start = _turn_start(history)
-            dual = self.graph.agent.type == "dual_ai"
-            last = history[-1]
-            side: Literal["a", "b"] | None = (last.side or "a") if dual else None
-            agent = self.graph.agent
-            side_config = agent.side_b if side == "b" and agent.side_b else agent.side_a
-            frame = self._top_frame(side_config, start, side)
-            calling = _calling(history)
-            if calling is not None:
-                await self._run_open_calls(frame, calling)
-            if self.completed and not self._session_ended(frame):
-                if dual:
-                    assert side is not None
-                    following = side if frame.ending is None else _other(side)
-                    await self._session(start, first=following)
-                elif frame.ending is None:
-                    await self._ai_human(frame)
-            await self._answer_children(start, dual)
-        except BaseException:
-            self._close_open_calls()
-            await asyncio.shield(self.supervisor.cancel_all())
-            raise
-        self._settle_session()
-        return self.outcome
+    async def _from_message(self, user: Message) -> None:
+        start = len(self.context.history) - 1
+        dual = self.graph.agent.type == "dual_ai"
+        first = self._top_frame(self.graph.agent.side_a, start, "a" if dual else None)
+        self.outcome.messages.append(user)
+        prompt = self.graph.prompts[first.prompt_name]
+        hooks = self.hooks_for(prompt)
+        if hooks.has("after_create_message"):
+            await hooks.run("after_create_message", self.state_for(first, prompt), user)
+        await self.supervisor.start_immediate(first, user)
+        await (self._session(start) if dual else self._ai_human(first))
+        await self._answer_children(start, dual)
+
+    async def _from_history(self) -> None:
+        history = self.context.history
+        start = _turn_start(history)
+        dual = self.graph.agent.type == "dual_ai"
+        side: Literal["a", "b"] | None = (history[-1].side or "a") if dual else None
+        agent = self.graph.agent
+        side_config = agent.side_b if side == "b" and agent.side_b else agent.side_a
+        frame = self._top_frame(side_config, start, side)
+        calling = _calling(history)
+        if calling is not None:
+            await self._run_open_calls(frame, calling)
+        if self.completed and not self._session_ended(frame):
+            if side is not None:  # a dual_ai session goes on from the side whose turn it was
+                following = side if frame.ending is None else _other(side)
+                await self._session(start, first=following)
+            elif frame.ending is None:
+                await self._ai_human(frame)
+        await self._answer_children(start, dual)
 
     async def _run_open_calls(self, frame: Frame, assistant: Message) -> None:
         """Run the calls of `assistant` that have no result yet, in `frame`."""
