@@ -38,7 +38,7 @@ from .._records import (
 from ..definitions import Registry
 from ..store import FileRecord, Store, StoredEvent, StoredMessage, ThreadRecord
 from ..threads import ThreadContext, is_live
-from ._tool_call import result_text
+from ._tool_call import result_message
 
 __all__ = ["ForkCut", "fork_point", "fork_tree", "give_result"]
 
@@ -285,14 +285,7 @@ def give_result(branch: ThreadContext, call: ToolCall, result: Any) -> None:
     """Store `result` as the result of `call` in `branch` (instead of running it): a
     `ToolResult` as it is, anything else as a successful result."""
     outcome = result if isinstance(result, ToolResult) else ToolResult(result=result)
-    message = Message(
-        role="tool",
-        content=result_text(outcome),
-        tool_call_id=call.id,
-        name=call.name,
-        tool_status=outcome.status,
-        attachments=outcome.attachments,
-    )
+    message = result_message(call, outcome, branch.redactor)
     with branch.store.transaction():
         branch.emit(
             ToolCallFinishedEvent(

@@ -35,7 +35,7 @@ from ._injected_tools import tools_for
 from ._prompting import MessageWindow, earlier_context, render_system, side_view
 from ._streaming import collect_stream
 from ._subagents import ChildRunner, Supervisor
-from ._tool_call import result_text, run_tool_call
+from ._tool_call import result_message, result_text, run_tool_call
 
 __all__ = ["RunLoop"]
 
@@ -501,27 +501,8 @@ class RunLoop:
         state: ThreadState,
         trace: str | None = None,
     ) -> None:
-        # Redacted before it is serialised: a secret inside a value would otherwise reach the
-        # store JSON-escaped, where the text redaction cannot see it.
         redactor = self.context.redactor
-        shown = (
-            result.model_copy(
-                update={
-                    "result": redactor.value(result.result),
-                    "error": redactor.text(result.error) if result.error else result.error,
-                }
-            )
-            if redactor
-            else result
-        )
-        message = Message(
-            role="tool",
-            content=result_text(shown),
-            tool_call_id=call.id,
-            name=call.name,
-            tool_status=result.status,
-            attachments=result.attachments,
-        )
+        message = result_message(call, result, redactor)
         self.context.emit(
             ToolCallFinishedEvent(
                 tool_call_id=call.id,

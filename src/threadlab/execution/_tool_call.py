@@ -12,12 +12,12 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from .._records import MAX_NESTING, ToolCall, ToolResult, nesting_depth
+from .._records import MAX_NESTING, Message, ToolCall, ToolResult, nesting_depth
 from ..definitions import ToolDefinition
-from ..threads import ThreadState
+from ..threads import Redactor, ThreadState
 from ._worker_thread import in_worker_thread
 
-__all__ = ["content_of", "result_text", "run_tool_call", "tool_traceback"]
+__all__ = ["content_of", "result_message", "result_text", "run_tool_call", "tool_traceback"]
 
 _PACKAGE = str(Path(__file__).resolve().parents[1])
 
@@ -31,6 +31,30 @@ def result_text(result: ToolResult) -> str:
     if result.status == "success":
         return content_of(result.result) if result.result is not None else ""
     return result.error or "the tool reported an error"
+
+
+def result_message(call: ToolCall, result: ToolResult, redactor: Redactor) -> Message:
+    """The tool message that stores `result` as the result of `call`. Redacted before it is
+    serialised: a secret inside a value would otherwise reach the store JSON-escaped, where
+    the text redaction cannot see it."""
+    shown = (
+        result.model_copy(
+            update={
+                "result": redactor.value(result.result),
+                "error": redactor.text(result.error) if result.error else result.error,
+            }
+        )
+        if redactor
+        else result
+    )
+    return Message(
+        role="tool",
+        content=result_text(shown),
+        tool_call_id=call.id,
+        name=call.name,
+        tool_status=result.status,
+        attachments=result.attachments,
+    )
 
 
 def tool_traceback(exc: BaseException) -> str:
