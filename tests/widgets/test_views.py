@@ -309,3 +309,20 @@ async def test_fork_from_here_in_a_view_runs_the_branch_there(
     other = await rt.create_thread("p")
     view._on_message(view, {"op": "fork", "thread": other.id, "at": call_id, "result": "X"}, [])
     assert other.branches == []
+
+
+async def test_a_branch_that_cannot_run_here_says_why_in_the_view(
+    rt: tl.Runtime, registry: tl.Registry, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    install(monkeypatch)
+    define(registry, tl.models.ScriptedModel([write(1), text("done")]))
+    thread = await rt.create_thread("p")
+    await thread.send("go")
+    elsewhere = tl.Runtime(tl.Registry(), rt.store)  # a kernel that lost its definitions
+    view = TraceView(elsewhere, replay(elsewhere.thread(thread.id)))
+    call_id = next(iter(view.trace["cards"]))
+    view._on_message(view, {"op": "fork", "thread": thread.id, "at": call_id, "result": "X"}, [])
+    assert view._forking is not None
+    await view._forking  # no exception escapes into the kernel's loop
+    assert not view.live
+    assert "'p'" in view.trace["run"]["error"]

@@ -210,7 +210,12 @@ class TraceView(_View):
         state.run = {"status": "running", "text": None, "error": None, "usage": None}
         self.live = True
         self.show(state)
-        await RunStream(self._rt, branch, state, self.push, self._finish, self.rate).run(None)
+        try:
+            await RunStream(self._rt, branch, state, self.push, self._finish, self.rate).run(None)
+        except ThreadlabError as exc:  # the branch cannot run here (a definition is gone)
+            state.run = {"status": "idle", "text": None, "error": str(exc), "usage": None}
+            self.finishing = True
+            self.push()
 
     def _finish(self) -> None:
         self.finishing = True
