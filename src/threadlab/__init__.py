@@ -31,6 +31,10 @@ from ._errors import (
     ThreadNotFound,
 )
 from ._records import (
+    Approval,
+    ApprovalDecidedEvent,
+    ApprovalRequest,
+    ApprovalRequestedEvent,
     ChildInfo,
     CustomEvent,
     Event,
@@ -83,6 +87,10 @@ from .threads import ExecutionInfo, ThreadState
 __all__ = [
     "RESERVED_TOOL_NAMES",
     "AgentDefinition",
+    "Approval",
+    "ApprovalDecidedEvent",
+    "ApprovalRequest",
+    "ApprovalRequestedEvent",
     "CallContextError",
     "ChildInfo",
     "CodeError",

@@ -5,6 +5,8 @@ imports the rest of threadlab, so any layer may depend on it.
 """
 
 from ._events import (
+    ApprovalDecidedEvent,
+    ApprovalRequestedEvent,
     CustomEvent,
     Event,
     FileWrittenEvent,
@@ -30,12 +32,25 @@ from ._messages import (
     unfinished_result,
     unfinished_text,
 )
-from ._runs import ChildInfo, ForkPoint, Run, RunStatus, SessionStatus, ThreadStatus
+from ._runs import (
+    Approval,
+    ApprovalRequest,
+    ChildInfo,
+    ForkPoint,
+    Run,
+    RunStatus,
+    SessionStatus,
+    ThreadStatus,
+)
 from ._thread_meta import ThreadMeta
 from ._tool_results import ToolResult
 
 __all__ = [
     "MAX_NESTING",
+    "Approval",
+    "ApprovalDecidedEvent",
+    "ApprovalRequest",
+    "ApprovalRequestedEvent",
     "ChildInfo",
     "CustomEvent",
     "Event",

@@ -15,6 +15,8 @@ from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
 from ._runs import RunStatus
 
 __all__ = [
+    "ApprovalDecidedEvent",
+    "ApprovalRequestedEvent",
     "CustomEvent",
     "Event",
     "FileWrittenEvent",
@@ -154,6 +156,37 @@ class CustomEvent(Event):
     """The call that emitted it, or None outside a tool call."""
 
 
+class ApprovalRequestedEvent(Event):
+    """A tool call needs a decision before it runs (its tool's `approval`), and waits for it."""
+
+    type: Literal["approval_requested"] = "approval_requested"
+    tool_call_id: str
+    """The call waiting."""
+    name: str
+    """Its tool."""
+    arguments: Any = None
+    """The arguments it would run with."""
+
+
+class ApprovalDecidedEvent(Event):
+    """A decision on a call that needed one: it runs (perhaps with edited arguments) or gets
+    the error result "rejected: <reason>"."""
+
+    type: Literal["approval_decided"] = "approval_decided"
+    tool_call_id: str
+    """The call decided."""
+    approved: bool
+    """Whether it runs."""
+    edited: bool = False
+    """Whether it runs with other arguments than the model's."""
+    arguments: Any = None
+    """The arguments it runs with, when edited."""
+    reason: str | None = None
+    """Why it was rejected (or why the approver could not decide)."""
+    by: Literal["approver", "api", "view"] = "api"
+    """Who decided: the runtime's approver, `thread.approve`/`reject`, or a view's buttons."""
+
+
 class RunFinishedEvent(Event):
     """A run ended: the last event of `thread.stream`."""
 
@@ -178,6 +211,8 @@ ThreadEvent = Annotated[
     | SubagentCreatedEvent
     | FileWrittenEvent
     | CustomEvent
+    | ApprovalRequestedEvent
+    | ApprovalDecidedEvent
     | RunFinishedEvent,
     Field(discriminator="type"),
 ]

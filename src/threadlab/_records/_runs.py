@@ -2,25 +2,67 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Literal
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict
 
 from ._messages import Message
 
-__all__ = ["ChildInfo", "ForkPoint", "Run", "RunStatus", "SessionStatus", "ThreadStatus"]
+__all__ = [
+    "Approval",
+    "ApprovalRequest",
+    "ChildInfo",
+    "ForkPoint",
+    "Run",
+    "RunStatus",
+    "SessionStatus",
+    "ThreadStatus",
+]
 
-RunStatus = Literal["completed", "failed", "interrupted", "stopped", "queued"]
+RunStatus = Literal["completed", "failed", "interrupted", "stopped", "queued", "waiting"]
 """How a run ended; see `Run.status`."""
 
 SessionStatus = Literal["completed", "failed"]
 """How a session ended, as its parent sees it."""
 
-ThreadStatus = Literal["queued", "running", "idle", "completed", "failed", "terminated"]
+ThreadStatus = Literal["queued", "running", "waiting", "idle", "completed", "failed", "terminated"]
 """A thread is "running" or "idle"; a child also reports its lifecycle: "completed" or
 "failed" after its single session, "terminated" once its run was cancelled, "queued" while
 it waits for a worker (`Runtime(children="workers")`)."""
+
+
+@dataclass(frozen=True)
+class ApprovalRequest:
+    """A tool call that waits for a decision (`run.pending`, `thread.pending`), or that an
+    approver is asked about."""
+
+    thread_id: str
+    """The thread the call is in (a descendant's, for a parent's `pending`)."""
+    tool_call_id: str
+    """The call."""
+    name: str
+    """Its tool."""
+    arguments: Any
+    """The arguments the model gave it."""
+    progress: str | None = None
+    """Its progress argument's value, when the tool has one."""
+
+
+@dataclass(frozen=True)
+class Approval:
+    """An approver's decision: run the call (with these `arguments` instead, when given), or
+    not (`reason` says why).
+
+    Example:
+        >>> Approval(False, reason="not on Fridays").approved
+        False
+    """
+
+    approved: bool
+    arguments: Mapping[str, Any] | None = None
+    reason: str | None = None
 
 
 @dataclass(frozen=True)
@@ -54,6 +96,8 @@ class Run:
     """The session's result text: the session tool's result, or the last answer."""
     attachments: tuple[str, ...] = ()
     """The session result's attachments (paths in this thread)."""
+    pending: tuple[ApprovalRequest, ...] = ()
+    """With status "waiting": the calls that wait for a decision."""
 
     def __repr__(self) -> str:
         shown = (self.text or "")[:60]

@@ -38,6 +38,8 @@ class ThreadMeta(BaseModel):
     """A child's lifecycle, as its parent sees it."""
     runs_on: Literal["here", "workers"] | None = None
     """A child left in the store for a worker ("workers")."""
+    waiting: bool = False
+    """Its last run ended waiting for a decision on a tool call."""
     interrupted: bool = False
     """Its last run was interrupted: a call may still lack its result until it is repaired."""
     forked_from: ForkPoint | None = None

@@ -92,9 +92,11 @@ def define_tool(
     variables: Iterable[Variable] = (),
     progress_argument: str | None = None,
     timeout: float | None = 120.0,
+    approval: Any = None,
     registry: Registry | None = None,
 ) -> ToolDefinition:
-    """Define a function tool and register it.
+    """Define a function tool and register it. `approval` ("always", or a callable
+    `(call, state) -> bool`) makes its calls wait for a decision before they run.
 
     Example:
         >>> import threadlab as tl
@@ -117,6 +119,11 @@ def define_tool(
         )
     if timeout is not None and timeout <= 0:
         raise DefinitionError(f"{owner}: timeout must be positive seconds or None")
+    if approval is not None and approval != "always" and not callable(approval):
+        raise DefinitionError(
+            f'{owner}: approval must be None, "always" or a callable (call, state) -> bool,'
+            f" got {approval!r}"
+        )
     definition = ToolDefinition(
         name=name,
         description=description,
@@ -125,6 +132,7 @@ def define_tool(
         variables=_variables(owner, variables),
         progress_argument=progress_argument,
         timeout=timeout,
+        approval=approval,
     )
     _registry(registry).add(definition)
     return definition

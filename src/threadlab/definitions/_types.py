@@ -68,6 +68,9 @@ class ToolDefinition(BaseModel):
     """The string argument that describes a call in progress."""
     timeout: float | None = 120.0
     """Seconds before a call times out (None: no limit)."""
+    approval: Any = None
+    """None: calls run at once; "always": each call waits for a decision; or a callable
+    `(call, state) -> bool` (sync or async), True for a call that needs one."""
 
 
 class PromptDefinition(BaseModel):

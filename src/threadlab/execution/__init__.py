@@ -6,6 +6,7 @@ Internal machinery, not public surface: `threadlab.Runtime` and `threadlab.Threa
 in. Nothing here imports the runtime; it is written against `RunHost`.
 """
 
+from ._approvals import Approver, pending_requests
 from ._fork import fork_point, fork_tree, give_result
 from ._host import Limits, RunHost
 from ._model_choice import ModelResolver
@@ -16,6 +17,7 @@ from ._subagents import child_outcome, deliver_report, report_failure
 from ._tool_specs import ToolSpecCache
 
 __all__ = [
+    "Approver",
     "ArgumentScanner",
     "Limits",
     "ModelResolver",
@@ -27,6 +29,7 @@ __all__ = [
     "fork_point",
     "fork_tree",
     "give_result",
+    "pending_requests",
     "repair",
     "report_failure",
     "run_queued",

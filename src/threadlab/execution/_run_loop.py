@@ -16,6 +16,9 @@ from typing import Any, Literal
 
 from .._errors import DefinitionError, PathError, ReplayDivergedError
 from .._records import (
+    ApprovalDecidedEvent,
+    ApprovalRequest,
+    ApprovalRequestedEvent,
     Message,
     Run,
     ToolCall,
@@ -27,6 +30,7 @@ from .._records import (
 from ..definitions import PromptDefinition, Side, ThreadGraph, ToolDefinition
 from ..models import ModelRequest, ToolPurpose, ToolSpec
 from ..threads import ExecutionInfo, ThreadContext, ThreadState
+from ._approvals import ask, decisions, needs_decision, pending_requests
 from ._builtin_tool import BuiltinTool
 from ._frames import Frame, StepBudget
 from ._hooks import HookRunner
@@ -444,9 +448,17 @@ class RunLoop:
             started = time.perf_counter()
             state = self.state_for(frame, prompt, call)
             trace: str | None = None
+            decided = None
+            if self.completed and self.failures < limit:
+                decided = await self._decision(frame, call, tools.get(call.name), state)
+                if decided is None:
+                    return  # it waits for a decision: it and the calls after it stay open
+                call = decided[0]
             if self.failures >= limit or not self.completed:
                 reason = self.outcome.error or f"{self.failures} consecutive failed tool calls"
                 result = ToolResult("error", error=f"not run: the run stopped ({reason})")
+            elif decided is not None and decided[1] is not None:
+                result = ToolResult("error", error=f"rejected: {decided[1]}")
             else:
                 result, trace = await run_tool_call(call, tools, state, self._missing_for)
                 if hooks.has("before_store_tool_result"):
@@ -469,6 +481,59 @@ class RunLoop:
             self._stop(
                 f"{self.failures} consecutive tool calls failed (max_consecutive_failures={limit})"
             )
+
+    async def _decision(
+        self, frame: Frame, call: ToolCall, tool: ToolDefinition | None, state: ThreadState
+    ) -> tuple[ToolCall, str | None] | None:
+        """How `call` goes on: (the call to run, None), (the call, why it was rejected), or
+        None when it waits for a decision (the run then ends "waiting")."""
+        if frame.depth or not await needs_decision(tool, call, state):
+            return call, None
+        decided = decisions(self.context).get(call.id)
+        approver = getattr(self.host, "approver", None)
+        if decided is None and approver is not None:
+            self._request(frame, call)
+            request = ApprovalRequest(self.context.id, call.id, call.name, call.arguments)
+            answer = await ask(approver, request, self.limits.hook_timeout)
+            decided = self.context.emit(
+                ApprovalDecidedEvent(
+                    tool_call_id=call.id,
+                    approved=answer.approved,
+                    edited=answer.arguments is not None,
+                    arguments=dict(answer.arguments) if answer.arguments is not None else None,
+                    reason=answer.reason,
+                    by="approver",
+                    **frame.event_base(self.context.base()),
+                )
+            )
+        if decided is None:
+            if call.id not in {r.tool_call_id for r in pending_requests(self.context)}:
+                self._request(frame, call)
+            pending = (*self.outcome.pending,)
+            self.update(
+                status="waiting",
+                error=f"tool call {call.id} ({call.name}) waits for a decision",
+                pending=(
+                    *pending,
+                    ApprovalRequest(self.context.id, call.id, call.name, call.arguments),
+                ),
+            )
+            return None
+        if not decided.approved:
+            return call, decided.reason or "rejected"
+        if decided.edited:
+            return call.model_copy(update={"arguments": decided.arguments}), None
+        return call, None
+
+    def _request(self, frame: Frame, call: ToolCall) -> None:
+        self.context.emit(
+            ApprovalRequestedEvent(
+                tool_call_id=call.id,
+                name=call.name,
+                arguments=call.arguments,
+                **frame.event_base(self.context.base()),
+            )
+        )
 
     def _checked_attachments(self, result: ToolResult) -> ToolResult:
         """A result's attachments must be files of this thread; they are stored normalised."""

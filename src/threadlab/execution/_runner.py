@@ -249,6 +249,8 @@ def _finish(
     if outcome.status == "interrupted":
         # Looked at when the thread is next opened: a call may still lack its result.
         context.set_meta(interrupted=True)
+    if (outcome.status == "waiting") != context.meta.waiting:
+        context.set_meta(waiting=outcome.status == "waiting")
     base = context.base()
     context.emit(ThreadStatusEvent(status="idle", **base))
     context.emit(

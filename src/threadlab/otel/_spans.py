@@ -231,7 +231,7 @@ class _RunSpans:
                 "threadlab.run.status": finish.status,
             },
         )
-        if finish.status not in ("completed", "queued"):
+        if finish.status not in ("completed", "queued", "waiting"):
             run.attributes["error.type"] = f"run_{finish.status}"
             run.error = run.attributes["error.type"]
             if self.include_content:  # a run's error may quote the user, a tool or a provider

@@ -21,7 +21,7 @@ from ..definitions import (
     ToolDefinition,
     default_registry,
 )
-from ..execution import Limits, ModelResolver, ToolSpecCache, repair
+from ..execution import Approver, Limits, ModelResolver, ToolSpecCache, repair
 from ..models import Model, ToolPurpose, ToolSpec
 from ..store import Store, ThreadRecord, open_store
 from ..threads import SecretBox, ThreadContext, missing_in_descendants
@@ -80,8 +80,16 @@ class Runtime:
         children: Literal["here", "workers"] = "here",
         poll_interval: float = 1.0,
         tracer_provider: TracerProvider | None = None,
+        approver: Approver | None = None,
     ) -> None:
         self.registry = registry if registry is not None else default_registry()
+        if approver is not None and not callable(approver):
+            raise TypeError(
+                f"approver must be callable (request) -> bool | tl.Approval, got {approver!r}"
+            )
+        self.approver = approver
+        """Asked before each call whose tool needs a decision; None: such a call pauses the
+        run ("waiting") until `thread.approve` / `thread.reject` and `thread.resume()`."""
         self.store: Store = open_store(store)
         self.limits = Limits(
             max_consecutive_failures=max_consecutive_failures,

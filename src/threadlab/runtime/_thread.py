@@ -10,7 +10,10 @@ import time
 from collections.abc import AsyncIterator, Iterable, Mapping
 from typing import Any, Protocol
 
+from .._errors import ThreadBusyError, ThreadlabError
 from .._records import (
+    ApprovalDecidedEvent,
+    ApprovalRequest,
     ForkPoint,
     Message,
     Run,
@@ -19,7 +22,14 @@ from .._records import (
     ThreadMeta,
     ThreadStatus,
 )
-from ..execution import RunHost, execute_run, fork_point, fork_tree, give_result
+from ..execution import (
+    RunHost,
+    execute_run,
+    fork_point,
+    fork_tree,
+    give_result,
+    pending_requests,
+)
 from ..threads import ThreadContext, ThreadFiles
 
 __all__ = ["Thread", "ThreadOwner"]
@@ -223,6 +233,62 @@ class Thread:
         if result is not None and cut.call is not None:
             give_result(branch._context, cut.call, result)
         return branch
+
+    @property
+    def pending(self) -> list[ApprovalRequest]:
+        """The tool calls of this thread that wait for a decision (see `approve`, `reject`)."""
+        return pending_requests(self._context)
+
+    async def approve(
+        self, tool_call_id: str, *, arguments: Mapping[str, Any] | None = None
+    ) -> None:
+        """Let a waiting call run (with `arguments` instead, checked against its tool's schema);
+        `resume()` then runs it. `tl.ThreadlabError` (nothing recorded) for a call that is not
+        waiting or arguments the schema refuses."""
+        request = self._waiting(tool_call_id)
+        if arguments is not None:
+            tool = self._context.registry.tool(request.name)
+            problems = tool.args.validate(dict(arguments))[1] if tool is not None else []
+            if tool is None or problems:
+                listed = "; ".join(problems) or "the tool is not defined here"
+                raise ThreadlabError(f"invalid arguments for tool {request.name!r}: {listed}")
+        self._decide(
+            ApprovalDecidedEvent(
+                tool_call_id=tool_call_id,
+                approved=True,
+                edited=arguments is not None,
+                arguments=dict(arguments) if arguments is not None else None,
+                **self._context.base(),
+            )
+        )
+
+    async def reject(self, tool_call_id: str, reason: str = "") -> None:
+        """Refuse a waiting call: `resume()` gives it the error result "rejected: <reason>"
+        and goes on. `tl.ThreadlabError` (nothing recorded) for a call that is not waiting."""
+        self._waiting(tool_call_id)
+        self._decide(
+            ApprovalDecidedEvent(
+                tool_call_id=tool_call_id,
+                approved=False,
+                reason=reason or "rejected",
+                **self._context.base(),
+            )
+        )
+
+    def _waiting(self, tool_call_id: str) -> ApprovalRequest:
+        if self.status == "running":
+            raise ThreadBusyError(f"thread {self.id} is running: decide once its run has ended")
+        for request in self.pending:
+            if request.tool_call_id == tool_call_id:
+                return request
+        raise ThreadlabError(
+            f"tool call {tool_call_id!r} of thread {self.id} does not wait for a decision"
+            " (unknown, never asked for one, or decided already)"
+        )
+
+    def _decide(self, event: ApprovalDecidedEvent) -> None:
+        self._context.emit(event)
+        self._context.sink.persist()
 
     async def resume(self, *, wait_children: bool = True) -> Run:
         """Continue what the stored history leaves open, with no new message: the tool calls

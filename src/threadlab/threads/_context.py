@@ -167,10 +167,12 @@ class ThreadContext:
         """ "running" or "idle"; a child reports its lifecycle too."""
         if self._run_somewhere():
             return "running"
+        record = self.store.get_thread(self.id)
+        if record is not None:
+            self.meta = self._read_meta(record.metadata)
+        if self.meta.waiting:
+            return "waiting"
         if self.parent_id is not None:
-            record = self.store.get_thread(self.id)
-            if record is not None:
-                self.meta = self._read_meta(record.metadata)
             status = self.meta.status
             return status if status in _CHILD_STATUSES else "idle"
         return "idle"

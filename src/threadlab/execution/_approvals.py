@@ -1,0 +1,81 @@
+"""Decisions on tool calls that need one (a tool's `approval`): whether a call needs one, the
+decisions a thread has on record, and asking the runtime's approver — whose failure (it
+raised, ran past the hook timeout, or answered something that is no decision) rejects the
+call with that reason rather than running it."""
+
+from __future__ import annotations
+
+import asyncio
+import inspect
+from collections.abc import Callable
+from typing import Any
+
+from .._records import (
+    Approval,
+    ApprovalDecidedEvent,
+    ApprovalRequest,
+    ApprovalRequestedEvent,
+    ToolCall,
+)
+from ..definitions import ToolDefinition
+from ..threads import ThreadContext, ThreadState
+
+__all__ = ["Approver", "ask", "decisions", "needs_decision", "pending_requests"]
+
+Approver = Callable[[ApprovalRequest], Any]
+"""`(request) -> bool | Approval`, sync or async."""
+
+
+async def needs_decision(tool: ToolDefinition | None, call: ToolCall, state: ThreadState) -> bool:
+    """Whether `call` must wait for a decision before it runs."""
+    rule = tool.approval if tool is not None else None
+    if rule is None:
+        return False
+    if rule == "always":
+        return True
+    verdict = rule(call, state)
+    if inspect.isawaitable(verdict):
+        verdict = await verdict
+    return bool(verdict)
+
+
+def decisions(context: ThreadContext) -> dict[str, ApprovalDecidedEvent]:
+    """The decisions on record in the thread, by call id (the last one counts)."""
+    return {e.tool_call_id: e for e in context.events() if isinstance(e, ApprovalDecidedEvent)}
+
+
+def pending_requests(context: ThreadContext) -> list[ApprovalRequest]:
+    """The calls of the thread that wait for a decision, in the order they asked."""
+    decided = decisions(context)
+    waiting: dict[str, ApprovalRequest] = {}
+    for event in context.events():
+        if isinstance(event, ApprovalRequestedEvent) and event.tool_call_id not in decided:
+            waiting[event.tool_call_id] = ApprovalRequest(
+                context.id, event.tool_call_id, event.name, event.arguments
+            )
+    return list(waiting.values())
+
+
+async def ask(approver: Approver, request: ApprovalRequest, limit_s: float) -> Approval:
+    """The approver's decision on `request`, within `limit_s` seconds; a rejection naming what
+    went wrong when it could not decide. A sync approver is asked from a worker thread, so
+    one that hangs cannot hold up the loop."""
+    try:
+        async with asyncio.timeout(limit_s):
+            if inspect.iscoroutinefunction(approver):
+                answer = await approver(request)
+            else:
+                answer = await asyncio.to_thread(approver, request)
+                if inspect.isawaitable(answer):
+                    answer = await answer
+    except TimeoutError:
+        return Approval(False, reason=f"the approver did not decide within {limit_s:g} s")
+    except Exception as exc:  # the approver's bug must not run the call
+        return Approval(False, reason=f"the approver failed: {type(exc).__name__}: {exc}")
+    if isinstance(answer, Approval):
+        return answer
+    if isinstance(answer, bool):
+        return Approval(answer, reason=None if answer else "rejected by the approver")
+    return Approval(
+        False, reason=f"the approver answered {type(answer).__name__}, not a bool or tl.Approval"
+    )

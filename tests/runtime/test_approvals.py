@@ -1,0 +1,194 @@
+"""Tool calls that need a decision (`approval=`): a run pauses before such a call with
+everything before it persisted ("waiting"); `thread.approve` / `reject` and `resume()` go
+on, in order; an approver decides instead when the runtime has one, and one that fails
+rejects the call. A waiting thread is decided from another Runtime (another process) too."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+import pytest
+
+import threadlab as tl
+from threadlab.models import FunctionModel, call, step, text
+
+from ..helpers import scripted_prompt
+
+
+def define(registry: tl.Registry, ran: list[str]) -> None:
+    async def note(state: tl.ThreadState, args: dict[str, Any]) -> str:
+        ran.append(f"note {args['path']}")
+        return f"noted {args['path']}"
+
+    async def delete(state: tl.ThreadState, args: dict[str, Any]) -> str:
+        ran.append(f"delete {args['path']}")
+        return f"deleted {args['path']}"
+
+    path = {"type": "object", "properties": {"path": {"type": "string"}}, "required": ["path"]}
+    tl.define_tool("note", description="Note.", execute=note, args=path, registry=registry)
+    tl.define_tool(
+        "delete", description="Delete.", execute=delete, args=path, approval="always",
+        registry=registry,
+    )  # fmt: skip
+
+
+def three_calls(registry: tl.Registry) -> None:
+    scripted_prompt(
+        registry,
+        [
+            step(
+                call("note", {"path": "/a"}, id="call_1"),
+                call("delete", {"path": "/b"}, id="call_2"),
+                call("note", {"path": "/c"}, id="call_3"),
+            ),
+            text("done"),
+        ],
+        tools=["note", "delete"],
+    )
+
+
+async def test_a_run_waits_before_the_call_then_goes_on_in_order(
+    rt: tl.Runtime, registry: tl.Registry
+) -> None:
+    ran: list[str] = []
+    define(registry, ran)
+    three_calls(registry)
+    thread = await rt.create_thread("p")
+    run = await thread.send("clean up")
+    assert run.status == "waiting"
+    assert [r.tool_call_id for r in run.pending] == ["call_2"]
+    assert ran == ["note /a"]  # the first ran; the second waits; the third is not started
+    assert thread.status == "waiting"
+    assert [(r.tool_call_id, r.name, r.arguments) for r in thread.pending] == [
+        ("call_2", "delete", {"path": "/b"})
+    ]
+    await thread.approve("call_2")
+    run = await thread.resume()
+    assert (run.status, run.text) == ("completed", "done")
+    assert ran == ["note /a", "delete /b", "note /c"]
+    assert rt.thread(thread.id).status == "idle"  # (a second read: the status changed)
+    decided = [e for e in thread.events if isinstance(e, tl.ApprovalDecidedEvent)]
+    assert [(e.tool_call_id, e.approved, e.edited, e.by) for e in decided] == [
+        ("call_2", True, False, "api")
+    ]
+
+
+async def test_a_rejected_call_gets_an_error_result_and_the_run_goes_on(
+    rt: tl.Runtime, registry: tl.Registry
+) -> None:
+    ran: list[str] = []
+    define(registry, ran)
+    three_calls(registry)
+    thread = await rt.create_thread("p")
+    await thread.send("clean up")
+    await thread.reject("call_2", "not that file")
+    await thread.resume()
+    results = {
+        m.tool_call_id: (m.tool_status, m.content) for m in thread.messages if m.role == "tool"
+    }
+    assert results["call_2"] == ("error", "rejected: not that file")
+    assert ran == ["note /a", "note /c"]
+
+
+async def test_edited_arguments_are_checked_then_run(rt: tl.Runtime, registry: tl.Registry) -> None:
+    ran: list[str] = []
+    define(registry, ran)
+    three_calls(registry)
+    thread = await rt.create_thread("p")
+    await thread.send("clean up")
+    with pytest.raises(tl.ThreadlabError, match="invalid arguments for tool 'delete'"):
+        await thread.approve("call_2", arguments={"path": 3})
+    assert [r.tool_call_id for r in thread.pending] == ["call_2"]  # nothing recorded
+    await thread.approve("call_2", arguments={"path": "/tmp/b"})
+    await thread.resume()
+    assert ran == ["note /a", "delete /tmp/b", "note /c"]
+
+
+async def test_deciding_an_unknown_or_decided_call_is_refused(
+    rt: tl.Runtime, registry: tl.Registry
+) -> None:
+    ran: list[str] = []
+    define(registry, ran)
+    three_calls(registry)
+    thread = await rt.create_thread("p")
+    await thread.send("clean up")
+    for wrong in ("call_nothing", "call_1"):
+        with pytest.raises(tl.ThreadlabError, match="does not wait for a decision"):
+            await thread.approve(wrong)
+    await thread.approve("call_2")
+    with pytest.raises(tl.ThreadlabError, match="does not wait for a decision"):
+        await thread.reject("call_2")
+    await thread.resume()
+    assert ran.count("delete /b") == 1  # run once
+
+
+@pytest.mark.parametrize(
+    ("approver", "approved", "reason"),
+    [
+        (lambda request: True, True, None),
+        (lambda request: tl.Approval(False, reason="policy"), False, "policy"),
+        (lambda request: "yes", False, "answered str, not a bool or tl.Approval"),
+        (lambda request: 1 / 0, False, "the approver failed: ZeroDivisionError"),
+    ],
+    ids=["true", "rejects", "wrong-type", "raises"],
+)
+async def test_an_approver_decides_and_one_that_fails_rejects(
+    registry: tl.Registry, store_dir: Any, approver: Any, approved: bool, reason: str | None
+) -> None:
+    ran: list[str] = []
+    define(registry, ran)
+    three_calls(registry)
+    rt = tl.Runtime(registry, store_dir, secret_key="k", approver=approver)
+    thread = await rt.create_thread("p")
+    run = await thread.send("clean up")
+    assert run.status == "completed"
+    assert ("delete /b" in ran) == approved
+    (decided,) = [e for e in thread.events if isinstance(e, tl.ApprovalDecidedEvent)]
+    assert (decided.approved, decided.by) == (approved, "approver")
+    if reason:
+        assert reason in (decided.reason or "")
+    rt.close()
+
+
+async def test_an_approver_that_hangs_is_a_rejection_after_the_hook_timeout(
+    registry: tl.Registry, store_dir: Any
+) -> None:
+    ran: list[str] = []
+    define(registry, ran)
+    three_calls(registry)
+
+    async def hangs(request: tl.ApprovalRequest) -> bool:
+        await asyncio.sleep(30)
+        return True
+
+    rt = tl.Runtime(registry, store_dir, secret_key="k", approver=hangs, hook_timeout=0.2)
+    thread = await rt.create_thread("p")
+    await thread.send("clean up")
+    assert "delete /b" not in ran
+    result = next(m for m in thread.messages if m.tool_call_id == "call_2")
+    assert result.content == "rejected: the approver did not decide within 0.2 s"
+    rt.close()
+
+
+async def test_a_waiting_thread_is_decided_and_resumed_from_another_runtime(
+    registry: tl.Registry, store_spec: str
+) -> None:
+    ran: list[str] = []
+    define(registry, ran)
+    three_calls(registry)
+    first = tl.Runtime(registry, store_spec, secret_key="k")
+    thread = await first.create_thread("p")
+    assert (await thread.send("clean up")).status == "waiting"
+    first.close()
+    tl.define_prompt("p", prompt="x", model=FunctionModel(lambda m, t: text("resumed")),
+                     tools=["note", "delete"], registry=registry)  # fmt: skip
+    second = tl.Runtime(registry, store_spec, secret_key="k")  # a kernel restart, say
+    again = second.thread(thread.id)
+    assert again.status == "waiting"
+    assert [r.tool_call_id for r in again.pending] == ["call_2"]
+    await again.approve("call_2")
+    run = await again.resume()
+    assert (run.status, run.text) == ("completed", "resumed")
+    assert ran == ["note /a", "delete /b", "note /c"]
+    second.close()
