@@ -16,10 +16,17 @@ def thread_cells_to_await(lines: list[str]) -> list[str]:
         return lines
     first = lines[0]
     words = first.split()
-    if words[:2] == ["%threadlab", "fork"] and not "".join(lines[1:]).strip():
+    alone = not "".join(lines[1:]).strip()
+    if words[:2] == ["%threadlab", "fork"] and alone:
         rest = first.strip()[len("%threadlab fork") :].strip()
         return [
             f"await get_ipython().magics_manager.registry['ThreadlabMagics'].fork_cell({rest!r})\n"
+        ]
+    if words[:1] == ["%threadlab"] and words[1:2] in (["approve"], ["reject"]) and alone:
+        rest = first.strip()[len("%threadlab") :].strip()
+        return [
+            "await get_ipython().magics_manager.registry['ThreadlabMagics']"
+            f".decide_cell({rest!r})\n"
         ]
     if not first.startswith(_MAGIC):
         return lines

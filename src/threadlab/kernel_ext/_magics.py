@@ -39,7 +39,8 @@ __all__ = ["ThreadlabMagics"]
 
 _THREADLAB_USAGE = """%threadlab threads [--here | --notebook PATH] | open ID | secret NAME
            | set NAME=VALUE | unset NAME | import NOTEBOOK | export ID PATH | tools | models
-           | trace PROVIDER | trace off | diff ID OTHER_ID
+           | trace PROVIDER | trace off | diff ID OTHER_ID | pending
+           | approve CALL_ID [--arguments JSON] | reject CALL_ID [REASON]
            | fork ID --at MSG_OR_CALL [--result JSON | --arguments JSON | --message TEXT]"""
 
 
@@ -92,6 +93,11 @@ class ThreadlabMagics(Magics):
         help="A variable the tool declares: NAME[:secret][:required][:scoped]. Repeatable.",
     )
     @argument("--timeout", type=float, help="Seconds before the call times out.")
+    @argument(
+        "--approval",
+        choices=["always"],
+        help="Each call waits for a decision before it runs (Approve / Edit / Reject).",
+    )
     @cell_magic
     def tool(self, line: str, cell: str) -> Defined:
         """Define a tool from the one function in the cell.
@@ -120,6 +126,8 @@ class ThreadlabMagics(Magics):
             options["name"] = args.name
         if args.timeout is not None:
             options["timeout"] = args.timeout
+        if args.approval:
+            options["approval"] = args.approval
         definition = _definition(lambda: tool(**options)(fn))
         return tool_summary(definition)
 
@@ -369,7 +377,8 @@ class ThreadlabMagics(Magics):
         """%threadlab threads [--here | --notebook PATH] | open ID | secret NAME |
         set NAME=VALUE | unset NAME | import NOTEBOOK | export ID PATH | tools | models |
         trace PROVIDER | trace off | diff ID OTHER_ID | fork ID --at MSG_OR_CALL [--result
-        JSON | --arguments JSON | --message TEXT] (fork: a cell of its own)"""
+        JSON | --arguments JSON | --message TEXT] | pending | approve CALL_ID [--arguments
+        JSON] | reject CALL_ID [REASON] (fork, approve and reject: a cell of their own)"""
         try:
             words = shlex.split(line)
         except ValueError as exc:
@@ -407,6 +416,65 @@ class ThreadlabMagics(Magics):
             raise UsageError("usage: %threadlab open THREAD_ID")
         thread = self._thread_named("open", rest[0])
         return TraceView(self.session.runtime, replay(thread))
+
+    def _cmd_pending(self, rest: list[str]) -> Defined:
+        if rest:
+            raise UsageError("usage: %threadlab pending")
+        lines = [
+            f"{request.tool_call_id}  {request.name}({json.dumps(request.arguments)})"
+            f"  in thread {thread.id}"
+            for thread in self._waiting_threads()
+            for request in thread.pending
+        ]
+        return Defined("\n".join(lines) or "no tool call waits for a decision")
+
+    def _waiting_threads(self) -> list[Thread]:
+        rt = self.session.runtime
+        return [rt.thread(t.id) for t in rt.threads() if t.status == "waiting"]
+
+    def _thread_waiting_on(self, command: str, call_id: str) -> Thread:
+        for thread in self._waiting_threads():
+            if any(r.tool_call_id == call_id for r in thread.pending):
+                return thread
+        raise UsageError(
+            f"%threadlab {command}: no tool call {call_id!r} waits for a decision"
+            " (%threadlab pending lists those that do)"
+        )
+
+    async def decide_cell(self, line: str) -> None:
+        """`%threadlab approve CALL_ID [--arguments JSON]` or `%threadlab reject CALL_ID
+        [REASON]`, as a cell of its own: record the decision and resume the thread live."""
+        assert self.shell is not None
+        try:
+            words = shlex.split(self.shell.var_expand(line))
+        except ValueError as exc:
+            raise UsageError(f"%threadlab: {exc}") from None
+        usage = "usage: %threadlab approve CALL_ID [--arguments JSON] | reject CALL_ID [REASON]"
+        if len(words) < 2 or words[0] not in ("approve", "reject"):
+            raise UsageError(usage)
+        command, call_id, rest = words[0], words[1], words[2:]
+        thread = self._thread_waiting_on(command, call_id)
+        try:
+            if command == "reject":
+                await thread.reject(call_id, " ".join(rest))
+            elif rest[:1] == ["--arguments"] and len(rest) == 2:
+                await thread.approve(call_id, arguments=json.loads(rest[1]))
+            elif rest:
+                raise UsageError(usage)
+            else:
+                await thread.approve(call_id)
+        except (ValueError, ThreadlabError) as exc:  # not JSON, or arguments it refuses
+            raise UsageError(f"%threadlab {command}: {exc}") from None
+        if thread.pending:
+            print(f"decided; thread {thread.id} still waits on {len(thread.pending)} call(s)")
+            return
+        await self._run_live(thread, None, keep_live=False)
+
+    def _cmd_approve(self, rest: list[str]) -> None:
+        raise UsageError("%threadlab approve resumes the thread: put it in a cell of its own")
+
+    def _cmd_reject(self, rest: list[str]) -> None:
+        raise UsageError("%threadlab reject resumes the thread: put it in a cell of its own")
 
     def _cmd_fork(self, rest: list[str]) -> None:
         raise UsageError(

@@ -1,0 +1,77 @@
+"""Approvals in a notebook: `%%tool --approval always`, `%threadlab pending`, and
+`%threadlab approve` / `reject` (a cell of their own: they decide, then resume the thread)."""
+
+from __future__ import annotations
+
+import pytest
+from IPython.core.interactiveshell import InteractiveShell
+
+from .test_magics import magics, run, shell
+
+__all__ = ["shell"]
+
+DEFINE = """
+import threadlab as tl
+from threadlab.models import ScriptedModel, call, step, text
+
+tl.define_prompt("cleaner", prompt="Clean.", tools=["delete"], model=ScriptedModel([
+    call("delete", {"path": "/old.txt"}, id="call_del"), text("cleaned"),
+    call("delete", {"path": "/older.txt"}, id="call_del2"), text("kept it"),
+]))
+"""
+
+TOOL = '''%%tool --approval always
+def delete(state, path: str) -> str:
+    """Delete a file."""
+    return f"deleted {path}"
+'''
+
+
+def waiting_thread(shell: InteractiveShell) -> str:
+    run(shell, TOOL)
+    run(shell, DEFINE)
+    run(shell, "%%thread cleaner\nClean up.")
+    thread_id: str = magics(shell).session.last_thread["cleaner"]
+    return thread_id
+
+
+def test_a_tool_cell_with_approval_pauses_and_approve_resumes(
+    shell: InteractiveShell, capsys: pytest.CaptureFixture[str]
+) -> None:
+    thread_id = waiting_thread(shell)
+    rt = magics(shell).session.runtime
+    assert rt.thread(thread_id).status == "waiting"
+    listing = repr(run(shell, "%threadlab pending"))
+    assert 'call_del  delete({"path": "/old.txt"})' in listing
+    run(shell, "%threadlab approve call_del")
+    thread = rt.thread(thread_id)
+    assert thread.messages[-1].content == "cleaned"
+    assert [m.content for m in thread.messages if m.role == "tool"] == ["deleted /old.txt"]
+    assert "no tool call waits" in repr(run(shell, "%threadlab pending"))
+
+
+def test_reject_with_a_reason_and_edited_arguments(shell: InteractiveShell) -> None:
+    thread_id = waiting_thread(shell)
+    run(shell, '%threadlab approve call_del --arguments \'{"path": "/tmp/old.txt"}\'')
+    run(shell, "%%thread cleaner\nAnd the older one.")
+    run(shell, "%threadlab reject call_del2 keep it for now")
+    thread = magics(shell).session.runtime.thread(thread_id)
+    results = [m.content for m in thread.messages if m.role == "tool"]
+    assert results == ["deleted /tmp/old.txt", "rejected: keep it for now"]
+
+
+@pytest.mark.parametrize(
+    ("cell", "error"),
+    [
+        ("%threadlab approve call_nothing", "no tool call 'call_nothing' waits"),
+        ("%threadlab approve call_del --arguments {bad", "%threadlab approve"),
+        ("%threadlab approve call_del --arguments '{\"path\": 3}'", "invalid arguments"),
+        ("x = 1\n%threadlab approve call_del", "a cell of its own"),
+    ],
+)
+def test_decisions_that_do_not_fit_say_why(shell: InteractiveShell, cell: str, error: str) -> None:
+    thread_id = waiting_thread(shell)
+    result = shell.run_cell(cell)
+    assert result.error_in_exec is not None
+    assert error in str(result.error_in_exec)
+    assert magics(shell).session.runtime.thread(thread_id).status == "waiting"
