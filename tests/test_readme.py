@@ -56,6 +56,15 @@ def test_the_reshaping_example_runs_and_prints_what_the_readme_says(tmp_path: Pa
     assert replayed == "2 + 3 = 5 1 1"  # one step replayed, one answered by the fallback
 
 
+def test_the_approval_example_runs_and_prints_what_the_readme_says(tmp_path: Path) -> None:
+    (index,) = [i for i, block in enumerate(python_blocks()) if "thread.approve(" in block]
+    result = run_block(index, tmp_path)
+    assert result.returncode == 0, result.stderr
+    waiting, finished = result.stdout.splitlines()
+    assert waiting == "waiting ['call_del']"
+    assert finished == "completed ['noted start', 'deleted /tmp/old.txt', 'noted end']"
+
+
 def test_every_python_example_type_checks_under_mypy_strict(tmp_path: Path) -> None:
     # Users copy these: they must type-check as written against the shipped types (py.typed).
     scripts = []
