@@ -408,6 +408,47 @@ print("the fixed tool said:", [m.content for m in replayed.messages if m.role ==
         ),
         ("code", "%threadlab diff {first.id} {replayed.id}"),
     ],
+    "approvals": [
+        (
+            "md",
+            "# Stay in the loop\n\nA tool that deletes something should not run because a model"
+            " asked: with `--approval always` each of its calls waits for a decision. The run"
+            " stops before the call, everything before it stored; `%threadlab approve` (with"
+            " edited arguments, if you like) or `%threadlab reject` decides and the thread"
+            " goes on.",
+        ),
+        ("code", SETUP),
+        (
+            "code",
+            '''%%tool --approval always
+def delete_file(state, path: str) -> str:
+    """Delete a file of the workspace."""
+    return f"deleted {path}"''',
+        ),
+        ("code", "%%prompt janitor --tools delete_file\nTidy the workspace."),
+        ("code", "%%thread janitor\nRemove what is not needed."),
+        ("code", "%threadlab pending"),
+        (
+            "code",
+            """rt = tl.Runtime()
+waiting = next(t for t in rt.threads() if t.status == "waiting")
+call_id = waiting.pending[0].tool_call_id
+print(waiting.status, call_id, waiting.pending[0].arguments)""",
+        ),
+        (
+            "md",
+            "Approve it with other arguments (checked against the tool's schema; JSON braces"
+            " are doubled in a magic's line, which expands `{call_id}`), or reject it with"
+            " `%threadlab reject {call_id} not that one`:",
+        ),
+        # Braces of the JSON doubled: a magic's line expands {call_id} from the notebook.
+        ("code", '%threadlab approve {call_id} --arguments \'{{"path": "/tmp/scratch.txt"}}\''),
+        (
+            "code",
+            """done = rt.thread(waiting.id)
+print(done.status, [m.content for m in done.messages if m.role == "tool"])""",
+        ),
+    ],
     "run_code": [
         (
             "md",

@@ -120,6 +120,14 @@ def test_inspecting_past_threads(tmp_path: Path) -> None:
     assert "writing index.html" in json.dumps(exported.cells)
 
 
+def test_approvals(tmp_path: Path) -> None:
+    notebook = execute("approvals", tmp_path)
+    printed = "\n".join(outputs(notebook))
+    assert "waiting call_" in printed  # the run stopped before the call
+    assert "  delete_file(" in printed  # %threadlab pending listed it
+    assert "idle ['deleted /tmp/scratch.txt']" in printed  # approved with edited arguments
+
+
 def test_reshaping(tmp_path: Path) -> None:
     notebook = execute("reshaping", tmp_path)
     printed = "\n".join(outputs(notebook))
