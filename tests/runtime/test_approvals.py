@@ -33,6 +33,14 @@ def define(registry: tl.Registry, ran: list[str]) -> None:
     )  # fmt: skip
 
 
+def cleaner(registry: tl.Registry) -> list[str]:
+    """Both tools and a prompt whose one step calls note, delete, note; what ran, in order."""
+    ran: list[str] = []
+    define(registry, ran)
+    three_calls(registry)
+    return ran
+
+
 def three_calls(registry: tl.Registry) -> None:
     scripted_prompt(
         registry,
@@ -51,9 +59,7 @@ def three_calls(registry: tl.Registry) -> None:
 async def test_a_run_waits_before_the_call_then_goes_on_in_order(
     rt: tl.Runtime, registry: tl.Registry
 ) -> None:
-    ran: list[str] = []
-    define(registry, ran)
-    three_calls(registry)
+    ran = cleaner(registry)
     thread = await rt.create_thread("p")
     run = await thread.send("clean up")
     assert run.status == "waiting"
@@ -77,9 +83,7 @@ async def test_a_run_waits_before_the_call_then_goes_on_in_order(
 async def test_a_rejected_call_gets_an_error_result_and_the_run_goes_on(
     rt: tl.Runtime, registry: tl.Registry
 ) -> None:
-    ran: list[str] = []
-    define(registry, ran)
-    three_calls(registry)
+    ran = cleaner(registry)
     thread = await rt.create_thread("p")
     await thread.send("clean up")
     await thread.reject("call_2", "not that file")
@@ -92,9 +96,7 @@ async def test_a_rejected_call_gets_an_error_result_and_the_run_goes_on(
 
 
 async def test_edited_arguments_are_checked_then_run(rt: tl.Runtime, registry: tl.Registry) -> None:
-    ran: list[str] = []
-    define(registry, ran)
-    three_calls(registry)
+    ran = cleaner(registry)
     thread = await rt.create_thread("p")
     await thread.send("clean up")
     with pytest.raises(tl.ThreadlabError, match="invalid arguments for tool 'delete'"):
@@ -108,9 +110,7 @@ async def test_edited_arguments_are_checked_then_run(rt: tl.Runtime, registry: t
 async def test_deciding_an_unknown_or_decided_call_is_refused(
     rt: tl.Runtime, registry: tl.Registry
 ) -> None:
-    ran: list[str] = []
-    define(registry, ran)
-    three_calls(registry)
+    ran = cleaner(registry)
     thread = await rt.create_thread("p")
     await thread.send("clean up")
     for wrong in ("call_nothing", "call_1"):
@@ -136,9 +136,7 @@ async def test_deciding_an_unknown_or_decided_call_is_refused(
 async def test_an_approver_decides_and_one_that_fails_rejects(
     registry: tl.Registry, store_dir: Any, approver: Any, approved: bool, reason: str | None
 ) -> None:
-    ran: list[str] = []
-    define(registry, ran)
-    three_calls(registry)
+    ran = cleaner(registry)
     rt = tl.Runtime(registry, store_dir, secret_key="k", approver=approver)
     thread = await rt.create_thread("p")
     run = await thread.send("clean up")
@@ -154,9 +152,7 @@ async def test_an_approver_decides_and_one_that_fails_rejects(
 async def test_an_approver_that_hangs_is_a_rejection_after_the_hook_timeout(
     registry: tl.Registry, store_dir: Any
 ) -> None:
-    ran: list[str] = []
-    define(registry, ran)
-    three_calls(registry)
+    ran = cleaner(registry)
 
     async def hangs(request: tl.ApprovalRequest) -> bool:
         await asyncio.sleep(30)
@@ -174,9 +170,7 @@ async def test_an_approver_that_hangs_is_a_rejection_after_the_hook_timeout(
 async def test_a_waiting_thread_is_decided_and_resumed_from_another_runtime(
     registry: tl.Registry, store_spec: str
 ) -> None:
-    ran: list[str] = []
-    define(registry, ran)
-    three_calls(registry)
+    ran = cleaner(registry)
     first = tl.Runtime(registry, store_spec, secret_key="k")
     thread = await first.create_thread("p")
     assert (await thread.send("clean up")).status == "waiting"

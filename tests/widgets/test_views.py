@@ -193,7 +193,7 @@ async def test_views_answer_fetch_and_preview_requests(
     view._on_message(view, {"op": "preview", "thread": thread.id, "path": "/page1.html"}, [])
     view._on_message(view, {"op": "preview", "thread": thread.id, "path": "/img.png"}, [])
     view._on_message(view, {"op": "preview", "thread": thread.id, "path": "../x"}, [])
-    customs = [d["content"] for _, k, d in sent if k == "comm_msg" and d.get("method") == "custom"]
+    customs = customs_of(sent)
     assert customs[0]["text"].startswith("key None wrote /page1.html")
     assert customs[1]["text"].startswith("<p>xxx")
     assert customs[2]["image"].startswith("data:image/png;base64,")
@@ -213,7 +213,7 @@ async def test_views_answer_only_for_the_threads_they_show(
     for view in views:
         view._on_message(view, {"op": "fetch_result", "thread": other.id, "call": other_call}, [])
         view._on_message(view, {"op": "preview", "thread": other.id, "path": "/page2.html"}, [])
-    customs = [d["content"] for _, k, d in sent if k == "comm_msg" and d.get("method") == "custom"]
+    customs = customs_of(sent)
     assert len(customs) == 4
     assert all(c["error"] == "that thread is not in this view" for c in customs)
     assert not any("page2" in str(c.get("text", "")) for c in customs)
@@ -221,7 +221,7 @@ async def test_views_answer_only_for_the_threads_they_show(
     assert isinstance(listing, ThreadListView)
     listing.open_thread(other.id)  # once opened below the list, its files can be previewed
     listing._on_message(listing, {"op": "preview", "thread": other.id, "path": "/page2.html"}, [])
-    customs = [d["content"] for _, k, d in sent if k == "comm_msg" and d.get("method") == "custom"]
+    customs = customs_of(sent)
     assert "error" not in customs[-1]
 
 
@@ -284,7 +284,7 @@ async def test_fork_from_here_in_a_view_runs_the_branch_there(
     )
     assert view._forking is not None
     await view._forking
-    customs = [d["content"] for _, k, d in sent if k == "comm_msg" and d.get("method") == "custom"]
+    customs = customs_of(sent)
     assert customs[-1]["op"] == "fork_error"
     assert "invalid arguments for tool 'write_file'" in customs[-1]["error"]
     assert thread.branches == []
@@ -326,3 +326,8 @@ async def test_a_branch_that_cannot_run_here_says_why_in_the_view(
     await view._forking  # no exception escapes into the kernel's loop
     assert not view.live
     assert "'p'" in view.trace["run"]["error"]
+
+
+def customs_of(sent: list[tuple[float, str, Any]]) -> list[Any]:
+    """The custom messages (replies to the front end's requests) a view sent."""
+    return [d["content"] for _, k, d in sent if k == "comm_msg" and d.get("method") == "custom"]
