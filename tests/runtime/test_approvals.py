@@ -128,7 +128,7 @@ async def test_deciding_an_unknown_or_decided_call_is_refused(
     [
         (lambda request: True, True, None),
         (lambda request: tl.Approval(False, reason="policy"), False, "policy"),
-        (lambda request: "yes", False, "answered str, not a bool or tl.Approval"),
+        (lambda request: "yes", False, "answered str, not a bool, tl.Approval or None"),
         (lambda request: 1 / 0, False, "the approver failed: ZeroDivisionError"),
     ],
     ids=["true", "rejects", "wrong-type", "raises"],
@@ -186,3 +186,76 @@ async def test_a_waiting_thread_is_decided_and_resumed_from_another_runtime(
     assert (run.status, run.text) == ("completed", "resumed")
     assert ran == ["note /a", "delete /b", "note /c"]
     second.close()
+
+
+async def test_an_approver_answering_none_leaves_the_decision_to_later(
+    registry: tl.Registry, store_dir: Any
+) -> None:
+    ran = cleaner(registry)
+    asked: list[str] = []
+
+    def not_here(request: tl.ApprovalRequest) -> None:
+        asked.append(request.tool_call_id)
+
+    rt = tl.Runtime(registry, store_dir, secret_key="k", approver=not_here)
+    thread = await rt.create_thread("p")
+    run = await thread.send("clean up")
+    assert (run.status, [r.tool_call_id for r in run.pending]) == ("waiting", ["call_2"])
+    assert asked == ["call_2"]
+    assert ran == ["note /a"]
+    requested = [e for e in thread.events if isinstance(e, tl.ApprovalRequestedEvent)]
+    assert len(requested) == 1  # asked on record once, not once per look
+    await thread.approve("call_2")
+    assert (await thread.resume()).status == "completed"
+    assert ran == ["note /a", "delete /b", "note /c"]
+    rt.close()
+
+
+async def test_interrupted_while_a_person_decides_the_call_stays_pending(
+    registry: tl.Registry, store_dir: Any
+) -> None:
+    ran = cleaner(registry)
+    asked = asyncio.Event()
+
+    class Person:
+        timeout_s = None  # a person takes as long as it takes, not the hook timeout
+
+        async def __call__(self, request: tl.ApprovalRequest) -> bool:
+            asked.set()
+            await asyncio.Event().wait()  # never clicks
+            return True
+
+    rt = tl.Runtime(registry, store_dir, secret_key="k", approver=Person(), hook_timeout=0.1)
+    thread = await rt.create_thread("p")
+    task = asyncio.create_task(thread.send("clean up"))
+    await asyncio.wait_for(asked.wait(), 10)
+    await asyncio.sleep(0.3)  # past the hook timeout: a person's approver is not held to it
+    assert not task.done()
+    task.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await task
+    again = rt.thread(thread.id)
+    assert again.status == "waiting"
+    assert [r.tool_call_id for r in again.pending] == ["call_2"]
+    assert [m.tool_call_id for m in again.messages if m.role == "tool"] == ["call_1"]
+    finished = [e for e in again.events if isinstance(e, tl.RunFinishedEvent)]
+    assert finished[-1].status == "waiting"
+    await again.approve("call_2")
+    assert (await again.resume()).status == "completed"
+    assert ran == ["note /a", "delete /b", "note /c"]
+    rt.close()
+
+
+async def test_step_mode_asks_before_every_call(rt: tl.Runtime, registry: tl.Registry) -> None:
+    ran = cleaner(registry)
+    thread = await rt.create_thread("p")
+    run = await thread.send("clean up", step=True)
+    assert [r.tool_call_id for r in run.pending] == ["call_1"]  # even a tool that never asks
+    assert ran == []
+    await thread.approve("call_1")
+    run = await thread.resume(step=True)
+    assert [r.tool_call_id for r in run.pending] == ["call_2"]
+    await thread.reject("call_2", "skip")
+    run = await thread.resume()  # not stepping any more: the rest runs
+    assert run.status == "completed"
+    assert ran == ["note /a", "note /c"]

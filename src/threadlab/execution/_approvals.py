@@ -23,7 +23,10 @@ from ..threads import ThreadContext, ThreadState
 __all__ = ["Approver", "ask", "decisions", "needs_decision", "pending_requests"]
 
 Approver = Callable[[ApprovalRequest], Any]
-"""`(request) -> bool | Approval`, sync or async."""
+"""`(request) -> bool | Approval | None`, sync or async. None: no decision here, the run
+pauses ("waiting") as it does without an approver. An approver with a `timeout_s` attribute
+is given that long instead of the hook timeout; `timeout_s = None` waits as long as it takes
+(a person deciding in a view)."""
 
 
 async def needs_decision(tool: ToolDefinition | None, call: ToolCall, state: ThreadState) -> bool:
@@ -56,12 +59,14 @@ def pending_requests(context: ThreadContext) -> list[ApprovalRequest]:
     return list(waiting.values())
 
 
-async def ask(approver: Approver, request: ApprovalRequest, limit_s: float) -> Approval:
-    """The approver's decision on `request`, within `limit_s` seconds; a rejection naming what
-    went wrong when it could not decide. A sync approver is asked from a worker thread, so
-    one that hangs cannot hold up the loop."""
+async def ask(approver: Approver, request: ApprovalRequest, limit_s: float) -> Approval | None:
+    """The approver's decision on `request`, within `limit_s` seconds (or the approver's own
+    `timeout_s`); a rejection naming what went wrong when it could not decide; None when it
+    leaves the decision to later. A sync approver is asked from a worker thread, so one that
+    hangs cannot hold up the loop."""
+    limit: float | None = getattr(approver, "timeout_s", limit_s)
     try:
-        async with asyncio.timeout(limit_s):
+        async with asyncio.timeout(limit):
             if inspect.iscoroutinefunction(approver):
                 answer = await approver(request)
             else:
@@ -69,13 +74,14 @@ async def ask(approver: Approver, request: ApprovalRequest, limit_s: float) -> A
                 if inspect.isawaitable(answer):
                     answer = await answer
     except TimeoutError:
-        return Approval(False, reason=f"the approver did not decide within {limit_s:g} s")
+        return Approval(False, reason=f"the approver did not decide within {limit:g} s")
     except Exception as exc:  # the approver's bug must not run the call
         return Approval(False, reason=f"the approver failed: {type(exc).__name__}: {exc}")
-    if isinstance(answer, Approval):
+    if answer is None or isinstance(answer, Approval):
         return answer
     if isinstance(answer, bool):
         return Approval(answer, reason=None if answer else "rejected by the approver")
     return Approval(
-        False, reason=f"the approver answered {type(answer).__name__}, not a bool or tl.Approval"
+        False,
+        reason=f"the approver answered {type(answer).__name__}, not a bool, tl.Approval or None",
     )

@@ -56,8 +56,10 @@ class RunLoop:
         run_child: ChildRunner,
         *,
         wait_children: bool = True,
+        step: bool = False,
     ) -> None:
         self.host = host
+        self.step = step  # every top-level call waits for a decision (a debugger's step)
         self.context = context
         self.graph = graph
         self.run_id = run_id
@@ -444,13 +446,21 @@ class RunLoop:
         tools: dict[str, ToolDefinition],
     ) -> None:
         limit = self.limits.max_consecutive_failures
-        for call in assistant.tool_calls:
+        for index, call in enumerate(assistant.tool_calls):
             started = time.perf_counter()
             state = self.state_for(frame, prompt, call)
             trace: str | None = None
             decided = None
             if self.completed and self.failures < limit:
-                decided = await self._decision(frame, call, tools.get(call.name), state)
+                try:
+                    decided = await self._decision(frame, call, tools.get(call.name), state)
+                except BaseException:
+                    if self.outcome.status == "waiting":
+                        # Interrupted while a person decides: this call and the ones after
+                        # it were never started, so they stay open, not "interrupted".
+                        for rest in assistant.tool_calls[index:]:
+                            self._open.pop(rest.id, None)
+                    raise
                 if decided is None:
                     return  # it waits for a decision: it and the calls after it stay open
                 call = decided[0]
@@ -487,14 +497,23 @@ class RunLoop:
     ) -> tuple[ToolCall, str | None] | None:
         """How `call` goes on: (the call to run, None), (the call, why it was rejected), or
         None when it waits for a decision (the run then ends "waiting")."""
-        if frame.depth or not await needs_decision(tool, call, state):
+        if frame.depth or not (self.step or await needs_decision(tool, call, state)):
             return call, None
         decided = decisions(self.context).get(call.id)
         approver = getattr(self.host, "approver", None)
+        request = ApprovalRequest(self.context.id, call.id, call.name, call.arguments)
+        answer = None
+        requested = call.id in {r.tool_call_id for r in pending_requests(self.context)}
         if decided is None and approver is not None:
-            self._request(frame, call)
-            request = ApprovalRequest(self.context.id, call.id, call.name, call.arguments)
-            answer = await ask(approver, request, self.limits.hook_timeout)
+            if not requested:
+                self._request(frame, call)
+                requested = True
+            try:
+                answer = await ask(approver, request, self.limits.hook_timeout)
+            except BaseException:
+                self._wait_for(call, request)  # the request stays on record, undecided
+                raise
+        if answer is not None:
             decided = self.context.emit(
                 ApprovalDecidedEvent(
                     tool_call_id=call.id,
@@ -507,23 +526,23 @@ class RunLoop:
                 )
             )
         if decided is None:
-            if call.id not in {r.tool_call_id for r in pending_requests(self.context)}:
+            if not requested:
                 self._request(frame, call)
-            pending = (*self.outcome.pending,)
-            self.update(
-                status="waiting",
-                error=f"tool call {call.id} ({call.name}) waits for a decision",
-                pending=(
-                    *pending,
-                    ApprovalRequest(self.context.id, call.id, call.name, call.arguments),
-                ),
-            )
+            self._wait_for(call, request)
             return None
         if not decided.approved:
             return call, decided.reason or "rejected"
         if decided.edited:
             return call.model_copy(update={"arguments": decided.arguments}), None
         return call, None
+
+    def _wait_for(self, call: ToolCall, request: ApprovalRequest) -> None:
+        """The run ends "waiting" for a decision on `call`."""
+        self.update(
+            status="waiting",
+            error=f"tool call {call.id} ({call.name}) waits for a decision",
+            pending=(*self.outcome.pending, request),
+        )
 
     def _request(self, frame: Frame, call: ToolCall) -> None:
         self.context.emit(

@@ -35,13 +35,14 @@ async def execute_run(
     listener: Listener | None = None,
     *,
     wait_children: bool = True,
+    step: bool = False,
 ) -> Run:
     """Send `content` to the thread and run until it is idle (`content` None: resume what
     the history leaves open, `resume_run`). Model and provider errors end the run as
     "failed"; cancellation persists an "interrupted" result for every unfinished call before
-    it propagates."""
+    it propagates. `step`: every tool call of the thread waits for a decision."""
     if content is None:
-        return await resume_run(host, context, listener, wait_children=wait_children)
+        return await resume_run(host, context, listener, wait_children=wait_children, step=step)
     if isinstance(attachments, str):  # one path, not its characters
         attachments = [attachments]
     paths = tuple(context.files.require(p).path for p in attachments)
@@ -54,7 +55,7 @@ async def execute_run(
         if any(is_live(r) for r in runs):
             context.enqueue(message)
             return Run(new_id("run"), context.id, "queued")
-        loop = _prepare(host, context, runs, wait_children)
+        loop = _prepare(host, context, runs, wait_children, step)
         message = await loop.before_user_message(message)
 
         def take() -> Message:
@@ -73,6 +74,7 @@ async def resume_run(
     listener: Listener | None = None,
     *,
     wait_children: bool = True,
+    step: bool = False,
 ) -> Run:
     """Run what the stored history leaves open, with no new message: the unanswered calls of
     the last assistant message, then model steps until the turn ends; a history that ends
@@ -83,7 +85,7 @@ async def resume_run(
         runs = context.store.running_runs(context.id)
         if any(is_live(r) for r in runs):
             return Run(new_id("run"), context.id, "queued")
-        loop = _prepare(host, context, runs, wait_children)
+        loop = _prepare(host, context, runs, wait_children, step)
         if not needs_a_step(context.history):
             return Run(loop.outcome.id, context.id, "completed")
         claimed = _claim(context, loop.outcome.id, None, lambda: None, listener)
@@ -121,7 +123,11 @@ async def run_queued(
 
 
 def _prepare(
-    host: RunHost, context: ThreadContext, runs: list[RunRecord], wait_children: bool
+    host: RunHost,
+    context: ThreadContext,
+    runs: list[RunRecord],
+    wait_children: bool,
+    step: bool = False,
 ) -> RunLoop:
     """A loop for the thread's next run, once what a dead owner left is repaired."""
     repair(context, runs)
@@ -131,7 +137,9 @@ def _prepare(
     if missing:
         raise MissingVariableError(missing)
     run_child = functools.partial(_run_child, host)
-    return RunLoop(host, context, graph, new_id("run"), run_child, wait_children=wait_children)
+    return RunLoop(
+        host, context, graph, new_id("run"), run_child, wait_children=wait_children, step=step
+    )
 
 
 async def _claim_and_run(
@@ -225,6 +233,9 @@ async def _run_claimed(
         except Exception as exc:  # a definition broke mid-run: the run fails, visibly
             outcome = Run(run_id, context.id, "failed", error=context.redact(str(exc)))
         except BaseException:
+            if loop.outcome.status == "waiting":  # interrupted while a decision was asked for
+                _finish(context, loop.outcome, report)
+                raise
             interrupted = Run(
                 run_id, context.id, "interrupted", error="interrupted", session_status="failed"
             )

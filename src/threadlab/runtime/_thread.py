@@ -187,7 +187,12 @@ class Thread:
     # running
 
     async def send(
-        self, message: str, *, attachments: Iterable[str] = (), wait_children: bool = True
+        self,
+        message: str,
+        *,
+        attachments: Iterable[str] = (),
+        wait_children: bool = True,
+        step: bool = False,
     ) -> Run:
         """Send a user message and run until the turn ends (and, with `wait_children`, until
         the non-blocking children this run started have finished and been answered).
@@ -195,8 +200,11 @@ class Thread:
         Model and provider errors do not raise: they end the run with status "failed".
         Cancelling the awaiting task cancels the run, after persisting an "interrupted" result
         for every unfinished tool call.
+
+        `step`: every tool call of this thread waits for a decision before it runs, as if its
+        tool said `approval="always"` (a debugger's step; see `approve`).
         """
-        return await self._run(message, attachments, wait_children)
+        return await self._run(message, attachments, wait_children, step)
 
     async def fork(
         self,
@@ -290,22 +298,27 @@ class Thread:
         self._context.emit(event)
         self._context.sink.persist()
 
-    async def resume(self, *, wait_children: bool = True) -> Run:
+    async def resume(self, *, wait_children: bool = True, step: bool = False) -> Run:
         """Continue what the stored history leaves open, with no new message: the tool calls
         of the last assistant message that have no result (in order; the results before them
         are kept), then model steps until the turn ends. A history that ends with a user
         message, or with results the model has not answered, gets its model step; with
         nothing open the run is "completed" and no model is called. The same statuses,
         events, hooks and lease as `send`."""
-        return await self._run(None, (), wait_children)
+        return await self._run(None, (), wait_children, step)
 
     async def _run(
-        self, message: str | None, attachments: Iterable[str], wait_children: bool
+        self, message: str | None, attachments: Iterable[str], wait_children: bool, step: bool
     ) -> Run:
         since = time.time()
         try:
             run = await execute_run(
-                self._runtime, self._context, message, attachments, wait_children=wait_children
+                self._runtime,
+                self._context,
+                message,
+                attachments,
+                wait_children=wait_children,
+                step=step,
             )
         except asyncio.CancelledError:
             self._interrupted_since(since)
@@ -326,7 +339,7 @@ class Thread:
                 return
 
     async def stream(
-        self, message: str | None = None, *, attachments: Iterable[str] = ()
+        self, message: str | None = None, *, attachments: Iterable[str] = (), step: bool = False
     ) -> AsyncIterator[ThreadEvent]:
         """The same run as `send` (or, with no message, as `resume`), yielding its events (and
         its descendants') as they happen; the last one is `run_finished`. Closing the iterator
@@ -337,7 +350,9 @@ class Thread:
         queue: asyncio.Queue[ThreadEvent | None] = asyncio.Queue()
         since = time.time()
         task = asyncio.ensure_future(
-            execute_run(self._runtime, self._context, message, attachments, queue.put_nowait)
+            execute_run(
+                self._runtime, self._context, message, attachments, queue.put_nowait, step=step
+            )
         )
         task.add_done_callback(lambda _: queue.put_nowait(None))
         try:
