@@ -54,3 +54,8 @@ def cards_sent(sent: list[tuple[float, str, Any]]) -> list[dict[str, Any]]:
     """Every card the front end was sent, whole traces and patches alike."""
     cards = [c for _, s in updates(sent) if "trace" in s for c in s["trace"]["cards"].values()]
     return cards + [c for p in patches(sent) for c in p.get("cards", {}).values()]
+
+
+def customs_of(sent: list[tuple[float, str, Any]]) -> list[Any]:
+    """The custom messages (replies to the front end's requests) a view sent."""
+    return [d["content"] for _, k, d in sent if k == "comm_msg" and d.get("method") == "custom"]

@@ -14,7 +14,7 @@ import threadlab as tl
 from threadlab.models import call, step, text
 from threadlab.widgets import LiveRun, StaticTrace, ThreadListView, TraceView, replay
 
-from .fake_comm import cards_sent, install, updates
+from .fake_comm import cards_sent, customs_of, install, updates
 
 SECRET = "sk-very-secret-0042"
 
@@ -326,8 +326,3 @@ async def test_a_branch_that_cannot_run_here_says_why_in_the_view(
     await view._forking  # no exception escapes into the kernel's loop
     assert not view.live
     assert "'p'" in view.trace["run"]["error"]
-
-
-def customs_of(sent: list[tuple[float, str, Any]]) -> list[Any]:
-    """The custom messages (replies to the front end's requests) a view sent."""
-    return [d["content"] for _, k, d in sent if k == "comm_msg" and d.get("method") == "custom"]

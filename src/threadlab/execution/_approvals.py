@@ -17,16 +17,24 @@ from .._records import (
     ApprovalRequestedEvent,
     ToolCall,
 )
-from ..definitions import ToolDefinition
+from ..definitions import Registry, ToolDefinition
 from ..threads import ThreadContext, ThreadState
 
-__all__ = ["Approver", "ask", "decisions", "needs_decision", "pending_requests"]
+__all__ = [
+    "Approver",
+    "ask",
+    "decisions",
+    "edit_problems",
+    "needs_decision",
+    "pending_requests",
+]
 
 Approver = Callable[[ApprovalRequest], Any]
 """`(request) -> bool | Approval | None`, sync or async. None: no decision here, the run
 pauses ("waiting") as it does without an approver. An approver with a `timeout_s` attribute
 is given that long instead of the hook timeout; `timeout_s = None` waits as long as it takes
-(a person deciding in a view)."""
+(a person deciding in a view). Its `decided_by` ("approver" unless it says "view") is who the
+`approval_decided` event names."""
 
 
 async def needs_decision(tool: ToolDefinition | None, call: ToolCall, state: ThreadState) -> bool:
@@ -40,6 +48,17 @@ async def needs_decision(tool: ToolDefinition | None, call: ToolCall, state: Thr
     if inspect.isawaitable(verdict):
         verdict = await verdict
     return bool(verdict)
+
+
+def edit_problems(registry: Registry, name: str, arguments: Any) -> list[str]:
+    """What is wrong with `arguments` as edited arguments of a call to tool `name` (empty:
+    nothing). Only a function tool defined in `registry` can take edited arguments."""
+    tool = registry.tool(name)
+    if tool is None:
+        return [f"tool {name!r} is not a function tool defined here"]
+    if not isinstance(arguments, dict):
+        return ["the arguments must be a JSON object"]
+    return list(tool.args.validate(dict(arguments))[1])
 
 
 def decisions(context: ThreadContext) -> dict[str, ApprovalDecidedEvent]:

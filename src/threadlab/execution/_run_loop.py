@@ -521,7 +521,7 @@ class RunLoop:
                     edited=answer.arguments is not None,
                     arguments=dict(answer.arguments) if answer.arguments is not None else None,
                     reason=answer.reason,
-                    by="approver",
+                    by=getattr(approver, "decided_by", "approver"),
                     **frame.event_base(self.context.base()),
                 )
             )

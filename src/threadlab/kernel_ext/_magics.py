@@ -214,6 +214,7 @@ class ThreadlabMagics(Magics):
     @argument("--live", action="store_true", help="Keep the live view when the run ends.")
     @argument("--replay", help="Run a new thread on this thread's recorded model answers.")
     @argument("--fallback", help="With --replay: the model once the conversation differs.")
+    @argument("--step", action="store_true", help="Ask before every tool call runs.")
     @cell_magic
     def thread(self, line: str, cell: str) -> None:
         """Run the cell's text as a user message. (Cells are run with top-level await.)"""
@@ -244,7 +245,7 @@ class ThreadlabMagics(Magics):
         thread = await self._thread_for(args)
         self._check_definitions(thread)
         self.session.last_thread[args.target] = thread.id
-        await self._run_live(thread, message, keep_live=args.live)
+        await self._run_live(thread, message, keep_live=args.live, step=args.step)
 
     async def fork_cell(self, line: str) -> None:
         """`%threadlab fork ID --at MSG_OR_CALL [--result JSON | --arguments JSON |
@@ -287,24 +288,37 @@ class ThreadlabMagics(Magics):
                 raise UsageError(usage)
         return words[0], words[2], options, keep_live
 
-    async def _run_live(self, thread: Thread, message: str | None, *, keep_live: bool) -> None:
+    async def _run_live(
+        self, thread: Thread, message: str | None, *, keep_live: bool, step: bool = False
+    ) -> None:
         """Run `thread` (on `message`, or resuming) with a live view in the cell's output."""
         live = LiveRun(self.session.runtime, thread, self.update_rate)
         handle = display(live.view, display_id=True)
         try:
-            await live.run(message)
+            await live.run(message, step=step)
         except (asyncio.CancelledError, KeyboardInterrupt):
             # A kernel interrupt: the runtime has already given every unfinished call its
-            # "interrupted" result; end the cell quietly with the trace as it stands.
-            live.state.run = {"status": "interrupted", "text": None, "error": "interrupted"}
+            # "interrupted" result (a call still waiting for a decision stays waiting); end
+            # the cell quietly with the trace as it stands.
+            status = "waiting" if thread.status == "waiting" else "interrupted"
+            live.state.run = {"status": status, "text": None, "error": "interrupted"}
+            live.view.finishing = True
             live.view.push()
             print(f"run interrupted; thread {thread.id} keeps a valid history")
         finally:
+            waiting = thread.pending
             if handle is not None:
                 # Frozen: static HTML. Live: the same widget, with its static fallback
                 # (what a front end without the widget's state shows) brought up to date.
-                frozen = self.freeze_on_finish and not keep_live
+                # A thread that waits keeps its cards' buttons.
+                frozen = self.freeze_on_finish and not keep_live and not waiting
                 handle.update(StaticTrace(live.state) if frozen else live.view)
+        for request in waiting:
+            print(
+                f"{request.name} ({request.tool_call_id}) waits for a decision: decide in its"
+                f" card, or %threadlab approve {request.tool_call_id}"
+                f" / %threadlab reject {request.tool_call_id} REASON"
+            )
 
     def _check_definitions(self, thread: Thread) -> None:
         """A thread from the store runs on the definitions of this kernel: say what to do when

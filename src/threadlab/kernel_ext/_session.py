@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Literal
 
 from ..runtime import Runtime
+from ..widgets import CardApprover
 
 if TYPE_CHECKING:
     from opentelemetry.trace import TracerProvider
@@ -22,13 +23,18 @@ class KernelSession:
     secrets: dict[str, str] = field(default_factory=dict)
     last_thread: dict[str, str] = field(default_factory=dict)
     tracer_provider: TracerProvider | None = None
+    approver: CardApprover = field(default_factory=CardApprover)
+    """Calls that need a decision ask in their cards (the kernel session decides)."""
     _runtime: Runtime | None = None
 
     @property
     def runtime(self) -> Runtime:
         if self._runtime is None:
             self._runtime = Runtime(
-                store=self.store, children=self.children, tracer_provider=self.tracer_provider
+                store=self.store,
+                children=self.children,
+                tracer_provider=self.tracer_provider,
+                approver=self.approver,
             )
         return self._runtime
 

@@ -8,7 +8,7 @@ import asyncio
 import contextlib
 import time
 from collections.abc import AsyncIterator, Iterable, Mapping
-from typing import Any, Protocol
+from typing import Any, Literal, Protocol
 
 from .._errors import ThreadBusyError, ThreadlabError
 from .._records import (
@@ -24,6 +24,7 @@ from .._records import (
 )
 from ..execution import (
     RunHost,
+    edit_problems,
     execute_run,
     fork_point,
     fork_tree,
@@ -248,17 +249,20 @@ class Thread:
         return pending_requests(self._context)
 
     async def approve(
-        self, tool_call_id: str, *, arguments: Mapping[str, Any] | None = None
+        self,
+        tool_call_id: str,
+        *,
+        arguments: Mapping[str, Any] | None = None,
+        by: Literal["api", "view"] = "api",
     ) -> None:
         """Let a waiting call run (with `arguments` instead, checked against its tool's schema);
         `resume()` then runs it. `tl.ThreadlabError` (nothing recorded) for a call that is not
-        waiting or arguments the schema refuses."""
+        waiting or arguments the schema refuses. `by` is recorded as who decided."""
         request = self._waiting(tool_call_id)
         if arguments is not None:
-            tool = self._context.registry.tool(request.name)
-            problems = tool.args.validate(dict(arguments))[1] if tool is not None else []
-            if tool is None or problems:
-                listed = "; ".join(problems) or "the tool is not defined here"
+            problems = edit_problems(self._context.registry, request.name, arguments)
+            if problems:
+                listed = "; ".join(problems)
                 raise ThreadlabError(f"invalid arguments for tool {request.name!r}: {listed}")
         self._decide(
             ApprovalDecidedEvent(
@@ -266,11 +270,14 @@ class Thread:
                 approved=True,
                 edited=arguments is not None,
                 arguments=dict(arguments) if arguments is not None else None,
+                by=by,
                 **self._context.base(),
             )
         )
 
-    async def reject(self, tool_call_id: str, reason: str = "") -> None:
+    async def reject(
+        self, tool_call_id: str, reason: str = "", *, by: Literal["api", "view"] = "api"
+    ) -> None:
         """Refuse a waiting call: `resume()` gives it the error result "rejected: <reason>"
         and goes on. `tl.ThreadlabError` (nothing recorded) for a call that is not waiting."""
         self._waiting(tool_call_id)
@@ -279,6 +286,7 @@ class Thread:
                 tool_call_id=tool_call_id,
                 approved=False,
                 reason=reason or "rejected",
+                by=by,
                 **self._context.base(),
             )
         )

@@ -1,5 +1,6 @@
 """Views of threads for Jupyter: live while a run streams, static HTML once it is over."""
 
+from ._card_approver import CardApprover
 from ._diff import ThreadDiff
 from ._live import LiveRun
 from ._replay import replay
@@ -9,6 +10,7 @@ from ._trace import TraceState
 from ._views import ThreadListView, TraceView
 
 __all__ = [
+    "CardApprover",
     "LiveRun",
     "StaticTrace",
     "ThreadDiff",

@@ -49,7 +49,8 @@ class LiveRun:
         return self._stream.ran_here
 
     async def run(
-        self, message: str | None = None, attachments: Iterable[str] = ()
+        self, message: str | None = None, attachments: Iterable[str] = (), *, step: bool = False
     ) -> RunFinishedEvent:
-        """Stream the run of `message` (None: resume what the history leaves open)."""
-        return await self._stream.run(message, attachments)
+        """Stream the run of `message` (None: resume what the history leaves open); `step`:
+        every tool call waits for a decision."""
+        return await self._stream.run(message, attachments, step=step)

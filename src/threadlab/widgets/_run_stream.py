@@ -39,11 +39,12 @@ class RunStream:
         self.ran_here: set[str] = {thread.id}  # the threads whose messages streamed in live
 
     async def run(
-        self, message: str | None = None, attachments: Iterable[str] = ()
+        self, message: str | None = None, attachments: Iterable[str] = (), *, step: bool = False
     ) -> RunFinishedEvent:
-        """Stream the run of `message` (None: resume what the history leaves open)."""
+        """Stream the run of `message` (None: resume what the history leaves open); `step`:
+        every tool call waits for a decision."""
         try:
-            async for event in self.thread.stream(message, attachments=attachments):
+            async for event in self.thread.stream(message, attachments=attachments, step=step):
                 self.state.apply(event)
                 self.seen[event.type] += 1
                 if isinstance(event, MessageCreatedEvent):  # a run here: not a worker's

@@ -26,7 +26,7 @@ def _e(value: Any) -> str:
 
 def _card_html(card: dict[str, Any]) -> str:
     status = card["status"]
-    mark = {"success": "✓", "error": "✗", "interrupted": "✗"}.get(status, "…")
+    mark = {"success": "✓", "error": "✗", "interrupted": "✗", "waiting": "⏸"}.get(status, "…")
     label = f" <code>{_e(card['label'])}</code>" if card.get("label") else ""
     progress = f" — {_e(card['progress'])}" if card.get("progress") else ""
     took = f" · {card['duration_ms']:.0f} ms" if card.get("duration_ms") is not None else ""
@@ -52,13 +52,36 @@ def _card_html(card: dict[str, Any]) -> str:
         if card.get("traceback")
         else ""
     )
+    decision = _e(decision_text(card)) if card.get("approval") else ""
     return (
         f'<details class="threadlab-card" data-status="{_e(status)}">'
         f"<summary>{mark} <b>{_e(card['name'])}</b>{label}{progress}"
         f' <span style="opacity:.7">[{_e(status)}{took}]</span></summary>'
+        f"{f'<div><i>{decision}</i></div>' if decision else ''}"
         f'{args}<pre style="white-space:pre-wrap;margin:4px 0">{body}</pre>{trace}{extra}'
         "</details>"
     )
+
+
+def decision_text(card: dict[str, Any]) -> str:
+    """What a card says of its call's decision, e.g. "approved with edited arguments (view)".
+
+    Example:
+        >>> decision_text({"id": "call_1", "approval": {"state": "asked"}})
+        'waits for a decision: %threadlab approve call_1, or reject call_1'
+    """
+    approval = card["approval"]
+    state = approval["state"]
+    if state == "asked":
+        call = card["id"]
+        return f"waits for a decision: %threadlab approve {call}, or reject {call}"
+    edited = " with edited arguments" if approval.get("edited") else ""
+    why = f": {approval['reason']}" if state == "rejected" and approval.get("reason") else ""
+    who = _DECIDERS.get(approval.get("by", "api"), "")
+    return f"{state}{edited}{why} ({who})"
+
+
+_DECIDERS = {"approver": "by the runtime's approver", "api": "through the API", "view": "here"}
 
 
 def _usage_html(message: dict[str, Any]) -> str:
@@ -184,7 +207,9 @@ def _text_lines(trace: TraceState, thread_id: str, indent: str) -> list[str]:
         if card["thread"] == thread_id:
             progress = f" — {card['progress']}" if card.get("progress") else ""
             pad = indent + "  " * card["depth"]
-            lines.append(f"{pad}[{card['status']}] {card['name']}{progress}")
+            asked = card.get("approval") or {}
+            decision = f" — {decision_text(card)}" if asked.get("state") == "asked" else ""
+            lines.append(f"{pad}[{card['status']}] {card['name']}{progress}{decision}")
     for child in trace.threads.values():
         if child["parent"] == thread_id:
             lines.append(f"{indent}subagent {child['name']} ({child['id']}): {child['status']}")

@@ -12,6 +12,8 @@ from collections.abc import Callable
 from typing import Any
 
 from .._records import (
+    ApprovalDecidedEvent,
+    ApprovalRequestedEvent,
     CustomEvent,
     FileWrittenEvent,
     Message,
@@ -31,6 +33,9 @@ __all__ = ["PREVIEW_CHARS", "TraceState"]
 
 # What a view holds of a message or result; the rest is fetched on demand.
 PREVIEW_CHARS = 600
+# The most of a waiting call's arguments a card holds for editing; longer ones are approved
+# or rejected as they are (or edited with `%threadlab approve --arguments`).
+EDITABLE_CHARS = 64 * 1024
 
 MessageLookup = Callable[[str, str], Message | None]
 
@@ -122,6 +127,26 @@ class TraceState:
             card["traceback"] = event.traceback
             thread["progress"] = None
             self._run_next(card)
+        elif isinstance(event, ApprovalRequestedEvent):
+            card = self._card(event.tool_call_id, tid, event.name, event.depth)
+            card["status"] = "waiting"
+            given = json.dumps(event.arguments, indent=1, ensure_ascii=False)
+            card["approval"] = {
+                "state": "asked",
+                "arguments": given if len(given) <= EDITABLE_CHARS else None,
+            }
+            thread["progress"] = f"{event.name} waits for a decision"
+        elif isinstance(event, ApprovalDecidedEvent):
+            card = self._card(event.tool_call_id, tid, "", event.depth)
+            card["approval"] = {
+                "state": "approved" if event.approved else "rejected",
+                "edited": event.edited,
+                "by": event.by,
+                "reason": event.reason,
+            }
+            if card["status"] == "waiting":
+                card["status"] = "running" if event.approved else "queued"
+            thread["progress"] = None
         elif isinstance(event, MessageCreatedEvent):
             self._message(event)
         elif isinstance(event, SubagentCreatedEvent):
@@ -165,6 +190,7 @@ class TraceState:
                 "traceback": None,
                 "events": [],
                 "started_at": None,
+                "approval": None,
             }
             self.cards[call_id] = card
         return card
@@ -234,10 +260,11 @@ class TraceState:
     def settle(self, results: Callable[[str], list[Message]]) -> None:
         """After a run ended early: every card still streaming or running takes the result
         its thread stored for it (`results(thread_id)`: the thread's tool messages), or says
-        "interrupted" — a frozen view never shows a call as still running."""
-        unfinished = [
-            c for c in self.cards.values() if c["status"] in ("streaming", "queued", "running")
-        ]
+        "interrupted" — a frozen view never shows a call as still running. A run that waits
+        for a decision keeps its open calls as they are: they never started."""
+        waiting = self.run.get("status") == "waiting"
+        states = ("running",) if waiting else ("streaming", "queued", "running")
+        unfinished = [c for c in self.cards.values() if c["status"] in states]
         stored: dict[str, dict[str, Message]] = {}
         for card in unfinished:
             if card["thread"] not in stored:

@@ -15,10 +15,12 @@ import anywidget
 import traitlets
 
 from .._errors import PathError, ThreadlabError
-from .._records import ThreadMeta
-from ..runtime import Runtime
+from .._records import Approval, ThreadMeta
+from ..execution import edit_problems
+from ..runtime import Runtime, Thread
 from ..store import ThreadSummary
 from ..threads import is_live
+from ._card_approver import CardApprover
 from ._patches import Patcher
 from ._replay import relate, replay
 from ._run_stream import RunStream
@@ -60,7 +62,7 @@ class _View(anywidget.AnyWidget):
             return
         op = content.get("op")
         thread = str(content.get("thread"))
-        if op in ("fetch_result", "preview") and not self._shows(thread):
+        if op in ("fetch_result", "preview") and not self.shows(thread):
             # The front end is anyone who can send on the comm: it reads only what it shows.
             self.send({"op": op, "thread": thread, "error": "that thread is not in this view"})
         elif op == "fetch_result":
@@ -70,7 +72,7 @@ class _View(anywidget.AnyWidget):
         else:
             self._handle(op, content)
 
-    def _shows(self, thread_id: str) -> bool:
+    def shows(self, thread_id: str) -> bool:
         """Whether `thread_id` is a thread this view displays."""
         return False
 
@@ -131,9 +133,13 @@ class TraceView(_View):
         self.state = state
         self.finishing = False
         self.patches = patches
+        self.rendered = False  # a front end has drawn it (and can take decisions)
         self._patcher = Patcher()
         self._patcher.reset(snapshot)
         self._forking: asyncio.Future[None] | None = None
+        self._deciding: asyncio.Future[None] | None = None
+        if isinstance(rt.approver, CardApprover):
+            rt.approver.watch(self)
 
     def push(self) -> None:
         """Send what changed since the last push, as a patch the front end merges into its
@@ -165,7 +171,7 @@ class TraceView(_View):
             self.send_state(["trace", "live"])
             self._patcher.reset(snapshot)
 
-    def _shows(self, thread_id: str) -> bool:
+    def shows(self, thread_id: str) -> bool:
         return thread_id in self.state.threads
 
     def _handle(self, op: Any, content: dict[str, Any]) -> None:
@@ -174,10 +180,14 @@ class TraceView(_View):
             if any(n["id"] == chosen for n in self.state.related) and not self.live:
                 self.open_thread(chosen)  # a branch or the origin: the view shows it now
             self.selected = chosen
-        elif op == "ready" and self.live and self.patches:
-            self._resync()
-        elif op == "fork" and isinstance(chosen, str) and self._shows(chosen) and not self.live:
+        elif op == "ready":
+            self.rendered = True
+            if self.live and self.patches:
+                self._resync()
+        elif op == "fork" and isinstance(chosen, str) and self.shows(chosen) and not self.live:
             self._forking = asyncio.ensure_future(self.fork(chosen, content))
+        elif op == "decide" and isinstance(chosen, str) and self.shows(chosen):
+            self._deciding = asyncio.ensure_future(self.decide(chosen, content))
 
     def open_thread(self, thread_id: str) -> None:
         """Show `thread_id` (with its origin and branches) instead of what the view shows."""
@@ -206,16 +216,59 @@ class TraceView(_View):
             self.send({"op": "fork_error", "thread": thread_id, "at": at, "error": str(exc)})
             return
         self.selected = branch.id
-        state = relate(replay(branch), branch)
+        await self._run_here(branch, relate(replay(branch), branch))
+
+    async def decide(self, thread_id: str, content: dict[str, Any]) -> None:
+        """A decision clicked in a card: Approve (with edited `arguments`, checked against the
+        tool's schema first) or Reject (with a `reason`). A run waiting here for it goes on;
+        a thread whose run ended waiting (reopened later) records it and resumes here, live.
+        What does not fit comes back to the card as the error, with nothing recorded."""
+        call_id = str(content.get("call"))
+        approved = content.get("approved") is True
+        arguments = content.get("arguments") if approved else None
+        reason = str(content.get("reason") or "") or None
+        card = self.state.cards.get(call_id)
+        if card is None or card.get("thread") != thread_id:
+            self._refuse(thread_id, call_id, "that call is not in this view")
+            return
+        if arguments is not None:
+            problems = edit_problems(self._rt.registry, card["name"], arguments)
+            if problems:
+                self._refuse(thread_id, call_id, f"invalid arguments: {'; '.join(problems)}")
+                return
+        approver = self._rt.approver
+        if isinstance(approver, CardApprover) and approver.asks(call_id):
+            approver.decide(call_id, Approval(approved, arguments=arguments, reason=reason))
+            return
+        if self.live:
+            self._refuse(thread_id, call_id, "the run is not waiting for this call here")
+            return
+        thread = self._rt.thread(thread_id)
+        try:
+            if approved:
+                await thread.approve(call_id, arguments=arguments, by="view")
+            else:
+                await thread.reject(call_id, reason or "", by="view")
+        except ThreadlabError as exc:
+            self._refuse(thread_id, call_id, str(exc))
+            return
+        await self._run_here(self._rt.thread(self.state.root_id), self.state)
+
+    async def _run_here(self, thread: Thread, state: TraceState) -> None:
+        """Show `state` and run `thread` (its root) live here, from what its history leaves
+        open: a branch made here, or a thread decided on here."""
         state.run = {"status": "running", "text": None, "error": None, "usage": None}
         self.live = True
         self.show(state)
         try:
-            await RunStream(self._rt, branch, state, self.push, self._finish, self.rate).run(None)
-        except ThreadlabError as exc:  # the branch cannot run here (a definition is gone)
+            await RunStream(self._rt, thread, state, self.push, self._finish, self.rate).run(None)
+        except ThreadlabError as exc:  # it cannot run here (a definition is gone)
             state.run = {"status": "idle", "text": None, "error": str(exc), "usage": None}
             self.finishing = True
             self.push()
+
+    def _refuse(self, thread_id: str, call_id: str, error: str) -> None:
+        self.send({"op": "decide_error", "thread": thread_id, "call": call_id, "error": error})
 
     def _finish(self) -> None:
         self.finishing = True
@@ -261,7 +314,7 @@ class ThreadListView(_View):
         self._opened = state
         return state
 
-    def _shows(self, thread_id: str) -> bool:
+    def shows(self, thread_id: str) -> bool:
         return self._opened is not None and thread_id in self._opened.threads
 
     def _handle(self, op: Any, content: dict[str, Any]) -> None:

@@ -12,7 +12,9 @@
  * @typedef {{id: string, thread: string, name: string, depth: number, progress: string | null,
  *   status: string, duration_ms: number | null, result: string | null, result_chars: number,
  *   args_chars: number, args: string, label: string, events: CardEvent[],
- *   started_at: number | null, traceback: string | null}} Card
+ *   started_at: number | null, traceback: string | null, approval: Approval | null}} Card
+ * @typedef {{state: "asked" | "approved" | "rejected", arguments?: string | null,
+ *   edited?: boolean, by?: string, reason?: string | null}} Approval
  * @typedef {{path: string, size: number}} FileEntry
  * @typedef {{status?: string, text?: string | null, error?: string | null,
  *   usage?: Record<string, number> | null}} RunSummary
@@ -33,6 +35,7 @@
  *   redraw: () => void, ui: Skeleton | null, cards: Map<string, Keyed>,
  *   messages: Map<string, Keyed>, previewEl: Keyed | null,
  *   forks: Map<string, {el: HTMLElement, error: HTMLElement}>,
+ *   decisions: Map<string, {el: HTMLElement, error: HTMLElement, sent: () => void}>,
  *   clock: Record<string, {seen: number, started: number | null}>}} Local
  * @typedef {{thread: string, at: string, kind: "call" | "message", result?: string | null,
  *   args?: string, text?: string}} ForkPoint
@@ -68,7 +71,22 @@ const MARK = {
   running: "⟳",
   queued: "⋯",
   streaming: "…",
+  waiting: "⏸",
 };
+
+const DECIDERS = { approver: "by the runtime's approver", api: "through the API", view: "here" };
+
+/**
+ * What a card says of its call's decision ("approved with edited arguments (here)").
+ * @param {Approval} a
+ * @returns {string}
+ */
+function decisionText(a) {
+  if (a.state === "asked") return "waits for your decision";
+  const edited = a.edited ? " with edited arguments" : "";
+  const why = a.state === "rejected" && a.reason ? `: ${a.reason}` : "";
+  return `${a.state}${edited}${why} (${DECIDERS[a.by || "api"] || a.by})`;
+}
 
 /**
  * When the browser first saw a call, and when it started running: the elapsed counters count
@@ -192,6 +210,9 @@ function cardParts(model, c, fetched, local) {
   );
   return [
     summary,
+    c.approval && c.approval.state !== "asked"
+      ? h("div", { class: "tl-decided", "data-testid": "decision" }, decisionText(c.approval))
+      : null,
     c.args
       ? h(
           "div",
@@ -394,6 +415,104 @@ function forkControl(model, local, point) {
 }
 
 /**
+ * Approve / Edit arguments / Reject under a call that waits for a decision. Edited arguments
+ * are checked as a JSON object here, then against the tool's schema by the kernel before
+ * anything is recorded (a refusal comes back into this form). Kept per call, so what the user
+ * typed survives the view's updates.
+ * @param {Model} model
+ * @param {Local} local
+ * @param {Card} c
+ */
+function decisionControl(model, local, c) {
+  const key = `${c.thread} ${c.id}`;
+  const kept = local.decisions.get(key);
+  if (kept) return kept.el;
+  const error = h("div", { class: "tl-error", "data-testid": "decide-error" });
+  const editor = /** @type {HTMLTextAreaElement} */ (
+    h("textarea", { class: "tl-fork-editor", "data-testid": "decide-editor", rows: "4" })
+  );
+  editor.value = c.approval?.arguments ?? "{}";
+  const reason = /** @type {HTMLInputElement} */ (
+    h("input", {
+      class: "tl-reason",
+      "data-testid": "reject-reason",
+      placeholder: "reason (optional)",
+      "aria-label": "reason for rejecting",
+    })
+  );
+  /** @type {HTMLButtonElement[]} */
+  const buttons = [];
+  /** @param {boolean} on */
+  const enable = (on) => {
+    for (const b of buttons) b.disabled = !on;
+  };
+  /** @param {object} decision */
+  const send = (decision) => {
+    error.textContent = "";
+    enable(false);
+    model.send({ op: "decide", thread: c.thread, call: c.id, ...decision });
+  };
+  const editForm = h(
+    "div",
+    { class: "tl-fork-form", "data-testid": "decide-form" },
+    editor,
+    h(
+      "button",
+      {
+        class: "tl-fork-run",
+        "data-testid": "approve-edited",
+        onclick: () => {
+          /** @type {unknown} */
+          let value;
+          try {
+            value = JSON.parse(editor.value);
+          } catch (e) {
+            error.textContent = `not JSON: ${e instanceof Error ? e.message : e}`;
+            return;
+          }
+          if (typeof value !== "object" || !value || Array.isArray(value)) {
+            error.textContent = "the arguments must be a JSON object";
+            return;
+          }
+          send({ approved: true, arguments: value });
+        },
+      },
+      "approve with these arguments",
+    ),
+  );
+  editForm.hidden = true;
+  const button = (/** @type {string} */ label, /** @type {string} */ id, onclick) => {
+    const b = /** @type {HTMLButtonElement} */ (
+      h("button", { class: `tl-decide tl-${id}`, "data-testid": id, onclick }, label)
+    );
+    buttons.push(b);
+    return b;
+  };
+  const el = h(
+    "div",
+    { class: "tl-decision", "data-testid": "decision-bar", "data-call": c.id },
+    h("span", { class: "tl-ask" }, `⏸ ${c.name} waits for your decision`),
+    h(
+      "div",
+      { class: "tl-decide-row" },
+      button("Approve", "approve", () => send({ approved: true })),
+      c.approval?.arguments
+        ? button("Edit arguments", "edit-arguments", () => {
+            editForm.hidden = !editForm.hidden;
+          })
+        : null,
+      button("Reject", "reject", () => send({ approved: false, reason: reason.value })),
+      reason,
+    ),
+    editForm,
+    error,
+  );
+  buttons.push(/** @type {HTMLButtonElement} */ (editForm.querySelector("button")));
+  local.decisions.set(key, { el, error, sent: () => enable(true) });
+  return el;
+}
+
+/**
  * A thread's messages, with a card under each assistant message per tool call, then what is
  * still streaming: the text so far and the calls whose arguments are arriving.
  * @param {Model} model
@@ -413,6 +532,8 @@ function conversation(model, trace, threadId, local) {
     out.push(
       h("div", { style: `margin-left:${c.depth * 16}px` }, card(model, c, local.fetched, local)),
     );
+    if (c.status === "waiting" && c.approval?.state === "asked")
+      out.push(decisionControl(model, local, c));
     if (forkable && c.depth === 0 && FINAL.has(c.status))
       out.push(
         forkControl(model, local, {
@@ -695,6 +816,7 @@ export default {
       messages: new Map(),
       previewEl: null,
       forks: new Map(),
+      decisions: new Map(),
       clock: {},
     };
     local.redraw = () => {
@@ -707,6 +829,13 @@ export default {
       if (msg.op === "fork_error") {
         const point = local.forks.get(`${msg.thread} ${msg.at}`);
         if (point) point.error.textContent = msg.error;
+      }
+      if (msg.op === "decide_error") {
+        const asked = local.decisions.get(`${msg.thread} ${msg.call}`);
+        if (asked) {
+          asked.error.textContent = msg.error;
+          asked.sent();
+        }
       }
       if (msg.op === "patch") {
         // Patched into the model itself (never saved back to the kernel): the notebook's
@@ -727,8 +856,9 @@ export default {
       local.redraw();
     });
     local.redraw();
-    // Patches sent before this view listened are lost to it: ask for the whole trace once.
-    if (model.get("view") === "inspector" && model.get("live")) model.send({ op: "ready" });
+    // On screen: it can take decisions, and a live view that missed patches sent before it
+    // listened gets the whole trace once.
+    if (model.get("view") === "inspector") model.send({ op: "ready" });
     // The elapsed counters of running calls tick between updates.
     const ticker = setInterval(() => {
       for (const span of el.querySelectorAll(".tl-elapsed"))

@@ -1,0 +1,156 @@
+"""Decisions in cards: with a notebook's `CardApprover`, a call that needs a decision waits in
+the card of the live view on screen (the run keeps going after the click); with no view on
+screen the run ends "waiting", and a reopened view records the click and resumes there."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+import pytest
+
+import threadlab as tl
+from threadlab.models import ScriptedModel, call, step, text
+from threadlab.widgets import CardApprover, LiveRun, TraceView, replay
+
+from .fake_comm import customs_of, install
+
+
+def define(registry: tl.Registry, ran: list[str]) -> None:
+    async def delete(state: tl.ThreadState, args: dict[str, Any]) -> str:
+        ran.append(args["path"])
+        return f"deleted {args['path']}"
+
+    path = {"type": "object", "properties": {"path": {"type": "string"}}, "required": ["path"]}
+    tl.define_tool(
+        "delete", description="Delete.", execute=delete, args=path, approval="always",
+        registry=registry,
+    )  # fmt: skip
+    script = [
+        step(call("delete", {"path": "/a"}, id="c1"), call("delete", {"path": "/b"}, id="c2")),
+        step(call("delete", {"path": "/c"}, id="c3")),
+        text("done"),
+    ]
+    tl.define_prompt("p", prompt="x", tools=["delete"], model=ScriptedModel(script),
+                     registry=registry)  # fmt: skip
+
+
+@pytest.fixture
+def card_rt(registry: tl.Registry, store_dir: Any) -> Any:
+    runtime = tl.Runtime(registry, store_dir, secret_key="k", approver=CardApprover())
+    yield runtime
+    runtime.close()
+
+
+async def until_asked(view: TraceView, call_id: str) -> None:
+    """Until the card of `call_id` shows its question (the run waits on it)."""
+    for _ in range(400):
+        card = view.state.cards.get(call_id)
+        if card and card["status"] == "waiting" and card["approval"]["state"] == "asked":
+            return
+        await asyncio.sleep(0.01)
+    raise AssertionError(f"{call_id} never asked: {view.state.cards.get(call_id)}")
+
+
+def click(view: TraceView, thread_id: str, call_id: str, **decision: Any) -> None:
+    """What the card's buttons send."""
+    view._on_message(view, {"op": "decide", "thread": thread_id, "call": call_id, **decision}, [])
+
+
+async def test_the_run_waits_in_the_card_and_goes_on_after_each_click(
+    card_rt: tl.Runtime, registry: tl.Registry, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    sent = install(monkeypatch)
+    ran: list[str] = []
+    define(registry, ran)
+    thread = await card_rt.create_thread("p")
+    live = LiveRun(card_rt, thread, rate=50)
+    live.view._on_message(live.view, {"op": "ready"}, [])  # the front end drew it
+    running = asyncio.create_task(live.run("clean up"))
+    await until_asked(live.view, "c1")
+    click(live.view, thread.id, "c1", approved=True)
+    await until_asked(live.view, "c2")
+    # Edited arguments the schema refuses: the card hears why; nothing is decided.
+    click(live.view, thread.id, "c2", approved=True, arguments={"path": 7})
+    assert live.view._deciding is not None
+    await live.view._deciding
+    assert customs_of(sent)[-1] == {
+        "op": "decide_error",
+        "thread": thread.id,
+        "call": "c2",
+        "error": "invalid arguments: path: 7 is not of type 'string'",
+    }
+    assert not running.done()
+    click(live.view, thread.id, "c2", approved=True, arguments={"path": "/tmp/b"})
+    await until_asked(live.view, "c3")
+    click(live.view, thread.id, "c3", approved=False, reason="keep it")
+    finished = await asyncio.wait_for(running, 20)
+    assert finished.status == "completed"
+    assert ran == ["/a", "/tmp/b"]
+    decided = [e for e in thread.events if isinstance(e, tl.ApprovalDecidedEvent)]
+    assert [(e.tool_call_id, e.approved, e.edited, e.by, e.reason) for e in decided] == [
+        ("c1", True, False, "view", None),
+        ("c2", True, True, "view", None),
+        ("c3", False, False, "view", "keep it"),
+    ]
+    cards = live.view.trace["cards"]
+    assert cards["c2"]["approval"] == {
+        "state": "approved", "edited": True, "by": "view", "reason": None
+    }  # fmt: skip
+    assert (cards["c3"]["status"], cards["c3"]["result"]) == ("error", "rejected: keep it")
+
+
+async def test_with_no_view_on_screen_the_run_waits_and_a_reopened_view_resumes_it(
+    card_rt: tl.Runtime, registry: tl.Registry, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    install(monkeypatch)
+    ran: list[str] = []
+    define(registry, ran)
+    approver = card_rt.approver
+    assert isinstance(approver, CardApprover)
+    approver.ready_s = 0.2
+    thread = await card_rt.create_thread("p")
+    live = LiveRun(card_rt, thread, rate=50)  # displayed, never drawn (a headless run)
+    finished = await live.run("clean up")
+    assert finished.status == "waiting"
+    assert live.view.trace["cards"]["c1"]["status"] == "waiting"
+    assert live.view.trace["cards"]["c2"]["status"] == "queued"  # never started
+    # The next day: the thread reopened in a view, the card still asks.
+    view = TraceView(card_rt, replay(card_rt.thread(thread.id)))
+    assert view.trace["cards"]["c1"]["approval"]["state"] == "asked"
+    assert view.trace["run"]["status"] == "waiting"
+    click(view, thread.id, "c1", approved=True)
+    assert view._deciding is not None
+    await view._deciding  # recorded, then resumed live here until the next question
+    assert ran == ["/a"]
+    assert view.trace["cards"]["c2"]["approval"]["state"] == "asked"
+    click(view, thread.id, "c2", approved=False)
+    await view._deciding
+    click(view, thread.id, "c3", approved=True)
+    await view._deciding
+    assert ran == ["/a", "/c"]
+    assert view.trace["run"]["status"] == "completed"
+    assert card_rt.thread(thread.id).status == "idle"
+
+
+async def test_a_click_on_a_call_that_does_not_wait_is_refused(
+    card_rt: tl.Runtime, registry: tl.Registry, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    sent = install(monkeypatch)
+    define(registry, [])
+    approver = card_rt.approver
+    assert isinstance(approver, CardApprover)
+    approver.ready_s = 0.1
+    thread = await card_rt.create_thread("p")
+    await thread.send("clean up")
+    view = TraceView(card_rt, replay(thread))
+    click(view, thread.id, "c9", approved=True)
+    await view._deciding if view._deciding else None
+    assert customs_of(sent)[-1]["error"] == "that call is not in this view"
+    await thread.approve("c1")
+    click(view, thread.id, "c1", approved=True)  # decided already elsewhere
+    await view._deciding if view._deciding else None
+    assert "does not wait for a decision" in customs_of(sent)[-1]["error"]
+    other = await card_rt.create_thread("p")
+    click(view, other.id, "c1", approved=True)  # a thread this view does not show
+    assert [e for e in other.events if isinstance(e, tl.ApprovalDecidedEvent)] == []
