@@ -95,7 +95,8 @@ async def test_the_run_waits_in_the_card_and_goes_on_after_each_click(
     ]
     cards = live.view.trace["cards"]
     assert cards["c2"]["approval"] == {
-        "state": "approved", "edited": True, "by": "view", "reason": None
+        "state": "approved", "edited": True, "by": "view", "reason": None,
+        "arguments": '{"path": "/tmp/b"}',
     }  # fmt: skip
     assert (cards["c3"]["status"], cards["c3"]["result"]) == ("error", "rejected: keep it")
 

@@ -464,6 +464,7 @@ class RunLoop:
                 if decided is None:
                     return  # it waits for a decision: it and the calls after it stay open
                 call = decided[0]
+                started = time.perf_counter()  # its duration is its run, not the wait
             if self.failures >= limit or not self.completed:
                 reason = self.outcome.error or f"{self.failures} consecutive failed tool calls"
                 result = ToolResult("error", error=f"not run: the run stopped ({reason})")

@@ -26,7 +26,7 @@ def _e(value: Any) -> str:
 
 def _card_html(card: dict[str, Any]) -> str:
     status = card["status"]
-    mark = {"success": "✓", "error": "✗", "interrupted": "✗", "waiting": "⏸"}.get(status, "…")
+    mark = {"success": "✓", "error": "✗", "interrupted": "✗", "waiting": "‖"}.get(status, "…")
     label = f" <code>{_e(card['label'])}</code>" if card.get("label") else ""
     progress = f" — {_e(card['progress'])}" if card.get("progress") else ""
     took = f" · {card['duration_ms']:.0f} ms" if card.get("duration_ms") is not None else ""
@@ -75,7 +75,7 @@ def decision_text(card: dict[str, Any]) -> str:
     if state == "asked":
         call = card["id"]
         return f"waits for a decision: %threadlab approve {call}, or reject {call}"
-    edited = " with edited arguments" if approval.get("edited") else ""
+    edited = f" with edited arguments {approval.get('arguments')}" if approval.get("edited") else ""
     why = f": {approval['reason']}" if state == "rejected" and approval.get("reason") else ""
     who = _DECIDERS.get(approval.get("by", "api"), "")
     return f"{state}{edited}{why} ({who})"

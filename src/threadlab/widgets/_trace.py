@@ -144,6 +144,8 @@ class TraceState:
                 "by": event.by,
                 "reason": event.reason,
             }
+            if event.edited:  # what it ran with instead of what the model asked for
+                card["approval"]["arguments"] = json.dumps(event.arguments, ensure_ascii=False)
             if card["status"] == "waiting":
                 card["status"] = "running" if event.approved else "queued"
             thread["progress"] = None

@@ -71,7 +71,7 @@ const MARK = {
   running: "⟳",
   queued: "⋯",
   streaming: "…",
-  waiting: "⏸",
+  waiting: "‖",
 };
 
 const DECIDERS = { approver: "by the runtime's approver", api: "through the API", view: "here" };
@@ -83,7 +83,7 @@ const DECIDERS = { approver: "by the runtime's approver", api: "through the API"
  */
 function decisionText(a) {
   if (a.state === "asked") return "waits for your decision";
-  const edited = a.edited ? " with edited arguments" : "";
+  const edited = a.edited ? ` with edited arguments ${a.arguments}` : "";
   const why = a.state === "rejected" && a.reason ? `: ${a.reason}` : "";
   return `${a.state}${edited}${why} (${DECIDERS[a.by || "api"] || a.by})`;
 }
@@ -491,7 +491,7 @@ function decisionControl(model, local, c) {
   const el = h(
     "div",
     { class: "tl-decision", "data-testid": "decision-bar", "data-call": c.id },
-    h("span", { class: "tl-ask" }, `⏸ ${c.name} waits for your decision`),
+    h("span", { class: "tl-ask" }, `‖ ${c.name} waits for your decision`),
     h(
       "div",
       { class: "tl-decide-row" },

@@ -1,0 +1,144 @@
+"""Decisions in cards, in JupyterLab with Chromium: a `%%thread` cell keeps running while a
+call that needs a decision waits in its card; a person approves one call, edits another's
+arguments (JSON checked in the page, the schema by the kernel, before anything is recorded)
+and rejects a third, and the run goes on after each click. Screenshots before and after, in
+both themes."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from .conftest import Lab
+from .test_lab import run_cell, write_notebook
+from .test_live_inspector import set_theme
+
+CELLS = [
+    "%load_ext threadlab\nimport threadlab as tl",
+    '%%tool --approval always\ndef delete_file(state, path: str) -> str:\n    """Delete a file."""'
+    '\n    return f"deleted {path}"',
+    '%%tool --approval always\ndef move_file(state, path: str) -> str:\n    """Move a file away."""'
+    '\n    return f"moved {path}"',
+    '%%tool --approval always\ndef wipe_cache(state, path: str) -> str:\n    """Empty a cache."""'
+    '\n    return f"wiped {path}"',
+    "%%prompt janitor --tools delete_file,move_file,wipe_cache\nTidy the workspace.",
+    "%%thread janitor\nTidy up.",
+]
+RUNNING = len(CELLS) - 1
+
+
+def test_approve_edit_and_reject_in_the_cards(lab: Lab, browser: Any) -> None:
+    page = browser.new_page(viewport={"width": 1400, "height": 1000})
+    shots = lab.root.parent / "shots"
+    shots.mkdir(exist_ok=True)
+    try:
+        walk(lab, page, shots)
+    except Exception:
+        page.screenshot(path=str(shots / "approval-failure.png"), full_page=True)
+        print(f"screenshot of the failure: {shots / 'approval-failure.png'}")
+        raise
+    finally:
+        page.close()
+
+
+def walk(lab: Lab, page: Any, shots: Path) -> None:
+    errors: list[str] = []
+    page.on("pageerror", lambda error: errors.append(str(error)))
+    path = write_notebook(lab, CELLS, "approvals-cards.ipynb")
+    page.goto(lab.notebook_url(path.name))
+    page.wait_for_selector(".jp-Notebook .jp-Cell", timeout=60_000)
+    page.wait_for_selector("text=Python 3 (ipykernel) | Idle", timeout=60_000)
+    news = page.locator(".jp-Notification-Toast-Close")
+    if news.count():
+        news.first.click()
+    for index in range(len(CELLS)):
+        run_cell(page, index)
+    cell = page.locator(".jp-Notebook .jp-Cell").nth(RUNNING)
+    view = cell.locator("[data-testid=inspector]")
+    bar = view.locator("[data-testid=decision-bar]")
+
+    # 1. The first call waits in its card; the cell is still running.
+    bar.first.wait_for(timeout=60_000)
+    assert bar.count() == 1
+    assert cell.locator(".jp-InputPrompt").inner_text().strip() == "[*]:"
+    assert "waits for your decision" in bar.first.inner_text()
+    first = bar.first.get_attribute("data-call")
+    card = view.locator(f"[data-testid=tool-card][data-call='{first}']")
+    assert card.get_attribute("data-status") == "waiting"
+    centre(bar.first)
+    page.screenshot(path=str(shots / "approval-asked-light.png"))
+    set_theme(page, "JupyterLab Dark")
+    centre(bar.first)
+    page.screenshot(path=str(shots / "approval-asked-dark.png"))
+    set_theme(page, "JupyterLab Light")
+    bar.first.locator("[data-testid=approve]").click()
+
+    # 2. The next one: its arguments edited; bad JSON and a wrong type are refused first.
+    second = next_question(view, {first})
+    asked = view.locator(f"[data-testid=decision-bar][data-call='{second}']")
+    asked.locator("[data-testid=edit-arguments]").click()
+    editor = asked.locator("[data-testid=decide-editor]")
+    assert '"path"' in editor.input_value()  # the call's own arguments, as JSON
+    editor.fill('{"path": ')
+    asked.locator("[data-testid=approve-edited]").click()
+    assert "not JSON" in asked.locator("[data-testid=decide-error]").inner_text()
+    editor.fill('{"path": 3}')
+    asked.locator("[data-testid=approve-edited]").click()
+    asked.locator("[data-testid=decide-error]", has_text="invalid arguments").wait_for(
+        timeout=30_000
+    )
+    assert asked.locator("[data-testid=approve]").is_enabled()  # nothing decided yet
+    editor.fill('{"path": "/tmp/keep-this.txt"}')
+    centre(asked)
+    page.screenshot(path=str(shots / "approval-editing-light.png"))
+    asked.locator("[data-testid=approve-edited]").click()
+
+    # 3. The last one: rejected with a reason.
+    third = next_question(view, {first, second})
+    asked = view.locator(f"[data-testid=decision-bar][data-call='{third}']")
+    asked.locator("[data-testid=reject-reason]").fill("not today")
+    asked.locator("[data-testid=reject]").click()
+
+    # After: the run completed; each card says what was decided (the frozen view too).
+    done = cell.locator(".jp-OutputArea-output", has_text="rejected: not today")
+    done.first.wait_for(timeout=60_000)
+    page.wait_for_function(
+        "(i) => document.querySelectorAll('.jp-Notebook .jp-Cell')[i]"
+        ".querySelector('.jp-InputPrompt').textContent.includes('[6]')",
+        arg=RUNNING,
+        timeout=60_000,
+    )
+    output = cell.locator(".jp-OutputArea").text_content() or ""  # closed cards' too
+    assert (
+        "moved /tmp/keep-this.txt" in output
+        or "deleted /tmp/keep-this.txt" in output
+        or ("wiped /tmp/keep-this.txt" in output)
+    )
+    assert 'approved with edited arguments {"path": "/tmp/keep-this.txt"} (here)' in output
+    assert "completed" in output
+    cell.scroll_into_view_if_needed()
+    for details in cell.locator("details.threadlab-card").all():
+        details.locator("summary").click()  # open the cards to show their decisions
+    page.screenshot(path=str(shots / "approval-after-light.png"))
+    set_theme(page, "JupyterLab Dark")
+    cell.scroll_into_view_if_needed()
+    page.screenshot(path=str(shots / "approval-after-dark.png"))
+    set_theme(page, "JupyterLab Light")
+    assert errors == []
+
+
+def next_question(view: Any, answered: set[str]) -> str:
+    """The call id of the next card that asks, once the previous decision took effect."""
+    bar = view.locator("[data-testid=decision-bar]")
+    for _ in range(600):
+        calls = {bar.nth(i).get_attribute("data-call") for i in range(bar.count())}
+        fresh = {c for c in calls if c and c not in answered}
+        if fresh:
+            (call,) = fresh
+            return call
+        view.page.wait_for_timeout(100)
+    raise AssertionError("no next question")
+
+
+def centre(element: Any) -> None:
+    element.evaluate("e => e.scrollIntoView({block: 'center'})")
