@@ -135,7 +135,7 @@ def next_question(view: Any, answered: set[str]) -> str:
         fresh = {c for c in calls if c and c not in answered}
         if fresh:
             (call,) = fresh
-            return call
+            return str(call)
         view.page.wait_for_timeout(100)
     raise AssertionError("no next question")
 
