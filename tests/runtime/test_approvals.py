@@ -6,6 +6,7 @@ rejects the call. A waiting thread is decided from another Runtime (another proc
 from __future__ import annotations
 
 import asyncio
+import json
 from typing import Any
 
 import pytest
@@ -259,3 +260,77 @@ async def test_step_mode_asks_before_every_call(rt: tl.Runtime, registry: tl.Reg
     run = await thread.resume()  # not stepping any more: the rest runs
     assert run.status == "completed"
     assert ran == ["note /a", "note /c"]
+
+
+def family(registry: tl.Registry, ran: list[str], *, blocking: bool, later: Any = ()) -> None:
+    """A `boss` whose step creates a `cleaner` child (whose one call needs a decision) and
+    then notes something, then says "all done" (then `later`); the child answers "cleaned"
+    once its call has run."""
+    define(registry, ran)
+    tl.define_prompt(
+        "clean", prompt="Clean.", tools=["delete"], registry=registry,
+        model=tl.models.ScriptedModel(
+            [call("delete", {"path": "/old"}, id="child_call"), text("cleaned")]
+        ),
+    )  # fmt: skip
+    tl.define_agent("cleaner", side_a="clean", registry=registry)
+    create = call("subagent_create", {"agent": "cleaner", "name": "c", "message": "go"}, id="make")
+    tl.define_prompt(
+        "lead", prompt="Lead.", tools=["note"], registry=registry,
+        model=tl.models.ScriptedModel(
+            [step(create, call("note", {"path": "/after"}, id="then")), text("all done"), *later]
+        ),
+    )  # fmt: skip
+    relationship = tl.Subagent("cleaner", blocking=blocking)
+    tl.define_agent("boss", side_a=tl.Side("lead", subagents=[relationship]), registry=registry)
+
+
+async def test_a_blocking_parent_waits_with_its_child_and_goes_on_after_the_decision(
+    registry: tl.Registry, store_spec: str
+) -> None:
+    ran: list[str] = []
+    family(registry, ran, blocking=True)
+    first = tl.Runtime(registry, store_spec, secret_key="k")
+    boss = await first.create_thread("boss")
+    run = await boss.send("tidy")
+    (child,) = boss.children
+    assert run.status == "waiting"
+    assert [(r.thread_id, r.tool_call_id) for r in run.pending] == [(child.id, "child_call")]
+    assert [(r.thread_id, r.tool_call_id) for r in boss.pending] == [(child.id, "child_call")]
+    assert (boss.status, child.status) == ("waiting", "waiting")
+    assert ran == []  # nor the parent's next call: it waits in order behind the child
+    assert [m.tool_call_id for m in boss.messages if m.role == "tool"] == []
+    first.close()
+    rt = tl.Runtime(registry, store_spec, secret_key="k")  # another process, say
+    boss = rt.thread(boss.id)
+    await boss.approve("child_call")  # decided from the root, recorded in the child
+    run = await boss.resume()
+    assert (run.status, run.text) == ("completed", "all done")
+    assert ran == ["delete /old", "note /after"]
+    results = {m.tool_call_id: m.content for m in boss.messages if m.role == "tool"}
+    assert json.loads(results["make"] or "")["result"] == "cleaned"
+    assert rt.thread(child.id).status != "waiting"
+    assert boss.pending == []
+    rt.close()
+
+
+async def test_a_non_blocking_child_waits_alone_and_reports_once_decided(
+    rt: tl.Runtime, registry: tl.Registry
+) -> None:
+    ran: list[str] = []
+    family(registry, ran, blocking=False, later=[text("heard the report")])
+    boss = await rt.create_thread("boss")
+    run = await boss.send("tidy")
+    (child,) = boss.children
+    assert (run.status, run.text) == ("completed", "all done")  # the parent went on
+    assert ran == ["note /after"]
+    assert child.status == "waiting"
+    assert [(r.thread_id, r.tool_call_id) for r in boss.pending] == [(child.id, "child_call")]
+    await boss.reject("child_call", "keep /old")
+    run = await boss.resume()  # the child goes on, then the parent answers its report
+    assert (run.status, run.text) == ("completed", "heard the report")
+    assert ran == ["note /after"]
+    report = next(m for m in boss.messages if m.subagent_id == child.id)
+    assert "cleaned" in (report.content or "")
+    assert rt.thread(child.id).status != "waiting"
+    assert boss.pending == []

@@ -40,6 +40,9 @@ class ThreadMeta(BaseModel):
     """A child left in the store for a worker ("workers")."""
     waiting: bool = False
     """Its last run ended waiting for a decision on a tool call."""
+    waiting_on: dict[str, str] = {}
+    """Its open calls whose blocking child paused for a decision: call id → child id (the
+    child to resume for that call's result)."""
     interrupted: bool = False
     """Its last run was interrupted: a call may still lack its result until it is repaired."""
     forked_from: ForkPoint | None = None

@@ -11,7 +11,7 @@ from ._fork import fork_point, fork_tree, give_result
 from ._host import Limits, RunHost
 from ._model_choice import ModelResolver
 from ._repair import repair
-from ._runner import execute_run, run_queued
+from ._runner import execute_run, resume_child, run_queued
 from ._scanner import ArgumentScanner
 from ._subagents import child_outcome, deliver_report, report_failure
 from ._tool_specs import ToolSpecCache
@@ -33,5 +33,6 @@ __all__ = [
     "pending_requests",
     "repair",
     "report_failure",
+    "resume_child",
     "run_queued",
 ]

@@ -471,7 +471,13 @@ class RunLoop:
             elif decided is not None and decided[1] is not None:
                 result = ToolResult("error", error=f"rejected: {decided[1]}")
             else:
-                result, trace = await run_tool_call(call, tools, state, self._missing_for)
+                waited_for = self.context.meta.waiting_on.get(call.id)
+                if waited_for is not None:  # its blocking child paused: it goes on now
+                    result = await self.supervisor.resume_waiting(waited_for)
+                else:
+                    result, trace = await run_tool_call(call, tools, state, self._missing_for)
+                if self._waits_with_child(call):
+                    return  # unanswered until the child is decided on and done
                 if hooks.has("before_store_tool_result"):
                     result = await hooks.run(
                         "before_store_tool_result",
@@ -536,6 +542,25 @@ class RunLoop:
         if decided.edited:
             return call.model_copy(update={"arguments": decided.arguments}), None
         return call, None
+
+    def _waits_with_child(self, call: ToolCall) -> bool:
+        """Whether `call` ran a blocking child that paused for a decision: this run then
+        waits with it (its requests are this run's), and the call stays open; the thread
+        remembers which child to resume for it. A call whose child ended is forgotten."""
+        waiting = self.supervisor.take_waiting()
+        remembered = dict(self.context.meta.waiting_on)
+        if waiting is None:
+            if remembered.pop(call.id, None) is not None:
+                self.context.set_meta(waiting_on=remembered)
+            return False
+        child_id, requests = waiting
+        self.context.set_meta(waiting_on={**remembered, call.id: child_id})
+        self.update(
+            status="waiting",
+            error=f"tool call {call.id} ({call.name}) waits for its subagent's decision",
+            pending=(*self.outcome.pending, *requests),
+        )
+        return True
 
     def _wait_for(self, call: ToolCall, request: ApprovalRequest) -> None:
         """The run ends "waiting" for a decision on `call`."""

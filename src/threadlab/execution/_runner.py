@@ -23,8 +23,9 @@ from ..threads import LIVE_RUNS, Listener, ThreadContext, heartbeat_task, is_liv
 from ._host import RunHost
 from ._repair import repair
 from ._run_loop import RunLoop
+from ._subagents import child_outcome, deliver_report
 
-__all__ = ["execute_run", "needs_a_step", "resume_run", "run_queued"]
+__all__ = ["execute_run", "needs_a_step", "resume_child", "resume_run", "run_queued"]
 
 
 async def execute_run(
@@ -75,23 +76,38 @@ async def resume_run(
     *,
     wait_children: bool = True,
     step: bool = False,
+    report: Callable[[Run], None] | None = None,
 ) -> Run:
     """Run what the stored history leaves open, with no new message: the unanswered calls of
     the last assistant message, then model steps until the turn ends; a history that ends
-    with a user message or with results gets its model step. Nothing open: a completed run
-    that called no model. Another process running the thread: "queued" (it is at work on it).
+    with a user message or with results, or a queued message, gets its model step. Nothing
+    open: a completed run that called no model. Another process running the thread:
+    "queued" (it is at work on it). `report` is called with the outcome as the run ends.
     """
     async with context.lock:
         runs = context.store.running_runs(context.id)
         if any(is_live(r) for r in runs):
             return Run(new_id("run"), context.id, "queued")
         loop = _prepare(host, context, runs, wait_children, step)
-        if not needs_a_step(context.history):
+        if not needs_a_step(context.history) and not context.has_queued():
             return Run(loop.outcome.id, context.id, "completed")
         claimed = _claim(context, loop.outcome.id, None, lambda: None, listener)
         if claimed is None:
             return Run(new_id("run"), context.id, "queued")
-        return await _run_claimed(context, loop, claimed, None)
+        return await _run_claimed(context, loop, claimed, report)
+
+
+async def resume_child(host: RunHost, child: ThreadContext) -> Run:
+    """Resume a non-blocking child that paused for a decision (its parent went on): once it
+    ends, its parent hears of it as it would have (a report, with implicit communication)."""
+    parent = child.parent()
+
+    def report(run: Run) -> None:
+        implicit = child.parent_communication == "implicit"
+        if parent is not None and implicit and run.status != "waiting":
+            deliver_report(parent, child, child_outcome(parent, child, run))
+
+    return await resume_run(host, child, report=report)
 
 
 def needs_a_step(history: list[Message]) -> bool:
@@ -250,7 +266,9 @@ async def _run_claimed(
             claimed.unsubscribe()
 
 
-async def _run_child(host: RunHost, child: ThreadContext, content: str, paths: list[str]) -> Run:
+async def _run_child(
+    host: RunHost, child: ThreadContext, content: str | None, paths: list[str]
+) -> Run:
     return await execute_run(host, child, content, paths)
 
 
@@ -282,6 +300,8 @@ def _finish(
         if context.parent_id is not None:
             if outcome.status == "interrupted":
                 context.set_child_status("terminated")
+            elif outcome.status == "waiting":
+                context.set_child_status("waiting")
             elif context.resumable:
                 context.set_child_status("idle")
             else:

@@ -15,6 +15,7 @@ from typing import Any, Literal, Protocol
 
 from .._errors import MissingVariableError
 from .._records import (
+    ApprovalRequest,
     Message,
     Run,
     SubagentCreatedEvent,
@@ -47,9 +48,9 @@ __all__ = [
 
 log = logging.getLogger("threadlab.subagents")
 
-ChildRunner = Callable[[ThreadContext, str, list[str]], Awaitable[Run]]
-"""Runs a child thread on a first (or next) message with attachments: the run passes it
-down, so this module never starts runs by itself."""
+ChildRunner = Callable[[ThreadContext, str | None, list[str]], Awaitable[Run]]
+"""Runs a child thread on a first (or next) message with attachments (None: resumes what its
+history leaves open): the run passes it down, so this module never starts runs by itself."""
 
 
 class SupervisedRun(Protocol):
@@ -76,6 +77,7 @@ class Supervisor:
         self.tasks: list[asyncio.Task[None]] = []
         self.remote: list[ThreadContext] = []  # children handed to workers by this run
         self._told: dict[str, str] = {}  # the status each of them was last shown with
+        self._waiting: tuple[str, tuple[ApprovalRequest, ...]] | None = None
 
     # what the side may use
 
@@ -178,8 +180,7 @@ class Supervisor:
         )
         await self._after_created(frame, child)
         if relationship.blocking:
-            run = await self.run_child(child, message, paths)
-            return ToolResult("success", result=child_outcome(self.context, child, run))
+            return self._blocking_outcome(child, await self.run_child(child, message, paths))
         self._background(child, message, paths)
         return ToolResult("success", result={"reference": child.id, "status": "running"})
 
@@ -204,10 +205,29 @@ class Supervisor:
         sources = as_paths(attachments)
         paths = copy_attachments(self.context.files, child.files, sources)
         if child.blocking:
-            run = await self.run_child(child, message, paths)
-            return ToolResult("success", result=child_outcome(self.context, child, run))
+            return self._blocking_outcome(child, await self.run_child(child, message, paths))
         self._background(child, message, paths)
         return ToolResult("success", result={"status": "queued"})
+
+    async def resume_waiting(self, child_id: str) -> ToolResult:
+        """Resume a blocking child that paused for a decision (the parent's call that ran it
+        waited with it): its outcome is that call's result, once it ends."""
+        child = next((c for c in self.context.children() if c.id == child_id), None)
+        if child is None:
+            return ToolResult("error", error=f"the child {child_id} this call waited for is gone")
+        return self._blocking_outcome(child, await self.run_child(child, None, []))
+
+    def take_waiting(self) -> tuple[str, tuple[ApprovalRequest, ...]] | None:
+        """The blocking child the last lifecycle call left waiting for a decision (its id and
+        requests), if it did: the parent's call then waits with it, unanswered."""
+        waiting, self._waiting = self._waiting, None
+        return waiting
+
+    def _blocking_outcome(self, child: ThreadContext, run: Run) -> ToolResult:
+        if run.status == "waiting":
+            self._waiting = (child.id, run.pending)
+            return ToolResult("success", result={"reference": child.id, "status": "waiting"})
+        return ToolResult("success", result=child_outcome(self.context, child, run))
 
     async def start_immediate(self, frame: Frame, user: Message) -> None:
         """Relationships marked `immediate` start a child (once) before the first model call."""
@@ -272,7 +292,7 @@ class Supervisor:
         child.set_child_status("running")
         self.tasks.append(asyncio.create_task(self._run_child(child, message, paths)))
 
-    async def _run_child(self, child: ThreadContext, message: str, paths: list[str]) -> None:
+    async def _run_child(self, child: ThreadContext, message: str | None, paths: list[str]) -> None:
         try:
             run = await self.run_child(child, message, paths)
             outcome = child_outcome(self.context, child, run)
@@ -282,8 +302,8 @@ class Supervisor:
             child.set_child_status("failed")
             report_failure(self.context, child, str(exc))
             return
-        if child.parent_communication == "implicit":
-            deliver_report(self.context, child, outcome)
+        if child.parent_communication == "implicit" and run.status != "waiting":
+            deliver_report(self.context, child, outcome)  # a waiting child reports when done
 
     async def wait(
         self, woken: asyncio.Event, queued: Callable[[], bool], poll_interval: float

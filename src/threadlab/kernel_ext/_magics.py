@@ -436,15 +436,15 @@ class ThreadlabMagics(Magics):
             raise UsageError("usage: %threadlab pending")
         lines = [
             f"{request.tool_call_id}  {request.name}({json.dumps(request.arguments)})"
-            f"  in thread {thread.id}"
+            f"  in thread {request.thread_id}"
             for thread in self._waiting_threads()
             for request in thread.pending
         ]
         return Defined("\n".join(lines) or "no tool call waits for a decision")
 
     def _waiting_threads(self) -> list[Thread]:
-        rt = self.session.runtime
-        return [rt.thread(t.id) for t in rt.threads() if t.status == "waiting"]
+        """Root threads with calls (theirs or their descendants') waiting for a decision."""
+        return [t for t in self.session.runtime.threads() if t.parent_id is None and t.pending]
 
     def _thread_waiting_on(self, command: str, call_id: str) -> Thread:
         for thread in self._waiting_threads():

@@ -30,6 +30,7 @@ from ..execution import (
     fork_tree,
     give_result,
     pending_requests,
+    resume_child,
 )
 from ..threads import ThreadContext, ThreadFiles
 
@@ -245,8 +246,12 @@ class Thread:
 
     @property
     def pending(self) -> list[ApprovalRequest]:
-        """The tool calls of this thread that wait for a decision (see `approve`, `reject`)."""
-        return pending_requests(self._context)
+        """The tool calls of this thread and its descendants that wait for a decision (see
+        `approve`, `reject`); `request.thread_id` says whose call each one is."""
+        return [r for t in self._tree() for r in pending_requests(t._context)]
+
+    def _tree(self) -> list[Thread]:
+        return [self, *(t for child in self.children for t in child._tree())]
 
     async def approve(
         self,
@@ -265,6 +270,7 @@ class Thread:
                 listed = "; ".join(problems)
                 raise ThreadlabError(f"invalid arguments for tool {request.name!r}: {listed}")
         self._decide(
+            request,
             ApprovalDecidedEvent(
                 tool_call_id=tool_call_id,
                 approved=True,
@@ -272,7 +278,7 @@ class Thread:
                 arguments=dict(arguments) if arguments is not None else None,
                 by=by,
                 **self._context.base(),
-            )
+            ),
         )
 
     async def reject(
@@ -280,31 +286,37 @@ class Thread:
     ) -> None:
         """Refuse a waiting call: `resume()` gives it the error result "rejected: <reason>"
         and goes on. `tl.ThreadlabError` (nothing recorded) for a call that is not waiting."""
-        self._waiting(tool_call_id)
+        request = self._waiting(tool_call_id)
         self._decide(
+            request,
             ApprovalDecidedEvent(
                 tool_call_id=tool_call_id,
                 approved=False,
                 reason=reason or "rejected",
                 by=by,
                 **self._context.base(),
-            )
+            ),
         )
 
     def _waiting(self, tool_call_id: str) -> ApprovalRequest:
-        if self.status == "running":
-            raise ThreadBusyError(f"thread {self.id} is running: decide once its run has ended")
         for request in self.pending:
             if request.tool_call_id == tool_call_id:
+                if self._runtime.thread(request.thread_id).status == "running":
+                    raise ThreadBusyError(
+                        f"thread {request.thread_id} is running: decide once its run has ended"
+                    )
                 return request
         raise ThreadlabError(
-            f"tool call {tool_call_id!r} of thread {self.id} does not wait for a decision"
-            " (unknown, never asked for one, or decided already)"
+            f"tool call {tool_call_id!r} of thread {self.id} (or its descendants) does not"
+            " wait for a decision (unknown, never asked for one, or decided already)"
         )
 
-    def _decide(self, event: ApprovalDecidedEvent) -> None:
-        self._context.emit(event)
-        self._context.sink.persist()
+    def _decide(self, request: ApprovalRequest, event: ApprovalDecidedEvent) -> None:
+        """Record `event` in the thread whose call `request` is."""
+        owner = self if request.thread_id == self.id else self._runtime.thread(request.thread_id)
+        context = owner._context
+        context.emit(event.model_copy(update=context.base()))
+        context.sink.persist()
 
     async def resume(self, *, wait_children: bool = True, step: bool = False) -> Run:
         """Continue what the stored history leaves open, with no new message: the tool calls
@@ -312,8 +324,28 @@ class Thread:
         are kept), then model steps until the turn ends. A history that ends with a user
         message, or with results the model has not answered, gets its model step; with
         nothing open the run is "completed" and no model is called. The same statuses,
-        events, hooks and lease as `send`."""
+        events, hooks and lease as `send`.
+
+        Descendants that paused for a decision go on first, once every call they wait on is
+        decided: a blocking child with the call of its parent that waits for it, a
+        non-blocking one before this thread (which then hears its report)."""
+        await self._resume_decided_children()
         return await self._run(None, (), wait_children, step)
+
+    async def _resume_decided_children(self) -> None:
+        for child in self._decided_children():
+            await resume_child(self._runtime, child._context)
+
+    def _decided_children(self) -> list[Thread]:
+        """Non-blocking descendants (deepest first) that wait, with every call decided."""
+        found: list[Thread] = []
+        for child in self.children:
+            found += child._decided_children()
+            waited_for = child.id in self._context.meta.waiting_on.values()
+            decided = not pending_requests(child._context)
+            if child.status == "waiting" and not waited_for and decided:
+                found.append(child)
+        return found
 
     async def _run(
         self, message: str | None, attachments: Iterable[str], wait_children: bool, step: bool
@@ -355,6 +387,8 @@ class Thread:
 
         `event.type` tells the events apart, and narrows the type for a type checker.
         """
+        if message is None:
+            await self._resume_decided_children()  # as `resume` does
         queue: asyncio.Queue[ThreadEvent | None] = asyncio.Queue()
         since = time.time()
         task = asyncio.ensure_future(
