@@ -28,6 +28,8 @@ def delete(state, path: str) -> str:
 
 
 def waiting_thread(shell: InteractiveShell) -> str:
+    # No front end draws views in this shell: the cards cannot ask, so the run waits (soon).
+    magics(shell).session.approver.ready_s = 0.1
     run(shell, TOOL)
     run(shell, DEFINE)
     run(shell, "%%thread cleaner\nClean up.")
@@ -75,3 +77,40 @@ def test_decisions_that_do_not_fit_say_why(shell: InteractiveShell, cell: str, e
     assert result.error_in_exec is not None
     assert error in str(result.error_in_exec)
     assert magics(shell).session.runtime.thread(thread_id).status == "waiting"
+
+
+STEPPED = """
+import threadlab as tl
+from threadlab.models import ScriptedModel, call, step, text
+
+def note(state, args):
+    return f"noted {args['what']}"
+
+tl.define_tool("note", description="Note.", execute=note,
+               args={"type": "object", "properties": {"what": {"type": "string"}}})
+tl.define_prompt("noter", prompt="Note.", tools=["note"], model=ScriptedModel([
+    step(call("note", {"what": "a"}, id="n1"), call("note", {"what": "b"}, id="n2")),
+    text("noted both"),
+]))
+"""
+
+
+def test_step_mode_asks_before_every_call(
+    shell: InteractiveShell, capsys: pytest.CaptureFixture[str]
+) -> None:
+    magics(shell).session.approver.ready_s = 0.1
+    run(shell, STEPPED)
+    run(shell, "%%thread noter --step\nNote things.")
+    assert "note (n1) waits for a decision" in capsys.readouterr().out
+    thread = magics(shell).session.runtime.thread(magics(shell).session.last_thread["noter"])
+    assert [r.tool_call_id for r in thread.pending] == ["n1"]
+    run(shell, "%threadlab approve n1")  # resumed without stepping: n2 runs as it is
+    thread = magics(shell).session.runtime.thread(thread.id)
+    assert [m.content for m in thread.messages if m.role == "tool"] == ["noted a", "noted b"]
+    assert thread.messages[-1].content == "noted both"
+
+
+def test_a_prompt_cell_with_approval_asks_when_called_as_a_tool(shell: InteractiveShell) -> None:
+    magics(shell).session.approver.ready_s = 0.1
+    run(shell, "%%prompt helper --expose-as-tool --approval always\nHelp.")
+    assert magics(shell).session.runtime.registry.prompt("helper").approval == "always"

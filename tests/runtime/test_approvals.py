@@ -334,3 +334,52 @@ async def test_a_non_blocking_child_waits_alone_and_reports_once_decided(
     assert "cleaned" in (report.content or "")
     assert rt.thread(child.id).status != "waiting"
     assert boss.pending == []
+
+
+async def test_prompt_agent_and_subagent_tools_ask_too(
+    rt: tl.Runtime, registry: tl.Registry
+) -> None:
+    tl.define_prompt("helper", prompt="Help.", model=FunctionModel(lambda m, t: text("helped")),
+                     expose_as_tool=True, approval="always", registry=registry)  # fmt: skip
+    tl.define_prompt("work", prompt="Work.", model=FunctionModel(lambda m, t: text("worked")),
+                     registry=registry)  # fmt: skip
+    tl.define_agent("worker", side_a="work", registry=registry)
+    tl.define_agent("quiet", side_a="work", registry=registry)
+
+    def only_workers(call: tl.ToolCall, state: tl.ThreadState) -> bool:
+        return call.arguments.get("name") != "harmless"  # type: ignore[union-attr]
+
+    create = "subagent_create"
+    script = [
+        step(
+            call("helper", {"message": "hi"}, id="ask_helper"),
+            call(create, {"agent": "worker", "name": "w", "message": "go"}, id="make_worker"),
+            call(create, {"agent": "quiet", "name": "q", "message": "go"}, id="make_quiet"),
+            call(create, {"agent": "worker", "name": "harmless", "message": "go"}, id="free"),
+        ),
+        text("done"),
+    ]
+    tl.define_prompt("lead", prompt="Lead.", model=tl.models.ScriptedModel(script),
+                     tools=["helper"], registry=registry)  # fmt: skip
+    subagents = [tl.Subagent("worker", approval=only_workers), tl.Subagent("quiet")]
+    tl.define_agent("boss", side_a=tl.Side("lead", subagents=subagents), registry=registry)
+    boss = await rt.create_thread("boss")
+    assert [r.tool_call_id for r in (await boss.send("go")).pending] == ["ask_helper"]
+    await boss.approve("ask_helper")
+    assert [r.tool_call_id for r in (await boss.resume()).pending] == ["make_worker"]
+    await boss.reject("make_worker", "no")
+    run = await boss.resume()  # the quiet one and the harmless worker do not ask
+    assert (run.status, run.text) == ("completed", "done")
+    assert sorted(c.name for c in boss.children) == ["harmless", "q"]
+
+
+@pytest.mark.parametrize("where", ["prompt", "agent", "subagent"])
+def test_an_approval_that_is_no_rule_is_refused(registry: tl.Registry, where: str) -> None:
+    with pytest.raises(tl.DefinitionError, match=r'approval must be None, "always" or a'):
+        if where == "prompt":
+            tl.define_prompt("p", prompt="x", approval="sometimes", registry=registry)
+        elif where == "agent":
+            tl.define_agent("a", side_a="p", approval=3, registry=registry)
+        else:
+            side = tl.Side("p", subagents=[tl.Subagent("w", approval="yes")])
+            tl.define_agent("a", side_a=side, registry=registry)

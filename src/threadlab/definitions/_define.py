@@ -119,11 +119,7 @@ def define_tool(
         )
     if timeout is not None and timeout <= 0:
         raise DefinitionError(f"{owner}: timeout must be positive seconds or None")
-    if approval is not None and approval != "always" and not callable(approval):
-        raise DefinitionError(
-            f'{owner}: approval must be None, "always" or a callable (call, state) -> bool,'
-            f" got {approval!r}"
-        )
+    _check_approval(owner, approval)
     definition = ToolDefinition(
         name=name,
         description=description,
@@ -232,6 +228,7 @@ def define_prompt(
     env: Mapping[str, str] | None = None,
     hooks: Iterable[str] = (),
     expose_as_tool: bool = False,
+    approval: Any = None,
     registry: Registry | None = None,
 ) -> PromptDefinition:
     """Define a prompt and register it.
@@ -245,6 +242,7 @@ def define_prompt(
     """
     owner = f"prompt {name!r}"
     _check_name("prompt", name)
+    _check_approval(owner, approval)
     entries = _tool_entries(owner, tools)
     _check_tool_choice(owner, tool_choice, entries)
     definition = PromptDefinition(
@@ -266,9 +264,18 @@ def define_prompt(
         env=dict(env or {}),
         hooks=_hook_ids(owner, hooks),
         expose_as_tool=expose_as_tool,
+        approval=approval,
     )
     _registry(registry).add(definition)
     return definition
+
+
+def _check_approval(owner: str, approval: Any) -> None:
+    if approval is not None and approval != "always" and not callable(approval):
+        raise DefinitionError(
+            f'{owner}: approval must be None, "always" or a callable (call, state) -> bool,'
+            f" got {approval!r}"
+        )
 
 
 def _subagent(data: Mapping[str, Any]) -> Subagent:
@@ -314,6 +321,7 @@ def define_agent(
     hooks: Iterable[str] = (),
     variables: Iterable[Variable] = (),
     env: Mapping[str, str] | None = None,
+    approval: Any = None,
     registry: Registry | None = None,
 ) -> AgentDefinition:
     """Define an agent and register it.
@@ -336,6 +344,10 @@ def define_agent(
         raise DefinitionError(f"{owner}: an ai_human agent has one AI side; drop side_b")
     if max_session_turns is not None and max_session_turns < 1:
         raise DefinitionError(f"{owner}: max_session_turns must be at least 1")
+    _check_approval(owner, approval)
+    for side in (a, b):
+        for relationship in side.subagents if side is not None else ():
+            _check_approval(f"{owner}: subagent {relationship.name!r}", relationship.approval)
     definition = AgentDefinition(
         name=name,
         type=type,
@@ -347,6 +359,7 @@ def define_agent(
         hooks=_hook_ids(owner, hooks),
         variables=_variables(owner, variables),
         env=dict(env or {}),
+        approval=approval,
     )
     _registry(registry).add(definition)
     return definition

@@ -106,6 +106,9 @@ class PromptDefinition(BaseModel):
     """Ids of the hooks that run for it."""
     expose_as_tool: bool = False
     """Whether other prompts may list it as a tool."""
+    approval: Any = None
+    """Whether its calls as a tool wait for a decision: None, "always", or a callable
+    `(call, state) -> bool` (as a function tool's `approval`)."""
 
     def tool_names(self) -> list[str]:
         return [entry if isinstance(entry, str) else entry.name for entry in self.tools]
@@ -132,6 +135,9 @@ class AgentDefinition(BaseModel):
     """The second side of a dual_ai agent."""
     expose_as_tool: bool = False
     """Whether prompts may list it as a tool."""
+    approval: Any = None
+    """Whether its calls as a tool wait for a decision: None, "always", or a callable
+    `(call, state) -> bool` (as a function tool's `approval`)."""
     tool_description: str = ""
     """What a caller reads when it is a tool."""
     max_session_turns: int | None = None

@@ -142,6 +142,9 @@ class Subagent(BaseModel):
     """No lifecycle tools for it (only immediate children, or none)."""
     env: dict[str, str] | None = None
     """Values the parent gives the child (they become the child's own)."""
+    approval: Any = None
+    """Whether `subagent_create` / `subagent_message` calls for this relationship wait for a
+    decision: None, "always", or a callable `(call, state) -> bool`."""
 
     def __init__(self, name: str, /, **data: Any) -> None:
         super().__init__(name=name, **data)

@@ -27,6 +27,7 @@ __all__ = [
     "edit_problems",
     "needs_decision",
     "pending_requests",
+    "rule_says",
 ]
 
 Approver = Callable[[ApprovalRequest], Any]
@@ -39,7 +40,11 @@ is given that long instead of the hook timeout; `timeout_s = None` waits as long
 
 async def needs_decision(tool: ToolDefinition | None, call: ToolCall, state: ThreadState) -> bool:
     """Whether `call` must wait for a decision before it runs."""
-    rule = tool.approval if tool is not None else None
+    return await rule_says(tool.approval if tool is not None else None, call, state)
+
+
+async def rule_says(rule: Any, call: ToolCall, state: ThreadState) -> bool:
+    """What an `approval` rule (None, "always" or a predicate) says of `call`."""
     if rule is None:
         return False
     if rule == "always":

@@ -22,6 +22,7 @@ def builtin_tool(
     args: ArgsSchema,
     execute: Any,
     purpose: ToolPurpose,
+    approval: Any = None,
 ) -> ToolDefinition:
     """A runtime-built tool. It has no tool timeout: the step and failure budgets bound what
     these run."""
@@ -32,4 +33,5 @@ def builtin_tool(
         args=args,
         timeout=None,
         purpose=purpose,
+        approval=approval,
     )

@@ -104,7 +104,7 @@ def _prompt_tool(
         return await run_prompt_tool(loop, frame, prompt, config, args, call_id)
 
     description = prompt.tool_description or f"Ask the {prompt.name} prompt and get its answer."
-    return builtin_tool(prompt.name, description, schema, execute, "prompt")
+    return builtin_tool(prompt.name, description, schema, execute, "prompt", prompt.approval)
 
 
 async def run_prompt_tool(
@@ -180,7 +180,9 @@ def _agent_tool(loop: ToolOwner, frame: Frame, agent: AgentDefinition) -> ToolDe
             return {"handoff": agent.name}
 
         args = ArgsSchema(f"agent {agent.name!r}", _HANDOFF_ARGS)
-        return builtin_tool(agent.name, agent.tool_description, args, handoff, "handoff")
+        return builtin_tool(
+            agent.name, agent.tool_description, args, handoff, "handoff", agent.approval
+        )
 
     async def delegate(state: Any, args: Any) -> Any:
         values = dict(args)
@@ -194,4 +196,4 @@ def _agent_tool(loop: ToolOwner, frame: Frame, agent: AgentDefinition) -> ToolDe
         )
 
     args = ArgsSchema(f"agent {agent.name!r}", _AGENT_ARGS)
-    return builtin_tool(agent.name, agent.tool_description, args, delegate, "agent")
+    return builtin_tool(agent.name, agent.tool_description, args, delegate, "agent", agent.approval)

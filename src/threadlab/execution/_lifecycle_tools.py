@@ -5,7 +5,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..definitions import ArgsSchema, ToolDefinition
+from .._records import ToolCall
+from ..definitions import ArgsSchema, Subagent, ToolDefinition
+from ..threads import ThreadState
+from ._approvals import rule_says
 from ._builtin_tool import builtin_tool
 from ._frames import Frame
 from ._subagents import Supervisor
@@ -37,6 +40,10 @@ def lifecycle_tools(supervisor: Supervisor, frame: Frame) -> dict[str, ToolDefin
             attachments=args.get("attachments"),
             arguments=args.get("arguments") or {},
         )
+
+    def agent_of(reference: Any) -> str | None:
+        found = (c.agent for c in supervisor.context.child_infos() if c.reference == reference)
+        return next(found, None)
 
     async def message(state: Any, args: dict[str, Any]) -> Any:
         return await supervisor.message(
@@ -98,6 +105,7 @@ def lifecycle_tools(supervisor: Supervisor, frame: Frame) -> dict[str, ToolDefin
             ArgsSchema("tool 'subagent_create'", create_schema),
             create,
             "lifecycle",
+            _approval(visible, lambda args: args.get("agent")),
         ),
         "subagent_message": builtin_tool(
             "subagent_message",
@@ -105,5 +113,20 @@ def lifecycle_tools(supervisor: Supervisor, frame: Frame) -> dict[str, ToolDefin
             ArgsSchema("tool 'subagent_message'", message_schema),
             message,
             "lifecycle",
+            _approval(visible, lambda args: agent_of(args.get("reference"))),
         ),
     }
+
+
+def _approval(visible: list[Subagent], relationship_of: Any) -> Any:
+    """The approval rule of a lifecycle tool: the one of the relationship a call is for
+    (`relationship_of(arguments)` names it); None when no relationship has one."""
+    rules = {r.name: r.approval for r in visible if r.approval is not None}
+    if not rules:
+        return None
+
+    async def rule(call: ToolCall, state: ThreadState) -> bool:
+        arguments = call.arguments if isinstance(call.arguments, dict) else {}
+        return await rule_says(rules.get(str(relationship_of(arguments))), call, state)
+
+    return rule
