@@ -383,3 +383,41 @@ def test_an_approval_that_is_no_rule_is_refused(registry: tl.Registry, where: st
         else:
             side = tl.Side("p", subagents=[tl.Subagent("w", approval="yes")])
             tl.define_agent("a", side_a=side, registry=registry)
+
+
+async def test_a_replay_reproduces_the_decisions_and_a_fork_keeps_those_before_it(
+    rt: tl.Runtime, registry: tl.Registry
+) -> None:
+    ran: list[str] = []
+    define(registry, ran)
+    script = [
+        step(
+            call("delete", {"path": "/a"}, id="d1"),
+            call("delete", {"path": "/b"}, id="d2"),
+        ),
+        text("done"),
+    ]
+    scripted_prompt(registry, script, tools=["delete"])
+    original = await rt.create_thread("p")
+    await original.send("clean up")
+    await original.approve("d1", arguments={"path": "/tmp/a"})
+    await original.resume()
+    await original.reject("d2", "keep /b")
+    assert (await original.resume()).status == "completed"
+    assert ran == ["delete /tmp/a"]
+    # A replay: the same answers, the same decisions, asked of nobody.
+    replayed = await rt.create_thread("p", model=tl.models.ReplayModel(original))
+    run = await replayed.send("clean up")
+    assert (run.status, run.text) == ("completed", "done")
+    assert ran == ["delete /tmp/a", "delete /tmp/a"]
+    decided = [e for e in replayed.events if isinstance(e, tl.ApprovalDecidedEvent)]
+    assert [(e.tool_call_id, e.approved, e.edited, e.reason) for e in decided] == [
+        ("d1", True, True, None),
+        ("d2", False, False, "keep /b"),
+    ]
+    # A fork at the second call keeps the first decision and asks the second again.
+    branch = await original.fork("d2")
+    kept = [e.tool_call_id for e in branch.events if isinstance(e, tl.ApprovalDecidedEvent)]
+    assert kept == ["d1"]
+    run = await branch.resume()
+    assert [r.tool_call_id for r in run.pending] == ["d2"]

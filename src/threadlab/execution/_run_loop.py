@@ -506,7 +506,7 @@ class RunLoop:
         None when it waits for a decision (the run then ends "waiting")."""
         if frame.depth or not (self.step or await needs_decision(tool, call, state)):
             return call, None
-        decided = decisions(self.context).get(call.id)
+        decided = decisions(self.context).get(call.id) or self._replayed_decision(frame, call)
         approver = getattr(self.host, "approver", None)
         request = ApprovalRequest(self.context.id, call.id, call.name, call.arguments)
         answer = None
@@ -561,6 +561,19 @@ class RunLoop:
             pending=(*self.outcome.pending, *requests),
         )
         return True
+
+    def _replayed_decision(self, frame: Frame, call: ToolCall) -> ApprovalDecidedEvent | None:
+        """A replayed call gets the decision the recording made on it, on record again."""
+        recorded = getattr(self.context.model_override, "decision_for", None)
+        decided = recorded(call.id) if recorded is not None else None
+        if not isinstance(decided, ApprovalDecidedEvent):
+            return None
+        self._request(frame, call)
+        place = {"type", "at", "thread_id", "thread_path", "depth", "parent_tool_call_id"}
+        copied = decided.model_dump(exclude=place)
+        return self.context.emit(
+            ApprovalDecidedEvent(**{**copied, **frame.event_base(self.context.base())})
+        )
 
     def _wait_for(self, call: ToolCall, request: ApprovalRequest) -> None:
         """The run ends "waiting" for a decision on `call`."""

@@ -142,9 +142,7 @@ class ThreadlabMagics(Magics):
     @argument("--parallel-tool-calls", action="store_true", help="Allow several calls a step.")
     @argument("--hooks", help="Comma-separated hook ids.")
     @argument("--variable", action="append", help="NAME[:secret][:required][:scoped].")
-    @argument(
-        "--approval", choices=["always"], help="As a tool, each call waits for a decision."
-    )
+    @argument("--approval", choices=["always"], help="As a tool, each call waits for a decision.")
     @cell_magic
     def prompt(self, line: str, cell: str) -> Defined:
         """Define a prompt; the cell is its system prompt ({{env:NAME}}, {{include:other}})."""

@@ -18,7 +18,7 @@ from collections.abc import AsyncIterator, Callable, Iterable, Sequence
 from typing import Any, Protocol
 
 from .._errors import ModelError, ReplayDivergedError
-from .._records import Message
+from .._records import ApprovalDecidedEvent, Message
 from ._base import Model, ModelChunk, ModelRequest
 from ._scripted import ScriptedCall, Step, stream_step
 
@@ -26,7 +26,8 @@ __all__ = ["RecordedThread", "ReplayModel"]
 
 
 class RecordedThread(Protocol):
-    """What a replay reads of a thread: its top-level history (a `tl.Thread` has it)."""
+    """What a replay reads of a thread: its top-level history (a `tl.Thread` has it), and
+    its `events` when it has them (the decisions on its calls are replayed too)."""
 
     @property
     def messages(self) -> list[Message]: ...
@@ -72,8 +73,19 @@ class ReplayModel:
             for index, message in enumerate(history):
                 if message.role == "assistant":
                     self._recorded.setdefault(_key(history[:index]), message)
+        # The decisions on the recorded calls: a replayed call that needs one gets it again.
+        self._decisions = {
+            event.tool_call_id: event
+            for thread in sources
+            for event in getattr(thread, "events", ())
+            if isinstance(event, ApprovalDecidedEvent)
+        }
         self._diverged = False
         self._resolve: Callable[[str], Model] | None = None
+
+    def decision_for(self, tool_call_id: str) -> ApprovalDecidedEvent | None:
+        """The decision recorded on a call the recording made (None: none was made)."""
+        return self._decisions.get(tool_call_id)
 
     @property
     def recordings(self) -> int:
