@@ -141,7 +141,7 @@ def test_default_model_is_configurable(shell: InteractiveShell) -> None:
     [
         ('%%agent a\nside_a = "p"\n[broken', "not valid TOML"),
         ("%%agent a\ntype = 'dual_ai'\n", "needs a [side_a]"),
-        ("%%agent a\nside_a = 'p'\nbogus = 1\n", "unknown keys bogus; the keys are env,"),
+        ("%%agent a\nside_a = 'p'\nbogus = 1\n", "unknown keys bogus; the keys are approval, env,"),
     ],
 )
 def test_bad_agent_cells(shell: InteractiveShell, cell: str, message: str) -> None:

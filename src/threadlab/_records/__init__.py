@@ -35,6 +35,7 @@ from ._messages import (
 from ._runs import (
     Approval,
     ApprovalRequest,
+    Budget,
     ChildInfo,
     ForkPoint,
     Run,
@@ -51,6 +52,7 @@ __all__ = [
     "ApprovalDecidedEvent",
     "ApprovalRequest",
     "ApprovalRequestedEvent",
+    "Budget",
     "ChildInfo",
     "CustomEvent",
     "Event",

@@ -90,6 +90,9 @@ class Message(BaseModel):
     side "a"'s); None elsewhere."""
     usage: dict[str, int] | None = None
     """An assistant message's token usage, when the model reports it."""
+    cost_usd: float | None = None
+    """What the step that wrote an assistant message cost (US dollars, from known prices;
+    0 for a model that runs here); None when the price is unknown."""
     model: str | None = None
     """The model that wrote an assistant message (the provider's model id, or the model's
     name)."""

@@ -8,11 +8,13 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict
 
+from .._errors import ThreadlabError
 from ._messages import Message
 
 __all__ = [
     "Approval",
     "ApprovalRequest",
+    "Budget",
     "ChildInfo",
     "ForkPoint",
     "Run",
@@ -66,6 +68,35 @@ class Approval:
 
 
 @dataclass(frozen=True)
+class Budget:
+    """The most one run may spend, its descendants' model calls included: a model step that
+    would start past it ends the run "stopped", naming the budget. Costs come from known
+    prices only (`Run.cost_usd`).
+
+    Example:
+        >>> Budget(max_tokens=20_000).max_cost_usd is None
+        True
+        >>> Budget(max_cost_usd=0)
+        Traceback (most recent call last):
+        ...
+        threadlab._errors.ThreadlabError: Budget: max_cost_usd must be positive, got 0
+    """
+
+    max_tokens: int | None = None
+    """Input and output tokens together."""
+    max_cost_usd: float | None = None
+    """US dollars."""
+
+    def __post_init__(self) -> None:
+        for name in ("max_tokens", "max_cost_usd"):
+            value = getattr(self, name)
+            if value is not None and (
+                isinstance(value, bool) or not isinstance(value, int | float) or value <= 0
+            ):
+                raise ThreadlabError(f"Budget: {name} must be positive, got {value!r}")
+
+
+@dataclass(frozen=True)
 class Run:
     """What one `send()` did.
 
@@ -98,6 +129,9 @@ class Run:
     """The session result's attachments (paths in this thread)."""
     pending: tuple[ApprovalRequest, ...] = ()
     """With status "waiting": the calls that wait for a decision."""
+    cost_usd: float | None = 0.0
+    """What its model calls cost, its descendants' included, from known prices (US dollars);
+    None when a step's price is unknown."""
 
     def __repr__(self) -> str:
         shown = (self.text or "")[:60]

@@ -28,7 +28,7 @@ from .._records import (
     unfinished_result,
 )
 from ..definitions import PromptDefinition, Side, ThreadGraph, ToolDefinition
-from ..models import ModelRequest, ToolPurpose, ToolSpec
+from ..models import ModelRequest, ToolPurpose, ToolSpec, step_cost
 from ..threads import ExecutionInfo, ThreadContext, ThreadState
 from ._approvals import ask, decisions, needs_decision, pending_requests
 from ._builtin_tool import BuiltinTool
@@ -37,6 +37,7 @@ from ._hooks import HookRunner
 from ._host import RunHost
 from ._injected_tools import tools_for
 from ._prompting import MessageWindow, earlier_context, render_system, side_view
+from ._spending import SPENDING, Spend
 from ._streaming import collect_stream
 from ._subagents import ChildRunner, Supervisor
 from ._tool_call import result_message, result_text, run_tool_call
@@ -71,6 +72,8 @@ class RunLoop:
         self._open: dict[str, tuple[Frame, ToolCall]] = {}
         self._last_text_a: str | None = None
         self._system: Message | None = None  # the last system message, while its text holds
+        above = SPENDING.get()  # a child's run adds to its parent's, under the root's budget
+        self.spend = Spend(getattr(host, "budget", None) if above is None else None, above)
 
     def update(self, **changes: Any) -> None:
         """Record something about the run's outcome."""
@@ -108,6 +111,7 @@ class RunLoop:
         return await self._guarded(self._from_history())
 
     async def _guarded(self, body: Coroutine[Any, Any, None]) -> Run:
+        spending = SPENDING.set(self.spend)
         try:
             await body
         except BaseException:
@@ -118,6 +122,9 @@ class RunLoop:
             self._close_open_calls()
             await asyncio.shield(self.supervisor.cancel_all())
             raise
+        finally:
+            SPENDING.reset(spending)
+            self.update(cost_usd=self.spend.cost_usd)
         self._settle_session()
         return self.outcome
 
@@ -304,6 +311,10 @@ class RunLoop:
             if frame.budget.used >= frame.budget.limit:
                 self._stop(f"the turn reached max_steps ({frame.budget.limit}) model calls")
                 return
+            over = self.spend.over_budget()
+            if over is not None:
+                self._stop(over)
+                return
             frame.budget.used += 1
             prompt = self._prompt(frame)
             hooks = self.hooks_for(prompt)
@@ -400,12 +411,16 @@ class RunLoop:
             for key, value in draft.usage.items():
                 total[key] = total.get(key, 0) + value
             self.update(usage=total)
+        model_id = str(getattr(model, "model", None) or getattr(model, "name", "") or "") or None
+        cost = step_cost(model, draft.usage)
+        self.spend.add(draft.usage, cost, model_id or "?")
         assistant = Message(
             role="assistant",
             content=draft.text or None,
             tool_calls=tuple(draft.calls),
             usage=draft.usage,
-            model=str(getattr(model, "model", None) or getattr(model, "name", "") or "") or None,
+            model=model_id,
+            cost_usd=cost,
         )
         assistant = await self.commit(frame, assistant, hooks, state)
         for call in assistant.tool_calls:

@@ -13,6 +13,7 @@ from ._base import (
     ToolSpec,
 )
 from ._offline import OfflineModel
+from ._prices import step_cost
 from ._providers import remote_model
 from ._remote import RemoteModel
 from ._replay import RecordedThread, ReplayModel
@@ -38,5 +39,6 @@ __all__ = [
     "call",
     "remote_model",
     "step",
+    "step_cost",
     "text",
 ]

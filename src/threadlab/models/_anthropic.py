@@ -55,6 +55,7 @@ class MessagesApi:
         calls = CallAssembler()
         input_tokens: int | None = None
         cached: int | None = None
+        written: int | None = None
         output_tokens: int | None = None
         finished = False
         async for event in stream:
@@ -79,8 +80,11 @@ class MessagesApi:
                     yield TextChunk(block.text)
             elif kind == "message_start":
                 counts = event.message.usage
-                input_tokens = counts.input_tokens
                 cached = counts.cache_read_input_tokens
+                written = counts.cache_creation_input_tokens
+                # The API counts cache reads and writes apart from `input_tokens`; threadlab's
+                # input is all of it, as the other APIs count it.
+                input_tokens = (counts.input_tokens or 0) + (cached or 0) + (written or 0)
                 output_tokens = counts.output_tokens
             elif kind == "message_stop":
                 finished = True
@@ -88,7 +92,7 @@ class MessagesApi:
                 output_tokens = event.usage.output_tokens  # a running total, not an increment
         if not finished:
             raise ProtocolViolation("the stream ended without message_stop")
-        counted = usage(input_tokens, output_tokens, cached)
+        counted = usage(input_tokens, output_tokens, cached, written)
         yield FinishChunk(usage=counted or None)
 
 

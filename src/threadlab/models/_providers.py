@@ -49,4 +49,4 @@ def remote_model(
         k: v for k, v in options.items() if k not in CLIENT_OPTIONS and k not in READING_OPTIONS
     }
     endpoint = Endpoint(api.sdk, base_url, key_variable, api_key, **client)
-    return RemoteModel(name, model, api, endpoint, request_options, **reading)
+    return RemoteModel(name, model, api, endpoint, request_options, **reading, provider=provider)

@@ -61,6 +61,7 @@ class RemoteModel:
         endpoint: Endpoint,
         options: Mapping[str, Any] | None = None,
         max_output_bytes: int = DEFAULT_MAX_OUTPUT_BYTES,
+        provider: str = "",
     ) -> None:
         if not isinstance(max_output_bytes, int) or max_output_bytes <= 0:
             raise ModelError(f"model {name!r}: max_output_bytes must be a positive integer")
@@ -70,6 +71,8 @@ class RemoteModel:
         self.endpoint = endpoint
         self.options = dict(options or {})
         self.max_output_bytes = max_output_bytes
+        self.provider = provider
+        """The provider as defined ("openai", "openai-responses", "anthropic")."""
 
     async def stream(self, request: ModelRequest) -> AsyncIterator[ModelChunk]:
         # The model's options win over what the API writes; None removes a field (a server
@@ -121,13 +124,19 @@ class RemoteModel:
 
 
 def usage(
-    input_tokens: int | None, output_tokens: int | None, cached_tokens: int | None = None
+    input_tokens: int | None,
+    output_tokens: int | None,
+    cached_tokens: int | None = None,
+    cache_write_tokens: int | None = None,
 ) -> dict[str, int]:
-    """Token usage in threadlab's words, whatever the API called the counts."""
+    """Token usage in threadlab's words, whatever the API called the counts: `input_tokens`
+    is all the input, cache reads (`cached_tokens`) and writes (`cache_write_tokens`)
+    included."""
     counts = {
         "input_tokens": input_tokens,
         "output_tokens": output_tokens,
         "cached_tokens": cached_tokens,
+        "cache_write_tokens": cache_write_tokens,
     }
     return {key: value for key, value in counts.items() if isinstance(value, int)}
 

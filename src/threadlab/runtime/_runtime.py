@@ -11,7 +11,7 @@ from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any, Literal
 
 from .._errors import CallContextError, MissingVariableError, ThreadNotFound
-from .._records import Run, ThreadMeta, new_id
+from .._records import Budget, Run, ThreadMeta, new_id
 from ..definitions import (
     AgentDefinition,
     Registry,
@@ -58,6 +58,9 @@ class Runtime:
         tracer_provider: an OpenTelemetry `TracerProvider` (extra `threadlab[otel]`): each
             run that ends is sent through it as GenAI spans, without message or argument
             content, and the provider is flushed (see `threadlab.otel`).
+        approver: asked before each call that needs a decision (see `tl.Approval`); None:
+            such a call pauses its run ("waiting").
+        budget: a `tl.Budget` every run keeps to, its descendants' model calls included.
 
     Example:
         >>> import threadlab as tl
@@ -81,8 +84,13 @@ class Runtime:
         poll_interval: float = 1.0,
         tracer_provider: TracerProvider | None = None,
         approver: Approver | None = None,
+        budget: Budget | None = None,
     ) -> None:
         self.registry = registry if registry is not None else default_registry()
+        if budget is not None and not isinstance(budget, Budget):
+            raise TypeError(f"budget must be a tl.Budget or None, got {budget!r}")
+        self.budget = budget
+        """What each run may spend (None: no limit)."""
         if approver is not None and not callable(approver):
             raise TypeError(
                 f"approver must be callable (request) -> bool | tl.Approval, got {approver!r}"
