@@ -73,7 +73,10 @@ async def test_a_live_run_fills_cards_files_and_the_final_text(
     assert card["result"] == "key [secret:API_KEY] wrote /page1.html"
     assert card["events"] == [{"type": "saved", "data": {"path": "/page1.html"}}]
     assert trace["files"][thread.id] == [{"path": "/page1.html", "size": 207}]
-    assert trace["run"] == {"status": "completed", "text": "all done", "error": None, "usage": None}
+    assert trace["run"] == {
+        "status": "completed", "text": "all done", "error": None, "usage": None,
+        "cost_usd": 0.0,  # an offline model costs nothing
+    }  # fmt: skip
     # What reached the front end never holds the secret.
     assert updates(sent)
     assert SECRET not in json.dumps([data for _, _, data in sent], default=str)

@@ -7,7 +7,7 @@ import html
 import json
 from typing import Any
 
-from ._trace import TraceState, usage_text
+from ._trace import TraceState, cost_text, usage_text
 
 __all__ = ["StaticTrace", "static_html", "static_text"]
 
@@ -86,7 +86,9 @@ _DECIDERS = {"approver": "by the runtime's approver", "api": "through the API", 
 
 def _usage_html(message: dict[str, Any]) -> str:
     spent = usage_text(message.get("usage"))
-    return f' <span style="opacity:.7">· {_e(spent)}</span>' if spent else ""
+    cost = cost_text(message.get("cost_usd", 0.0)) if message["role"] == "assistant" else ""
+    shown = " · ".join(part for part in (spent, cost) if part)
+    return f' <span style="opacity:.7">· {_e(shown)}</span>' if shown else ""
 
 
 def progress_bar(event: dict[str, Any]) -> str:
@@ -176,7 +178,7 @@ def _thread_html(trace: TraceState, thread_id: str, depth: int = 0) -> str:
         return inner
     return (
         f'<details class="threadlab-subagent" open><summary>subagent {label}'
-        f" [{_e(thread['status'])}]</summary>"
+        f" [{_e(thread['status'])}{_e(_cost(thread))}]</summary>"
         f'<div style="margin-left:14px">{inner}</div></details>'
     )
 
@@ -194,9 +196,14 @@ def static_html(trace: TraceState) -> str:
     )
 
 
+def _cost(entry: dict[str, Any]) -> str:
+    cost = cost_text(entry.get("cost_usd", 0.0))
+    return f" · {cost}" if cost else ""
+
+
 def _spent(run: dict[str, Any]) -> str:
-    spent = usage_text(run.get("usage"))
-    return f" · {spent}" if spent else ""
+    parts = [usage_text(run.get("usage")), cost_text(run.get("cost_usd", 0.0))]
+    return "".join(f" · {part}" for part in parts if part)
 
 
 def _text_lines(trace: TraceState, thread_id: str, indent: str) -> list[str]:

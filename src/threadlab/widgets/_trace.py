@@ -29,7 +29,7 @@ from .._records import (
 )
 from ._arguments import LIVE_ARGUMENT_CHARS, argument_label, folded_arguments
 
-__all__ = ["PREVIEW_CHARS", "TraceState"]
+__all__ = ["PREVIEW_CHARS", "TraceState", "cost_text", "usage_text"]
 
 # What a view holds of a message or result; the rest is fetched on demand.
 PREVIEW_CHARS = 600
@@ -38,6 +38,20 @@ PREVIEW_CHARS = 600
 EDITABLE_CHARS = 64 * 1024
 
 MessageLookup = Callable[[str, str], Message | None]
+
+
+def cost_text(cost_usd: float | None) -> str:
+    """A cost in words: "$0.0032", "$1.25", "cost unknown" (None); "" for nothing spent.
+
+    Example:
+        >>> cost_text(0.00321), cost_text(1.254), cost_text(None), cost_text(0.0)
+        ('$0.0032', '$1.25', 'cost unknown', '')
+    """
+    if cost_usd is None:
+        return "cost unknown"
+    if not cost_usd:
+        return ""
+    return f"${cost_usd:.4f}" if cost_usd < 1 else f"${cost_usd:.2f}"
 
 
 def usage_text(usage: dict[str, int] | None) -> str:
@@ -67,6 +81,10 @@ def _preview(text: str | None) -> str:
     return text if len(text) <= PREVIEW_CHARS else text[:PREVIEW_CHARS] + "…"
 
 
+def _run_summary(status: str) -> dict[str, Any]:
+    return {"status": status, "text": None, "error": None, "usage": None, "cost_usd": 0.0}
+
+
 class TraceState:
     """Threads, their conversations, tool-call cards and files, as plain JSON-able data."""
 
@@ -79,7 +97,7 @@ class TraceState:
         self.files: dict[str, dict[str, int]] = {}
         self.drafts: dict[str, str] = {}  # text streaming in, per thread
         self._calls: dict[str, list[str]] = {}  # an assistant message's call ids, in order
-        self.run: dict[str, Any] = {"status": "idle", "text": None, "error": None, "usage": None}
+        self.run: dict[str, Any] = _run_summary("idle")
         self.related: list[dict[str, Any]] = []
         """Tree nodes of other threads shown with this one: the thread it was forked from,
         and its branches (each with "relation": "origin" or "branch"; selecting one opens it)."""
@@ -95,6 +113,7 @@ class TraceState:
                 "name": name,
                 "status": status,
                 "progress": None,
+                "cost_usd": 0.0,  # its model steps' and its descendants' (None: unknown)
             }
             self.messages.setdefault(thread_id, [])
             self.files.setdefault(thread_id, {})
@@ -166,7 +185,7 @@ class TraceState:
         elif isinstance(event, ThreadStatusEvent):
             thread["status"] = event.status
             if tid == self.root_id and event.status == "running":
-                self.run = {"status": "running", "text": None, "error": None, "usage": None}
+                self.start_run()
         elif isinstance(event, RunFinishedEvent):
             thread["status"] = event.status if tid == self.root_id else thread["status"]
             if tid == self.root_id:
@@ -214,8 +233,11 @@ class TraceState:
             "calls": [c.id for c in message.tool_calls],
             "attachments": list(message.attachments),
             "usage": message.usage,
+            "cost_usd": message.cost_usd,
             "subagent": message.subagent_id,
         }
+        if message.role == "assistant":
+            self._spent(tid, message.cost_usd)
         if message.usage:
             # The run's tokens, its subagents' included: what the run cost.
             total = self.run.get("usage") or {}
@@ -241,6 +263,22 @@ class TraceState:
         if message.role == "tool" and message.tool_call_id:
             card = self._card(message.tool_call_id, tid, message.name or "", message.depth)
             self._take_result(card, message)
+
+    def start_run(self) -> None:
+        """A run of the root thread starts: its summary starts over."""
+        self.run = _run_summary("running")
+
+    def _spent(self, thread_id: str, cost_usd: float | None) -> None:
+        """A step's cost, added to its thread, the threads above it and the run (an unknown
+        price makes each of their totals unknown)."""
+        totals = [self.run]
+        at: str | None = thread_id
+        while at is not None and at in self.threads:
+            totals.append(self.threads[at])
+            at = self.threads[at]["parent"]
+        for total in totals:
+            known = total.get("cost_usd", 0.0)
+            total["cost_usd"] = None if known is None or cost_usd is None else known + cost_usd
 
     def _run_next(self, finished: dict[str, Any] | None, message_id: str | None = None) -> None:
         """The message's first queued call is the one running now."""

@@ -257,7 +257,7 @@ class TraceView(_View):
     async def _run_here(self, thread: Thread, state: TraceState) -> None:
         """Show `state` and run `thread` (its root) live here, from what its history leaves
         open: a branch made here, or a thread decided on here."""
-        state.run = {"status": "running", "text": None, "error": None, "usage": None}
+        state.start_run()
         self.live = True
         self.show(state)
         try:

@@ -4,10 +4,11 @@
 /**
  * The synced state the Python side draws from (`TraceState.snapshot()`).
  * @typedef {{id: string, parent: string | null, agent: string, name: string, status: string,
- *   progress: string | null, relation?: string}} TraceThread
+ *   progress: string | null, relation?: string, cost_usd?: number | null}} TraceThread
  * @typedef {{id: string, role: string, text: string, chars: number, depth: number,
  *   side: string | null, calls: string[], attachments: string[],
- *   usage: Record<string, number> | null, subagent: string | null}} TraceMessage
+ *   usage: Record<string, number> | null, subagent: string | null,
+ *   cost_usd?: number | null}} TraceMessage
  * @typedef {{type: string, data: unknown}} CardEvent
  * @typedef {{id: string, thread: string, name: string, depth: number, progress: string | null,
  *   status: string, duration_ms: number | null, result: string | null, result_chars: number,
@@ -17,7 +18,7 @@
  *   edited?: boolean, by?: string, reason?: string | null}} Approval
  * @typedef {{path: string, size: number}} FileEntry
  * @typedef {{status?: string, text?: string | null, error?: string | null,
- *   usage?: Record<string, number> | null}} RunSummary
+ *   usage?: Record<string, number> | null, cost_usd?: number | null}} RunSummary
  * @typedef {{root: string, threads: TraceThread[], messages: Record<string, TraceMessage[]>,
  *   cards: Record<string, Card>, files: Record<string, FileEntry[]>,
  *   drafts: Record<string, string>, run: RunSummary}} Trace
@@ -268,6 +269,17 @@ const USAGE_WORDS = [
 ];
 
 /**
+ * A cost in words ("$0.0032", "cost unknown" for null); "" when nothing was spent.
+ * @param {number | null | undefined} cost
+ * @returns {string}
+ */
+function costText(cost) {
+  if (cost === null) return "cost unknown";
+  if (!cost) return "";
+  return `$${cost < 1 ? cost.toFixed(4) : cost.toFixed(2)}`;
+}
+
+/**
  * Token counts in words ("120 in / 35 out tokens"); "" when there are none.
  * @param {Record<string, number> | null | undefined} usage
  * @returns {string}
@@ -312,6 +324,9 @@ function messageLine(m, trace, local) {
       ? h("span", { class: "tl-meta" }, ` 📎 ${m.attachments.join(", ")}`)
       : null,
     m.usage ? h("span", { class: "tl-meta" }, ` · ${usageText(m.usage)}`) : null,
+    m.role === "assistant" && costText(m.cost_usd)
+      ? h("span", { class: "tl-meta", "data-testid": "step-cost" }, ` · ${costText(m.cost_usd)}`)
+      : null,
   );
   local.messages.set(m.id, { el, sig });
   return el;
@@ -605,6 +620,13 @@ function tree(trace, selected, select) {
         h("b", {}, t.name || t.agent || t.id),
         h("span", { class: `tl-status tl-${t.status}` }, t.status),
         t.progress ? h("span", { class: "tl-progress" }, t.progress) : null,
+        costText(t.cost_usd)
+          ? h(
+              "span",
+              { class: "tl-meta", "data-testid": "thread-cost" },
+              ` ${costText(t.cost_usd)}`,
+            )
+          : null,
       ),
       kids[t.id] ? h("ul", {}, kids[t.id].map(node)) : null,
     );
@@ -719,7 +741,8 @@ function inspector(model, el, trace, local) {
   ui.code.textContent = trace.root;
   ui.status.className = `tl-status tl-${run.status}`;
   ui.status.textContent = run.status || "";
-  ui.usage.textContent = run.usage ? ` ${usageText(run.usage)}` : "";
+  const spent = [run.usage ? usageText(run.usage) : "", costText(run.cost_usd)].filter((p) => p);
+  ui.usage.textContent = spent.length ? ` ${spent.join(" · ")}` : "";
   ui.left.replaceChildren(
     h("div", { class: "tl-heading" }, "threads"),
     tree(trace, selected, select),
