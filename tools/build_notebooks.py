@@ -412,10 +412,10 @@ print("the fixed tool said:", [m.content for m in replayed.messages if m.role ==
         (
             "md",
             "# Stay in the loop\n\nA tool that deletes something should not run because a model"
-            " asked: with `--approval always` each of its calls waits for a decision. The run"
-            " stops before the call, everything before it stored; `%threadlab approve` (with"
-            " edited arguments, if you like) or `%threadlab reject` decides and the thread"
-            " goes on.",
+            " asked: with `--approval always` each of its calls waits for a decision. In"
+            " JupyterLab its card asks — **Approve**, **Edit arguments** (checked against the"
+            " tool's schema) or **Reject** — while the cell keeps running; the run goes on after"
+            " your click. `%%thread --step` asks before every call, like a debugger's step.",
         ),
         ("code", SETUP),
         (
@@ -427,14 +427,23 @@ def delete_file(state, path: str) -> str:
         ),
         ("code", "%%prompt janitor --tools delete_file\nTidy the workspace."),
         ("code", "%%thread janitor\nRemove what is not needed."),
-        ("code", "%threadlab pending"),
+        (
+            "md",
+            "With nobody at the screen — a script's `Runtime`, this notebook run headless, a"
+            " kernel interrupted while a card asked — the run stops before the call instead,"
+            " everything before it stored, and waits (across restarts, in the store)."
+            " `%threadlab pending` lists every call that waits; `%threadlab open ID` shows its"
+            " card with the buttons again.",
+        ),
         (
             "code",
-            """rt = tl.Runtime()
-waiting = next(t for t in rt.threads() if t.status == "waiting")
-call_id = waiting.pending[0].tool_call_id
-print(waiting.status, call_id, waiting.pending[0].arguments)""",
+            """rt = tl.Runtime()  # no approver: a call that needs a decision pauses the run
+thread = await rt.create_thread("janitor")
+run = await thread.send("Remove the old logs.")
+call_id = run.pending[0].tool_call_id
+print(run.status, call_id, run.pending[0].arguments)""",
         ),
+        ("code", "%threadlab pending"),
         (
             "md",
             "Approve it with other arguments (checked against the tool's schema; JSON braces"
@@ -445,7 +454,7 @@ print(waiting.status, call_id, waiting.pending[0].arguments)""",
         ("code", '%threadlab approve {call_id} --arguments \'{{"path": "/tmp/scratch.txt"}}\''),
         (
             "code",
-            """done = rt.thread(waiting.id)
+            """done = rt.thread(thread.id)
 print(done.status, [m.content for m in done.messages if m.role == "tool"])""",
         ),
     ],
