@@ -8,6 +8,8 @@ from typing import Any
 
 from jupyter_client.manager import start_new_kernel
 
+import threadlab as tl
+
 
 def execute(client: Any, code: str, timeout: float = 60) -> tuple[str, str]:
     msg_id = client.execute(code)
@@ -58,6 +60,64 @@ def test_interrupting_a_running_thread_cell_leaves_a_valid_history(tmp_path: Pat
             " before this call finished')] idle"
         ) in out
         assert execute(client, "print('still alive')")[1] == "still alive\n"
+    finally:
+        client.stop_channels()
+        manager.shutdown_kernel(now=True)
+
+
+def test_an_interrupt_while_a_card_asks_leaves_the_call_waiting(tmp_path: Path) -> None:
+    env = {"XDG_CONFIG_HOME": str(tmp_path / "config")}
+    manager, client = start_new_kernel(kernel_name="python3", cwd=str(tmp_path), env=env)
+    try:
+        assert execute(client, "%load_ext threadlab\nimport threadlab as tl")[0] == "ok"
+        execute(
+            client,
+            "%%tool --approval always\ndef delete(state, path: str) -> str:\n"
+            '    """Delete."""\n    return f"deleted {path}"',
+        )
+        execute(client, "%%prompt p --tools delete\nx")
+        msg_id = client.execute("%%thread p\ngo")
+        # Be the front end: the view is drawn ("ready"), so its cards can ask.
+        view = None
+        deadline = time.monotonic() + 60
+        while view is None:
+            assert time.monotonic() < deadline, "no view was displayed"
+            message = client.get_iopub_msg(timeout=30)
+            if message["msg_type"] == "comm_open":
+                state = message["content"]["data"].get("state", {})
+                if state.get("view") == "inspector":
+                    view = message["content"]["comm_id"]
+        ready = {"method": "custom", "content": {"op": "ready"}}
+        client.shell_channel.send(client.session.msg("comm_msg", {"comm_id": view, "data": ready}))
+        store = tl.Runtime(tl.Registry(), store=tmp_path / ".threadlab")
+        while not [t for t in store.threads() if t.pending]:
+            assert time.monotonic() < deadline, "the call never asked"
+            time.sleep(0.1)
+        time.sleep(4)  # past the wait for a view: it is the card that asks now
+        manager.interrupt_kernel()
+        reply = client.get_shell_msg(timeout=30)
+        while reply["parent_header"].get("msg_id") != msg_id:
+            reply = client.get_shell_msg(timeout=30)
+        assert reply["content"]["status"] == "ok"
+        status, out = execute(
+            client,
+            "t = tl.Runtime().threads()[0]\n"
+            "print(t.status, [r.name for r in t.pending], [m.role for m in t.messages])",
+        )
+        # Never started, so not "interrupted": it waits for its decision.
+        assert "waiting ['delete'] ['user', 'assistant']" in out
+        call_id = store.threads()[0].pending[0].tool_call_id
+        status, out = execute(client, f"%threadlab approve {call_id}")
+        assert status == "ok"
+        assert (
+            "idle ['deleted"
+            in execute(
+                client,
+                "t = tl.Runtime().threads()[0]\n"
+                "print(t.status, [m.content for m in t.messages if m.role == 'tool'])",
+            )[1]
+        )
+        store.close()
     finally:
         client.stop_channels()
         manager.shutdown_kernel(now=True)

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -15,6 +16,14 @@ import threadlab as tl
 from threadlab.models import FunctionModel, call, step, text
 
 from ..helpers import scripted_prompt
+
+
+@pytest.fixture
+def rt(registry: tl.Registry, store_spec: str) -> Iterator[tl.Runtime]:
+    """Every rule here holds on both stores."""
+    runtime = tl.Runtime(registry, store_spec, secret_key="test-key")
+    yield runtime
+    runtime.close()
 
 
 def define(registry: tl.Registry, ran: list[str]) -> None:

@@ -607,6 +607,8 @@ class RunLoop:
                 **frame.event_base(self.context.base()),
             )
         )
+        # Stored at once: while a person decides, another process lists it as pending.
+        self.context.sink.persist()
 
     def _checked_attachments(self, result: ToolResult) -> ToolResult:
         """A result's attachments must be files of this thread; they are stored normalised."""
