@@ -15,7 +15,7 @@ import anywidget
 import traitlets
 
 from .._errors import PathError, ThreadlabError
-from .._records import Approval, ThreadMeta
+from .._records import Approval, ApprovalDecidedEvent, ThreadMeta
 from ..execution import edit_problems
 from ..runtime import Runtime, Thread
 from ..store import ThreadSummary
@@ -252,6 +252,8 @@ class TraceView(_View):
         except ThreadlabError as exc:
             self._refuse(thread_id, call_id, str(exc))
             return
+        decided = [e for e in thread.events if isinstance(e, ApprovalDecidedEvent)]
+        self.state.apply(decided[-1])  # recorded before the run: the card says so too
         await self._run_here(self._rt.thread(self.state.root_id), self.state)
 
     async def _run_here(self, thread: Thread, state: TraceState) -> None:

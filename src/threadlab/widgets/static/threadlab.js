@@ -750,6 +750,8 @@ function inspector(model, el, trace, local) {
   ui.center.replaceChildren(...conversation(model, trace, selected, local));
   ui.right.replaceChildren(...files(model, trace, selected, local).filter((x) => x));
   ui.error.textContent = run.error || "";
+  // A run that waits for a decision did not fail: what it waits for reads as a note.
+  ui.error.className = run.status === "waiting" ? "tl-meta" : "tl-error";
 }
 
 /**
