@@ -122,6 +122,8 @@ _FREE_TEXT: dict[str, tuple[str, ...]] = {
     "custom": ("data",),
     "run_finished": ("text", "error"),
     "tool_call_finished": ("traceback",),
+    "approval_requested": ("arguments",),
+    "approval_decided": ("arguments", "reason"),
 }
 # Names and ids a model or a tool chose: kept in shape, replaced whole if they hold a secret.
 _CHOSEN = ("tool_call_id", "parent_tool_call_id", "name", "event_type")
