@@ -254,3 +254,18 @@ def test_the_default_cap_on_one_response_is_8_mib() -> None:
     from threadlab.models._remote import DEFAULT_MAX_OUTPUT_BYTES
 
     assert DEFAULT_MAX_OUTPUT_BYTES == 8 << 20
+
+
+async def test_a_mid_stream_error_event_is_the_providers_error_quoted(
+    rt: tl.Runtime, registry: tl.Registry, server: ScriptedServer
+) -> None:
+    # Groq's shape: text streams, then an `error` event carrying the error object.
+    remote_prompt(registry, server, "openai")
+    said = "Rate limit reached for model `llama-3.3-70b` in organization `org_1`: tokens per minute"
+    error = {"error": {"message": said, "type": "tokens", "code": "rate_limit_exceeded"}}
+    started = chat_frames(chat_chunks("Partial answ", size=4, usage=None))[:-2]  # no finish
+    server.reply(Reply(frames=[*started, sse(error, event="error")]))
+    run = await failed_run(rt, "openai")
+    assert run.error == (
+        f"model 'remote' failed: {server.url}/v1 reported an error mid-stream: {said}"
+    )

@@ -121,6 +121,10 @@ def _described(exc: Exception, endpoint: Endpoint, model: str) -> ModelError:
     if isinstance(exc, module.APIConnectionError):
         cause = exc.__cause__ or exc
         return ModelError(f"cannot reach {endpoint.url}{retries}: {cause}")
+    if isinstance(exc, module.APIError):
+        # An error event in a stream that had started well (Groq's `event: error`, or an
+        # `{"error": ...}` chunk): the SDK raises it with what the provider said.
+        return ModelError(f"{endpoint.url} reported an error mid-stream: {_provider_message(exc)}")
     return ModelError(
         f"the response from {endpoint.url} broke off or is not the protocol:"
         f" {str(exc) or type(exc).__name__}"
