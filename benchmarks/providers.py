@@ -124,6 +124,87 @@ async def measure(chunks: int = 10_000, repeats: int = 5) -> Streaming:
     return Streaming(chunks, statistics.median(ours), statistics.median(bare))
 
 
+LONG_KEY = "sk-ant-api03-" + "Ab9_" * 23 + "xyz"
+"""108 characters, as long as an Anthropic key: the longest secret a live stream knows."""
+
+
+@dataclass(frozen=True)
+class FirstDelta:
+    ours_ms: float
+    bare_ms: float
+
+    @property
+    def added_ms(self) -> float:
+        return self.ours_ms - self.bare_ms
+
+
+def _short_answer(server: ScriptedServer) -> int:
+    """Script a short answer whose 4-character words leave the server 20 ms apart; the index
+    in `server.frame_times` its first word will have (the first frame only opens the
+    message)."""
+    server.reply(Reply(frames=chat_frames(chat_chunks("Hi! " * 12, size=4)), pace=0.02))
+    return len(server.frame_times) + 1
+
+
+async def _bare_first(server: ScriptedServer) -> float:
+    client = openai.AsyncOpenAI(api_key=LONG_KEY, base_url=f"{server.url}/v1", max_retries=0)
+    first = _short_answer(server)
+    stream = await client.chat.completions.create(
+        model="bench", messages=[{"role": "user", "content": "go"}], stream=True
+    )
+    got = None
+    async for chunk in stream:
+        if got is None and any(c.delta.content for c in chunk.choices):
+            got = time.perf_counter()
+    await client.close()
+    assert got is not None
+    return (got - server.frame_times[first]) * 1000
+
+
+async def _ours_first(rt: tl.Runtime, server: ScriptedServer) -> float:
+    thread = await rt.create_thread("p", secrets={"OPENAI_API_KEY": LONG_KEY})
+    first = _short_answer(server)
+    got = None
+    async for event in thread.stream("go"):
+        if got is None and event.type == "text_delta":
+            got = time.perf_counter()
+    assert got is not None
+    return (got - server.frame_times[first]) * 1000
+
+
+async def first_delta(repeats: int = 15) -> FirstDelta:
+    """Median time from the server flushing an answer's first word to its arrival: as a
+    threadlab text delta (a 108-character key registered as a secret) and as the bare SDK's
+    chunk, alternating, after one warm-up each."""
+    server = ScriptedServer().start()
+    registry = tl.Registry()
+    _define(registry, server)
+    ours: list[float] = []
+    bare: list[float] = []
+    with tempfile.TemporaryDirectory() as directory:
+        rt = tl.Runtime(registry, Path(directory), secret_key="bench")
+        try:
+            await _bare_first(server)
+            await _ours_first(rt, server)
+            for _ in range(repeats):
+                bare.append(await _bare_first(server))
+                ours.append(await _ours_first(rt, server))
+        finally:
+            rt.close()
+            server.stop()
+    return FirstDelta(statistics.median(ours), statistics.median(bare))
+
+
+def report_first_delta(result: FirstDelta) -> str:
+    return "\n".join(
+        [
+            "| threadlab text delta (ms) | bare SDK chunk (ms) | added (ms) |",
+            "|---|---|---|",
+            f"| {result.ours_ms:.2f} | {result.bare_ms:.2f} | {result.added_ms:.2f} |",
+        ]
+    )
+
+
 def report(result: Streaming) -> str:
     return "\n".join(
         [
@@ -137,3 +218,5 @@ def report(result: Streaming) -> str:
 
 if __name__ == "__main__":
     print(report(asyncio.run(measure())))
+    print()
+    print(report_first_delta(asyncio.run(first_delta())))

@@ -90,3 +90,9 @@ async def test_fork_benchmark_forks_a_thread_with_children() -> None:
     assert times.children == 3
     assert times.at_end_ms > 0
     assert times.in_middle_ms > 0
+
+
+async def test_first_delta_benchmark_times_both_sides() -> None:
+    result = await providers.first_delta(repeats=1)
+    assert result.ours_ms > 0
+    assert result.bare_ms > 0

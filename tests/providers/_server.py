@@ -63,6 +63,8 @@ class ScriptedServer:
         """Set when a client went away in the middle of a stream."""
         self.disconnected_at = 0.0
         self.frames_sent = 0
+        self.frame_times: list[float] = []
+        """`time.perf_counter()` as each frame was flushed to the client."""
         server = self
 
         class Handler(BaseHTTPRequestHandler):
@@ -113,6 +115,7 @@ class ScriptedServer:
                         time.sleep(reply.pace)
                     self.wfile.write(f"{len(frame):x}\r\n".encode() + frame + b"\r\n")
                     self.wfile.flush()
+                    server.frame_times.append(time.perf_counter())
                     server.frames_sent += 1
                 if reply.cut:
                     self.close_connection = True

@@ -28,6 +28,7 @@ class Redactor:
     def __init__(self) -> None:
         self._secrets: dict[str, str] = {}  # a spelling of a value -> its variable's name
         self._ordered: list[str] = []  # spellings, longest first
+        self._starts: set[str] = set()  # every proper prefix of a spelling
         self.longest = 0
 
     def add(self, name: str, value: str | None) -> None:
@@ -51,6 +52,7 @@ class Redactor:
             ):
                 self._secrets[spelling] = name
         self._ordered = sorted(self._secrets, key=len, reverse=True)
+        self._starts = {s[:k] for s in self._ordered for k in range(1, len(s))}
         self.longest = len(self._ordered[0])
 
     def __bool__(self) -> bool:
@@ -64,6 +66,20 @@ class Redactor:
             if spelling in text:
                 text = text.replace(spelling, f"[secret:{self._secrets[spelling]}]")
         return text
+
+    def unsettled(self, text: str) -> int:
+        """How many of the last characters of `text` could begin a secret that a later chunk
+        completes: the longest end of `text` that is the start of a secret (usually 0).
+
+        Example:
+            >>> r = Redactor(); r.add("KEY", "sk-abcdefgh")
+            >>> r.unsettled("the key is sk-ab"), r.unsettled("no key here")
+            (5, 0)
+        """
+        for size in range(min(len(text), self.longest - 1), 0, -1):
+            if text[-size:] in self._starts:
+                return size
+        return 0
 
     def identifier(self, text: str) -> str:
         """`text` as it is, or a placeholder for it if it holds a secret: for ids and names,
@@ -110,8 +126,8 @@ def _decode_escapes(text: str) -> str:
 
 class StreamRedaction:
     """Redacts a stream of text chunks whose concatenation may split a secret: what `feed`
-    returns is safe to show, and the last characters that could still begin a secret are held
-    back until the next chunk (or `flush`) settles them."""
+    returns is safe to show, and only the last characters that could still begin a secret
+    are held back until the next chunk (or `flush`) settles them."""
 
     def __init__(self, redactor: Redactor) -> None:
         self._redactor = redactor
@@ -121,9 +137,9 @@ class StreamRedaction:
         if not self._redactor:
             return chunk
         text = self._redactor.text(self._pending + chunk)
-        # A secret not yet complete starts within the last (longest - 1) characters: anything
-        # before that is settled.
-        cut = max(0, len(text) - (self._redactor.longest - 1))
+        # Only an end that could still grow into a secret waits for the next chunk; the rest
+        # is settled (a secret that is complete was replaced above).
+        cut = len(text) - self._redactor.unsettled(text)
         out, self._pending = text[:cut], text[cut:]
         return out
 
