@@ -64,6 +64,7 @@ PUBLIC = {
     "ApprovalRequestedEvent",
     "ApprovalDecidedEvent",
     "Message",
+    "Reasoning",
     "ToolCall",
     # events
     "Event",
@@ -105,6 +106,7 @@ MODELS = {
     "ModelRequest",
     "ModelChunk",
     "TextChunk",
+    "ReasoningChunk",
     "ToolCallChunk",
     "FinishChunk",
     "ToolSpec",

@@ -277,3 +277,43 @@ def anthropic_events(
 
 def anthropic_frames(events: Sequence[dict[str, Any]]) -> list[bytes]:
     return [sse(event, event["type"]) for event in events]
+
+
+def anthropic_leading(
+    events: list[dict[str, Any]], blocks: Sequence[tuple[dict[str, Any], list[dict[str, Any]]]]
+) -> list[dict[str, Any]]:
+    """`events` with `blocks` (each a `content_block_start` block and its deltas) streamed
+    first, at indices 0, 1, ...: the blocks after them move up, as the API numbers them."""
+    shift = len(blocks)
+    out: list[dict[str, Any]] = []
+    for event in events:
+        if "index" in event:
+            event = {**event, "index": event["index"] + shift}
+        out.append(event)
+    head: list[dict[str, Any]] = []
+    for index, (block, deltas) in enumerate(blocks):
+        head.append({"type": "content_block_start", "index": index, "content_block": block})
+        head += [{"type": "content_block_delta", "index": index, "delta": d} for d in deltas]
+        head.append({"type": "content_block_stop", "index": index})
+    return out[:2] + head + out[2:]  # after message_start and ping
+
+
+def responses_leading(
+    events: list[dict[str, Any]], items: Sequence[dict[str, Any]]
+) -> list[dict[str, Any]]:
+    """`events` with output `items` (reasoning, say) added and done first, at output indices
+    0, 1, ...: the items after them move up; sequence numbers run on."""
+    shift = len(items)
+    out = [
+        {**e, "output_index": e["output_index"] + shift} if "output_index" in e else dict(e)
+        for e in events
+    ]
+    head: list[dict[str, Any]] = []
+    for index, item in enumerate(items):
+        started = {**item, "summary": [], "encrypted_content": None}
+        head.append({"type": "response.output_item.added", "output_index": index, "item": started})
+        head.append({"type": "response.output_item.done", "output_index": index, "item": item})
+    merged = out[:1] + head + out[1:]  # after response.created
+    for number, event in enumerate(merged):
+        event["sequence_number"] = number
+    return merged

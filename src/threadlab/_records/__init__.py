@@ -24,6 +24,7 @@ from ._events import (
 from ._messages import (
     MAX_NESTING,
     Message,
+    Reasoning,
     ToolCall,
     UnfinishedCause,
     nesting_depth,
@@ -60,6 +61,7 @@ __all__ = [
     "ForkPoint",
     "Message",
     "MessageCreatedEvent",
+    "Reasoning",
     "Run",
     "RunFinishedEvent",
     "RunStatus",

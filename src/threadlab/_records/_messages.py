@@ -13,6 +13,7 @@ from pydantic import BaseModel, ConfigDict, Field
 __all__ = [
     "MAX_NESTING",
     "Message",
+    "Reasoning",
     "ToolCall",
     "UnfinishedCause",
     "nesting_depth",
@@ -59,6 +60,32 @@ class ToolCall(BaseModel):
         super().__init__(**data)
 
 
+class Reasoning(BaseModel):
+    """What a model thought before it answered, as its API returned it: readable text, and
+    what the API needs back with the answer it preceded (a signature, redacted or encrypted
+    content) — sent back only to the API that wrote it.
+
+    Example:
+        >>> Reasoning(text="First, add.", api="anthropic", signature="sig").text
+        'First, add.'
+    """
+
+    model_config = ConfigDict(frozen=True, use_attribute_docstrings=True)
+    text: str = ""
+    """The thinking (or its summary) a person can read."""
+    api: str = ""
+    """The API that wrote it: "anthropic", "openai-responses" or "openai" (Chat Completions,
+    whose servers take no reasoning back)."""
+    signature: str | None = None
+    """Anthropic: the signature of a `thinking` block."""
+    redacted: str | None = None
+    """Anthropic: the opaque data of a `redacted_thinking` block."""
+    encrypted: str | None = None
+    """Responses: the `encrypted_content` of a reasoning item (stateless mode)."""
+    id: str | None = None
+    """Responses: the reasoning item's id."""
+
+
 class Message(BaseModel):
     """A message of a thread's history, as persisted."""
 
@@ -88,6 +115,8 @@ class Message(BaseModel):
     side: Literal["a", "b"] | None = None
     """In a dual_ai thread, the side the message belongs to (messages to the session are
     side "a"'s); None elsewhere."""
+    reasoning: tuple[Reasoning, ...] = ()
+    """An assistant message's reasoning, in the order the model produced it."""
     usage: dict[str, int] | None = None
     """An assistant message's token usage, when the model reports it."""
     cost_usd: float | None = None

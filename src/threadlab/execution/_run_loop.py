@@ -418,6 +418,7 @@ class RunLoop:
             role="assistant",
             content=draft.text or None,
             tool_calls=tuple(draft.calls),
+            reasoning=draft.reasoning,
             usage=draft.usage,
             model=model_id,
             cost_usd=cost,

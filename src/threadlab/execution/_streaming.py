@@ -9,9 +9,11 @@ import json
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass, field
+from typing import Any
 
 from .._records import (
     MAX_NESTING,
+    Reasoning,
     TextDeltaEvent,
     ToolCall,
     ToolCallDeltaEvent,
@@ -20,7 +22,7 @@ from .._records import (
     new_id,
 )
 from ..definitions import ToolDefinition
-from ..models import FinishChunk, ModelChunk, TextChunk, ToolCallChunk
+from ..models import FinishChunk, ModelChunk, ReasoningChunk, TextChunk, ToolCallChunk
 from ..threads import Emit, Redactor, StreamRedaction
 from ._scanner import ArgumentScanner
 
@@ -49,6 +51,7 @@ class Draft:
     text: str
     calls: list[ToolCall]
     usage: dict[str, int] | None
+    reasoning: tuple[Reasoning, ...] = ()
 
 
 def parse_arguments(raw: str) -> dict[str, object] | str:
@@ -87,6 +90,15 @@ class _Collector:
         self.shown_text = StreamRedaction(redactor)
         self.calls: dict[int, _PendingCall] = {}
         self.usage: dict[str, int] | None = None
+        self.reasoning: dict[int, dict[str, Any]] = {}
+
+    def take_reasoning(self, chunk: ReasoningChunk) -> None:
+        part = self.reasoning.setdefault(chunk.index, {"text": "", "api": chunk.api})
+        part["text"] += chunk.text
+        for key in ("signature", "redacted", "encrypted", "id"):
+            value = getattr(chunk, key)
+            if value is not None:
+                part[key] = value
 
     def take_text(self, chunk: TextChunk) -> None:
         if chunk.text:
@@ -171,6 +183,7 @@ class _Collector:
                 for c in self.calls.values()
             ],
             usage=self.usage,
+            reasoning=tuple(Reasoning(**part) for _, part in sorted(self.reasoning.items())),
         )
 
 
@@ -201,6 +214,8 @@ async def collect_stream(
                 collector.take_text(chunk)
             elif isinstance(chunk, ToolCallChunk):
                 await collector.take_call(chunk)
+            elif isinstance(chunk, ReasoningChunk):
+                collector.take_reasoning(chunk)
             elif isinstance(chunk, FinishChunk):
                 collector.usage = chunk.usage
     finally:

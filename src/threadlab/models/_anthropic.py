@@ -15,8 +15,8 @@ from __future__ import annotations
 from collections.abc import AsyncIterator, Sequence
 from typing import Any
 
-from .._records import Message
-from ._base import FinishChunk, ModelChunk, ModelRequest, TextChunk, ToolSpec
+from .._records import Message, Reasoning
+from ._base import FinishChunk, ModelChunk, ModelRequest, ReasoningChunk, TextChunk, ToolSpec
 from ._call_assembly import CallAssembler
 from ._endpoint import SdkName
 from ._history import message_text, paired, system_text
@@ -53,6 +53,7 @@ class MessagesApi:
 
     async def read(self, stream: Any) -> AsyncIterator[ModelChunk]:
         calls = CallAssembler()
+        tool_blocks: set[int] = set()  # the blocks that are calls of ours, by index
         input_tokens: int | None = None
         cached: int | None = None
         written: int | None = None
@@ -65,19 +66,35 @@ class MessagesApi:
                 if delta.type == "text_delta":
                     if delta.text:
                         yield TextChunk(delta.text)
-                elif delta.type == "input_json_delta":
+                elif delta.type == "input_json_delta" and event.index in tool_blocks:
+                    # A server tool's block (`server_tool_use`, web search) streams its input
+                    # too: the API runs it, so it is no call of ours and is not assembled.
                     out = calls.feed(event.index, None, None, delta.partial_json)
                     if out is not None:
                         yield out
+                elif delta.type == "thinking_delta":
+                    yield ReasoningChunk(event.index, delta.thinking, api="anthropic")
+                elif delta.type == "signature_delta":
+                    yield ReasoningChunk(event.index, api="anthropic", signature=delta.signature)
             elif kind == "content_block_start":
                 block = event.content_block
                 if block.type == "tool_use":
                     # The start carries `input: {}`; the input itself follows as deltas.
+                    tool_blocks.add(event.index)
                     out = calls.feed(event.index, block.id, block.name, "")
                     if out is not None:
                         yield out
                 elif block.type == "text" and block.text:
                     yield TextChunk(block.text)
+                elif block.type == "thinking":
+                    yield ReasoningChunk(
+                        event.index,
+                        block.thinking or "",
+                        api="anthropic",
+                        signature=getattr(block, "signature", None) or None,
+                    )
+                elif block.type == "redacted_thinking":
+                    yield ReasoningChunk(event.index, api="anthropic", redacted=block.data)
             elif kind == "message_start":
                 counts = event.message.usage
                 cached = counts.cache_read_input_tokens
@@ -117,7 +134,10 @@ def turns(messages: Sequence[Message]) -> list[dict[str, Any]]:
         else:
             role = message.role
             text = message_text(message)
-            blocks = [{"type": "text", "text": text}] if text else []
+            # Signed thinking goes back first, with the answer it preceded (the API checks
+            # it); a server tool's blocks were never kept, so nothing of them goes back.
+            blocks = [_thinking(r) for r in message.reasoning if r.api == "anthropic"]
+            blocks += [{"type": "text", "text": text}] if text else []
             blocks += [
                 {
                     "type": "tool_use",
@@ -136,6 +156,12 @@ def turns(messages: Sequence[Message]) -> list[dict[str, Any]]:
         else:
             out.append({"role": role, "content": blocks})
     return out
+
+
+def _thinking(reasoning: Reasoning) -> dict[str, Any]:
+    if reasoning.redacted is not None:
+        return {"type": "redacted_thinking", "data": reasoning.redacted}
+    return {"type": "thinking", "thinking": reasoning.text, "signature": reasoning.signature}
 
 
 def _tool(spec: ToolSpec) -> dict[str, Any]:

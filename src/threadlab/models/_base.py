@@ -71,11 +71,25 @@ class ToolCallChunk:
 
 
 @dataclass(frozen=True)
+class ReasoningChunk:
+    """A piece of reasoning part `index` (pieces of one part concatenate their `text`; the
+    other fields, when a piece carries them, complete the part)."""
+
+    index: int
+    text: str = ""
+    api: str = ""
+    signature: str | None = None
+    redacted: str | None = None
+    encrypted: str | None = None
+    id: str | None = None
+
+
+@dataclass(frozen=True)
 class FinishChunk:
     usage: dict[str, int] | None = None
 
 
-ModelChunk = TextChunk | ToolCallChunk | FinishChunk
+ModelChunk = TextChunk | ToolCallChunk | ReasoningChunk | FinishChunk
 
 
 class Model(Protocol):

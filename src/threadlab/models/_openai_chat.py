@@ -13,7 +13,7 @@ from collections.abc import AsyncIterator, Sequence
 from typing import Any
 
 from .._records import Message
-from ._base import FinishChunk, ModelChunk, ModelRequest, TextChunk, ToolSpec
+from ._base import FinishChunk, ModelChunk, ModelRequest, ReasoningChunk, TextChunk, ToolSpec
 from ._call_assembly import CallAssembler
 from ._endpoint import SdkName
 from ._history import arguments_text, message_text, paired
@@ -62,8 +62,8 @@ class ChatCompletionsApi:
                     continue  # n > 1 is not asked for; a second choice is not this turn's
                 finished = finished or choice.finish_reason is not None
                 delta = choice.delta
-                if delta.content:
-                    yield TextChunk(delta.content)
+                for chunk in _content(delta):
+                    yield chunk
                 for piece in delta.tool_calls or ():
                     function = piece.function
                     out = calls.feed(
@@ -77,6 +77,39 @@ class ChatCompletionsApi:
         if not finished:
             raise ProtocolViolation("the stream ended without a finish_reason")
         yield FinishChunk(usage=counted)
+
+
+def _content(delta: Any) -> list[TextChunk | ReasoningChunk]:
+    """A delta's text and reasoning. `content` is a string, or (Mistral's reasoning models)
+    a list of parts: "text" parts are text, "thinking" parts (their text in a list of parts of
+    their own) reasoning; DeepSeek sends reasoning as `reasoning_content`, other servers as
+    `reasoning`. None of these servers takes reasoning back, so it is only kept to show."""
+    out: list[TextChunk | ReasoningChunk] = []
+    thought = getattr(delta, "reasoning_content", None) or getattr(delta, "reasoning", None)
+    if isinstance(thought, str) and thought:
+        out.append(ReasoningChunk(0, thought, api="openai"))
+    content = delta.content
+    if isinstance(content, str):
+        if content:
+            out.append(TextChunk(content))
+        return out
+    for part in content or ():
+        kind = part.get("type") if isinstance(part, dict) else None
+        if kind == "text" and part.get("text"):
+            out.append(TextChunk(str(part["text"])))
+        elif kind == "thinking":
+            text = _part_text(part.get("thinking"))
+            if text:
+                out.append(ReasoningChunk(0, text, api="openai"))
+    return out
+
+
+def _part_text(value: Any) -> str:
+    if isinstance(value, str):
+        return value
+    if isinstance(value, list):
+        return "".join(_part_text(p.get("text") if isinstance(p, dict) else p) for p in value)
+    return ""
 
 
 def chat_messages(messages: Sequence[Message]) -> list[dict[str, Any]]:

@@ -14,7 +14,7 @@ from typing import Any
 
 from .._errors import ModelError
 from .._records import Message
-from ._base import FinishChunk, ModelChunk, ModelRequest, TextChunk
+from ._base import FinishChunk, ModelChunk, ModelRequest, ReasoningChunk, TextChunk
 from ._call_assembly import CallAssembler
 from ._endpoint import SdkName
 from ._history import arguments_text, message_text, paired, system_text
@@ -91,6 +91,16 @@ class ResponsesApi:
                 out = calls.finish(event.output_index, event.item.call_id, event.item.arguments)
                 if out is not None:
                     yield out
+            elif kind == "response.output_item.done" and event.item.type == "reasoning":
+                item = event.item
+                summary = "\n\n".join(p.text for p in (item.summary or ()) if p.text)
+                yield ReasoningChunk(
+                    event.output_index,
+                    summary,
+                    api="openai-responses",
+                    encrypted=getattr(item, "encrypted_content", None),
+                    id=item.id,
+                )
             elif kind in ("response.completed", "response.incomplete"):
                 finished = True
                 counted = _usage(event.response)
@@ -119,6 +129,18 @@ def input_items(messages: Sequence[Message]) -> list[dict[str, Any]]:
                 }
             )
             continue
+        # Reasoning goes back where the API wants it: before the answer it preceded, when it
+        # is encrypted (stateless mode, `store: false`); a stored one is the server's own.
+        items += [
+            {
+                "type": "reasoning",
+                "id": r.id,
+                "encrypted_content": r.encrypted,
+                "summary": [{"type": "summary_text", "text": r.text}] if r.text else [],
+            }
+            for r in message.reasoning
+            if r.api == "openai-responses" and r.encrypted
+        ]
         if message.role == "user" or message.content:
             items.append({"role": message.role, "content": message_text(message)})
         for call in message.tool_calls:

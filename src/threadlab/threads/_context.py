@@ -334,6 +334,12 @@ class ThreadContext:
                 )
                 for c in message.tool_calls
             )
+        if message.reasoning:
+            # A secret in signed thinking breaks its signature: the next request is refused,
+            # which is the price of never storing it.
+            update["reasoning"] = tuple(
+                r.model_copy(update={"text": redactor.text(r.text)}) for r in message.reasoning
+            )
         for name in ("tool_call_id", "name", "parent_tool_call_id"):
             chosen = getattr(message, name)
             if chosen is not None:

@@ -84,6 +84,15 @@ def decision_text(card: dict[str, Any]) -> str:
 _DECIDERS = {"approver": "by the runtime's approver", "api": "through the API", "view": "here"}
 
 
+def _thinking_html(message: dict[str, Any]) -> str:
+    if not message.get("reasoning"):
+        return ""
+    return (
+        '<details class="threadlab-thinking"><summary>thinking</summary>'
+        f'<pre style="white-space:pre-wrap;opacity:.8">{_e(message["reasoning"])}</pre></details>'
+    )
+
+
 def _usage_html(message: dict[str, Any]) -> str:
     spent = usage_text(message.get("usage"))
     cost = cost_text(message.get("cost_usd", 0.0)) if message["role"] == "assistant" else ""
@@ -159,11 +168,13 @@ def _thread_html(trace: TraceState, thread_id: str, depth: int = 0) -> str:
                 # A prompt tool's inner calls sit under the card that started them.
                 indent = card["depth"] * 16
                 parts.append(f'<div style="margin-left:{indent}px">{_card_html(card)}</div>')
-        shown = message["text"] or message.get("usage")  # a tools-only step shows its cost
+        # A tools-only step still shows what it cost and what it thought.
+        shown = message["text"] or message.get("usage") or message.get("reasoning")
         if message["role"] == "assistant" and shown and message["depth"] == 0:
             side = f" ({message['side']})" if message.get("side") else ""
             parts.append(
                 f"<p{_PRE}><b>assistant{side}</b>: {_e(message['text'])}{_usage_html(message)}</p>"
+                + _thinking_html(message)
             )
     files = trace.files.get(thread_id, {})
     if files:

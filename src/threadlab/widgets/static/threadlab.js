@@ -8,7 +8,7 @@
  * @typedef {{id: string, role: string, text: string, chars: number, depth: number,
  *   side: string | null, calls: string[], attachments: string[],
  *   usage: Record<string, number> | null, subagent: string | null,
- *   cost_usd?: number | null}} TraceMessage
+ *   cost_usd?: number | null, reasoning?: string}} TraceMessage
  * @typedef {{type: string, data: unknown}} CardEvent
  * @typedef {{id: string, thread: string, name: string, depth: number, progress: string | null,
  *   status: string, duration_ms: number | null, result: string | null, result_chars: number,
@@ -324,6 +324,14 @@ function messageLine(m, trace, local) {
       ? h("span", { class: "tl-meta" }, ` 📎 ${m.attachments.join(", ")}`)
       : null,
     m.usage ? h("span", { class: "tl-meta" }, ` · ${usageText(m.usage)}`) : null,
+    m.reasoning
+      ? h(
+          "details",
+          { class: "tl-thinking", "data-testid": "thinking" },
+          h("summary", {}, "thinking"),
+          h("pre", {}, m.reasoning),
+        )
+      : null,
     m.role === "assistant" && costText(m.cost_usd)
       ? h("span", { class: "tl-meta", "data-testid": "step-cost" }, ` · ${costText(m.cost_usd)}`)
       : null,
@@ -563,7 +571,8 @@ function conversation(model, trace, threadId, local) {
   for (const m of trace.messages[threadId] || []) {
     if (m.role === "tool" || (m.depth > 0 && m.role !== "assistant")) continue;
     // An assistant step that only called tools still shows what it cost.
-    if (m.text || (m.role === "assistant" && m.usage)) out.push(messageLine(m, trace, local));
+    if (m.text || (m.role === "assistant" && (m.usage || m.reasoning)))
+      out.push(messageLine(m, trace, local));
     if (forkable && m.role === "user" && m.depth === 0 && !m.subagent)
       out.push(
         forkControl(model, local, { thread: threadId, at: m.id, kind: "message", text: m.text }),
