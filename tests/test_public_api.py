@@ -102,6 +102,7 @@ MODELS = {
     "call",
     "step",
     "step_cost",
+    "provider_name",
     "Model",
     "ModelRequest",
     "ModelChunk",

@@ -113,14 +113,16 @@ async def test_a_run_is_a_trace_of_genai_spans(registry: tl.Registry, store_dir:
     assert bad.attributes is not None
     assert good.attributes["gen_ai.tool.call.id"] != bad.attributes["gen_ai.tool.call.id"]
     assert good.attributes["gen_ai.tool.type"] == "function"
-    assert good.status.status_code == StatusCode.OK
+    assert good.status.status_code == StatusCode.UNSET  # success leaves it unset
     assert bad.status.status_code == StatusCode.ERROR
     assert bad.attributes["error.type"] == "ConnectionError"
+    (raised,) = [e for e in bad.events if e.name == "exception"]
+    assert dict(raised.attributes or {}) == {"exception.type": "ConnectionError"}
     assert [e.name for e in good.events] == ["progress", "progress"]  # started + custom
-    # Without content, no value: the progress is an argument the model wrote, and the error's
-    # description is its class alone (the result said "refused with [secret:API_KEY]").
+    # Without content, no value: the progress is an argument the model wrote, and the error
+    # has no description (the result said "refused with [secret:API_KEY]").
     assert [dict(e.attributes or {}) for e in good.events] == [{}, {}]
-    assert bad.status.description == "ConnectionError"
+    assert bad.status.description is None
 
     # The subagent's run hangs under the call that created it, in the same trace.
     (creator,) = by_name(spans, "execute_tool subagent_create")

@@ -65,8 +65,12 @@ async def test_a_live_trace_without_content_holds_none(
     assert run.status == "failed"  # the model's second step raised
     spans = exporter.get_finished_spans()
     assert {s.name for s in spans} >= {"invoke_agent p", "execute_tool charge"}
-    errors = [s.status.description for s in spans if s.status.description]
-    assert sorted(errors) == ["ValueError", "run_failed", "tool_error"]
+    # Without content an error says its kind alone (`error.type`), with no description.
+    assert [s.status.description for s in spans if s.status.description] == []
+    kinds = [(s.attributes or {}).get("error.type") for s in spans]
+    assert sorted(k for k in kinds if k) == ["ValueError", "_OTHER", "run_failed"]
+    (exception,) = [e for s in spans for e in s.events if e.name == "exception"]
+    assert dict(exception.attributes or {}) == {"exception.type": "ValueError"}
     flat = repr(
         [(s.name, dict(s.attributes or {}), s.status.description,
           [(e.name, dict(e.attributes or {})) for e in s.events]) for s in spans]

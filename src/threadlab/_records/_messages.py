@@ -122,6 +122,9 @@ class Message(BaseModel):
     cost_usd: float | None = None
     """What the step that wrote an assistant message cost (US dollars, from known prices;
     0 for a model that runs here); None when the price is unknown."""
+    provider: str | None = None
+    """The provider that served an assistant message ("openai", "anthropic", "groq", ...;
+    "threadlab" for a model that runs in this process)."""
     model: str | None = None
     """The model that wrote an assistant message (the provider's model id, or the model's
     name)."""

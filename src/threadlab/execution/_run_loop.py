@@ -28,7 +28,7 @@ from .._records import (
     unfinished_result,
 )
 from ..definitions import PromptDefinition, Side, ThreadGraph, ToolDefinition
-from ..models import ModelRequest, ToolPurpose, ToolSpec, step_cost
+from ..models import ModelRequest, ToolPurpose, ToolSpec, provider_name, step_cost
 from ..threads import ExecutionInfo, ThreadContext, ThreadState
 from ._approvals import ask, decisions, needs_decision, pending_requests
 from ._builtin_tool import BuiltinTool
@@ -421,6 +421,7 @@ class RunLoop:
             reasoning=draft.reasoning,
             usage=draft.usage,
             model=model_id,
+            provider=provider_name(model),
             cost_usd=cost,
         )
         assistant = await self.commit(frame, assistant, hooks, state)

@@ -15,6 +15,7 @@ from ._base import (
 )
 from ._offline import OfflineModel
 from ._prices import step_cost
+from ._provider_names import provider_name
 from ._providers import remote_model
 from ._remote import RemoteModel
 from ._replay import RecordedThread, ReplayModel
@@ -39,6 +40,7 @@ __all__ = [
     "ToolPurpose",
     "ToolSpec",
     "call",
+    "provider_name",
     "remote_model",
     "step",
     "step_cost",

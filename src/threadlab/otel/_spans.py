@@ -1,19 +1,25 @@
-"""A thread's runs as OpenTelemetry spans, following the GenAI semantic conventions (v1.37).
+"""A thread's runs as OpenTelemetry spans, following the GenAI semantic conventions as of
+semantic-conventions v1.41.0 (the last release that held them; `SEMCONV_VERSION`), with the
+OpenInference keys Arize Phoenix and other OpenInference readers look for.
 
 Spans are built from what the store keeps — events with their times, messages — so a run
 exported live (at its end) and exported again a week later is the same trace: every trace and
 span id is derived from the ids of the thread, run, message and call it stands for.
 
 - a run: `invoke_agent {agent}` (`gen_ai.conversation.id` = the thread id);
-- each model step: `chat {model}` with its token usage;
-- each tool call: `execute_tool {tool}` (`gen_ai.tool.name`, `.call.id`, `.type`), error status
-  and `error.type` when it failed (the status description is the error's class unless content
-  is asked for), its progress and custom events as span events (their values only with content);
-- a prompt tool's inner steps under that tool's span; a subagent's runs under the
-  `execute_tool subagent_create` span that created it, in the same trace.
+- each model step: `chat {model}` with its provider (`gen_ai.provider.name`), response model
+  and finish reason, and its token usage (cache reads and writes included);
+- each tool call: `execute_tool {tool}` (`gen_ai.tool.name`, `.call.id`, `.type`); a failed one
+  has error status and `error.type` (the exception's class, else "_OTHER"), and an
+  `exception` event when the tool raised; its progress and custom events as span events;
+- a prompt tool's inner steps and calls under that tool's span; a subagent's runs under the
+  `execute_tool subagent_create` span that created it, in the same trace;
+- success leaves a span's status unset, as the conventions ask.
 
-Message and argument content only with `include_content` (as stored: redacted). The
-attributes Arize Phoenix reads are always there (`openinference.span.kind`, `session.id`,
+Message and argument content only with `include_content` (as stored: redacted): a run's task
+and answer, each step's output message (text and tool-call parts, with its finish reason), a
+call's arguments and result, an error's words and an exception's message and stack. The
+attributes Phoenix reads are always there (`openinference.span.kind`, `session.id`,
 `tool.name`, `llm.*`); its `input.value` / `output.value` only with content.
 """
 
@@ -39,6 +45,7 @@ from .._records import (
     SubagentCreatedEvent,
     ThreadEvent,
     ThreadStatusEvent,
+    ToolCall,
     ToolCallFinishedEvent,
     ToolCallStartedEvent,
 )
@@ -46,7 +53,7 @@ from .._version import __version__
 
 __all__ = ["SEMCONV_VERSION", "SpanTree", "TracedThread", "run_spans", "thread_spans", "traces"]
 
-SEMCONV_VERSION = "1.37.0"
+SEMCONV_VERSION = "1.41.0"
 """The OpenTelemetry GenAI semantic conventions these spans follow."""
 
 _SCOPE = InstrumentationScope("threadlab", __version__)
@@ -93,12 +100,15 @@ class _Span:
     attributes: dict[str, Any] = field(default_factory=dict)
     events: list[SpanEvent] = field(default_factory=list)
     error: str | None = None
+    """None: no error. Else the status description: the error's words with content, ""
+    without (the conventions' `error.type` attribute names its kind either way)."""
 
     @property
     def status(self) -> Status:
-        if self.error is not None:
-            return Status(StatusCode.ERROR, self.error)
-        return Status(StatusCode.OK)
+        # Success leaves the status unset, as the conventions ask of instrumentations.
+        if self.error is None:
+            return Status(StatusCode.UNSET)
+        return Status(StatusCode.ERROR, self.error or None)
 
     @property
     def start_ns(self) -> int:
@@ -233,12 +243,21 @@ class _RunSpans:
         )
         if finish.status not in ("completed", "queued", "waiting"):
             run.attributes["error.type"] = f"run_{finish.status}"
-            run.error = run.attributes["error.type"]
+            run.error = ""
             if self.include_content:  # a run's error may quote the user, a tool or a provider
                 run.error = finish.error or finish.status
         run.attributes |= {"openinference.span.kind": "AGENT", "session.id": self.thread.id}
-        if self.include_content and finish.text:
-            run.attributes |= self._output("assistant", finish.text)
+        if self.include_content:
+            task = self._task()
+            if task is not None:  # what the run was asked: the user's message, a child's task
+                run.attributes |= {
+                    "gen_ai.input.messages": json.dumps(
+                        [{"role": "user", "parts": [{"type": "text", "content": task}]}]
+                    ),
+                    "input.value": task,
+                }
+            if finish.text:
+                run.attributes |= _output_attributes(finish.text, (), "stop")
         self.spans.append(run)
         self._steps(run)
         return self.spans
@@ -260,21 +279,23 @@ class _RunSpans:
                     asked |= dict.fromkeys(executing, event.at)
                 since[event.depth] = event.at
             elif isinstance(event, ToolCallStartedEvent):
-                span = self._tool(event.tool_call_id, event.name, event.depth, tools, run)
+                span = self._tool(event.tool_call_id, event.name, event, tools, run)
                 if event.progress:
                     # The progress value is an argument the model wrote: content.
                     value = {"threadlab.progress": event.progress} if self.include_content else {}
                     span.events.append(SpanEvent("progress", value, _ns(event.at)))
             elif isinstance(event, ToolCallFinishedEvent):
-                span = self._tool(event.tool_call_id, event.name, event.depth, tools, run)
+                span = self._tool(event.tool_call_id, event.name, event, tools, run)
                 span.end = event.at
                 span.start = event.at - event.duration_ms / 1000
                 if event.status == "error":
                     span.attributes["error.type"] = _error_type(event.traceback)
                     # An error result may echo arguments, the user or the tool's data: content.
-                    span.error = span.attributes["error.type"]
+                    span.error = ""
                     if self.include_content:
-                        span.error = self._result(event.tool_call_id) or span.error
+                        span.error = self._result(event.tool_call_id) or ""
+                    if event.traceback:
+                        span.events.append(self._exception(event))
                 if self.include_content:
                     result = self._result(event.tool_call_id) or ""
                     span.attributes["gen_ai.tool.call.result"] = result
@@ -305,7 +326,7 @@ class _RunSpans:
         until the run's end and failed; its stored result says why."""
         span.start, span.end = asked, ended
         span.attributes["error.type"] = "interrupted"
-        span.error = "interrupted"
+        span.error = ""
         if self.include_content:
             span.error = self._result(call_id) or "the call did not finish"
         if self.include_content:
@@ -320,6 +341,8 @@ class _RunSpans:
         run: _Span,
     ) -> None:
         model = message.model or "unknown"
+        provider = message.provider or "unknown"
+        finish_reason = "tool_call" if message.tool_calls else "stop"
         span = _Span(
             f"chat {model}",
             _id(64, message.id),
@@ -329,8 +352,13 @@ class _RunSpans:
             kind=SpanKind.CLIENT,
             attributes={
                 "gen_ai.operation.name": "chat",
+                "gen_ai.provider.name": provider,
                 "gen_ai.request.model": model,
+                "gen_ai.response.model": model,
+                "gen_ai.response.finish_reasons": (finish_reason,),
                 "gen_ai.conversation.id": self.thread.id,
+                "llm.provider": provider,
+                "llm.system": provider,
             },
         )
         usage = message.usage or {}
@@ -339,15 +367,20 @@ class _RunSpans:
                 span.attributes[f"gen_ai.usage.{name}"] = usage[key]
         if "cached_tokens" in usage:
             span.attributes["gen_ai.usage.cache_read.input_tokens"] = usage["cached_tokens"]
+        if "cache_write_tokens" in usage:
+            written = usage["cache_write_tokens"]
+            span.attributes["gen_ai.usage.cache_creation.input_tokens"] = written
         span.attributes |= {"openinference.span.kind": "LLM", "llm.model_name": model}
         if "input_tokens" in usage:
             span.attributes["llm.token_count.prompt"] = usage["input_tokens"]
         if "output_tokens" in usage:
             span.attributes["llm.token_count.completion"] = usage["output_tokens"]
-        if self.include_content and message.content:
-            span.attributes |= self._output("assistant", message.content)
+        if self.include_content and (message.content or message.tool_calls):
+            span.attributes |= _output_attributes(
+                message.content or "", message.tool_calls, finish_reason
+            )
         for call in message.tool_calls:
-            tool = self._tool(call.id, call.name, event.depth, tools, run)
+            tool = self._tool(call.id, call.name, event, tools, run)
             if self.include_content:
                 arguments = (
                     call.arguments
@@ -359,14 +392,15 @@ class _RunSpans:
         self.spans.append(span)
 
     def _tool(
-        self, call_id: str, name: str, depth: int, tools: dict[str, _Span], run: _Span
+        self, call_id: str, name: str, event: ThreadEvent, tools: dict[str, _Span], run: _Span
     ) -> _Span:
         span = tools.get(call_id)
         if span is None:
             span = _Span(
                 f"execute_tool {name}",
                 _id(64, call_id),
-                run.span_id,
+                # A prompt tool's inner calls hang under that tool's span.
+                self._parent_of(event.parent_tool_call_id, tools, run),
                 run.start,
                 run.start,
                 attributes={
@@ -398,16 +432,59 @@ class _RunSpans:
     def _result(self, call_id: str) -> str | None:
         return self.history.results.get(call_id)
 
-    def _output(self, role: str, text: str) -> dict[str, Any]:
-        parts = [{"role": role, "parts": [{"type": "text", "content": text}]}]
-        return {"gen_ai.output.messages": json.dumps(parts), "output.value": text}
+    def _task(self) -> str | None:
+        """The user message (or a child's task) the run started on."""
+        for event in self.events:
+            if isinstance(event, MessageCreatedEvent) and not event.depth:
+                message = self.history.messages.get(event.message_id)
+                if message is not None and message.role == "user":
+                    return message.content or ""
+        return None
+
+    def _exception(self, event: ToolCallFinishedEvent) -> SpanEvent:
+        """The conventions' `exception` event of a tool that raised: its type always; its
+        message and stack (as stored: redacted) only with content."""
+        attributes = {"exception.type": _error_type(event.traceback)}
+        if self.include_content and event.traceback:
+            last = event.traceback.strip().splitlines()[-1]
+            attributes["exception.message"] = last.split(":", 1)[1].strip() if ":" in last else ""
+            attributes["exception.stacktrace"] = event.traceback
+        return SpanEvent("exception", attributes, _ns(event.at))
+
+
+def _output_attributes(text: str, calls: Sequence[ToolCall], finish_reason: str) -> dict[str, Any]:
+    """An answer as the GenAI conventions' output message (text and tool-call parts, with its
+    finish reason) and as OpenInference's flattened output message keys."""
+    parts: list[dict[str, Any]] = [{"type": "text", "content": text}] if text else []
+    parts += [
+        {"type": "tool_call", "id": c.id, "name": c.name, "arguments": c.arguments} for c in calls
+    ]
+    message = {"role": "assistant", "parts": parts, "finish_reason": finish_reason}
+    flat: dict[str, Any] = {
+        "gen_ai.output.messages": json.dumps([message], ensure_ascii=False),
+        "output.value": text,
+        "llm.output_messages.0.message.role": "assistant",
+    }
+    if text:
+        flat["llm.output_messages.0.message.content"] = text
+    for index, call in enumerate(calls):
+        key = f"llm.output_messages.0.message.tool_calls.{index}.tool_call"
+        flat[f"{key}.id"] = call.id
+        flat[f"{key}.function.name"] = call.name
+        flat[f"{key}.function.arguments"] = (
+            call.arguments
+            if isinstance(call.arguments, str)
+            else json.dumps(call.arguments, ensure_ascii=False)
+        )
+    return flat
 
 
 def _error_type(traceback: str | None) -> str:
-    """The exception's class from a stored traceback's last line, else "tool_error"."""
+    """The exception's class from a stored traceback's last line; else (an error result, no
+    exception) the conventions' fallback, "_OTHER"."""
     if traceback:
         last = traceback.strip().splitlines()[-1]
         name = last.split(":", 1)[0].strip()
         if name.isidentifier():
             return name
-    return "tool_error"
+    return "_OTHER"
