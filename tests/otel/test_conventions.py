@@ -116,7 +116,7 @@ async def test_with_content_outputs_carry_tool_calls_and_the_run_its_task(
     found = dict(raised.attributes or {})
     assert found["exception.type"] == "KeyError"
     assert found["exception.message"] == "'no entry for [secret:API_KEY]'"
-    assert "Traceback" in found["exception.stacktrace"]
+    assert "Traceback" in str(found["exception.stacktrace"])
     flat = repr([(s.attributes, s.status.description, [e.attributes for e in s.events])
                  for s in spans])  # fmt: skip
     assert SECRET not in flat

@@ -68,7 +68,7 @@ async def test_a_live_trace_without_content_holds_none(
     # Without content an error says its kind alone (`error.type`), with no description.
     assert [s.status.description for s in spans if s.status.description] == []
     kinds = [(s.attributes or {}).get("error.type") for s in spans]
-    assert sorted(k for k in kinds if k) == ["ValueError", "_OTHER", "run_failed"]
+    assert sorted(str(k) for k in kinds if k) == ["ValueError", "_OTHER", "run_failed"]
     (exception,) = [e for s in spans for e in s.events if e.name == "exception"]
     assert dict(exception.attributes or {}) == {"exception.type": "ValueError"}
     flat = repr(
