@@ -65,6 +65,7 @@ PUBLIC = {
     "ApprovalDecidedEvent",
     "Message",
     "Reasoning",
+    "SeenRequest",
     "ToolCall",
     # events
     "Event",

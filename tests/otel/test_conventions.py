@@ -136,3 +136,27 @@ def test_a_remote_models_provider_comes_from_its_host_or_its_api() -> None:
     assert named_for("openai", "http://127.0.0.1:8000/v1") == "openai"  # the API it speaks
     assert named_for("openai-responses", None) == "openai"
     assert named_for("anthropic", None) == "anthropic"
+
+
+async def test_with_content_each_step_carries_what_it_was_sent(
+    rt: tl.Runtime, registry: tl.Registry
+) -> None:
+    thread = await a_thread(rt, registry)
+    spans = spans_of(thread, content=True)
+    (second,) = [s for s in spans if s.name.startswith("chat ") and attrs(s).get("output.value")
+                 == "all done"]  # fmt: skip
+    found = attrs(second)
+    assert json.loads(found["gen_ai.system_instructions"]) == [{"type": "text", "content": "Lead."}]
+    sent = json.loads(found["gen_ai.input.messages"])
+    assert [m["role"] for m in sent] == ["user", "assistant", "tool", "tool"]
+    assert sent[2]["parts"][0]["type"] == "tool_call_response"
+    assert sent[3]["parts"][0]["response"] == "KeyError: 'no entry for [secret:API_KEY]'"
+    assert SECRET not in found["gen_ai.input.messages"]
+    names = [t["name"] for t in json.loads(found["gen_ai.tool.definitions"])]
+    assert names == ["researcher", "lookup"]
+    assert found["llm.input_messages.0.message.role"] == "system"
+    assert found["llm.input_messages.2.message.tool_calls.1.tool_call.function.name"] == "lookup"
+    assert json.loads(found["llm.tools.1.tool.json_schema"])["function"]["name"] == "lookup"
+    # Without content, none of it.
+    bare = spans_of(thread, content=False)
+    assert not any("gen_ai.input.messages" in attrs(s) for s in bare)

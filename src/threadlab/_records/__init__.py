@@ -25,6 +25,8 @@ from ._messages import (
     MAX_NESTING,
     Message,
     Reasoning,
+    RequestEntry,
+    StepRequest,
     ToolCall,
     UnfinishedCause,
     nesting_depth,
@@ -44,6 +46,7 @@ from ._runs import (
     SessionStatus,
     ThreadStatus,
 )
+from ._seen import SeenRequest, rebuild_request
 from ._thread_meta import ThreadMeta
 from ._tool_results import ToolResult
 
@@ -62,10 +65,13 @@ __all__ = [
     "Message",
     "MessageCreatedEvent",
     "Reasoning",
+    "RequestEntry",
     "Run",
     "RunFinishedEvent",
     "RunStatus",
+    "SeenRequest",
     "SessionStatus",
+    "StepRequest",
     "SubagentCreatedEvent",
     "TextDeltaEvent",
     "ThreadEvent",
@@ -81,6 +87,7 @@ __all__ = [
     "event_from_json",
     "nesting_depth",
     "new_id",
+    "rebuild_request",
     "unanswered_calls",
     "unfinished_result",
     "unfinished_text",

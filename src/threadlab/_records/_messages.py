@@ -14,6 +14,8 @@ __all__ = [
     "MAX_NESTING",
     "Message",
     "Reasoning",
+    "RequestEntry",
+    "StepRequest",
     "ToolCall",
     "UnfinishedCause",
     "nesting_depth",
@@ -130,8 +132,35 @@ class Message(BaseModel):
     name)."""
     subagent_id: str | None = None
     """On a message a child delivered to its parent: the child's reference."""
+    request: StepRequest | None = None
+    """On an assistant message: what its model step was sent (see `StepRequest`)."""
     created_at: float = Field(default_factory=time.time)
     """When it was created (seconds since the epoch)."""
+
+
+class RequestEntry(BaseModel):
+    """One message of a step's request: a stored message by id, or the message itself when
+    the store does not hold it as it was sent (the system prompt, a hook's rewrite)."""
+
+    model_config = ConfigDict(frozen=True)
+    ref: str | None = None
+    message: Message | None = None
+
+
+class StepRequest(BaseModel):
+    """What one model step was sent, stored with the assistant message it produced. Its
+    messages are the list of the step it extends (`after`, an earlier assistant message of
+    the same thread), cut to its first `keep`, then `add`: a step stores what is new, so the
+    record of a long history stays linear in its length. `tools` None: the same as `after`'s.
+    `tl.Thread.model_request` rebuilds the whole request."""
+
+    model_config = ConfigDict(frozen=True)
+    after: str | None = None
+    keep: int = 0
+    add: tuple[RequestEntry, ...] = ()
+    tools: tuple[dict[str, Any], ...] | None = None
+    tool_choice: str = "auto"
+    parallel_tool_calls: bool = False
 
 
 UnfinishedCause = Literal["cancelled", "owner_gone"]
@@ -196,3 +225,6 @@ def nesting_depth(value: Any, limit: int = MAX_NESTING) -> int:
             children = item.values() if isinstance(item, dict) else item
             stack.extend((child, depth) for child in children)
     return deepest
+
+
+Message.model_rebuild()

@@ -37,6 +37,7 @@ from ._hooks import HookRunner
 from ._host import RunHost
 from ._injected_tools import tools_for
 from ._prompting import MessageWindow, earlier_context, render_system, side_view
+from ._request_log import RequestLog
 from ._spending import SPENDING, Spend
 from ._streaming import collect_stream
 from ._subagents import ChildRunner, Supervisor
@@ -72,6 +73,7 @@ class RunLoop:
         self._open: dict[str, tuple[Frame, ToolCall]] = {}
         self._last_text_a: str | None = None
         self._system: Message | None = None  # the last system message, while its text holds
+        self.requests = RequestLog(context)
         above = SPENDING.get()  # a child's run adds to its parent's, under the root's budget
         self.spend = Spend(getattr(host, "budget", None) if above is None else None, above)
 
@@ -382,6 +384,7 @@ class RunLoop:
             if hooks.has("tool_call_started"):
                 await hooks.run("tool_call_started", state, event)
 
+        sent = self.requests.record(frame, request)
         chosen = self._model_choice(prompt, frame)
         try:
             model = self.host.resolve_model(chosen, lambda name: env.resolve(name, prompt))
@@ -423,8 +426,10 @@ class RunLoop:
             model=model_id,
             provider=provider_name(model),
             cost_usd=cost,
+            request=sent,
         )
         assistant = await self.commit(frame, assistant, hooks, state)
+        self.requests.sent(frame, assistant.id)
         for call in assistant.tool_calls:
             self._open[call.id] = (frame, call)
         frame.current_message_id = assistant.id

@@ -42,12 +42,14 @@ from .._records import (
     Message,
     MessageCreatedEvent,
     RunFinishedEvent,
+    SeenRequest,
     SubagentCreatedEvent,
     ThreadEvent,
     ThreadStatusEvent,
     ToolCall,
     ToolCallFinishedEvent,
     ToolCallStartedEvent,
+    rebuild_request,
 )
 from .._version import __version__
 
@@ -188,6 +190,10 @@ class _History:
         messages = thread.all_messages()
         self.messages = {m.id: m for m in messages}
         self.results = {m.tool_call_id: m.content for m in messages if m.role == "tool"}
+        self.requests: dict[str, SeenRequest] = {}  # each step's request, rebuilt once
+
+    def request(self, message_id: str) -> SeenRequest | None:
+        return rebuild_request(message_id, self.messages.get, self.requests)
 
 
 def _runs(events: Iterable[ThreadEvent]) -> list[tuple[str, list[ThreadEvent]]]:
@@ -379,6 +385,9 @@ class _RunSpans:
             span.attributes |= _output_attributes(
                 message.content or "", message.tool_calls, finish_reason
             )
+        seen = self.history.request(message.id) if self.include_content else None
+        if seen is not None:
+            span.attributes |= _input_attributes(seen)
         for call in message.tool_calls:
             tool = self._tool(call.id, call.name, event, tools, run)
             if self.include_content:
@@ -452,6 +461,65 @@ class _RunSpans:
         return SpanEvent("exception", attributes, _ns(event.at))
 
 
+def _input_attributes(seen: SeenRequest) -> dict[str, Any]:
+    """What a step was sent, as the GenAI conventions' system instructions, input messages and
+    tool definitions, and as OpenInference's input message, tool and parameter keys (what a
+    reader needs to replay the step)."""
+    sent = [m for m in seen.messages if m.role != "system"]
+    flat: dict[str, Any] = {
+        "gen_ai.input.messages": json.dumps([_message(m) for m in sent], ensure_ascii=False),
+        "gen_ai.tool.definitions": json.dumps(
+            [{"type": "function", **tool} for tool in seen.tools], ensure_ascii=False
+        ),
+        "llm.invocation_parameters": json.dumps(
+            {"tool_choice": seen.tool_choice, "parallel_tool_calls": seen.parallel_tool_calls}
+        ),
+        "input.value": (sent[-1].content or "") if sent else "",
+    }
+    if seen.system:
+        flat["gen_ai.system_instructions"] = json.dumps(
+            [{"type": "text", "content": seen.system}], ensure_ascii=False
+        )
+    for index, message in enumerate(seen.messages):
+        key = f"llm.input_messages.{index}.message"
+        flat[f"{key}.role"] = message.role
+        if message.content:
+            flat[f"{key}.content"] = message.content
+        if message.tool_call_id:
+            flat[f"{key}.tool_call_id"] = message.tool_call_id
+        for number, call in enumerate(message.tool_calls):
+            flat[f"{key}.tool_calls.{number}.tool_call.id"] = call.id
+            flat[f"{key}.tool_calls.{number}.tool_call.function.name"] = call.name
+            flat[f"{key}.tool_calls.{number}.tool_call.function.arguments"] = _arguments(call)
+    for index, tool in enumerate(seen.tools):
+        flat[f"llm.tools.{index}.tool.json_schema"] = json.dumps(
+            {"type": "function", "function": tool}, ensure_ascii=False
+        )
+    return flat
+
+
+def _message(message: Message) -> dict[str, Any]:
+    """A message in the conventions' shape: its role and parts."""
+    if message.role == "tool":
+        part = {"type": "tool_call_response", "id": message.tool_call_id,
+                "response": message.content or ""}  # fmt: skip
+        return {"role": "tool", "parts": [part]}
+    parts: list[dict[str, Any]] = (
+        [{"type": "text", "content": message.content}] if message.content else []
+    )
+    parts += [
+        {"type": "tool_call", "id": c.id, "name": c.name, "arguments": c.arguments}
+        for c in message.tool_calls
+    ]
+    return {"role": message.role, "parts": parts}
+
+
+def _arguments(call: ToolCall) -> str:
+    if isinstance(call.arguments, str):
+        return call.arguments
+    return json.dumps(call.arguments, ensure_ascii=False)
+
+
 def _output_attributes(text: str, calls: Sequence[ToolCall], finish_reason: str) -> dict[str, Any]:
     """An answer as the GenAI conventions' output message (text and tool-call parts, with its
     finish reason) and as OpenInference's flattened output message keys."""
@@ -471,11 +539,7 @@ def _output_attributes(text: str, calls: Sequence[ToolCall], finish_reason: str)
         key = f"llm.output_messages.0.message.tool_calls.{index}.tool_call"
         flat[f"{key}.id"] = call.id
         flat[f"{key}.function.name"] = call.name
-        flat[f"{key}.function.arguments"] = (
-            call.arguments
-            if isinstance(call.arguments, str)
-            else json.dumps(call.arguments, ensure_ascii=False)
-        )
+        flat[f"{key}.function.arguments"] = _arguments(call)
     return flat
 
 

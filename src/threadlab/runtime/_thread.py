@@ -18,9 +18,11 @@ from .._records import (
     Message,
     Run,
     RunFinishedEvent,
+    SeenRequest,
     ThreadEvent,
     ThreadMeta,
     ThreadStatus,
+    rebuild_request,
 )
 from ..execution import (
     RunHost,
@@ -153,6 +155,13 @@ class Thread:
     def find_message(self, message_id: str) -> Message | None:
         """A persisted message by id (recent ones are found first)."""
         return self._context.find_message(message_id)
+
+    def model_request(self, message_id: str) -> SeenRequest | None:
+        """What the model step that wrote assistant message `message_id` was sent: its
+        messages (system prompt included, after the hooks that filter them), the tools on
+        offer and how they could be called — as stored, so redacted. None for a message
+        that no model step of this thread wrote."""
+        return rebuild_request(message_id, self._context.find_message)
 
     @property
     def damage(self) -> list[str]:

@@ -340,6 +340,24 @@ class ThreadContext:
             update["reasoning"] = tuple(
                 r.model_copy(update={"text": redactor.text(r.text)}) for r in message.reasoning
             )
+        if message.request is not None and (
+            message.request.tools or any(e.message for e in message.request.add)
+        ):
+            # What the step was sent, where the store does not already hold it redacted.
+            request = message.request
+            update["request"] = request.model_copy(
+                update={
+                    "add": tuple(
+                        e.model_copy(update={"message": self._redact_message(e.message)})
+                        if e.message is not None
+                        else e
+                        for e in request.add
+                    ),
+                    "tools": tuple(redactor.value(t) for t in request.tools)
+                    if request.tools is not None
+                    else None,
+                }
+            )
         for name in ("tool_call_id", "name", "parent_tool_call_id"):
             chosen = getattr(message, name)
             if chosen is not None:

@@ -1,0 +1,64 @@
+"""What a model step saw, rebuilt from the stored `StepRequest` records: the messages it was
+sent (system prompt included), the tools on offer and how they could be called."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from ._messages import Message
+
+__all__ = ["SeenRequest", "rebuild_request"]
+
+
+@dataclass(frozen=True)
+class SeenRequest:
+    """One model step's request, as sent (content as stored: redacted)."""
+
+    messages: list[Message]
+    tools: list[dict[str, Any]] = field(default_factory=list)
+    """Each tool as offered: name, description, parameters (JSON Schema)."""
+    tool_choice: str = "auto"
+    parallel_tool_calls: bool = False
+
+    @property
+    def system(self) -> str:
+        """The system instructions."""
+        return "\n\n".join(m.content or "" for m in self.messages if m.role == "system")
+
+
+def rebuild_request(
+    message_id: str,
+    find: Callable[[str], Message | None],
+    cache: dict[str, SeenRequest] | None = None,
+) -> SeenRequest | None:
+    """The request of the step that wrote assistant message `message_id` (None: none is on
+    record); `find` reads a stored message by id; `cache` keeps what was rebuilt (rebuilding
+    every step of a thread then costs each step once)."""
+    cache = {} if cache is None else cache
+    # Back along `after` to a step already rebuilt (or the first), then forward: a long
+    # thread's chain is as long as its steps, deeper than recursion allows.
+    chain: list[tuple[str, Message]] = []
+    at: str | None = message_id
+    while at is not None and at not in cache:
+        message = find(at)
+        if message is None or message.request is None:
+            if not chain:
+                return None
+            break
+        chain.append((at, message))
+        at = message.request.after
+    before = cache.get(at) if at is not None else None
+    for step_id, message in reversed(chain):
+        record = message.request
+        assert record is not None
+        messages = list(before.messages[: record.keep]) if before is not None else []
+        for entry in record.add:
+            sent = entry.message if entry.message is not None else find(entry.ref or "")
+            if sent is not None:
+                messages.append(sent)
+        tools = list(record.tools) if record.tools is not None else before.tools if before else []
+        before = SeenRequest(messages, tools, record.tool_choice, record.parallel_tool_calls)
+        cache[step_id] = before
+    return cache.get(message_id)

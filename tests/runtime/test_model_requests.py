@@ -1,0 +1,105 @@
+"""What each model step was sent is on record and rebuilt exactly — system prompt, messages
+after the hooks that filter them, tools, how they could be called — for every step of a
+thread: several turns with earlier ones in view, a prompt tool's nested turn, a hook's
+rewrite; and the record of a long thread grows with its history, not with its square."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import threadlab as tl
+from threadlab.models import ModelRequest, call, step, text
+
+
+class Recording:
+    """A model that says what its script says and keeps every request it was sent."""
+
+    name = "recording"
+
+    def __init__(self, steps: list[Any]) -> None:
+        self.script = tl.models.ScriptedModel(steps)
+        self.sent: list[ModelRequest] = []
+
+    async def stream(self, request: ModelRequest) -> Any:
+        self.sent.append(request)
+        async for chunk in self.script.stream(request):
+            yield chunk
+
+
+def as_sent(messages: Any) -> list[tuple[Any, ...]]:
+    return [(m.role, m.content, tuple((c.id, c.name) for c in m.tool_calls),
+             m.tool_call_id) for m in messages]  # fmt: skip
+
+
+async def test_every_steps_request_is_rebuilt_as_it_was_sent(
+    rt: tl.Runtime, registry: tl.Registry
+) -> None:
+    tl.define_tool("add", description="Add.", execute=lambda s, a: str(a["a"] + a["b"]),
+                   args={"type": "object", "properties": {"a": {"type": "integer"},
+                                                          "b": {"type": "integer"}}},
+                   registry=registry)  # fmt: skip
+
+    def shout(state: tl.ThreadState, messages: list[tl.Message]) -> list[tl.Message]:
+        # A hook's rewrite: what the model saw is not what the store holds.
+        return [
+            m.model_copy(update={"content": (m.content or "").upper()}) if m.role == "user" else m
+            for m in messages
+        ]
+
+    tl.define_hook(hook="filter_messages", id="shout", execute=shout, registry=registry)
+    inner = Recording([text("inner says hi")])
+    tl.define_prompt("helper", prompt="Help.", model=inner, expose_as_tool=True,
+                     registry=registry)  # fmt: skip
+    outer = Recording(
+        [
+            step(call("add", {"a": 1, "b": 2}, id="c1"), call("helper", {"message": "x"}, id="c2")),
+            text("three"),
+            call("add", {"a": 3, "b": 4}, id="c3"),
+            text("seven"),
+        ]
+    )
+    tl.define_prompt("p", prompt="You add. Region {{env:REGION}}.", model=outer,
+                     tools=["add", "helper"], include_chat=True, include_past_tools=True,
+                     hooks=["shout"], tool_choice="auto", registry=registry)  # fmt: skip
+    thread = await rt.create_thread("p", env={"REGION": "eu"})
+    await thread.send("add one and two")
+    await thread.send("now three and four")
+    steps = [m for m in thread.all_messages() if m.role == "assistant"]
+    assert len(steps) == len(outer.sent) + len(inner.sent) == 5
+    sent = iter(outer.sent)
+    inner_sent = iter(inner.sent)
+    for message in steps:
+        original = next(inner_sent) if message.depth else next(sent)
+        seen = thread.model_request(message.id)
+        assert seen is not None
+        assert as_sent(seen.messages) == as_sent(original.messages)
+        assert [t["name"] for t in seen.tools] == [t.name for t in original.tools]
+        assert seen.tools == [
+            {"name": t.name, "description": t.description, "parameters": t.parameters}
+            for t in original.tools
+        ]
+        assert seen.tool_choice == original.tool_choice
+    last = thread.model_request(steps[-1].id)
+    assert last is not None
+    assert last.system == "You add. Region eu."
+    assert ("user", "NOW THREE AND FOUR", (), None) in as_sent(last.messages)  # the rewrite
+    assert thread.model_request(thread.messages[0].id) is None  # a user message: no step
+
+
+async def test_the_record_of_a_long_thread_is_linear(rt: tl.Runtime, registry: tl.Registry) -> None:
+    turns = 60
+    model = Recording([text(f"answer {i}") for i in range(turns)])
+    tl.define_prompt("p", prompt="Chat.", model=model, include_chat=True, registry=registry)
+    thread = await rt.create_thread("p")
+    for i in range(turns):
+        await thread.send(f"question {i}")
+    stored = [m.request for m in thread.messages if m.role == "assistant"]
+    entries = sum(len(r.add) for r in stored if r is not None)
+    sent = sum(len(r.messages) for r in model.sent)
+    assert sent > turns * turns  # what the steps were sent grows with the square
+    assert entries <= 3 * turns + 1  # what is stored for them does not
+    # ... and the last step is still rebuilt whole, from a fresh Runtime.
+    again = tl.Runtime(registry, rt.store)
+    seen = again.thread(thread.id).model_request(thread.messages[-1].id)
+    assert seen is not None
+    assert as_sent(seen.messages) == as_sent(model.sent[-1].messages)
