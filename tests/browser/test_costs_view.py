@@ -11,7 +11,7 @@ from .test_live_inspector import set_theme
 
 MODEL = '''
 import threadlab as tl
-from threadlab.models import FinishChunk, TextChunk, ToolCallChunk
+from threadlab.models import FinishChunk, ReasoningChunk, TextChunk, ToolCallChunk
 
 class Priced:
     """Steps with usage, said to come from OpenAI's API: priced from the tables."""
@@ -22,6 +22,7 @@ class Priced:
         self.name = self.model = model
     async def stream(self, request):
         if not any(m.role == "tool" for m in request.messages):
+            yield ReasoningChunk(0, "Ping first, then answer.", api="openai")
             yield ToolCallChunk(0, id="call_p", name="ping", arguments="{}")
             yield FinishChunk(usage={"input_tokens": 12000, "output_tokens": 800})
         else:
@@ -68,6 +69,20 @@ def test_costs_show_per_step_run_and_subagent(lab: Lab, browser: Any) -> None:
         steps.first.wait_for(timeout=30_000)
         assert steps.count() == 2
         assert all(s.inner_text().startswith(" · $0.0") for s in steps.all())
+        # The first step's thinking and what it was sent, each closed until opened.
+        thinking = view.locator("[data-testid=thinking]")
+        assert thinking.count() == 1
+        thinking.locator("summary").click()
+        assert "Ping first, then answer." in thinking.inner_text()
+        request = view.locator("[data-testid=step-request]").first
+        request.locator("summary").click()
+        request.locator("pre", has_text="user: ping").wait_for(timeout=30_000)
+        assert request.locator("pre").inner_text().splitlines() == [
+            "system: t",
+            "user: ping",
+            "tools: ping (tool_choice auto, parallel calls no)",
+        ]
+        assert thinking.get_attribute("open") is not None  # still open after the redraw
         view.evaluate("e => e.scrollIntoView({block: 'center'})")
         page.screenshot(path=str(shots / "costs-light.png"))
         set_theme(page, "JupyterLab Dark")

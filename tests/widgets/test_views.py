@@ -329,3 +329,27 @@ async def test_a_branch_that_cannot_run_here_says_why_in_the_view(
     await view._forking  # no exception escapes into the kernel's loop
     assert not view.live
     assert "'p'" in view.trace["run"]["error"]
+
+
+async def test_a_steps_request_is_sent_when_asked_for(
+    rt: tl.Runtime, registry: tl.Registry, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    sent = install(monkeypatch)
+    define(registry, tl.models.ScriptedModel([write(1), text("done")]))
+    thread = await rt.create_thread("p", secrets={"API_KEY": SECRET})
+    await thread.send("go")
+    view = TraceView(rt, replay(thread))
+    step = next(m for m in thread.messages if m.tool_calls)
+    assert "request" not in json.dumps(view.trace)  # never part of the synced state
+    view._on_message(view, {"op": "fetch_request", "thread": thread.id, "message": step.id}, [])
+    reply = customs_of(sent)[-1]
+    assert reply["op"] == "request"
+    assert reply["message"] == step.id
+    assert reply["text"].splitlines() == [
+        "system: x",
+        "user: go",
+        "tools: write_file (tool_choice auto, parallel calls no)",
+    ]
+    other = await rt.create_thread("p")
+    view._on_message(view, {"op": "fetch_request", "thread": other.id, "message": step.id}, [])
+    assert customs_of(sent)[-1]["error"] == "that thread is not in this view"

@@ -7,6 +7,7 @@ import html
 import json
 from typing import Any
 
+from .._records import SeenRequest
 from ._trace import TraceState, cost_text, usage_text
 
 __all__ = ["StaticTrace", "static_html", "static_text"]
@@ -257,3 +258,28 @@ class StaticTrace:
 
     def __repr__(self) -> str:
         return self.text
+
+
+def request_text(seen: SeenRequest) -> str:
+    """What a model step was sent, to read: the system prompt, each message, the tools.
+
+    Example:
+        >>> from threadlab import Message, SeenRequest
+        >>> print(request_text(SeenRequest([Message(role="system", content="Be brief."),
+        ...                                 Message(role="user", content="hi")])))
+        system: Be brief.
+        user: hi
+        tools: none (tool_choice auto, parallel calls no)
+    """
+    lines = []
+    for message in seen.messages:
+        who = message.role + (f" ({message.tool_call_id})" if message.tool_call_id else "")
+        lines.append(f"{who}: {message.content or ''}".rstrip())
+        lines += [
+            f"  calls {call.name} ({call.id}): {json.dumps(call.arguments, ensure_ascii=False)}"
+            for call in message.tool_calls
+        ]
+    offered = ", ".join(t["name"] for t in seen.tools) or "none"
+    parallel = "yes" if seen.parallel_tool_calls else "no"
+    lines.append(f"tools: {offered} (tool_choice {seen.tool_choice}, parallel calls {parallel})")
+    return "\n".join(lines)

@@ -235,6 +235,7 @@ class TraceState:
             "usage": message.usage,
             "cost_usd": message.cost_usd,
             "subagent": message.subagent_id,
+            "thread": tid,
             "reasoning": _preview("\n\n".join(r.text for r in message.reasoning if r.text)),
         }
         if message.role == "assistant":

@@ -24,7 +24,7 @@ from ._card_approver import CardApprover
 from ._patches import Patcher
 from ._replay import relate, replay
 from ._run_stream import RunStream
-from ._static import static_html, static_text
+from ._static import request_text, static_html, static_text
 from ._trace import TraceState
 
 __all__ = ["ThreadListView", "TraceView"]
@@ -62,11 +62,13 @@ class _View(anywidget.AnyWidget):
             return
         op = content.get("op")
         thread = str(content.get("thread"))
-        if op in ("fetch_result", "preview") and not self.shows(thread):
+        if op in ("fetch_result", "preview", "fetch_request") and not self.shows(thread):
             # The front end is anyone who can send on the comm: it reads only what it shows.
             self.send({"op": op, "thread": thread, "error": "that thread is not in this view"})
         elif op == "fetch_result":
             self._send_result(thread, str(content.get("call")))
+        elif op == "fetch_request":
+            self._send_request(thread, str(content.get("message")))
         elif op == "preview":
             self._send_preview(thread, str(content.get("path")))
         else:
@@ -91,6 +93,12 @@ class _View(anywidget.AnyWidget):
         )
         text = message.content if message is not None else None
         self.send({"op": "result", "call": call_id, "text": text or ""})
+
+    def _send_request(self, thread_id: str, message_id: str) -> None:
+        # What a step was sent can be the whole history: asked for when a person opens it.
+        seen = self._rt.thread(thread_id).model_request(message_id)
+        text = request_text(seen) if seen is not None else "no request is on record for it"
+        self.send({"op": "request", "message": message_id, "text": text})
 
     def _send_preview(self, thread_id: str, path: str) -> None:
         reply: dict[str, Any] = {"op": "preview", "thread": thread_id, "path": path}

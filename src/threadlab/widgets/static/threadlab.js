@@ -8,7 +8,7 @@
  * @typedef {{id: string, role: string, text: string, chars: number, depth: number,
  *   side: string | null, calls: string[], attachments: string[],
  *   usage: Record<string, number> | null, subagent: string | null,
- *   cost_usd?: number | null, reasoning?: string}} TraceMessage
+ *   cost_usd?: number | null, reasoning?: string, thread?: string}} TraceMessage
  * @typedef {{type: string, data: unknown}} CardEvent
  * @typedef {{id: string, thread: string, name: string, depth: number, progress: string | null,
  *   status: string, duration_ms: number | null, result: string | null, result_chars: number,
@@ -37,6 +37,7 @@
  *   messages: Map<string, Keyed>, previewEl: Keyed | null,
  *   forks: Map<string, {el: HTMLElement, error: HTMLElement}>,
  *   decisions: Map<string, {el: HTMLElement, error: HTMLElement, sent: () => void}>,
+ *   requests: Record<string, string>,
  *   clock: Record<string, {seen: number, started: number | null}>}} Local
  * @typedef {{thread: string, at: string, kind: "call" | "message", result?: string | null,
  *   args?: string, text?: string}} ForkPoint
@@ -295,13 +296,15 @@ function usageText(usage) {
 /**
  * One message's line, kept per message id (its text does not change once stored). A report a
  * subagent delivered reads as that child's, with its name and status, not as the human's.
+ * @param {Model} model
  * @param {TraceMessage} m
  * @param {Trace} trace
  * @param {Local} local
  */
-function messageLine(m, trace, local) {
+function messageLine(model, m, trace, local) {
   const child = m.subagent ? trace.threads.find((t) => t.id === m.subagent) : undefined;
-  const sig = JSON.stringify([m, child?.name, child?.status]);
+  const asked = local.requests[m.id];
+  const sig = JSON.stringify([m, child?.name, child?.status, asked ?? null]);
   const kept = local.messages.get(m.id);
   if (kept && kept.sig === sig) return kept.el;
   const who = m.subagent
@@ -324,6 +327,9 @@ function messageLine(m, trace, local) {
       ? h("span", { class: "tl-meta" }, ` 📎 ${m.attachments.join(", ")}`)
       : null,
     m.usage ? h("span", { class: "tl-meta" }, ` · ${usageText(m.usage)}`) : null,
+    m.role === "assistant" && costText(m.cost_usd)
+      ? h("span", { class: "tl-meta", "data-testid": "step-cost" }, ` · ${costText(m.cost_usd)}`)
+      : null,
     m.reasoning
       ? h(
           "details",
@@ -332,12 +338,40 @@ function messageLine(m, trace, local) {
           h("pre", {}, m.reasoning),
         )
       : null,
-    m.role === "assistant" && costText(m.cost_usd)
-      ? h("span", { class: "tl-meta", "data-testid": "step-cost" }, ` · ${costText(m.cost_usd)}`)
-      : null,
+    m.role === "assistant" ? requestPart(model, m, local) : null,
   );
+  // Redrawn (a request arrived, a child's status changed): what the user opened stays open.
+  for (const open of kept?.el.querySelectorAll("details[open]") || []) {
+    const again = el.querySelector(`details[data-testid="${open.getAttribute("data-testid")}"]`);
+    if (again) /** @type {HTMLDetailsElement} */ (again).open = true;
+  }
   local.messages.set(m.id, { el, sig });
   return el;
+}
+
+/**
+ * A model step's "request": what it was sent, asked of the kernel when first opened.
+ * @param {Model} model
+ * @param {TraceMessage} m
+ * @param {Local} local
+ */
+function requestPart(model, m, local) {
+  const text = local.requests[m.id];
+  const part = h(
+    "details",
+    {
+      class: "tl-request",
+      "data-testid": "step-request",
+      ontoggle: (/** @type {Event} */ e) => {
+        const open = /** @type {HTMLDetailsElement} */ (e.currentTarget).open;
+        if (open && local.requests[m.id] === undefined)
+          model.send({ op: "fetch_request", thread: m.thread, message: m.id });
+      },
+    },
+    h("summary", {}, "request"),
+    h("pre", {}, text ?? "loading…"),
+  );
+  return part;
 }
 
 const FORK_MODES = {
@@ -572,7 +606,7 @@ function conversation(model, trace, threadId, local) {
     if (m.role === "tool" || (m.depth > 0 && m.role !== "assistant")) continue;
     // An assistant step that only called tools still shows what it cost.
     if (m.text || (m.role === "assistant" && (m.usage || m.reasoning)))
-      out.push(messageLine(m, trace, local));
+      out.push(messageLine(model, m, trace, local));
     if (forkable && m.role === "user" && m.depth === 0 && !m.subagent)
       out.push(
         forkControl(model, local, { thread: threadId, at: m.id, kind: "message", text: m.text }),
@@ -851,6 +885,7 @@ export default {
       previewEl: null,
       forks: new Map(),
       decisions: new Map(),
+      requests: {},
       clock: {},
     };
     local.redraw = () => {
@@ -860,6 +895,7 @@ export default {
     model.on("msg:custom", (/** @type {any} */ msg) => {
       if (msg.op === "result") local.fetched[msg.call] = msg.text;
       if (msg.op === "preview") local.preview = msg;
+      if (msg.op === "request") local.requests[msg.message] = msg.text;
       if (msg.op === "fork_error") {
         const point = local.forks.get(`${msg.thread} ${msg.at}`);
         if (point) point.error.textContent = msg.error;
