@@ -130,6 +130,8 @@ class Message(BaseModel):
     model: str | None = None
     """The model that wrote an assistant message (the provider's model id, or the model's
     name)."""
+    response_id: str | None = None
+    """The provider's id of the response an assistant message is."""
     subagent_id: str | None = None
     """On a message a child delivered to its parent: the child's reference."""
     request: StepRequest | None = None
@@ -161,6 +163,8 @@ class StepRequest(BaseModel):
     tools: tuple[dict[str, Any], ...] | None = None
     tool_choice: str = "auto"
     parallel_tool_calls: bool = False
+    parameters: dict[str, Any] | None = None
+    """The model's request options (temperature, max_tokens, ...); None: as `after`'s."""
 
 
 UnfinishedCause = Literal["cancelled", "owner_gone"]

@@ -21,6 +21,8 @@ class SeenRequest:
     """Each tool as offered: name, description, parameters (JSON Schema)."""
     tool_choice: str = "auto"
     parallel_tool_calls: bool = False
+    parameters: dict[str, Any] = field(default_factory=dict)
+    """The model's request options (temperature, max_tokens, ...)."""
 
     @property
     def system(self) -> str:
@@ -59,6 +61,15 @@ def rebuild_request(
             if sent is not None:
                 messages.append(sent)
         tools = list(record.tools) if record.tools is not None else before.tools if before else []
-        before = SeenRequest(messages, tools, record.tool_choice, record.parallel_tool_calls)
+        parameters = (
+            dict(record.parameters)
+            if record.parameters is not None
+            else before.parameters
+            if before
+            else {}
+        )
+        before = SeenRequest(
+            messages, tools, record.tool_choice, record.parallel_tool_calls, parameters
+        )
         cache[step_id] = before
     return cache.get(message_id)

@@ -24,6 +24,7 @@ class _Sent:
     message_id: str
     messages: list[Message]
     tools: list[dict[str, Any]]
+    parameters: dict[str, Any]
 
 
 class RequestLog:
@@ -32,10 +33,13 @@ class RequestLog:
     def __init__(self, context: ThreadContext) -> None:
         self.context = context
         self._last: dict[_Key, _Sent | None] = {}
-        self._sending: dict[_Key, tuple[list[Message], list[dict[str, Any]]]] = {}
+        self._sending: dict[_Key, _Sent] = {}
 
-    def record(self, frame: Frame, request: ModelRequest) -> StepRequest:
-        """The record of `request`, about to be sent in `frame`."""
+    def record(
+        self, frame: Frame, request: ModelRequest, parameters: dict[str, Any]
+    ) -> StepRequest:
+        """The record of `request`, about to be sent in `frame` with the model's request
+        options `parameters`."""
         key = _key(frame)
         if key not in self._last:
             self._last[key] = self._from_store(frame)
@@ -50,7 +54,7 @@ class RequestLog:
             limit = min(len(last.messages), len(messages))
             while keep < limit and _same(last.messages[keep], messages[keep]):
                 keep += 1
-        self._sending[key] = (messages, tools)
+        self._sending[key] = _Sent("", messages, tools, parameters)
         return StepRequest(
             after=last.message_id if last is not None else None,
             keep=keep,
@@ -58,13 +62,15 @@ class RequestLog:
             tools=None if last is not None and last.tools == tools else tuple(tools),
             tool_choice=request.tool_choice,
             parallel_tool_calls=request.parallel_tool_calls,
+            parameters=None if last is not None and last.parameters == parameters else parameters,
         )
 
     def sent(self, frame: Frame, message_id: str) -> None:
         """The step's assistant message is stored as `message_id`: the chain goes on from it."""
         key = _key(frame)
-        messages, tools = self._sending.pop(key)
-        self._last[key] = _Sent(message_id, messages, tools)
+        sent = self._sending.pop(key)
+        sent.message_id = message_id
+        self._last[key] = sent
 
     def _entry(self, message: Message) -> RequestEntry:
         stored = self.context.find_message(message.id) if message.role != "system" else None
@@ -82,7 +88,7 @@ class RequestLog:
                 seen = rebuild_request(message.id, self.context.find_message)
                 if seen is None:
                     return None
-                return _Sent(message.id, seen.messages, seen.tools)
+                return _Sent(message.id, seen.messages, seen.tools, seen.parameters)
         return None
 
 

@@ -384,10 +384,10 @@ class RunLoop:
             if hooks.has("tool_call_started"):
                 await hooks.run("tool_call_started", state, event)
 
-        sent = self.requests.record(frame, request)
         chosen = self._model_choice(prompt, frame)
         try:
             model = self.host.resolve_model(chosen, lambda name: env.resolve(name, prompt))
+            sent = self.requests.record(frame, request, dict(getattr(model, "options", {})))
             stream = model.stream(request)
             draft = await collect_stream(
                 stream,
@@ -427,6 +427,7 @@ class RunLoop:
             provider=provider_name(model),
             cost_usd=cost,
             request=sent,
+            response_id=draft.response_id,
         )
         assistant = await self.commit(frame, assistant, hooks, state)
         self.requests.sent(frame, assistant.id)

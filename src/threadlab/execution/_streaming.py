@@ -52,6 +52,7 @@ class Draft:
     calls: list[ToolCall]
     usage: dict[str, int] | None
     reasoning: tuple[Reasoning, ...] = ()
+    response_id: str | None = None
 
 
 def parse_arguments(raw: str) -> dict[str, object] | str:
@@ -91,6 +92,7 @@ class _Collector:
         self.calls: dict[int, _PendingCall] = {}
         self.usage: dict[str, int] | None = None
         self.reasoning: dict[int, dict[str, Any]] = {}
+        self.response_id: str | None = None
 
     def take_reasoning(self, chunk: ReasoningChunk) -> None:
         part = self.reasoning.setdefault(chunk.index, {"text": "", "api": chunk.api})
@@ -184,6 +186,7 @@ class _Collector:
             ],
             usage=self.usage,
             reasoning=tuple(Reasoning(**part) for _, part in sorted(self.reasoning.items())),
+            response_id=self.response_id,
         )
 
 
@@ -218,6 +221,7 @@ async def collect_stream(
                 collector.take_reasoning(chunk)
             elif isinstance(chunk, FinishChunk):
                 collector.usage = chunk.usage
+                collector.response_id = chunk.response_id
     finally:
         # Cancelled or failed mid-stream: the model's stream (an HTTP response, for a
         # provider) is closed now, not when the garbage collector finds it.

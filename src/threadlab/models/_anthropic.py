@@ -58,6 +58,7 @@ class MessagesApi:
         cached: int | None = None
         written: int | None = None
         output_tokens: int | None = None
+        response_id: str | None = None
         finished = False
         async for event in stream:
             kind = event.type
@@ -96,6 +97,7 @@ class MessagesApi:
                 elif block.type == "redacted_thinking":
                     yield ReasoningChunk(event.index, api="anthropic", redacted=block.data)
             elif kind == "message_start":
+                response_id = event.message.id
                 counts = event.message.usage
                 cached = counts.cache_read_input_tokens
                 written = counts.cache_creation_input_tokens
@@ -110,7 +112,7 @@ class MessagesApi:
         if not finished:
             raise ProtocolViolation("the stream ended without message_stop")
         counted = usage(input_tokens, output_tokens, cached, written)
-        yield FinishChunk(usage=counted or None)
+        yield FinishChunk(usage=counted or None, response_id=response_id)
 
 
 def turns(messages: Sequence[Message]) -> list[dict[str, Any]]:

@@ -87,6 +87,8 @@ class ReasoningChunk:
 @dataclass(frozen=True)
 class FinishChunk:
     usage: dict[str, int] | None = None
+    response_id: str | None = None
+    """The provider's id of the response, when it gives one."""
 
 
 ModelChunk = TextChunk | ToolCallChunk | ReasoningChunk | FinishChunk

@@ -50,7 +50,9 @@ class ChatCompletionsApi:
         calls = CallAssembler()
         counted: dict[str, int] | None = None
         finished = False
+        response_id: str | None = None
         async for chunk in stream:
+            response_id = response_id or getattr(chunk, "id", None) or None
             if chunk.usage is not None:
                 counted = usage(
                     chunk.usage.prompt_tokens,
@@ -76,7 +78,7 @@ class ChatCompletionsApi:
                         yield out
         if not finished:
             raise ProtocolViolation("the stream ended without a finish_reason")
-        yield FinishChunk(usage=counted)
+        yield FinishChunk(usage=counted, response_id=response_id)
 
 
 def _content(delta: Any) -> list[TextChunk | ReasoningChunk]:

@@ -61,6 +61,7 @@ class ResponsesApi:
         calls = CallAssembler()
         call_of_item: dict[str, str] = {}  # argument events name the item, not the call
         counted: dict[str, int] | None = None
+        response_id: str | None = None
         finished = False
         async for event in stream:
             kind = event.type
@@ -104,6 +105,7 @@ class ResponsesApi:
             elif kind in ("response.completed", "response.incomplete"):
                 finished = True
                 counted = _usage(event.response)
+                response_id = getattr(event.response, "id", None)
             elif kind == "response.failed":
                 error = event.response.error
                 raise ModelError(f"the response failed: {error.message if error else 'no reason'}")
@@ -111,7 +113,7 @@ class ResponsesApi:
                 raise ModelError(f"the server reported an error mid-stream: {event.message}")
         if not finished:
             raise ProtocolViolation("the stream ended without response.completed")
-        yield FinishChunk(usage=counted)
+        yield FinishChunk(usage=counted, response_id=response_id)
 
 
 def input_items(messages: Sequence[Message]) -> list[dict[str, Any]]:

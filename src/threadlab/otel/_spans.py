@@ -385,11 +385,18 @@ class _RunSpans:
             span.attributes |= _output_attributes(
                 message.content or "", message.tool_calls, finish_reason
             )
-        seen = self.history.request(message.id) if self.include_content else None
+        if message.response_id:
+            span.attributes["gen_ai.response.id"] = message.response_id
+        seen = self.history.request(message.id)
         if seen is not None:
-            span.attributes |= _input_attributes(seen)
+            span.attributes |= _parameter_attributes(seen)
+            if self.include_content:
+                span.attributes |= _input_attributes(seen)
+        described = {t["name"]: t.get("description") for t in seen.tools} if seen else {}
         for call in message.tool_calls:
             tool = self._tool(call.id, call.name, event, tools, run)
+            if described.get(call.name):
+                tool.attributes["gen_ai.tool.description"] = described[call.name]
             if self.include_content:
                 arguments = (
                     call.arguments
@@ -461,6 +468,46 @@ class _RunSpans:
         return SpanEvent("exception", attributes, _ns(event.at))
 
 
+# The model options the conventions name, by the names providers' APIs give them.
+_PARAMETERS = {
+    "temperature": "gen_ai.request.temperature",
+    "top_p": "gen_ai.request.top_p",
+    "top_k": "gen_ai.request.top_k",
+    "max_tokens": "gen_ai.request.max_tokens",
+    "max_completion_tokens": "gen_ai.request.max_tokens",
+    "max_output_tokens": "gen_ai.request.max_tokens",
+    "frequency_penalty": "gen_ai.request.frequency_penalty",
+    "presence_penalty": "gen_ai.request.presence_penalty",
+    "seed": "gen_ai.request.seed",
+    "stop": "gen_ai.request.stop_sequences",
+    "stop_sequences": "gen_ai.request.stop_sequences",
+}
+
+
+def _parameter_attributes(seen: SeenRequest) -> dict[str, Any]:
+    """How a step was asked for (model options, tool choice): settings, not content."""
+    flat: dict[str, Any] = {
+        "llm.invocation_parameters": json.dumps(
+            {
+                **seen.parameters,
+                "tool_choice": seen.tool_choice,
+                "parallel_tool_calls": seen.parallel_tool_calls,
+            },
+            ensure_ascii=False,
+            default=str,
+        )
+    }
+    for option, value in seen.parameters.items():
+        name = _PARAMETERS.get(option)
+        if name is None:
+            continue
+        if name.endswith("stop_sequences"):
+            value = (value,) if isinstance(value, str) else tuple(map(str, value or ()))
+        if isinstance(value, bool | int | float | str | tuple):
+            flat[name] = value
+    return flat
+
+
 def _input_attributes(seen: SeenRequest) -> dict[str, Any]:
     """What a step was sent, as the GenAI conventions' system instructions, input messages and
     tool definitions, and as OpenInference's input message, tool and parameter keys (what a
@@ -470,9 +517,6 @@ def _input_attributes(seen: SeenRequest) -> dict[str, Any]:
         "gen_ai.input.messages": json.dumps([_message(m) for m in sent], ensure_ascii=False),
         "gen_ai.tool.definitions": json.dumps(
             [{"type": "function", **tool} for tool in seen.tools], ensure_ascii=False
-        ),
-        "llm.invocation_parameters": json.dumps(
-            {"tool_choice": seen.tool_choice, "parallel_tool_calls": seen.parallel_tool_calls}
         ),
         "input.value": (sent[-1].content or "") if sent else "",
     }

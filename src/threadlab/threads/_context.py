@@ -341,7 +341,9 @@ class ThreadContext:
                 r.model_copy(update={"text": redactor.text(r.text)}) for r in message.reasoning
             )
         if message.request is not None and (
-            message.request.tools or any(e.message for e in message.request.add)
+            message.request.tools
+            or message.request.parameters
+            or any(e.message for e in message.request.add)
         ):
             # What the step was sent, where the store does not already hold it redacted.
             request = message.request
@@ -356,6 +358,7 @@ class ThreadContext:
                     "tools": tuple(redactor.value(t) for t in request.tools)
                     if request.tools is not None
                     else None,
+                    "parameters": redactor.value(request.parameters),
                 }
             )
         for name in ("tool_call_id", "name", "parent_tool_call_id"):
