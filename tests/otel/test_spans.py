@@ -129,6 +129,7 @@ async def test_a_run_is_a_trace_of_genai_spans(registry: tl.Registry, store_dir:
     assert creator.attributes is not None
     assert creator.attributes["gen_ai.tool.type"] == "extension"
     (child,) = list(by_name(spans, "invoke_agent worker"))
+    assert (child.attributes or {})["gen_ai.agent.description"] == "Does work."
     assert child.parent is not None
     assert child.parent.span_id == creator.context.span_id
     (finish,) = by_name(spans, "execute_tool finish")

@@ -253,6 +253,9 @@ class _RunSpans:
             if self.include_content:  # a run's error may quote the user, a tool or a provider
                 run.error = finish.error or finish.status
         run.attributes |= {"openinference.span.kind": "AGENT", "session.id": self.thread.id}
+        described = getattr(self.thread, "description", "")  # a child's agent says what it is
+        if described:
+            run.attributes["gen_ai.agent.description"] = described
         if self.include_content:
             task = self._task()
             if task is not None:  # what the run was asked: the user's message, a child's task
