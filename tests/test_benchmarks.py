@@ -96,3 +96,11 @@ async def test_first_delta_benchmark_times_both_sides() -> None:
     result = await providers.first_delta(repeats=1)
     assert result.ours_ms > 0
     assert result.bare_ms > 0
+
+
+def test_import_benchmark_times_each_module() -> None:
+    from benchmarks import imports
+
+    costs = imports.measure(repeats=1)
+    assert [c.module for c in costs] == list(imports.MODULES)
+    assert all(c.cpu_s > 0 for c in costs)

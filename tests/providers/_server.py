@@ -64,7 +64,7 @@ class ScriptedServer:
         self.disconnected_at = 0.0
         self.frames_sent = 0
         self.frame_times: list[float] = []
-        """`time.perf_counter()` as each frame was flushed to the client."""
+        """`time.perf_counter()` as each frame was about to be written to the client."""
         server = self
 
         class Handler(BaseHTTPRequestHandler):
@@ -113,9 +113,11 @@ class ScriptedServer:
                 for frame in frames:
                     if reply.pace:
                         time.sleep(reply.pace)
+                    # Timed before the write: the client may read the frame before this
+                    # thread runs again.
+                    server.frame_times.append(time.perf_counter())
                     self.wfile.write(f"{len(frame):x}\r\n".encode() + frame + b"\r\n")
                     self.wfile.flush()
-                    server.frame_times.append(time.perf_counter())
                     server.frames_sent += 1
                 if reply.cut:
                     self.close_connection = True

@@ -4,12 +4,14 @@ output against them, and shaping what is sent to a model."""
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import jsonschema
 from pydantic import BaseModel, ValidationError
 
 from .._errors import DefinitionError
+
+if TYPE_CHECKING:
+    import jsonschema
 
 __all__ = ["ArgsSchema", "format_path", "plain_check"]
 
@@ -30,9 +32,18 @@ def format_path(parts: tuple[Any, ...] | list[Any]) -> str:
 class ArgsSchema:
     """The declared arguments of a tool, validated the way they were declared."""
 
-    def __init__(self, owner: str, declared: type[BaseModel] | dict[str, Any] | None) -> None:
+    def __init__(
+        self,
+        owner: str,
+        declared: type[BaseModel] | dict[str, Any] | None,
+        *,
+        trusted: bool = False,
+    ) -> None:
+        """`trusted`: a schema of threadlab's own, known to be valid: not checked, and the
+        jsonschema machinery (slow to import) is loaded only when a value needs it."""
         self.owner = owner
         self.model: type[BaseModel] | None = None
+        self._declared: dict[str, Any] | None = None
         self._validator: jsonschema.protocols.Validator | None = None
         self._plainly_valid: Callable[[dict[str, Any]], bool] | None = None
         if declared is None:
@@ -46,6 +57,24 @@ class ArgsSchema:
                     f'{owner}: args schema must be a JSON Schema with "type": "object"'
                     f" (got type {declared.get('type')!r})"
                 )
+            self.json_schema = dict(declared)
+            self._declared = declared
+            self._plainly_valid = plain_check(declared)
+            if not trusted:
+                self._jsonschema_validator()  # a schema that is not valid: said now
+        else:
+            raise DefinitionError(
+                f"{owner}: args must be a pydantic BaseModel subclass, a JSON Schema dict or None"
+                f" (got {type(declared).__name__})"
+            )
+
+    def _jsonschema_validator(self) -> jsonschema.protocols.Validator:
+        # jsonschema is imported here, when first needed: with the optional format packages a
+        # notebook server installs, its import costs seconds.
+        import jsonschema
+
+        if self._validator is None:
+            declared = self._declared or {}
             validator_cls = jsonschema.validators.validator_for(
                 declared, default=jsonschema.Draft202012Validator
             )
@@ -53,16 +82,10 @@ class ArgsSchema:
                 validator_cls.check_schema(declared)
             except jsonschema.SchemaError as exc:
                 raise DefinitionError(
-                    f"{owner}: args is not a valid JSON Schema: {exc.message}"
+                    f"{self.owner}: args is not a valid JSON Schema: {exc.message}"
                 ) from None
-            self.json_schema = dict(declared)
             self._validator = validator_cls(declared)
-            self._plainly_valid = plain_check(declared)
-        else:
-            raise DefinitionError(
-                f"{owner}: args must be a pydantic BaseModel subclass, a JSON Schema dict or None"
-                f" (got {type(declared).__name__})"
-            )
+        return self._validator
 
     @property
     def properties(self) -> dict[str, Any]:
@@ -87,10 +110,11 @@ class ArgsSchema:
                 return None, [
                     f"{format_path(tuple(err['loc']))}: {err['msg']}" for err in exc.errors()
                 ]
-        if self._validator is not None:
+        if self._declared is not None:
             if self._plainly_valid is not None and self._plainly_valid(value):
                 return value, []
-            errors = sorted(self._validator.iter_errors(value), key=lambda e: list(e.path))
+            validator = self._jsonschema_validator()
+            errors = sorted(validator.iter_errors(value), key=lambda e: list(e.path))
             if errors:
                 return None, [f"{format_path(list(e.path))}: {e.message}" for e in errors]
             return value, []

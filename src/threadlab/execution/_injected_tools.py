@@ -97,7 +97,9 @@ def tools_for(loop: ToolOwner, frame: Frame, prompt: PromptDefinition) -> dict[s
 def _prompt_tool(
     loop: ToolOwner, frame: Frame, prompt: PromptDefinition, config: SubpromptConfig
 ) -> ToolDefinition:
-    schema = prompt.required_schema or ArgsSchema(f"prompt {prompt.name!r}", _MESSAGE_ARGS)
+    schema = prompt.required_schema or ArgsSchema(
+        f"prompt {prompt.name!r}", _MESSAGE_ARGS, trusted=True
+    )
 
     async def execute(state: Any, args: Any) -> Any:
         call_id = state.execution.tool_call_id if state.execution else None
@@ -179,7 +181,7 @@ def _agent_tool(loop: ToolOwner, frame: Frame, agent: AgentDefinition) -> ToolDe
             frame.ending = "handoff"
             return {"handoff": agent.name}
 
-        args = ArgsSchema(f"agent {agent.name!r}", _HANDOFF_ARGS)
+        args = ArgsSchema(f"agent {agent.name!r}", _HANDOFF_ARGS, trusted=True)
         return builtin_tool(
             agent.name, agent.tool_description, args, handoff, "handoff", agent.approval
         )
@@ -195,5 +197,5 @@ def _agent_tool(loop: ToolOwner, frame: Frame, agent: AgentDefinition) -> ToolDe
             arguments={},
         )
 
-    args = ArgsSchema(f"agent {agent.name!r}", _AGENT_ARGS)
+    args = ArgsSchema(f"agent {agent.name!r}", _AGENT_ARGS, trusted=True)
     return builtin_tool(agent.name, agent.tool_description, args, delegate, "agent", agent.approval)

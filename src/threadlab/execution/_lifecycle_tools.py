@@ -94,7 +94,7 @@ def lifecycle_tools(supervisor: Supervisor, frame: Frame) -> dict[str, ToolDefin
             "subagents",
             "List your subagent relationships and the children you have started, with"
             " their references and status.",
-            ArgsSchema("tool 'subagents'", empty),
+            ArgsSchema("tool 'subagents'", empty, trusted=True),
             list_,
             "lifecycle",
         ),
@@ -102,7 +102,7 @@ def lifecycle_tools(supervisor: Supervisor, frame: Frame) -> dict[str, ToolDefin
             "subagent_create",
             "Start a new subagent instance in its own thread and give it a first message."
             f" Blocking subagents return their result; others report back later. {lines}",
-            ArgsSchema("tool 'subagent_create'", create_schema),
+            ArgsSchema("tool 'subagent_create'", create_schema, trusted=True),
             create,
             "lifecycle",
             _approval(visible, lambda args: args.get("agent")),
@@ -110,7 +110,7 @@ def lifecycle_tools(supervisor: Supervisor, frame: Frame) -> dict[str, ToolDefin
         "subagent_message": builtin_tool(
             "subagent_message",
             "Send a message to a resumable subagent you created, by its reference.",
-            ArgsSchema("tool 'subagent_message'", message_schema),
+            ArgsSchema("tool 'subagent_message'", message_schema, trusted=True),
             message,
             "lifecycle",
             _approval(visible, lambda args: agent_of(args.get("reference"))),

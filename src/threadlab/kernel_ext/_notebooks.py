@@ -6,10 +6,12 @@ from __future__ import annotations
 import json
 import re
 from pathlib import Path
-
-import nbformat
+from typing import TYPE_CHECKING
 
 from ..runtime import Thread
+
+if TYPE_CHECKING:
+    import nbformat
 
 __all__ = [
     "DEFINITION_MAGICS",
@@ -24,6 +26,8 @@ DEFINITION_MAGICS = ("%%tool", "%%prompt", "%%agent")
 
 def definition_cells(path: str | Path) -> list[str]:
     """The `%%tool`, `%%prompt` and `%%agent` cells of a notebook, in order."""
+    import nbformat  # here, not at `%load_ext`: it imports jsonschema, which costs seconds
+
     notebook = nbformat.read(str(path), as_version=4)
     return [
         cell.source
@@ -39,6 +43,8 @@ def thread_notebook(thread: Thread) -> nbformat.NotebookNode:
     markdown or HTML in it renders, and results and arguments sit in fenced blocks longer than
     any run of backticks inside them, so they cannot close their fence.
     """
+    import nbformat
+
     notebook: nbformat.NotebookNode = nbformat.v4.new_notebook()
     cells = [
         nbformat.v4.new_markdown_cell(

@@ -8,8 +8,6 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-import genai_prices
-
 __all__ = ["step_cost"]
 
 # threadlab's usage words → genai-prices' names.
@@ -36,6 +34,8 @@ def step_cost(model: Any, usage: Mapping[str, int] | None) -> float | None:
         return 0.0  # it ran in this process
     if not usage:
         return None
+    import genai_prices  # its tables load when a remote step is first priced, not at import
+
     counts = {_USAGE_KEYS[k]: v for k, v in usage.items() if k in _USAGE_KEYS}
     used = genai_prices.Usage(**counts)
     try:
