@@ -30,6 +30,7 @@ from ..models import ReplayModel
 from ..runtime import Runtime, Thread
 from ..widgets import LiveRun, StaticTrace, ThreadDiff, ThreadListView, TraceView, replay
 from ._arguments import parse_assignments, parse_variable, split_names, unquote
+from ._busy import KeepBusy
 from ._checks import warn_unknown
 from ._defined import Defined, tool_summary
 from ._notebooks import definition_cells, thread_notebook
@@ -295,6 +296,8 @@ class ThreadlabMagics(Magics):
     ) -> None:
         """Run `thread` (on `message`, or resuming) with a live view in the cell's output."""
         live = LiveRun(self.session.runtime, thread, self.update_rate)
+        busy = KeepBusy(getattr(self.shell, "kernel", None))
+        live.view.after_message = busy.touch
         handle = display(live.view, display_id=True)
         try:
             await live.run(message, step=step)
@@ -308,6 +311,8 @@ class ThreadlabMagics(Magics):
             live.view.push()
             print(f"run interrupted; thread {thread.id} keeps a valid history")
         finally:
+            busy.stop()
+            live.view.after_message = None
             waiting = thread.pending
             if handle is not None:
                 # Frozen: static HTML. Live: the same widget, with its static fallback

@@ -8,6 +8,7 @@ import base64
 import html
 import json
 import mimetypes
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -55,9 +56,18 @@ class _View(anywidget.AnyWidget):
     def __init__(self, rt: Runtime, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self._rt = rt
+        self.after_message: Callable[[], None] | None = None
+        """Called after each message from the front end is handled (a kernel hook)."""
         self.on_msg(self._on_message)
 
     def _on_message(self, _: Any, content: Any, buffers: Any) -> None:
+        try:
+            self._answer(content)
+        finally:
+            if self.after_message is not None:
+                self.after_message()
+
+    def _answer(self, content: Any) -> None:
         if not isinstance(content, dict):
             return
         op = content.get("op")

@@ -1,0 +1,43 @@
+"""While a `%%thread` cell runs, JupyterLab's status bar says the kernel is busy — also after
+the cell's live view has sent the kernel its messages (which ipykernel reports as requests of
+their own, busy then idle)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .conftest import Lab
+from .test_lab import run_cell, write_notebook
+
+CELLS = [
+    "%load_ext threadlab",
+    '%%tool\nasync def slow(state) -> str:\n    """Take a while."""\n'
+    "    import asyncio\n    await asyncio.sleep(4)\n    return 'done'",
+    "%%prompt p --tools slow\nx",
+    "%%thread p\ngo",
+]
+
+
+def test_the_status_bar_says_busy_for_the_whole_run(lab: Lab, browser: Any) -> None:
+    page = browser.new_page(viewport={"width": 1400, "height": 900})
+    try:
+        path = write_notebook(lab, CELLS, "busy.ipynb")
+        page.goto(lab.notebook_url(path.name))
+        status = page.locator(".jp-StatusBar-TextItem", has_text="Python 3 (ipykernel) |")
+        page.wait_for_selector("text=Python 3 (ipykernel) | Idle", timeout=60_000)
+        for index in range(len(CELLS)):
+            run_cell(page, index)
+        cell = page.locator(".jp-Notebook .jp-Cell").nth(len(CELLS) - 1)
+        # The view is on screen and has said so to the kernel; the tool sleeps 4 s.
+        cell.locator("[data-testid=tool-card]").first.wait_for(timeout=60_000)
+        page.wait_for_timeout(500)
+        seen = []
+        while cell.locator(".jp-InputPrompt").inner_text().strip() == "[*]:":
+            seen.append(status.first.inner_text())
+            page.wait_for_timeout(100)
+        assert len(seen) > 10  # sampled for seconds, while the cell ran
+        # The last sample may catch the cell's own end; every other one says busy.
+        assert all(text.endswith("Busy") for text in seen[:-1]), seen
+        page.wait_for_selector("text=Python 3 (ipykernel) | Idle", timeout=30_000)
+    finally:
+        page.close()
