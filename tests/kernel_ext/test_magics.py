@@ -82,7 +82,8 @@ def test_rerunning_a_tool_cell_replaces_the_definition(shell: InteractiveShell) 
     [
         ("%%tool\nx = 1\n", "exactly one function (found 0)"),
         ("%%tool\ndef a(s): pass\ndef b(s): pass\n", "exactly one function (found 2)"),
-        ("%%tool\ndef broken(:\n", "not valid Python"),
+        # Line 3 as the editor counts it (the %%tool line is line 1).
+        ("%%tool\nimport os\ndef broken(:\n", "not valid Python, line 3:"),
         ("%%tool --variable KEY:bogus\ndef a(s): pass\n", "NAME[:secret][:required][:scoped]"),
         ("%%tool --progress nope\ndef a(s, x: str): pass\n", "progress_argument 'nope'"),
         ("%%tool --name subagents\ndef a(s): pass\n", "reserved"),
@@ -142,6 +143,15 @@ def test_default_model_is_configurable(shell: InteractiveShell) -> None:
         ('%%agent a\nside_a = "p"\n[broken', "not valid TOML"),
         ("%%agent a\ntype = 'dual_ai'\n", "needs a [side_a]"),
         ("%%agent a\nside_a = 'p'\nbogus = 1\n", "unknown keys bogus; the keys are approval, env,"),
+        (
+            "%%agent a\n[side_a]\nprompt = 'p'\nmax_step = 3\n",
+            "side_a has unknown keys max_step; the keys of a side are prompt, stop_on_response,",
+        ),
+        (
+            "%%agent a\n[side_a]\nprompt = 'p'\nsubagents = [{name = 'w', block = false}]\n",
+            "side_a.subagents[0] has unknown keys block; the keys of a subagent are name,",
+        ),
+        ("%%agent a\n[side_a]\nmax_steps = 3\n", "side_a needs a prompt"),
     ],
 )
 def test_bad_agent_cells(shell: InteractiveShell, cell: str, message: str) -> None:
@@ -327,7 +337,7 @@ def test_definition_cells_check_what_they_can_at_once(
     result = shell.run_cell("%%tool\ndef ok(state):\n    return (1,\n")
     assert isinstance(result.error_in_exec, UsageError)
     message = str(result.error_in_exec)
-    assert "line 2" in message
+    assert "line 3:" in message  # the editor's line: the %%tool line is line 1
     assert "return (1," in message
     assert message.rstrip().endswith("^")
 

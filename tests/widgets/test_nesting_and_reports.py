@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import threadlab as tl
 from threadlab.models import text
-from threadlab.widgets import replay, static_html
+from threadlab.widgets import TraceState, replay, static_html
+from threadlab.widgets._replay import trace_for
 from threadlab.widgets._static import static_text
 
 from ..runtime.test_subagents import create, lead, worker
@@ -35,5 +36,38 @@ async def test_a_childs_calls_and_report_belong_to_the_child(
 
     page = static_html(state)
     assert "<b>report from w1 [" in page
-    assert "📎 /attachments/" in page
+    assert "attached: /attachments/" in page
     assert page.index("report from w1") < page.index("all done")
+
+
+async def test_a_finished_blocking_child_says_how_its_run_ended_while_the_parent_runs(
+    rt: tl.Runtime, registry: tl.Registry
+) -> None:
+    worker(registry)
+    lead(registry, [create("w1", "write notes"), text("all done")], tl.Subagent("worker"))
+    thread = await rt.create_thread("boss")
+    seen: list[tuple[str, str]] = []
+    state = trace_for(thread, rt.thread)
+    async for event in thread.stream("go"):
+        state.apply(event)  # as the live view folds them in, before the run has settled
+        if event.type == "run_finished" and event.thread_id != thread.id:
+            seen.append((event.status, state.threads[event.thread_id]["status"]))
+    assert seen == [("completed", "completed")]  # not "idle"
+
+
+def test_long_arguments_and_results_scroll_in_the_static_card() -> None:
+    state = TraceState("thr_1", lambda thread, message: None)
+    state.add_thread("thr_1", None, "a", "a")
+    rows = "\n".join(f"row {i}" for i in range(200))
+    state.cards["c1"] = {
+        "id": "c1", "thread": "thr_1", "name": "t", "depth": 0, "progress": None,
+        "status": "success", "duration_ms": 1.0, "result": rows, "result_chars": len(rows),
+        "args_chars": len(rows), "args": rows, "label": "", "message": "m1", "traceback": None,
+        "events": [], "started_at": None, "approval": None,
+    }  # fmt: skip
+    state.messages["thr_1"] = [
+        {"id": "m1", "role": "assistant", "text": "", "chars": 0, "depth": 0, "side": None,
+         "calls": ["c1"], "attachments": [], "usage": None, "subagent": None}
+    ]  # fmt: skip
+    page = static_html(state)
+    assert page.count("max-height:20em;overflow:auto") == 2  # the arguments and the result

@@ -52,9 +52,9 @@ async def test_a_cancelled_runs_cards_show_the_stored_truth(
     task.cancel()
     await asyncio.gather(task, return_exceptions=True)
     card = live.state.cards["call_hang"]
-    assert card["status"] == "error"
+    assert card["status"] == "interrupted"  # not the tool's error: it never finished
     assert card["result"] == "interrupted: the run was stopped before this call finished"
-    assert live.view.trace["cards"]["call_hang"]["status"] == "error"  # what the front end has
+    assert live.view.trace["cards"]["call_hang"]["status"] == "interrupted"  # the front end's
 
     # Then: cancelled while a call's arguments still stream; it never ran.
     release.set()

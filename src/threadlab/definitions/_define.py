@@ -297,8 +297,27 @@ def _side(owner: str, label: str, side: object) -> Side:
             raise DefinitionError(f"{owner}: {label}.max_steps must be at least 1")
         return side
     if isinstance(side, Mapping):
+        data = dict(side)
+        unknown = sorted(set(data) - set(Side.model_fields))
+        if unknown:
+            raise DefinitionError(
+                f"{owner}: {label} has unknown keys {', '.join(unknown)}; the keys of a side"
+                f" are {', '.join(Side.model_fields)}"
+            )
+        if "prompt" not in data:
+            raise DefinitionError(f"{owner}: {label} needs a prompt (the prompt it runs)")
+        for index, relationship in enumerate(data.get("subagents", ())):
+            extra = (
+                sorted(set(relationship) - set(Subagent.model_fields))
+                if isinstance(relationship, Mapping)
+                else []
+            )
+            if extra:
+                raise DefinitionError(
+                    f"{owner}: {label}.subagents[{index}] has unknown keys {', '.join(extra)};"
+                    f" the keys of a subagent are {', '.join(Subagent.model_fields)}"
+                )
         try:
-            data = dict(side)
             prompt = data.pop("prompt")
             subagents = tuple(
                 s if isinstance(s, Subagent) else _subagent(s) for s in data.pop("subagents", ())

@@ -620,7 +620,8 @@ def _defined_functions(cell: str) -> list[str]:
         line = (exc.text or "").rstrip("\n")
         caret = " " * max(0, (exc.offset or 1) - 1) + "^"
         raise UsageError(
-            f"%%tool: the cell is not valid Python, line {exc.lineno}: {exc.msg}\n"
+            # Counted as the editor counts: the %%tool line is line 1.
+            f"%%tool: the cell is not valid Python, line {(exc.lineno or 0) + 1}: {exc.msg}\n"
             f"    {line}\n    {caret}"
         ) from None
     return [

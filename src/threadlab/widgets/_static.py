@@ -19,6 +19,7 @@ _STYLE = (
 
 
 _PRE = ' style="white-space:pre-wrap"'  # the model's line breaks, as it wrote them
+_BOX = "white-space:pre-wrap;margin:4px 0;max-height:20em;overflow:auto"
 
 
 def _e(value: Any) -> str:
@@ -42,11 +43,8 @@ def _card_html(card: dict[str, Any]) -> str:
     extra = (f"<div><code>{_e(bar)}</code></div>" if bar else "") + (
         f"<ul>{events}</ul>" if events else ""
     )
-    args = (
-        f'<pre style="white-space:pre-wrap;margin:4px 0;opacity:.85">{_e(card["args"])}</pre>'
-        if card.get("args")
-        else ""
-    )
+    # Long arguments and results scroll within the card rather than stretch the page.
+    args = f'<pre style="{_BOX};opacity:.85">{_e(card["args"])}</pre>' if card.get("args") else ""
     trace = (
         '<pre style="white-space:pre-wrap;margin:4px 0;border-left:3px solid #cf222e;'
         f'padding-left:6px">{_e(card["traceback"])}</pre>'
@@ -59,7 +57,7 @@ def _card_html(card: dict[str, Any]) -> str:
         f"<summary>{mark} <b>{_e(card['name'])}</b>{label}{progress}"
         f' <span style="opacity:.7">[{_e(status)}{took}]</span></summary>'
         f"{f'<div><i>{decision}</i></div>' if decision else ''}"
-        f'{args}<pre style="white-space:pre-wrap;margin:4px 0">{body}</pre>{trace}{extra}'
+        f'{args}<pre style="{_BOX}">{body}</pre>{trace}{extra}'
         "</details>"
     )
 
@@ -161,7 +159,7 @@ def _thread_html(trace: TraceState, thread_id: str, depth: int = 0) -> str:
                 else "user"
             )
             files = message.get("attachments") or []
-            attached = f" · 📎 {_e(', '.join(files))}" if files else ""
+            attached = f" · attached: {_e(', '.join(files))}" if files else ""
             parts.append(f"<p{_PRE}><b>{who}</b>: {_e(message['text'])}{attached}</p>")
         for call_id in message["calls"]:
             card = trace.cards.get(call_id)

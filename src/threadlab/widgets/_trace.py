@@ -26,6 +26,7 @@ from .._records import (
     ToolCallDeltaEvent,
     ToolCallFinishedEvent,
     ToolCallStartedEvent,
+    unfinished_text,
 )
 from ._arguments import LIVE_ARGUMENT_CHARS, argument_label, folded_arguments
 
@@ -83,6 +84,9 @@ def _preview(text: str | None) -> str:
 
 def _run_summary(status: str) -> dict[str, Any]:
     return {"status": status, "text": None, "error": None, "usage": None, "cost_usd": 0.0}
+
+
+_UNFINISHED = {unfinished_text("cancelled"), unfinished_text("owner_gone")}
 
 
 class TraceState:
@@ -183,11 +187,13 @@ class TraceState:
                     {"type": event.event_type, "data": event.data}
                 )
         elif isinstance(event, ThreadStatusEvent):
-            thread["status"] = event.status
+            if tid == self.root_id or event.status != "idle":  # a child's end: its run's
+                thread["status"] = event.status
             if tid == self.root_id and event.status == "running":
                 self.start_run()
         elif isinstance(event, RunFinishedEvent):
-            thread["status"] = event.status if tid == self.root_id else thread["status"]
+            # A child's run ended: it says how (completed, failed, waiting), not "idle".
+            thread["status"] = event.status
             if tid == self.root_id:
                 self.run.update(status=event.status, text=event.text, error=event.error)
 
@@ -298,6 +304,8 @@ class TraceState:
         card["result"] = _preview(message.content)
         card["result_chars"] = len(message.content or "")
         card["status"] = message.tool_status or card["status"]
+        if message.tool_status == "error" and message.content in _UNFINISHED:
+            card["status"] = "interrupted"  # it never finished: not an error of the tool's
 
     def settle(self, results: Callable[[str], list[Message]]) -> None:
         """After a run ended early: every card still streaming or running takes the result

@@ -324,7 +324,7 @@ function messageLine(model, m, trace, local) {
     " ",
     m.text,
     m.attachments.length
-      ? h("span", { class: "tl-meta" }, ` 📎 ${m.attachments.join(", ")}`)
+      ? h("span", { class: "tl-meta" }, ` · attached: ${m.attachments.join(", ")}`)
       : null,
     m.usage ? h("span", { class: "tl-meta" }, ` · ${usageText(m.usage)}`) : null,
     m.role === "assistant" && costText(m.cost_usd)
