@@ -436,3 +436,20 @@ def test_trace_usage_errors(shell: InteractiveShell, line: str, message: str) ->
     run(shell, "text = 'hello'")
     with pytest.raises(UsageError, match=message):
         shell.run_line_magic("threadlab", line.removeprefix("%threadlab "))
+
+
+def test_a_tool_cells_traceback_names_the_cell_and_the_editors_line(
+    shell: InteractiveShell,
+) -> None:
+    counted = shell.execution_count  # the %%tool cell's number
+    run(shell, '%%tool\ndef lookup(state, key: str) -> str:\n    """Look up."""\n'
+               '    table = {}\n    return table[key]\n')  # fmt: skip
+    run(shell, "import threadlab as tl\nfrom threadlab.models import ScriptedModel, call, text")
+    run(shell, "tl.define_prompt('p', prompt='x', tools=['lookup'], "
+               "model=ScriptedModel([call('lookup', {'key': 'k'}), text('ok')]))")  # fmt: skip
+    run(shell, "%%thread p\ngo")
+    thread = magics(shell).session.runtime.thread(magics(shell).session.last_thread["p"])
+    (finished,) = [e for e in thread.events if isinstance(e, tl.ToolCallFinishedEvent)]
+    trace = finished.traceback or ""
+    assert f"  Cell In[{counted}], line 5, in lookup\n    return table[key]" in trace
+    assert trace.endswith("KeyError: 'k'")

@@ -12,7 +12,7 @@ import pytest
 
 import threadlab as tl
 from threadlab.models import call, step, text
-from threadlab.widgets import LiveRun, StaticTrace, ThreadListView, TraceView, replay
+from threadlab.widgets import LiveRun, StaticTrace, ThreadListView, TraceView, replay, static_html
 
 from .fake_comm import cards_sent, customs_of, install, updates
 
@@ -353,3 +353,20 @@ async def test_a_steps_request_is_sent_when_asked_for(
     other = await rt.create_thread("p")
     view._on_message(view, {"op": "fetch_request", "thread": other.id, "message": step.id}, [])
     assert customs_of(sent)[-1]["error"] == "that thread is not in this view"
+
+
+async def test_a_failed_calls_closed_card_says_why(rt: tl.Runtime, registry: tl.Registry) -> None:
+    def lookup(state: tl.ThreadState, args: dict[str, Any]) -> str:
+        raise KeyError(args["key"])
+
+    tl.define_tool("lookup", description="Look up.", execute=lookup,
+                   args={"type": "object", "properties": {"key": {"type": "string"}}},
+                   registry=registry)  # fmt: skip
+    model = tl.models.ScriptedModel([call("lookup", {"key": "nope"}), text("sorry")])
+    tl.define_prompt("p", prompt="x", tools=["lookup"], model=model, registry=registry)
+    thread = await rt.create_thread("p")
+    await thread.send("go")
+    page = static_html(replay(thread))
+    summary = re.search(r"<summary>(.*?)</summary>", page)
+    assert summary is not None
+    assert "KeyError: &#x27;nope&#x27;" in summary.group(1)

@@ -14,9 +14,11 @@ from ._repair import repair
 from ._runner import execute_run, resume_child, run_queued
 from ._scanner import ArgumentScanner
 from ._subagents import child_outcome, deliver_report, report_failure
+from ._tool_call import SOURCE_NAMERS
 from ._tool_specs import ToolSpecCache
 
 __all__ = [
+    "SOURCE_NAMERS",
     "Approver",
     "ArgumentScanner",
     "Limits",

@@ -17,9 +17,20 @@ from ..definitions import ToolDefinition
 from ..threads import Redactor, ThreadState
 from ._worker_thread import in_worker_thread
 
-__all__ = ["content_of", "result_message", "result_text", "run_tool_call", "tool_traceback"]
+__all__ = [
+    "SOURCE_NAMERS",
+    "content_of",
+    "result_message",
+    "result_text",
+    "run_tool_call",
+    "tool_traceback",
+]
 
 _PACKAGE = str(Path(__file__).resolve().parents[1])
+
+SOURCE_NAMERS: list[Callable[[str], str | None]] = []
+"""Ways to name a traceback frame's file as its reader knows it (a notebook's kernel names
+its cells "Cell In[5]"); None: the file's path. Asked in order."""
 
 
 def error(message: str) -> ToolResult:
@@ -65,9 +76,22 @@ def tool_traceback(exc: BaseException) -> str:
         for frame in traceback.extract_tb(exc.__traceback__)
         if not str(Path(frame.filename).resolve()).startswith(_PACKAGE)
     ]
-    lines = ["Traceback (most recent call last):\n", *traceback.format_list(frames)]
+    lines = ["Traceback (most recent call last):\n"]
+    for frame in frames:
+        named = next((n for n in map(_call(frame.filename), SOURCE_NAMERS) if n), None)
+        if named is None:
+            lines += traceback.format_list([frame])
+            continue
+        # As IPython shows a cell's frame: the cell's name and the line as the editor counts.
+        lines.append(f"  {named}, line {frame.lineno}, in {frame.name}\n")
+        if frame.line:
+            lines.append(f"    {frame.line.strip()}\n")
     lines += traceback.format_exception_only(type(exc), exc)
     return "".join(lines).rstrip("\n")
+
+
+def _call(filename: str) -> Callable[[Callable[[str], str | None]], str | None]:
+    return lambda namer: namer(filename)
 
 
 async def run_tool_call(

@@ -117,7 +117,11 @@ class ThreadlabMagics(Magics):
                 f"%%tool: the cell must define exactly one function (found {len(names)})"
             )
         assert self.shell is not None
-        self.shell.ex(cell)  # defines the function in the user's namespace
+        # Compiled as IPython compiles a cell, a line above it for the %%tool line: a
+        # traceback through the tool names "Cell In[n]" and the line as the editor counts it.
+        source = "\n" + cell
+        filename = self.shell.compile.cache(source, self.shell.execution_count, raw_code=source)
+        exec(self.shell.compile(source, filename, "exec"), self.shell.user_ns)
         fn = self.shell.user_ns[names[0]]
         options: dict[str, Any] = {
             "variables": [parse_variable(v) for v in args.variable or []],

@@ -52,14 +52,31 @@ def _card_html(card: dict[str, Any]) -> str:
         else ""
     )
     decision = _e(decision_text(card)) if card.get("approval") else ""
+    failed = (
+        f' <code style="color:#cf222e">{_e(error_line(card))}</code>'
+        if status == "error" and card.get("result")
+        else ""
+    )
     return (
         f'<details class="threadlab-card" data-status="{_e(status)}">'
-        f"<summary>{mark} <b>{_e(card['name'])}</b>{label}{progress}"
+        f"<summary>{mark} <b>{_e(card['name'])}</b>{label}{progress}{failed}"
         f' <span style="opacity:.7">[{_e(status)}{took}]</span></summary>'
         f"{f'<div><i>{decision}</i></div>' if decision else ''}"
         f'{args}<pre style="{_BOX}">{body}</pre>{trace}{extra}'
         "</details>"
     )
+
+
+def error_line(card: dict[str, Any]) -> str:
+    """A failed call's error in one line: its traceback's exception, else its first line.
+
+    Example:
+        >>> error_line({"result": "boom", "traceback": "Traceback ...\nKeyError: 'x'"})
+        "KeyError: 'x'"
+    """
+    lines = (card.get("traceback") or card.get("result") or "").strip().splitlines() or [""]
+    line = lines[-1] if card.get("traceback") else lines[0]
+    return line if len(line) <= 120 else line[:119] + "…"
 
 
 def decision_text(card: dict[str, Any]) -> str:

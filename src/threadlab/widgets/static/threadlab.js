@@ -161,6 +161,18 @@ function readable(data) {
 }
 
 /**
+ * A failed call's error in one line: the traceback's exception when it has one, else the
+ * error's first line, cut at 120 characters.
+ * @param {Card} c
+ * @returns {string}
+ */
+function errorLine(c) {
+  const lines = (c.traceback || c.result || "").trim().split("\n");
+  const line = c.traceback ? lines[lines.length - 1] : lines[0];
+  return line.length > 120 ? `${line.slice(0, 119)}…` : line;
+}
+
+/**
  * The summary line and body of one tool call.
  * @param {Model} model
  * @param {Card} c
@@ -197,6 +209,10 @@ function cardParts(model, c, fetched, local) {
     c.label ? h("span", { class: "tl-label", "data-testid": "tool-label" }, c.label) : null,
     c.progress
       ? h("span", { class: "tl-progress", "data-testid": "tool-progress" }, c.progress)
+      : null,
+    // A failed call says why in its closed card: the error's last line (the exception).
+    c.status === "error" && c.result
+      ? h("span", { class: "tl-error-line", "data-testid": "tool-error-line" }, errorLine(c))
       : null,
     h(
       "span",
