@@ -184,7 +184,7 @@ class TraceState:
         elif isinstance(event, CustomEvent):
             if event.tool_call_id and event.tool_call_id in self.cards:
                 self.cards[event.tool_call_id]["events"].append(
-                    {"type": event.event_type, "data": event.data}
+                    {"type": event.event_type, "data": event.data, "at": event.at}
                 )
         elif isinstance(event, ThreadStatusEvent):
             if tid == self.root_id or event.status != "idle":  # a child's end: its run's

@@ -9,7 +9,7 @@
  *   side: string | null, calls: string[], attachments: string[],
  *   usage: Record<string, number> | null, subagent: string | null,
  *   cost_usd?: number | null, reasoning?: string, thread?: string}} TraceMessage
- * @typedef {{type: string, data: unknown}} CardEvent
+ * @typedef {{type: string, data: unknown, at?: number}} CardEvent
  * @typedef {{id: string, thread: string, name: string, depth: number, progress: string | null,
  *   status: string, duration_ms: number | null, result: string | null, result_chars: number,
  *   args_chars: number, args: string, label: string, events: CardEvent[],
@@ -141,9 +141,32 @@ function progressOf(e) {
 function latestProgress(events) {
   for (let i = events.length - 1; i >= 0; i--) {
     const found = progressOf(events[i]);
-    if (found) return found;
+    if (found) return { ...found, label: found.label + pace(events, found) };
   }
   return null;
+}
+
+/**
+ * Rate and time left of an unfinished progress, from its first and latest events' times
+ * (" · 1.5/s · ETA 4s", like tqdm); "" when there is nothing to tell yet.
+ * @param {CardEvent[]} events
+ * @param {{value: number, max: number}} now
+ * @returns {string}
+ */
+function pace(events, now) {
+  const timed = events
+    .map((e) => ({ at: e.at, found: progressOf(e) }))
+    .filter((e) => e.found && typeof e.at === "number");
+  if (timed.length < 2 || now.value >= now.max) return "";
+  const first = timed[0];
+  const last = timed[timed.length - 1];
+  const seconds = /** @type {number} */ (last.at) - /** @type {number} */ (first.at);
+  const done = /** @type {any} */ (last.found).value - /** @type {any} */ (first.found).value;
+  if (seconds <= 0 || done <= 0) return "";
+  const rate = done / seconds;
+  const left = Math.max(1, Math.round((now.max - now.value) / rate));
+  const shown = now.max === 1 ? `${Math.round(rate * 100)}%/s` : `${rate.toFixed(1)}/s`;
+  return ` · ${shown} · ETA ${left < 60 ? `${left}s` : `${Math.ceil(left / 60)} min`}`;
 }
 
 /**
