@@ -71,7 +71,8 @@ async def test_a_live_run_fills_cards_files_and_the_final_text(
     assert card["progress"] == "writing page1.html"
     assert card["status"] == "success"
     assert card["result"] == "key [secret:API_KEY] wrote /page1.html"
-    assert card["events"] == [{"type": "saved", "data": {"path": "/page1.html"}}]
+    assert [(e["type"], e["data"]) for e in card["events"]] == [("saved", {"path": "/page1.html"})]
+    assert isinstance(card["events"][0]["at"], float)  # when: progress bars tell a rate
     assert trace["files"][thread.id] == [{"path": "/page1.html", "size": 207}]
     assert trace["run"] == {
         "status": "completed", "text": "all done", "error": None, "usage": None,
