@@ -142,7 +142,8 @@ blocking = true""",
         (
             "md",
             "## Reopen it later\n\nThreads persist in `.threadlab/`. After a kernel restart,"
-            " `%threadlab threads` lists them and `%threadlab open ID` shows one again.",
+            " `%threadlab threads` lists this notebook's (`--all`: every one) and"
+            " `%threadlab open ID` shows one again.",
         ),
         ("code", "%threadlab threads"),
         (

@@ -361,6 +361,9 @@ def test_the_thread_list_narrows_to_the_notebook_that_made_them(
     assert repr(mine).startswith("1 threads made in notebooks/a.ipynb")
     monkeypatch.setenv("JPY_SESSION_NAME", "b.ipynb")
     assert len(run(shell, "%threadlab threads --here").rows) == 1
+    # In a notebook the list is that notebook's by default; --all lists every thread.
+    assert [r["origin"] for r in run(shell, "%threadlab threads").rows] == ["b.ipynb"]
+    assert len(run(shell, "%threadlab threads --all").rows) == 3
     thread = magics(shell).session.runtime.thread(mine.rows[0]["id"])
     assert thread.origin == "notebooks/a.ipynb"
     monkeypatch.delenv("JPY_SESSION_NAME")

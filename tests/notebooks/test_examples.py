@@ -81,8 +81,10 @@ def test_tools_and_progress(tmp_path: Path) -> None:
     assert "[success] count_words" in text
     assert text.count("[error]") == 3
     saved = traces(notebook)
-    events = [e for t in saved for c in t["cards"].values() for e in c["events"]]
-    assert {"type": "counted", "data": {"words": 5}} in events
+    events = [
+        (e["type"], e["data"]) for t in saved for c in t["cards"].values() for e in c["events"]
+    ]
+    assert ("counted", {"words": 5}) in events
     errors = [c["result"] for t in saved for c in t["cards"].values() if c["status"] == "error"]
     assert any("- text: Input should be a valid string" in e for e in errors)
     assert any(e.startswith("unknown tool 'nonexistent'") for e in errors)

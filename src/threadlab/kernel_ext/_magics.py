@@ -38,7 +38,7 @@ from ._session import KernelSession
 
 __all__ = ["ThreadlabMagics"]
 
-_THREADLAB_USAGE = """%threadlab threads [--here | --notebook PATH] | open ID | secret NAME
+_THREADLAB_USAGE = """%threadlab threads [--all | --here | --notebook PATH] | open ID | secret NAME
            | set NAME=VALUE | unset NAME | import NOTEBOOK | export ID PATH | tools | models
            | trace PROVIDER | trace off | diff ID OTHER_ID | pending
            | approve CALL_ID [--arguments JSON] | reject CALL_ID [REASON]
@@ -399,7 +399,7 @@ class ThreadlabMagics(Magics):
 
     @line_magic
     def threadlab(self, line: str) -> Any:
-        """%threadlab threads [--here | --notebook PATH] | open ID | secret NAME |
+        """%threadlab threads [--all | --here | --notebook PATH] | open ID | secret NAME |
         set NAME=VALUE | unset NAME | import NOTEBOOK | export ID PATH | tools | models |
         trace PROVIDER | trace off | diff ID OTHER_ID | fork ID --at MSG_OR_CALL [--result
         JSON | --arguments JSON | --message TEXT] | pending | approve CALL_ID [--arguments
@@ -423,6 +423,8 @@ class ThreadlabMagics(Magics):
             raise UsageError(f"%threadlab {command}: {exc}") from None
 
     def _cmd_threads(self, rest: list[str]) -> ThreadListView:
+        """This notebook's threads (every thread where the kernel does not know its
+        notebook); `--all`, `--here`, `--notebook PATH`."""
         if rest == ["--here"]:
             here = this_notebook()
             if here is None:
@@ -432,9 +434,11 @@ class ThreadlabMagics(Magics):
             return ThreadListView(self.session.runtime, origin=here)
         if len(rest) == 2 and rest[0] == "--notebook":
             return ThreadListView(self.session.runtime, origin=rest[1])
+        if rest == ["--all"]:
+            return ThreadListView(self.session.runtime)
         if rest:
-            raise UsageError("usage: %threadlab threads [--here | --notebook PATH]")
-        return ThreadListView(self.session.runtime)
+            raise UsageError("usage: %threadlab threads [--all | --here | --notebook PATH]")
+        return ThreadListView(self.session.runtime, origin=this_notebook())
 
     def _cmd_open(self, rest: list[str]) -> TraceView:
         if len(rest) != 1:

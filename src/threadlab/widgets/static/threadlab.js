@@ -37,7 +37,7 @@
  *   messages: Map<string, Keyed>, previewEl: Keyed | null,
  *   forks: Map<string, {el: HTMLElement, error: HTMLElement}>,
  *   decisions: Map<string, {el: HTMLElement, error: HTMLElement, sent: () => void}>,
- *   requests: Record<string, string>,
+ *   requests: Record<string, string>, listQuery: string, listShown: number,
  *   clock: Record<string, {seen: number, started: number | null}>}} Local
  * @typedef {{thread: string, at: string, kind: "call" | "message", result?: string | null,
  *   args?: string, text?: string}} ForkPoint
@@ -65,6 +65,9 @@ function h(tag, attrs = {}, ...children) {
 }
 
 const FINAL = new Set(["success", "error", "interrupted"]);
+
+/** Rows of the thread list shown at a time (and added by "show more"). */
+const PAGE = 50;
 
 const MARK = {
   success: "✓",
@@ -868,6 +871,32 @@ function threadList(model, el, local) {
   /** @type {ThreadRow[]} */
   const rows = model.get("rows") || [];
   const opened = model.get("opened") || {};
+  const query = local.listQuery.trim().toLowerCase();
+  const matching = query
+    ? rows.filter((r) =>
+        [r.id, r.agent, r.origin || "", r.status].some((f) => f.toLowerCase().includes(query)),
+      )
+    : rows;
+  const shown = matching.slice(0, local.listShown);
+  const search = /** @type {HTMLInputElement} */ (
+    h("input", {
+      class: "tl-reason",
+      "data-testid": "thread-search",
+      placeholder: "search by id, agent, notebook or status",
+      "aria-label": "search threads",
+      oninput: () => {
+        local.listQuery = search.value;
+        local.listShown = PAGE;
+        local.redraw();
+        const again = /** @type {HTMLInputElement | null} */ (
+          el.querySelector("[data-testid=thread-search]")
+        );
+        again?.focus();
+        again?.setSelectionRange(again.value.length, again.value.length);
+      },
+    })
+  );
+  search.value = local.listQuery;
   const table = h(
     "table",
     { class: "tl-list", "data-testid": "thread-list" },
@@ -878,14 +907,18 @@ function threadList(model, el, local) {
         h("th", {}, c),
       ),
     ),
-    rows.map((r) =>
+    shown.map((r) =>
       h(
         "tr",
-        {},
+        {
+          class: r.id === opened.root ? "tl-opened" : "",
+          "data-testid": "thread-row",
+          "data-thread": r.id,
+        },
         h("td", {}, h("code", {}, r.id)),
         h("td", {}, r.agent),
         h("td", {}, r.origin || ""),
-        h("td", {}, new Date(r.created_at * 1000).toLocaleString()),
+        h("td", { class: "tl-date" }, new Date(r.created_at * 1000).toLocaleString()),
         h("td", {}, r.status),
         h("td", {}, r.messages),
         h("td", {}, r.children),
@@ -904,8 +937,23 @@ function threadList(model, el, local) {
       ),
     ),
   );
+  const more =
+    matching.length > shown.length
+      ? h(
+          "button",
+          {
+            class: "tl-more",
+            "data-testid": "more-threads",
+            onclick: () => {
+              local.listShown += PAGE;
+              local.redraw();
+            },
+          },
+          `show ${Math.min(PAGE, matching.length - shown.length)} more of ${matching.length}`,
+        )
+      : null;
   const holder = h("div", {});
-  el.replaceChildren(h("div", {}, table, holder));
+  el.replaceChildren(h("div", {}, search, table, more, holder));
   if (opened.root) inspector(model, holder, opened, local);
 }
 
@@ -925,6 +973,8 @@ export default {
       forks: new Map(),
       decisions: new Map(),
       requests: {},
+      listQuery: "",
+      listShown: PAGE,
       clock: {},
     };
     local.redraw = () => {
