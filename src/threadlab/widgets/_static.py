@@ -68,7 +68,7 @@ def _card_html(card: dict[str, Any]) -> str:
 
 
 def error_line(card: dict[str, Any]) -> str:
-    """A failed call's error in one line: its traceback's exception, else its first line.
+    r"""A failed call's error in one line: its traceback's exception, else its first line.
 
     Example:
         >>> error_line({"result": "boom", "traceback": "Traceback ...\nKeyError: 'x'"})
