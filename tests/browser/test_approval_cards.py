@@ -65,6 +65,12 @@ def walk(lab: Lab, page: Any, shots: Path) -> None:
     first = bar.first.get_attribute("data-call")
     card = view.locator(f"[data-testid=tool-card][data-call='{first}']")
     assert card.get_attribute("data-status") == "waiting"
+    # Its arguments read as `name: value` lines (not JSON), with a copy button beside them.
+    card.locator("summary").click()
+    shown = card.locator("[data-testid=tool-args]").inner_text()
+    assert shown.startswith("path: /"), shown
+    assert "{" not in shown
+    assert card.locator("[data-testid=copy]").count() == 1
     centre(bar.first)
     page.screenshot(path=str(shots / "approval-asked-light.png"))
     set_theme(page, "JupyterLab Dark")

@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-__all__ = ["LIVE_ARGUMENT_CHARS", "argument_label", "folded_arguments"]
+__all__ = ["LIVE_ARGUMENT_CHARS", "argument_label", "folded_arguments", "readable_arguments"]
 
 FOLD_CHARS = 200
 """A string argument longer than this shows its start and how much more there is."""
@@ -29,6 +29,37 @@ def folded_arguments(arguments: dict[str, Any] | str) -> str:
     if isinstance(arguments, str):
         return _fold(arguments)
     return json.dumps(_folded(arguments), indent=2, ensure_ascii=False)
+
+
+def readable_arguments(text: str) -> str:
+    r"""A card's arguments (`folded_arguments`' JSON) to read: `name: value` per line, a
+    multi-line string as an indented block with its line breaks, anything else as JSON; text
+    that is no JSON object is shown as it is (the live view does the same).
+
+    Example:
+        >>> print(readable_arguments('{"path": "/a.html", "content": "<h1>\\nhi"}'))
+        path: /a.html
+        content: |
+          <h1>
+          hi
+    """
+    try:
+        value = json.loads(text)
+    except ValueError:
+        return text
+    if not isinstance(value, dict):
+        return text
+    lines = []
+    for key, item in value.items():
+        if isinstance(item, str) and "\n" in item:
+            lines.append(f"{key}: |")
+            lines += [f"  {line}" for line in item.split("\n")]
+        elif isinstance(item, str):
+            lines.append(f"{key}: {item}")
+        else:
+            shown = json.dumps(item, indent=2, ensure_ascii=False).replace("\n", "\n  ")
+            lines.append(f"{key}: {shown}")
+    return "\n".join(lines)
 
 
 def argument_label(arguments: dict[str, Any] | str) -> str:

@@ -8,6 +8,7 @@ import json
 from typing import Any
 
 from .._records import SeenRequest
+from ._arguments import readable_arguments
 from ._trace import TraceState, cost_text, usage_text
 
 __all__ = ["StaticTrace", "static_html", "static_text"]
@@ -44,7 +45,11 @@ def _card_html(card: dict[str, Any]) -> str:
         f"<ul>{events}</ul>" if events else ""
     )
     # Long arguments and results scroll within the card rather than stretch the page.
-    args = f'<pre style="{_BOX};opacity:.85">{_e(card["args"])}</pre>' if card.get("args") else ""
+    args = (
+        f'<pre style="{_BOX};opacity:.85">{_e(readable_arguments(card["args"]))}</pre>'
+        if card.get("args")
+        else ""
+    )
     trace = (
         '<pre style="white-space:pre-wrap;margin:4px 0;border-left:3px solid #cf222e;'
         f'padding-left:6px">{_e(card["traceback"])}</pre>'

@@ -199,6 +199,63 @@ function errorLine(c) {
 }
 
 /**
+ * Arguments to read: each on its line as `name: value`, a multi-line string as an indented
+ * block (its line breaks, not `\n`), anything else as JSON. Text that is no JSON object (still
+ * streaming, or malformed) is shown as it is.
+ * @param {string} text
+ * @returns {string}
+ */
+function readableArgs(text) {
+  /** @type {unknown} */
+  let value;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    return text;
+  }
+  if (!value || typeof value !== "object" || Array.isArray(value)) return text;
+  return Object.entries(value)
+    .map(([key, item]) => {
+      if (typeof item === "string")
+        return item.includes("\n")
+          ? `${key}: |\n${item
+              .split("\n")
+              .map((line) => `  ${line}`)
+              .join("\n")}`
+          : `${key}: ${item}`;
+      return `${key}: ${JSON.stringify(item, null, 2).split("\n").join("\n  ")}`;
+    })
+    .join("\n");
+}
+
+/**
+ * A small "copy" button for the text `what()` gives (the arguments as JSON, the result).
+ * @param {() => string} what
+ */
+function copyButton(what) {
+  const button = /** @type {HTMLButtonElement} */ (
+    h("button", {
+      class: "tl-copy",
+      "data-testid": "copy",
+      title: "copy to the clipboard",
+      onclick: (/** @type {Event} */ e) => {
+        e.preventDefault();
+        navigator.clipboard?.writeText(what()).then(
+          () => {
+            button.textContent = "copied";
+          },
+          () => {
+            button.textContent = "copy failed";
+          },
+        );
+      },
+    })
+  );
+  button.textContent = "copy";
+  return button;
+}
+
+/**
  * The summary line and body of one tool call.
  * @param {Model} model
  * @param {Card} c
@@ -261,11 +318,23 @@ function cardParts(model, c, fetched, local) {
       ? h(
           "div",
           { class: "tl-args-box" },
-          h("div", { class: "tl-heading" }, "arguments"),
-          h("pre", { class: "tl-args", "data-testid": "tool-args" }, c.args),
+          h(
+            "div",
+            { class: "tl-heading" },
+            "arguments ",
+            copyButton(() => c.args),
+          ),
+          h("pre", { class: "tl-args", "data-testid": "tool-args" }, readableArgs(c.args)),
         )
       : null,
-    result ? h("div", { class: "tl-heading" }, "result") : null,
+    result
+      ? h(
+          "div",
+          { class: "tl-heading" },
+          "result ",
+          copyButton(() => result),
+        )
+      : null,
     result ? h("pre", { class: "tl-result" }, result) : null,
     more,
     c.traceback ? h("div", { class: "tl-heading" }, "traceback") : null,
