@@ -38,6 +38,7 @@
  *   forks: Map<string, {el: HTMLElement, error: HTMLElement}>,
  *   decisions: Map<string, {el: HTMLElement, error: HTMLElement, sent: () => void}>,
  *   requests: Record<string, string>, listQuery: string, listShown: number,
+ *   previewSource: boolean,
  *   clock: Record<string, {seen: number, started: number | null}>}} Local
  * @typedef {{thread: string, at: string, kind: "call" | "message", result?: string | null,
  *   args?: string, text?: string}} ForkPoint
@@ -680,6 +681,61 @@ function decisionControl(model, local, c) {
   return el;
 }
 
+/** What a rendered HTML file may use: its own styles and inline images, nothing else. */
+const SANDBOX_CSP =
+  "default-src 'none'; style-src 'unsafe-inline'; img-src data:; font-src data:; media-src data:";
+
+/**
+ * A previewed file: an image as an image; HTML rendered in a sandboxed frame (no scripts,
+ * no network, no access to the page) with a toggle to its source; any other text as text.
+ * A download link takes what was previewed; the pane can be resized.
+ * @param {Preview} preview
+ * @param {Local} local
+ * @returns {HTMLElement}
+ */
+function previewPane(preview, local) {
+  if (preview.error) return h("div", { class: "tl-error" }, preview.error);
+  const name = preview.path.split("/").pop() || "file";
+  const href = preview.image
+    ? preview.image
+    : URL.createObjectURL(new Blob([preview.text || ""], { type: "text/plain" }));
+  const download = h(
+    "a",
+    { class: "tl-download", "data-testid": "file-download", href, download: name },
+    preview.truncated ? "download (the first 256 KB)" : "download",
+  );
+  const html = /\.html?$/i.test(preview.path) && !preview.image;
+  const toggle = html
+    ? h(
+        "button",
+        {
+          class: "tl-copy",
+          "data-testid": "preview-source",
+          onclick: () => {
+            local.previewSource = !local.previewSource;
+            local.redraw();
+          },
+        },
+        local.previewSource ? "rendered" : "source",
+      )
+    : null;
+  let body;
+  if (preview.image) body = h("img", { src: preview.image, alt: preview.path, class: "tl-image" });
+  else if (html && !local.previewSource) {
+    const frame = /** @type {HTMLIFrameElement} */ (
+      h("iframe", { class: "tl-frame", "data-testid": "file-frame", sandbox: "", title: name })
+    );
+    frame.srcdoc = `<meta http-equiv="Content-Security-Policy" content="${SANDBOX_CSP}">${preview.text || ""}`;
+    body = frame;
+  } else body = h("pre", { class: "tl-preview", "data-testid": "file-preview" }, preview.text);
+  return h(
+    "div",
+    { class: "tl-preview-pane", "data-testid": "preview-pane" },
+    h("div", {}, toggle, " ", download),
+    body,
+  );
+}
+
 /**
  * A thread's messages, with a card under each assistant message per tool call, then what is
  * still streaming: the text so far and the calls whose arguments are arriving.
@@ -817,14 +873,9 @@ function files(model, trace, threadId, local) {
   );
   let shown = null;
   if (preview) {
-    const sig = JSON.stringify(preview);
+    const sig = JSON.stringify([preview, local.previewSource]);
     if (local.previewEl?.sig !== sig) {
-      const el = preview.error
-        ? h("div", { class: "tl-error" }, preview.error)
-        : preview.image
-          ? h("img", { src: preview.image, alt: preview.path, class: "tl-image" })
-          : h("pre", { class: "tl-preview", "data-testid": "file-preview" }, preview.text);
-      local.previewEl = { el, sig };
+      local.previewEl = { el: previewPane(preview, local), sig };
     }
     shown = local.previewEl?.el;
   }
@@ -1042,6 +1093,7 @@ export default {
       forks: new Map(),
       decisions: new Map(),
       requests: {},
+      previewSource: false,
       listQuery: "",
       listShown: PAGE,
       clock: {},
