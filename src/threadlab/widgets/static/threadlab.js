@@ -814,6 +814,24 @@ function tree(trace, selected, select) {
     kids[key] = kids[key] || [];
     kids[key].push(t);
   }
+  /**
+   * What a thread's subtree is doing: its descendants' progress rolled up ("2 below:
+   * writing a.html"), so a collapsed or distant parent still says what goes on under it.
+   * @param {TraceThread} t
+   * @returns {string}
+   */
+  const below = (t) => {
+    /** @type {string[]} */
+    const busy = [];
+    const walk = (/** @type {TraceThread} */ at) => {
+      for (const child of kids[at.id] || []) {
+        if (child.progress) busy.push(child.progress);
+        walk(child);
+      }
+    };
+    walk(t);
+    return busy.length ? `${busy.length} below: ${busy[0]}` : "";
+  };
   /** @param {TraceThread} t @returns {HTMLElement} */
   const node = (t) =>
     h(
@@ -830,6 +848,9 @@ function tree(trace, selected, select) {
         h("b", {}, t.name || t.agent || t.id),
         h("span", { class: `tl-status tl-${t.status}` }, t.status),
         t.progress ? h("span", { class: "tl-progress" }, t.progress) : null,
+        below(t)
+          ? h("span", { class: "tl-progress tl-below", "data-testid": "progress-below" }, below(t))
+          : null,
         costText(t.cost_usd)
           ? h(
               "span",
