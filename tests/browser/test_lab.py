@@ -151,6 +151,9 @@ def check_the_notebook(lab: Lab, page: Any) -> None:
     paths = [f.get_attribute("data-path") for f in files.all()]
     assert "/attachments/index.html" in paths
     files.filter(has_text="/attachments/index.html").first.click()
+    # An HTML file renders in a sandboxed frame; its source is a toggle away.
+    page.locator("[data-testid=file-frame]").wait_for(timeout=30_000)
+    page.locator("[data-testid=preview-source]").click()
     preview = page.locator("[data-testid=file-preview]")
     preview.wait_for(timeout=30_000)
     assert "<html>" in preview.inner_text()
