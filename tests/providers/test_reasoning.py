@@ -201,3 +201,26 @@ async def test_reasoning_shows_as_thinking_and_never_holds_a_secret(
     page = static_html(state)
     assert "<summary>thinking</summary>" in page
     assert KEY not in page + json.dumps(state.snapshot())
+
+
+async def test_endless_thinking_is_cut_at_max_output_bytes(
+    rt: tl.Runtime, registry: tl.Registry, server: ScriptedServer
+) -> None:
+    # A server (or a model an attacker steers) that thinks forever and never answers.
+    remote_prompt(registry, server, "anthropic", max_output_bytes=1 << 20)
+
+    def frames() -> Any:
+        yield from anthropic_frames(anthropic_events()[:2])  # message_start, ping
+        start = {"type": "thinking", "thinking": "", "signature": ""}
+        yield from anthropic_frames([{"type": "content_block_start", "index": 0,
+                                      "content_block": start}])  # fmt: skip
+        delta = {"type": "thinking_delta", "thinking": "hmm " * 2048}
+        while True:
+            yield from anthropic_frames([{"type": "content_block_delta", "index": 0,
+                                          "delta": delta}])  # fmt: skip
+
+    server.reply(Reply(frames=frames()))
+    thread = await new_thread(rt, "anthropic")
+    run = await thread.send("think")
+    assert run.status == "failed"
+    assert "went over 1,048,576 bytes (the model's max_output_bytes option)" in (run.error or "")

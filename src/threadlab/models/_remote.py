@@ -17,7 +17,7 @@ from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
 from typing import Any, Protocol
 
 from .._errors import ModelError
-from ._base import ModelChunk, ModelRequest, TextChunk, ToolCallChunk
+from ._base import ModelChunk, ModelRequest, ReasoningChunk, TextChunk, ToolCallChunk
 from ._endpoint import Endpoint, SdkName, describe_failure
 
 __all__ = ["DEFAULT_MAX_OUTPUT_BYTES", "Api", "ProtocolViolation", "RemoteModel", "send", "usage"]
@@ -115,6 +115,9 @@ class RemoteModel:
                 received += len(chunk.text.encode())
             elif isinstance(chunk, ToolCallChunk):
                 received += len(chunk.arguments.encode())
+            elif isinstance(chunk, ReasoningChunk):  # endless thinking is output too
+                parts = (chunk.text, chunk.signature, chunk.redacted, chunk.encrypted)
+                received += sum(len(part.encode()) for part in parts if part)
             if received > self.max_output_bytes:
                 raise ModelError(
                     f"the response from {self.endpoint.url} went over {self.max_output_bytes:,}"
