@@ -12,6 +12,7 @@ import json
 import statistics
 import tempfile
 import time
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -102,26 +103,40 @@ def _define(registry: tl.Registry, server: ScriptedServer) -> None:
     tl.define_prompt("p", prompt="Write.", model="bench", tools=["write_file"], registry=registry)
 
 
-async def measure(chunks: int = 10_000, repeats: int = 5) -> Streaming:
-    """Median of `repeats` alternating runs per side, after one warm-up each."""
+Side = Callable[[tl.Runtime, ScriptedServer], Awaitable[float]]
+
+
+async def _alternating(repeats: int, ours: Side, bare: Side) -> tuple[float, float]:
+    """Medians of `repeats` alternating runs of each side (bare first), after one warm-up
+    each, on one loopback server and a fresh store."""
     server = ScriptedServer().start()
-    bodies = _responses(chunks)
     registry = tl.Registry()
     _define(registry, server)
-    ours: list[float] = []
-    bare: list[float] = []
+    ours_s: list[float] = []
+    bare_s: list[float] = []
     with tempfile.TemporaryDirectory() as directory:
         rt = tl.Runtime(registry, Path(directory), secret_key="bench")
         try:
-            await _bare(server, bodies)
-            await _ours(rt, server, bodies)
+            await bare(rt, server)
+            await ours(rt, server)
             for _ in range(repeats):
-                bare.append(await _bare(server, bodies))
-                ours.append(await _ours(rt, server, bodies))
+                bare_s.append(await bare(rt, server))
+                ours_s.append(await ours(rt, server))
         finally:
             rt.close()
             server.stop()
-    return Streaming(chunks, statistics.median(ours), statistics.median(bare))
+    return statistics.median(ours_s), statistics.median(bare_s)
+
+
+async def measure(chunks: int = 10_000, repeats: int = 5) -> Streaming:
+    """Median of `repeats` alternating runs per side, after one warm-up each."""
+    bodies = _responses(chunks)
+    ours, bare = await _alternating(
+        repeats,
+        lambda rt, server: _ours(rt, server, bodies),
+        lambda rt, server: _bare(server, bodies),
+    )
+    return Streaming(chunks, ours, bare)
 
 
 LONG_KEY = "sk-ant-api03-" + "Ab9_" * 23 + "xyz"
@@ -176,23 +191,8 @@ async def first_delta(repeats: int = 15) -> FirstDelta:
     """Median time from the server flushing an answer's first word to its arrival: as a
     threadlab text delta (a 108-character key registered as a secret) and as the bare SDK's
     chunk, alternating, after one warm-up each."""
-    server = ScriptedServer().start()
-    registry = tl.Registry()
-    _define(registry, server)
-    ours: list[float] = []
-    bare: list[float] = []
-    with tempfile.TemporaryDirectory() as directory:
-        rt = tl.Runtime(registry, Path(directory), secret_key="bench")
-        try:
-            await _bare_first(server)
-            await _ours_first(rt, server)
-            for _ in range(repeats):
-                bare.append(await _bare_first(server))
-                ours.append(await _ours_first(rt, server))
-        finally:
-            rt.close()
-            server.stop()
-    return FirstDelta(statistics.median(ours), statistics.median(bare))
+    ours, bare = await _alternating(repeats, _ours_first, lambda rt, server: _bare_first(server))
+    return FirstDelta(ours, bare)
 
 
 def report_first_delta(result: FirstDelta) -> str:
