@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from .conftest import Lab
-from .test_lab import run_cell, write_notebook
+from .test_lab import open_and_run
 from .test_live_inspector import set_theme
 
 CELLS = [
@@ -44,15 +44,7 @@ def test_approve_edit_and_reject_in_the_cards(lab: Lab, browser: Any) -> None:
 def walk(lab: Lab, page: Any, shots: Path) -> None:
     errors: list[str] = []
     page.on("pageerror", lambda error: errors.append(str(error)))
-    path = write_notebook(lab, CELLS, "approvals-cards.ipynb")
-    page.goto(lab.notebook_url(path.name))
-    page.wait_for_selector(".jp-Notebook .jp-Cell", timeout=60_000)
-    page.wait_for_selector("text=Python 3 (ipykernel) | Idle", timeout=60_000)
-    news = page.locator(".jp-Notification-Toast-Close")
-    if news.count():
-        news.first.click()
-    for index in range(len(CELLS)):
-        run_cell(page, index)
+    open_and_run(lab, page, CELLS, "approvals-cards.ipynb")
     cell = page.locator(".jp-Notebook .jp-Cell").nth(RUNNING)
     view = cell.locator("[data-testid=inspector]")
     bar = view.locator("[data-testid=decision-bar]")

@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from .conftest import Lab
-from .test_lab import run_cell, write_notebook
+from .test_lab import open_and_run
 from .test_live_inspector import set_theme
 
 MODEL = '''
@@ -52,11 +52,7 @@ def test_costs_show_per_step_run_and_subagent(lab: Lab, browser: Any) -> None:
     try:
         errors: list[str] = []
         page.on("pageerror", lambda error: errors.append(str(error)))
-        path = write_notebook(lab, CELLS, "costs.ipynb")
-        page.goto(lab.notebook_url(path.name))
-        page.wait_for_selector("text=Python 3 (ipykernel) | Idle", timeout=60_000)
-        for index in range(len(CELLS)):
-            run_cell(page, index)
+        open_and_run(lab, page, CELLS, "costs.ipynb")
         view = page.locator(".jp-Notebook .jp-Cell").nth(3).locator("[data-testid=inspector]")
         view.locator("[data-testid=run-status]", has_text="completed").wait_for(timeout=60_000)
         header = view.locator("[data-testid=run-usage]").inner_text()

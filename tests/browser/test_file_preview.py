@@ -7,7 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 from .conftest import Lab
-from .test_lab import run_cell, write_notebook
+from .test_lab import open_and_run
 
 PAGE = (
     "<h1 id='t'>Hello</h1><p>styled</p>"
@@ -28,11 +28,7 @@ def test_html_renders_sandboxed_with_its_source_a_toggle_away(lab: Lab, browser:
     fetched: list[str] = []
     page.on("request", lambda request: fetched.append(request.url))
     try:
-        path = write_notebook(lab, CELLS, "preview.ipynb")
-        page.goto(lab.notebook_url(path.name))
-        page.wait_for_selector("text=Python 3 (ipykernel) | Idle", timeout=60_000)
-        for index in range(len(CELLS)):
-            run_cell(page, index)
+        open_and_run(lab, page, CELLS, "preview.ipynb")
         view = page.locator(".jp-Notebook .jp-Cell").nth(3).locator("[data-testid=inspector]")
         view.locator("[data-testid=run-status]", has_text="completed").wait_for(timeout=60_000)
         view.locator("[data-testid=file][data-path='/index.html']").click()

@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from .conftest import Lab
-from .test_lab import run_cell, write_notebook
+from .test_lab import open_and_run
 from .test_live_inspector import set_theme
 
 CELLS = [
@@ -40,15 +40,7 @@ def test_fork_from_a_card_runs_the_branch_in_the_view(lab: Lab, browser: Any) ->
 def walk(lab: Lab, page: Any, shots: Path) -> None:
     errors: list[str] = []
     page.on("pageerror", lambda error: errors.append(str(error)))
-    path = write_notebook(lab, CELLS, "fork.ipynb")
-    page.goto(lab.notebook_url(path.name))
-    page.wait_for_selector(".jp-Notebook .jp-Cell", timeout=60_000)
-    page.wait_for_selector("text=Python 3 (ipykernel) | Idle", timeout=60_000)
-    news = page.locator(".jp-Notification-Toast-Close")
-    if news.count():
-        news.first.click()
-    for index in range(len(CELLS)):
-        run_cell(page, index)
+    open_and_run(lab, page, CELLS, "fork.ipynb")
     view = (
         page.locator(".jp-Notebook .jp-Cell").nth(len(CELLS) - 1).locator("[data-testid=inspector]")
     )

@@ -7,7 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 from .conftest import Lab
-from .test_lab import run_cell, write_notebook
+from .test_lab import open_and_run
 
 CELLS = [
     "%load_ext threadlab",
@@ -23,12 +23,8 @@ CELLS = [
 def test_the_status_bar_says_busy_for_the_whole_run(lab: Lab, browser: Any) -> None:
     page = browser.new_page(viewport={"width": 1400, "height": 900})
     try:
-        path = write_notebook(lab, CELLS, "busy.ipynb")
-        page.goto(lab.notebook_url(path.name))
+        open_and_run(lab, page, CELLS, "busy.ipynb")
         status = page.locator(".jp-StatusBar-TextItem", has_text="Python 3 (ipykernel) |")
-        page.wait_for_selector("text=Python 3 (ipykernel) | Idle", timeout=60_000)
-        for index in range(len(CELLS)):
-            run_cell(page, index)
         cell = page.locator(".jp-Notebook .jp-Cell").nth(len(CELLS) - 1)
         # The view is on screen and has said so to the kernel; the tool sleeps 4 s.
         cell.locator("[data-testid=tool-card]").first.wait_for(timeout=60_000)

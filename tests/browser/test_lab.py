@@ -66,6 +66,19 @@ def write_notebook(lab: Lab, cells: list[str] = CELLS, name: str = "trace.ipynb"
     return path
 
 
+def open_and_run(lab: Lab, page: Any, cells: list[str], name: str) -> None:
+    """Write `cells` as notebook `name`, open it in the page once its kernel is idle, and
+    run every cell in order (each one taken by the kernel before the next)."""
+    path = write_notebook(lab, cells, name)
+    page.goto(lab.notebook_url(path.name))
+    page.wait_for_selector("text=Python 3 (ipykernel) | Idle", timeout=60_000)
+    news = page.locator(".jp-Notification-Toast-Close")
+    if news.count():
+        news.first.click()
+    for index in range(len(cells)):
+        run_cell(page, index)
+
+
 def run_cell(page: Any, index: int) -> None:
     """Run one cell and wait until the kernel has taken it (its prompt shows * or a number)."""
     cell = page.locator(".jp-Notebook .jp-Cell").nth(index)

@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from .conftest import Lab
-from .test_lab import run_cell, write_notebook
+from .test_lab import open_and_run
 
 CELLS = [
     "%load_ext threadlab\nimport threadlab as tl",
@@ -20,11 +20,7 @@ CELLS = [
 def test_page_search_and_open(lab: Lab, browser: Any) -> None:
     page = browser.new_page(viewport={"width": 1400, "height": 900})
     try:
-        path = write_notebook(lab, CELLS, "listing.ipynb")
-        page.goto(lab.notebook_url(path.name))
-        page.wait_for_selector("text=Python 3 (ipykernel) | Idle", timeout=60_000)
-        for index in range(len(CELLS)):
-            run_cell(page, index)
+        open_and_run(lab, page, CELLS, "listing.ipynb")
         listing = page.locator(".jp-Notebook .jp-Cell").nth(3)
         rows = listing.locator("[data-testid=thread-row]")
         listing.locator("[data-testid=thread-list]").wait_for(timeout=60_000)

@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from .conftest import Lab
-from .test_lab import run_cell, write_notebook
+from .test_lab import open_and_run
 
 CELLS = [
     "%load_ext threadlab\nimport threadlab as tl\n"
@@ -27,11 +27,7 @@ CELLS = [
 def test_a_parent_says_what_goes_on_below_it(lab: Lab, browser: Any) -> None:
     page = browser.new_page(viewport={"width": 1400, "height": 900})
     try:
-        path = write_notebook(lab, CELLS, "tree.ipynb")
-        page.goto(lab.notebook_url(path.name))
-        page.wait_for_selector("text=Python 3 (ipykernel) | Idle", timeout=60_000)
-        for index in range(len(CELLS)):
-            run_cell(page, index)
+        open_and_run(lab, page, CELLS, "tree.ipynb")
         view = page.locator(".jp-Notebook .jp-Cell").nth(len(CELLS) - 1)
         below = view.locator("[data-testid=progress-below]", has_text="drafting the intro")
         below.first.wait_for(timeout=60_000)
