@@ -1,34 +1,86 @@
 """A thread's HTML file in the file browser, in JupyterLab with Chromium: rendered in a
-sandboxed frame — its script does not run, its remote image is not fetched — with a toggle
-to its source, a download link, and a pane the user can resize."""
+sandboxed frame — its script does not run, its image from another server is not fetched —
+with a toggle to its source, a download link, and a pane the user can resize."""
 
 from __future__ import annotations
 
+import base64
+import threading
+import time
+from collections.abc import Iterator
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
+
+import pytest
 
 from .conftest import Lab
 from .test_lab import open_and_run
 
-PAGE = (
-    "<h1 id='t'>Hello</h1><p>styled</p>"
-    "<script>document.getElementById('t').textContent = 'ran'</script>"
-    "<img src='http://203.0.113.9/pixel.png'>"
+PIXEL = base64.b64decode(
+    "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAQAAAC1HAwCAAAAC0lEQVR42mNkYAAAAAYAAjCB0C8AAAAASUVORK5CYII="
 )
-CELLS = [
-    "%load_ext threadlab",
-    '%%tool\nasync def publish(state) -> str:\n    """Write the page."""\n'
-    f"    await state.write_file('/index.html', {PAGE!r})\n    return 'written'",
-    "%%prompt p --tools publish\nx",
-    "%%thread p --live\ngo",
-]
 
 
-def test_html_renders_sandboxed_with_its_source_a_toggle_away(lab: Lab, browser: Any) -> None:
-    page = browser.new_page(viewport={"width": 1400, "height": 900})
-    fetched: list[str] = []
-    page.on("request", lambda request: fetched.append(request.url))
+@pytest.fixture
+def pixel_server() -> Iterator[tuple[str, list[str]]]:
+    """A real server that answers every GET with a 1x1 PNG and records what was asked: the
+    only sure sign that an image left the frame (a request the page's CSP blocks is still
+    announced to the browser's tools, and a frame of its own process may not be watched)."""
+    asked: list[str] = []
+
+    class Pixel(BaseHTTPRequestHandler):
+        def do_GET(self) -> None:
+            asked.append(self.path)
+            self.send_response(200)
+            self.send_header("Content-Type", "image/png")
+            self.send_header("Content-Length", str(len(PIXEL)))
+            self.end_headers()
+            self.wfile.write(PIXEL)
+
+        def log_message(self, format: str, *args: Any) -> None:
+            pass
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Pixel)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
     try:
-        open_and_run(lab, page, CELLS, "preview.ipynb")
+        yield f"http://127.0.0.1:{server.server_address[1]}/pixel.png", asked
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+def cells(image_url: str) -> list[str]:
+    page = (
+        "<h1 id='t'>Hello</h1><p>styled</p>"
+        "<script>document.getElementById('t').textContent = 'ran'</script>"
+        f"<img src='{image_url}'>"
+    )
+    return [
+        "%load_ext threadlab",
+        '%%tool\nasync def publish(state) -> str:\n    """Write the page."""\n'
+        f"    await state.write_file('/index.html', {page!r})\n    return 'written'",
+        "%%prompt p --tools publish\nx",
+        "%%thread p --live\ngo",
+    ]
+
+
+def settled(image: Any) -> bool:
+    """Whether the image finished loading or failing (polled: the frame runs no script)."""
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline:
+        if image.evaluate("i => i.complete"):
+            return True
+        time.sleep(0.1)
+    return False
+
+
+def test_html_renders_sandboxed_with_its_source_a_toggle_away(
+    lab: Lab, browser: Any, pixel_server: tuple[str, list[str]]
+) -> None:
+    image_url, asked = pixel_server
+    page = browser.new_page(viewport={"width": 1400, "height": 900})
+    try:
+        open_and_run(lab, page, cells(image_url), "preview.ipynb")
         view = page.locator(".jp-Notebook .jp-Cell").nth(3).locator("[data-testid=inspector]")
         view.locator("[data-testid=run-status]", has_text="completed").wait_for(timeout=60_000)
         view.locator("[data-testid=file][data-path='/index.html']").click()
@@ -37,7 +89,10 @@ def test_html_renders_sandboxed_with_its_source_a_toggle_away(lab: Lab, browser:
         assert frame.get_attribute("sandbox") == ""  # no scripts, no same origin
         inside = view.frame_locator("[data-testid=file-frame]")
         assert inside.locator("#t").inner_text() == "Hello"  # the script did not run
-        assert not any("203.0.113.9" in url for url in fetched)  # nor the image load
+        image = inside.locator("img")
+        assert settled(image)
+        assert image.evaluate("i => i.naturalWidth") == 0  # nor did the image load
+        assert asked == []
         download = view.locator("[data-testid=file-download]")
         assert download.get_attribute("download") == "index.html"
         pane = view.locator("[data-testid=preview-pane]")
