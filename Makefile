@@ -6,11 +6,11 @@ STAMP := $(VENV)/.installed
 
 .PHONY: lab test lint typecheck pytest bench clean
 
-$(STAMP): pyproject.toml
+# The built JupyterLab extension is installed as data files: a rebuild means a reinstall.
+$(STAMP): pyproject.toml src/threadlab/labextension/package.json
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
 	$(BIN)/python -m pip install --quiet -e '.[dev,all]'
-	$(BIN)/python tools/lab_settings.py
 	touch $(STAMP)
 
 # Jupyter refuses to run as root unless told; containers and CI machines often are root.

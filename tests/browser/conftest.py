@@ -19,7 +19,6 @@ import pytest
 from ..helpers import missing_package
 
 CHROMIUM = "/usr/bin/chromium"
-TOOLS = Path(__file__).resolve().parents[2] / "tools"
 
 
 @dataclass
@@ -46,13 +45,11 @@ def lab(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Lab]:
     jupyter = Path(sys.executable).with_name("jupyter")
     if not jupyter.exists() or shutil.which(str(jupyter)) is None:
         missing_package("jupyter lab is not installed in this environment")
-    # The environment's JupyterLab defaults, as `make` writes them (widget state is saved).
-    subprocess.run(
-        [sys.executable, str(TOOLS / "lab_settings.py")], check=True, capture_output=True
-    )
     base = tmp_path_factory.mktemp("lab")
-    root, settings, workspaces, config = (base / n for n in ("root", "settings", "ws", "cfg"))
-    for folder in (root, settings, workspaces, config):
+    root, settings, app_settings, workspaces, config = (
+        base / n for n in ("root", "settings", "app-settings", "ws", "cfg")
+    )
+    for folder in (root, settings, app_settings, workspaces, config):
         folder.mkdir()
     port, token = _free_port(), secrets.token_hex(16)
     env = dict(
@@ -74,6 +71,9 @@ def lab(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Lab]:
             f"--ServerApp.root_dir={root}",
             "--ServerApp.disable_check_xsrf=True",
             "--LabApp.news_url=",
+            # JupyterLab's defaults, as a new user has them: settings of the test's own, and
+            # no environment-wide overrides (widget state is not saved with the notebook).
+            f"--LabApp.app_settings_dir={app_settings}",
             "--allow-root",
         ],
         env=env,

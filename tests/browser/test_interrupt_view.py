@@ -7,7 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 from .conftest import Lab
-from .test_lab import run_cell, write_notebook
+from .test_lab import open_card, run_cell, write_notebook
 
 CELLS = [
     "%load_ext threadlab\nimport asyncio",
@@ -30,13 +30,13 @@ def test_an_interrupted_runs_view_shows_every_calls_truth(lab: Lab, browser: Any
         cell.locator("[data-testid=tool-card][data-status=running]").wait_for(timeout=60_000)
         page.locator(".lm-MenuBar-itemLabel", has_text="Kernel").click()
         page.get_by_text("Interrupt Kernel", exact=True).click()
-        frozen = cell.locator(".threadlab-static")
-        frozen.wait_for(timeout=60_000)
-        card = frozen.locator("details.threadlab-card")
+        view = cell.locator("[data-threadlab=live] [data-testid=inspector]:visible")
+        view.locator("[data-testid=run-status]", has_text="interrupted").wait_for(timeout=60_000)
+        card = view.locator("[data-testid=tool-card]")
         assert card.get_attribute("data-status") == "interrupted"  # not the tool's error
-        card.locator("summary").click()
+        open_card(card)
         assert "interrupted: the run was stopped before this call finished" in card.inner_text()
-        assert "run interrupted" in frozen.inner_text()
+        assert "run interrupted" in cell.locator(".jp-OutputArea").inner_text()
         assert cell.locator("[data-status=running]").count() == 0
         page.screenshot(path=str(lab.root.parent / "interrupted.png"))
     finally:

@@ -1,5 +1,6 @@
 """The notebook experience in a real browser: live cards, the live subagent tree, the file
-browser, the static trace left behind, and a saved notebook without secrets."""
+browser, a view that stays interactive after its run (what a person opened stays open), and
+a saved notebook that reads without the kernel and holds no secret."""
 
 from __future__ import annotations
 
@@ -8,6 +9,8 @@ from pathlib import Path
 from typing import Any
 
 import nbformat
+
+from threadlab.widgets._views import VIEW_MIME, WIDGET_MIME
 
 from .conftest import Lab
 
@@ -124,31 +127,37 @@ def check_the_notebook(lab: Lab, page: Any) -> None:
     secret_box.fill(SECRET)
     secret_box.press("Enter")
 
-    # While the tool waits at the gate, its card already shows the progress text.
-    progress = page.locator("[data-testid=tool-progress]", has_text="waiting at the gate")
+    # While the tool waits at the gate, its card already shows the progress text; a person
+    # opens it.
+    first = page.locator(".jp-Notebook .jp-Cell").nth(8)
+    progress = first.locator("[data-testid=tool-progress]", has_text="waiting at the gate")
     progress.first.wait_for(timeout=60_000)
-    running = page.locator("[data-testid=tool-card][data-status=running]")
+    running = first.locator("[data-testid=tool-card][data-status=running]")
     assert running.count() >= 1
+    open_card(running.first)
     gate.touch()
 
-    # When the run ends, the live view is replaced by static HTML whose <details> opens.
-    static = page.locator(".threadlab-static").first
-    static.wait_for(timeout=60_000)
-    details = static.locator("details.threadlab-card").first
-    assert details.get_attribute("open") is None
-    details.locator("summary").click()
-    assert details.get_attribute("open") is not None
-    assert "waiting at the gate" in static.inner_text()
+    # When the run ends the view stays live (the output is updated to what the file keeps,
+    # and drawn again): the card is still open, and the view still answers (a fork editor).
+    live = first.locator("[data-threadlab=live] [data-testid=inspector]:visible")
+    live.locator("[data-testid=run-status]", has_text="completed").wait_for(timeout=60_000)
+    done = live.locator("[data-testid=tool-card]").first
+    assert done.get_attribute("data-status") == "success"
+    assert done.get_attribute("open") is not None
+    assert "waiting at the gate" in done.inner_text()
+    assert live.locator("[data-testid=fork-here]").count() >= 1
 
     # A subagent run: the tree grows while the cell is busy (the child waits at the gate).
     run_cell(page, 9)
     page.wait_for_timeout(500)
     assert not gate.exists()
     run_cell(page, 10)
-    nodes = page.locator("[data-testid=inspector] [data-testid=tree-node]")
+    studio = page.locator(".jp-Notebook .jp-Cell").nth(10)
+    view = studio.locator("[data-testid=inspector]:visible")
+    nodes = view.locator("[data-testid=tree-node]")
     page.wait_for_function(
-        "() => document.querySelectorAll('[data-testid=inspector] [data-testid=tree-node]')"
-        ".length >= 2",
+        "() => document.querySelectorAll('.jp-Notebook .jp-Cell')[10]"
+        ".querySelectorAll('[data-testid=inspector] [data-testid=tree-node]').length >= 2",
         timeout=60_000,
     )
     busy = page.locator(".jp-Notebook .jp-Cell").nth(10).locator(".jp-InputPrompt")
@@ -156,23 +165,25 @@ def check_the_notebook(lab: Lab, page: Any) -> None:
     child = nodes.nth(1)
     assert "site-1" in child.inner_text()
     gate.touch()
-    page.wait_for_selector("[data-testid=run-status]:text('completed')", timeout=60_000)
+    view = studio.locator("[data-threadlab=live] [data-testid=inspector]:visible")
+    view.locator("[data-testid=run-status]", has_text="completed").wait_for(timeout=60_000)
 
-    # The file browser lists the attachment the child handed back, and previews it.
-    files = page.locator("[data-testid=file-browser] [data-testid=file]")
+    # The file browser lists the attachment the child handed back, and previews it (the
+    # kernel answers: the view is live after its run).
+    files = view.locator("[data-testid=file-browser] [data-testid=file]")
     files.first.wait_for(timeout=30_000)
     paths = [f.get_attribute("data-path") for f in files.all()]
     assert "/attachments/index.html" in paths
     files.filter(has_text="/attachments/index.html").first.click()
     # An HTML file renders in a sandboxed frame; its source is a toggle away.
-    page.locator("[data-testid=file-frame]").wait_for(timeout=30_000)
-    page.locator("[data-testid=preview-source]").click()
-    preview = page.locator("[data-testid=file-preview]")
+    view.locator("[data-testid=file-frame]").wait_for(timeout=30_000)
+    view.locator("[data-testid=preview-source]").click()
+    preview = view.locator("[data-testid=file-preview]")
     preview.wait_for(timeout=30_000)
     assert "<html>" in preview.inner_text()
     # ...and the child's own filesystem has it under its own path.
-    child.click()
-    page.wait_for_selector("[data-testid=file][data-path='/index.html']", timeout=30_000)
+    view.locator("[data-testid=tree-node]").nth(1).click()
+    view.locator("[data-testid=file][data-path='/index.html']").wait_for(timeout=30_000)
 
     # Save, then search the saved notebook for the secret.
     page.keyboard.press("Control+s")
@@ -180,5 +191,27 @@ def check_the_notebook(lab: Lab, page: Any) -> None:
     saved = path.read_text()
     assert SECRET not in saved
     notebook = json.loads(saved)
-    outputs = [o for c in notebook["cells"] for o in c.get("outputs", [])]
-    assert any("threadlab-static" in json.dumps(o) for o in outputs)
+    # What the file keeps reads without the kernel: threadlab's own type and static HTML,
+    # no widget view (nothing for a front end to look up), no widget state.
+    assert "widgets" not in notebook["metadata"]
+    views = [
+        o["data"]
+        for c in notebook["cells"]
+        for o in c.get("outputs", [])
+        if VIEW_MIME in o.get("data", {})
+    ]
+    assert len(views) == 2
+    for data in views:
+        assert WIDGET_MIME not in data
+        assert "threadlab-static" in "".join(data["text/html"])
+        assert data[VIEW_MIME]["state"]["trace"]["run"]["status"] == "completed"
+
+
+def open_card(card: Any) -> None:
+    """Open a card by its summary; again if a redraw took the first click (a card that
+    streams is redrawn in place many times a second)."""
+    for _ in range(5):
+        card.locator("summary").first.click()
+        if card.get_attribute("open") is not None:
+            return
+    raise AssertionError("the card did not open")

@@ -189,19 +189,22 @@ def walk(lab: Lab, page: Any, shots: Path) -> None:
     assert card.get_attribute("open") is not None  # a theme switch does not close it either
     page.screenshot(path=str(shots / "streaming-dark.png"))
 
-    # The run finishes: the frozen trace keeps line breaks and shows what the run cost.
+    # The run finishes: the view stays live, the opened card open; line breaks kept, and
+    # what the run cost.
     gate.touch()
-    static = page.locator(".threadlab-static").first
-    static.wait_for(timeout=60_000)
-    text = static.inner_text()
+    done = page.locator(".jp-Notebook .jp-Cell").nth(3)
+    static = done.locator("[data-threadlab=live] [data-testid=inspector]:visible")
+    static.locator("[data-testid=run-status]", has_text="completed").wait_for(timeout=60_000)
+    assert "721 in / 66 out tokens" in static.locator("[data-testid=run-usage]").inner_text()
+    text = static.locator("[data-testid=conversation]").inner_text()
     assert "321 in / 54 out tokens" in text
-    assert "run completed · 721 in / 66 out tokens" in text
     assert "The page is written.\nIt is short." in text
-    static.locator("details.threadlab-card summary").first.click()
+    finished = static.locator("[data-testid=tool-card]").first
+    assert finished.get_attribute("open") is not None
     static.scroll_into_view_if_needed()
-    frozen_card = static.locator("details.threadlab-card").first.inner_text()
+    frozen_card = finished.inner_text()
     assert "/index.html" in frozen_card
-    assert "████████████ 3 / 3" in frozen_card
+    assert "3 / 3" in frozen_card
     assert "path: /index.html" in frozen_card
     page.screenshot(path=str(shots / "finished-dark.png"))
 

@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from .conftest import Lab
-from .test_lab import run_cell
+from .test_lab import open_card, run_cell
 
 NOTEBOOKS = Path(__file__).resolve().parents[2] / "notebooks"
 
@@ -24,12 +24,13 @@ def test_run_code_cards_show_output_and_verdict(lab: Lab, browser: Any) -> None:
         page.wait_for_selector("text=Python 3 (ipykernel) | Idle", timeout=60_000)
         for index in (1, 2, 3, 4, 6):
             run_cell(page, index)
-        static = page.locator(".threadlab-static").first
-        static.wait_for(timeout=90_000)
-        cards = static.locator("details.threadlab-card")
+        cell = page.locator(".jp-Notebook .jp-Cell").nth(6)
+        static = cell.locator("[data-threadlab=live] [data-testid=inspector]:visible")
+        static.locator("[data-testid=run-status]", has_text="completed").wait_for(timeout=90_000)
+        cards = static.locator("[data-testid=tool-card]")
         assert cards.count() == 2
         for index in range(2):
-            cards.nth(index).locator("summary").click()
+            open_card(cards.nth(index))
         text = static.inner_text()
         assert "squares: [1,4,9]" in text
         assert "longest: quick" in text

@@ -56,7 +56,9 @@ class ThreadlabMagics(Magics):
         config=True
     )
     freeze_on_finish = Bool(
-        True, help="Replace the live view with static HTML when a run ends."
+        False,
+        help="Replace the view with static HTML when a run ends (it stays interactive"
+        " otherwise, and reads the same from the saved notebook).",
     ).tag(config=True)
     store = Unicode(
         ".threadlab", help="The thread store: a directory (SQLite) or a postgresql:// URL."
@@ -319,9 +321,10 @@ class ThreadlabMagics(Magics):
             live.view.after_message = None
             waiting = thread.pending
             if handle is not None:
-                # Frozen: static HTML. Live: the same widget, with its static fallback
-                # (what a front end without the widget's state shows) brought up to date.
-                # A thread that waits keeps its cards' buttons.
+                # The view as the run left it: what the notebook file keeps (threadlab's own
+                # output type, static HTML, text) brought up to date, the widget staying
+                # interactive while the kernel lives. Frozen: static HTML only. A thread
+                # that waits keeps its cards' buttons.
                 frozen = self.freeze_on_finish and not keep_live and not waiting
                 handle.update(StaticTrace(live.state) if frozen else live.view)
         for request in waiting:

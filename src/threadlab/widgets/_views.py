@@ -8,6 +8,7 @@ import base64
 import html
 import json
 import mimetypes
+import uuid
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -32,29 +33,50 @@ __all__ = ["ThreadListView", "TraceView"]
 
 _STATIC = Path(__file__).parent / "static"
 PREVIEW_BYTES = 256 * 1024
+VIEW_MIME = "application/vnd.threadlab.view+json"
+"""threadlab's own output type: the view's state, drawn by the threadlab JupyterLab
+extension, live through the widget while its kernel holds it."""
+WIDGET_MIME = "application/vnd.jupyter.widget-view+json"
 
 
 class _View(anywidget.AnyWidget):
     _esm = _STATIC / "threadlab.js"
     _css = _STATIC / "threadlab.css"
     view = traitlets.Unicode("inspector").tag(sync=True)
+    key = traitlets.Unicode("").tag(sync=True)
+    """Names the view for the front end, which keeps what a person opened in it across the
+    redraw that comes when its output is updated."""
 
     def _repr_mimebundle_(self, **kwargs: Any) -> Any:
-        # Beside the widget, the same content as static HTML and text: what nbconvert, GitHub
-        # and any front end without the widget's state show instead.
+        # What the notebook file keeps must read without this kernel: threadlab's own type
+        # (the view's state, drawn by the threadlab extension, which goes live through the
+        # widget while the kernel holds it), static HTML (nbconvert, VS Code, GitHub) and
+        # text. The widget's own type only while a run streams, for front ends without the
+        # extension; the run's end replaces it.
         bundle = super()._repr_mimebundle_(**kwargs)
         data = bundle[0] if isinstance(bundle, tuple) else bundle
         if isinstance(data, dict):
+            if not self.streaming():
+                data.pop(WIDGET_MIME, None)
+            data[VIEW_MIME] = {"model_id": self.model_id, "state": self.saved_state()}
             data["text/plain"] = repr(self)
             data["text/html"] = self.static_html()
         return bundle
+
+    def streaming(self) -> bool:
+        """Whether a run streams into this view now."""
+        return False
+
+    def saved_state(self) -> dict[str, Any]:
+        """What the notebook file keeps of the view: enough to draw it without a kernel."""
+        return {"view": self.view, "key": self.key}
 
     def static_html(self) -> str:
         """The view's content as script-free HTML."""
         return f"<pre>{html.escape(repr(self))}</pre>"
 
     def __init__(self, rt: Runtime, **kwargs: Any) -> None:
-        super().__init__(**kwargs)
+        super().__init__(key=uuid.uuid4().hex, **kwargs)
         self._rt = rt
         self.after_message: Callable[[], None] | None = None
         """Called after each message from the front end is handled (a kernel hook)."""
@@ -302,6 +324,12 @@ class TraceView(_View):
         self.send_state("trace")
         self._patcher.reset(snapshot)
 
+    def streaming(self) -> bool:
+        return self.live
+
+    def saved_state(self) -> dict[str, Any]:
+        return {**super().saved_state(), "trace": self.state.snapshot(), "selected": self.selected}
+
     def __repr__(self) -> str:
         return static_text(self.state)
 
@@ -340,6 +368,9 @@ class ThreadListView(_View):
     def _handle(self, op: Any, content: dict[str, Any]) -> None:
         if op == "open":
             self.open_thread(str(content.get("thread")))
+
+    def saved_state(self) -> dict[str, Any]:
+        return {**super().saved_state(), "rows": self.rows, "opened": {}}
 
     def static_html(self) -> str:
         columns = ("thread", "agent", "notebook", "status", "messages")

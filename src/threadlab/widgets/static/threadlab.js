@@ -38,8 +38,9 @@
  *   forks: Map<string, {el: HTMLElement, error: HTMLElement}>,
  *   decisions: Map<string, {el: HTMLElement, error: HTMLElement, sent: () => void}>,
  *   requests: Record<string, string>, listQuery: string, listShown: number,
- *   previewSource: boolean,
+ *   previewSource: boolean, memory: Memory,
  *   clock: Record<string, {seen: number, started: number | null}>}} Local
+ * @typedef {{open: Set<string>, selected: string | null}} Memory
  * @typedef {{thread: string, at: string, kind: "call" | "message", result?: string | null,
  *   args?: string, text?: string}} ForkPoint
  */
@@ -366,8 +367,17 @@ function card(model, c, fetched, local) {
   const sig = JSON.stringify([c, fetched[c.id] ?? null]);
   const kept = local.cards.get(c.id);
   if (kept && kept.sig === sig) return kept.el;
-  const el =
-    kept?.el || h("details", { class: "tl-card", "data-testid": "tool-card", "data-call": c.id });
+  let el = kept?.el;
+  if (!el) {
+    const opened = local.memory.open;
+    el = h("details", { class: "tl-card", "data-testid": "tool-card", "data-call": c.id });
+    /** @type {HTMLDetailsElement} */ (el).open = opened.has(c.id);
+    el.addEventListener("toggle", (e) => {
+      if (e.target !== e.currentTarget) return; // a part inside the card
+      if (/** @type {HTMLDetailsElement} */ (el).open) opened.add(c.id);
+      else opened.delete(c.id);
+    });
+  }
   el.className = `tl-card tl-${c.status}`;
   el.setAttribute("data-status", c.status);
   el.replaceChildren(...cardParts(model, c, fetched, local));
@@ -749,14 +759,14 @@ function conversation(model, trace, threadId, local) {
   const out = [];
   const placed = new Set();
   // A finished thread can be forked at any top-level call or user message.
-  const forkable = !model.get("live") && trace.run?.status !== "running";
+  const forkable = !model.get("live") && !model.get("offline") && trace.run?.status !== "running";
   /** @param {Card} c */
   const placeCard = (c) => {
     placed.add(c.id);
     out.push(
       h("div", { style: `margin-left:${c.depth * 16}px` }, card(model, c, local.fetched, local)),
     );
-    if (c.status === "waiting" && c.approval?.state === "asked")
+    if (c.status === "waiting" && c.approval?.state === "asked" && !model.get("offline"))
       out.push(decisionControl(model, local, c));
     if (forkable && c.depth === 0 && FINAL.has(c.status))
       out.push(
@@ -957,6 +967,7 @@ function inspector(model, el, trace, local) {
   /** @param {string} id */
   const select = (id) => {
     local.selected = id;
+    local.memory.selected = id;
     // Told as a message, not a synced change: a save would send the view's whole trace back.
     model.send({ op: "select", thread: id });
     local.redraw();
@@ -1070,6 +1081,8 @@ function threadList(model, el, local) {
             "button",
             {
               "data-testid": "open-thread",
+              disabled: model.get("offline") ? "" : null,
+              title: model.get("offline") ? NO_KERNEL : null,
               onclick: () => model.send({ op: "open", thread: r.id }),
             },
             "open",
@@ -1098,12 +1111,64 @@ function threadList(model, el, local) {
   if (opened.root) inspector(model, holder, opened, local);
 }
 
-export default {
+/** What a view asks of the kernel, answered when no kernel is there to ask. */
+const NO_KERNEL =
+  "not kept in the notebook: the kernel that made this view is gone (%threadlab open the thread to see it)";
+
+/**
+ * A view drawn from a saved output's data alone (a reopened notebook whose kernel is gone):
+ * the same drawing as the live view, on a model that never reaches a kernel. What only the
+ * kernel has (a full result, a file's content, what a step was sent) says so when asked;
+ * forks and decisions are not offered.
+ * @param {HTMLElement} el
+ * @param {Record<string, unknown>} state
+ */
+export function renderOffline(el, state) {
+  const values = { ...state, offline: true, live: false };
+  /** @type {Record<string, Array<(...args: any[]) => void>>} */
+  const handlers = {};
+  /** @type {Model} */
+  const model = {
+    get: (name) => values[name],
+    set: (name, value) => {
+      values[name] = value;
+    },
+    save_changes: () => {},
+    on: (event, callback) => {
+      handlers[event] = [...(handlers[event] || []), callback];
+    },
+    send: (/** @type {any} */ msg) => {
+      const reply =
+        msg.op === "fetch_result"
+          ? { op: "result", call: msg.call, text: NO_KERNEL }
+          : msg.op === "fetch_request"
+            ? { op: "request", message: msg.message, text: NO_KERNEL }
+            : msg.op === "preview"
+              ? { op: "preview", thread: msg.thread, path: msg.path, error: NO_KERNEL }
+              : null;
+      if (reply) for (const callback of handlers["msg:custom"] || []) callback(reply);
+    },
+  };
+  return view.render({ model, el });
+}
+
+/**
+ * What a person opened in each view (by the view's key): kept across the redraw that comes
+ * when the view's output is updated (at a run's end), so an opened card stays open.
+ * @type {Map<string, Memory>}
+ */
+const MEMORY = new Map();
+
+const view = {
   /** @param {{model: Model, el: HTMLElement}} view */
   render({ model, el }) {
+    const key = model.get("key") || "";
+    const memory = MEMORY.get(key) || { open: new Set(), selected: null };
+    if (key) MEMORY.set(key, memory);
     /** @type {Local} */
     const local = {
-      selected: model.get("selected") || null,
+      memory,
+      selected: memory.selected || model.get("selected") || null,
       fetched: {},
       preview: null,
       redraw: () => {},
@@ -1154,6 +1219,7 @@ export default {
     // The kernel chose the thread to show (a branch made here, or one opened from the tree).
     model.on("change:selected", () => {
       local.selected = model.get("selected") || null;
+      memory.selected = local.selected;
       local.redraw();
     });
     local.redraw();
@@ -1168,3 +1234,5 @@ export default {
     return () => clearInterval(ticker);
   },
 };
+
+export default view;

@@ -1,0 +1,76 @@
+// One renderer for threadlab's mimetype. It draws the view from the output's own data first
+// (what the notebook file holds, readable with no kernel); when the kernel that made the
+// view still holds its widget, the live view takes its place.
+import { Panel, Widget } from "@lumino/widgets";
+import "../../src/threadlab/widgets/static/threadlab.css";
+import { renderOffline } from "../../src/threadlab/widgets/static/threadlab.js";
+
+export const MIME = "application/vnd.threadlab.view+json";
+const WIDGET_MIME = "application/vnd.jupyter.widget-view+json";
+/** Before ipywidgets' renderer (-10): the bundle may carry a widget view too. */
+export const RANK = -20;
+
+/**
+ * @typedef {{model_id?: string, state?: Record<string, unknown>}} ViewData
+ * @typedef {{getFactory(mime: string): any} | null} Registry
+ */
+
+export class ThreadlabRenderer extends Panel {
+  /**
+   * @param {any} options the renderer options JupyterLab gives every renderer
+   * @param {Registry} registry the notebook's registry, where the widget renderer is
+   */
+  constructor(options, registry) {
+    super();
+    this.options = options;
+    this.registry = registry;
+    this.addClass("tl-output");
+    /** @type {MutationObserver | null} */
+    this.watch = null;
+  }
+
+  /** @param {any} model */
+  async renderModel(model) {
+    const data = /** @type {ViewData} */ (model.data[MIME] || {});
+    this.watch?.disconnect();
+    while (this.widgets.length) this.widgets[0].dispose();
+    const offline = new Widget();
+    renderOffline(offline.node, data.state || {});
+    this.addWidget(offline);
+    // Which drawing is on screen: "saved" (from the output's data) or "live" (the widget).
+    this.node.dataset.threadlab = "saved";
+    const factory = model.trusted && data.model_id ? this.registry?.getFactory(WIDGET_MIME) : null;
+    if (!factory) return;
+    const live = factory.createRenderer({ ...this.options, mimeType: WIDGET_MIME });
+    live.hide();
+    this.addWidget(live);
+    // The widget renderer says in its text whether the model is there; it may decide late
+    // (while the kernel connects), so it is watched rather than awaited.
+    const settle = () => {
+      if (live.node.querySelector("[data-testid=inspector], [data-testid=thread-list]")) {
+        live.show();
+        offline.dispose(); // one view on screen: what a test or a person finds is the live one
+        this.node.dataset.threadlab = "live";
+        this.watch?.disconnect();
+      } else if (/model not found/.test(live.node.textContent || "")) {
+        this.watch?.disconnect();
+        live.dispose();
+      }
+    };
+    this.watch = new MutationObserver(settle);
+    this.watch.observe(live.node, { childList: true, subtree: true, characterData: true });
+    const view = { model_id: data.model_id, version_major: 2, version_minor: 1 };
+    await live.renderModel({
+      data: { [WIDGET_MIME]: view },
+      metadata: {},
+      trusted: true,
+      setData() {},
+    });
+    settle();
+  }
+
+  dispose() {
+    this.watch?.disconnect();
+    super.dispose();
+  }
+}
