@@ -25,9 +25,7 @@ STATIC = ROOT / "src" / "threadlab" / "widgets" / "static"
 
 def sources() -> list[Path]:
     """What the built extension is made from."""
-    return sorted(
-        [SOURCE / "package.json", *SOURCE.glob("src/*.js"), *STATIC.glob("threadlab.*")]
-    )
+    return sorted([SOURCE / "package.json", *SOURCE.glob("src/*.js"), *STATIC.glob("threadlab.*")])
 
 
 def digest() -> str:

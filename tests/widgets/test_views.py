@@ -371,3 +371,32 @@ async def test_a_failed_calls_closed_card_says_why(rt: tl.Runtime, registry: tl.
     summary = re.search(r"<summary>(.*?)</summary>", page)
     assert summary is not None
     assert "KeyError: &#x27;nope&#x27;" in summary.group(1)
+
+
+async def test_what_the_notebook_keeps_of_a_view_reads_without_its_kernel(
+    rt: tl.Runtime, registry: tl.Registry, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from threadlab.widgets._views import VIEW_MIME, WIDGET_MIME
+
+    install(monkeypatch)
+    define(registry, tl.models.ScriptedModel([write(1), text("done")]))
+    thread = await rt.create_thread("p", secrets={"API_KEY": SECRET})
+    live = LiveRun(rt, thread, rate=20)
+    streaming = live.view._repr_mimebundle_()[0]
+    # While the run streams, front ends without threadlab's extension get the widget.
+    assert streaming[WIDGET_MIME]["model_id"] == live.view.model_id
+    await live.run("go")
+    finished = live.view._repr_mimebundle_()[0]
+    assert WIDGET_MIME not in finished  # nothing a reopened notebook would look up
+    saved = finished[VIEW_MIME]
+    assert saved["model_id"] == live.view.model_id
+    assert saved["state"]["view"] == "inspector"
+    assert saved["state"]["key"] == live.view.key != ""
+    assert saved["state"]["trace"]["run"]["status"] == "completed"
+    assert saved["state"]["trace"]["cards"] == live.view.trace["cards"]
+    assert "threadlab-static" in finished["text/html"]
+    assert SECRET not in json.dumps(finished)
+    listing = ThreadListView(rt)._repr_mimebundle_()[0]
+    assert WIDGET_MIME not in listing
+    assert [r["id"] for r in listing[VIEW_MIME]["state"]["rows"]] == [thread.id]
+    assert thread.id in listing["text/html"]
