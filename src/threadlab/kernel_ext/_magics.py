@@ -304,7 +304,7 @@ class ThreadlabMagics(Magics):
         live = LiveRun(self.session.runtime, thread, self.update_rate)
         busy = KeepBusy(getattr(self.shell, "kernel", None))
         live.view.after_message = busy.touch
-        handle = display(live.view, display_id=True)
+        display(live.view)  # under a display id of its own: see refresh_output
         try:
             await live.run(message, step=step)
         except (asyncio.CancelledError, KeyboardInterrupt):
@@ -320,13 +320,12 @@ class ThreadlabMagics(Magics):
             busy.stop()
             live.view.after_message = None
             waiting = thread.pending
-            if handle is not None:
-                # The view as the run left it: what the notebook file keeps (threadlab's own
-                # output type, static HTML, text) brought up to date, the widget staying
-                # interactive while the kernel lives. Frozen: static HTML only. A thread
-                # that waits keeps its cards' buttons.
-                frozen = self.freeze_on_finish and not keep_live and not waiting
-                handle.update(StaticTrace(live.state) if frozen else live.view)
+            # The view as the run left it: what the notebook file keeps (threadlab's own
+            # output type, static HTML, text) brought up to date, the widget staying
+            # interactive while the kernel lives. Frozen: static HTML only. A thread that
+            # waits keeps its cards' buttons.
+            frozen = self.freeze_on_finish and not keep_live and not waiting
+            live.view.refresh_output(StaticTrace(live.state) if frozen else None)
         for request in waiting:
             print(
                 f"{request.name} ({request.tool_call_id}) waits for a decision: decide in its"

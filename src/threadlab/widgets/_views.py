@@ -15,6 +15,8 @@ from typing import Any
 
 import anywidget
 import traitlets
+from IPython import display as ipython_display
+from IPython.display import DisplayHandle
 
 from .._errors import PathError, ThreadlabError
 from .._records import Approval, ApprovalDecidedEvent, ThreadMeta
@@ -31,6 +33,9 @@ from ._trace import TraceState
 
 __all__ = ["ThreadListView", "TraceView"]
 
+# IPython's display functions carry no type hints.
+_display: Callable[..., DisplayHandle | None] = ipython_display.display
+_update: Callable[..., None] = ipython_display.update_display
 _STATIC = Path(__file__).parent / "static"
 PREVIEW_BYTES = 256 * 1024
 VIEW_MIME = "application/vnd.threadlab.view+json"
@@ -43,6 +48,8 @@ class _View(anywidget.AnyWidget):
     _esm = _STATIC / "threadlab.js"
     _css = _STATIC / "threadlab.css"
     view = traitlets.Unicode("inspector").tag(sync=True)
+    handle: DisplayHandle | None = None
+    """The view's output, once displayed."""
     key = traitlets.Unicode("").tag(sync=True)
     """Names the view for the front end, which keeps what a person opened in it across the
     redraw that comes when its output is updated."""
@@ -63,6 +70,28 @@ class _View(anywidget.AnyWidget):
             data["text/html"] = self.static_html()
         return bundle
 
+    def _ipython_display_(self) -> None:
+        # Shown under a display id of its own, so what the notebook keeps can be brought up
+        # to date when the view changes after its cell (a run's end, a run started in it).
+        data, metadata = self._bundle()
+        self.handle = _display(data, metadata=metadata, raw=True, display_id=True)
+
+    def _bundle(self) -> tuple[dict[str, Any], dict[str, Any]]:
+        bundle = self._repr_mimebundle_()
+        if isinstance(bundle, tuple):
+            return bundle[0], bundle[1] or {}
+        return bundle, {}
+
+    def refresh_output(self, replacement: Any = None) -> None:
+        """Bring the view's output up to date (or replace it by `replacement`)."""
+        if self.handle is None:
+            return
+        if replacement is not None:
+            _update(replacement, display_id=self.handle.display_id)
+            return
+        data, metadata = self._bundle()
+        _update(data, metadata=metadata, raw=True, display_id=self.handle.display_id)
+
     def streaming(self) -> bool:
         """Whether a run streams into this view now."""
         return False
@@ -77,6 +106,7 @@ class _View(anywidget.AnyWidget):
 
     def __init__(self, rt: Runtime, **kwargs: Any) -> None:
         super().__init__(key=uuid.uuid4().hex, **kwargs)
+        self.handle = None
         self._rt = rt
         self.after_message: Callable[[], None] | None = None
         """Called after each message from the front end is handled (a kernel hook)."""
@@ -308,6 +338,7 @@ class TraceView(_View):
             state.run = {"status": "idle", "text": None, "error": str(exc), "usage": None}
             self.finishing = True
             self.push()
+        self.refresh_output()  # what the notebook keeps is the view as the run left it
 
     def _refuse(self, thread_id: str, call_id: str, error: str) -> None:
         self.send({"op": "decide_error", "thread": thread_id, "call": call_id, "error": error})

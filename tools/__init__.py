@@ -1,0 +1,1 @@
+"""Scripts that build what the repository keeps built: example notebooks, the extension."""
