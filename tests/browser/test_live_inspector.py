@@ -257,6 +257,12 @@ def walk(lab: Lab, page: Any, shots: Path) -> None:
     assert "in /" in saved_live.locator("[data-testid=run-usage]").inner_text()
     listing = page.locator("[data-testid=thread-list]")
     listing.wait_for(timeout=30_000)
+    assert listing.locator("[data-testid=open-thread]").first.is_disabled()  # no kernel
+    # The first run's own output too; every view here is drawn from what the file keeps.
+    first_run = page.locator(".jp-Notebook .jp-Cell").nth(3)
+    assert first_run.locator("[data-testid=run-status]").inner_text() == "completed"
+    assert page.locator("[data-threadlab=saved]").count() == 4
+    assert page.locator("[data-threadlab=live]").count() == 0
     reopened.scroll_into_view_if_needed()
     page.screenshot(path=str(shots / "reopened-dark.png"))
     set_theme(page, "JupyterLab Light")
