@@ -2,17 +2,21 @@
 
 from __future__ import annotations
 
+import base64
 import os
 import secrets
 import shutil
 import socket
 import subprocess
 import sys
+import threading
 import time
 import urllib.request
 from collections.abc import Iterator
 from dataclasses import dataclass
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -113,3 +117,36 @@ def browser(lab: Lab) -> Iterator[object]:
         )
         yield chromium
         chromium.close()
+
+
+PIXEL = base64.b64decode(
+    "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAQAAAC1HAwCAAAAC0lEQVR42mNkYAAAAAYAAjCB0C8AAAAASUVORK5CYII="
+)
+
+
+@pytest.fixture
+def pixel_server() -> Iterator[tuple[str, list[str]]]:
+    """A real server that answers every GET with a 1x1 PNG and records what was asked: the
+    only sure sign that an image left the frame (a request the page's CSP blocks is still
+    announced to the browser's tools, and a frame of its own process may not be watched)."""
+    asked: list[str] = []
+
+    class Pixel(BaseHTTPRequestHandler):
+        def do_GET(self) -> None:
+            asked.append(self.path)
+            self.send_response(200)
+            self.send_header("Content-Type", "image/png")
+            self.send_header("Content-Length", str(len(PIXEL)))
+            self.end_headers()
+            self.wfile.write(PIXEL)
+
+        def log_message(self, format: str, *args: Any) -> None:
+            pass
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Pixel)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}/pixel.png", asked
+    finally:
+        server.shutdown()
+        server.server_close()

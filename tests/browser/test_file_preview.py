@@ -4,49 +4,11 @@ with a toggle to its source, a download link, and a pane the user can resize."""
 
 from __future__ import annotations
 
-import base64
-import threading
 import time
-from collections.abc import Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
-
-import pytest
 
 from .conftest import Lab
 from .test_lab import open_and_run
-
-PIXEL = base64.b64decode(
-    "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAQAAAC1HAwCAAAAC0lEQVR42mNkYAAAAAYAAjCB0C8AAAAASUVORK5CYII="
-)
-
-
-@pytest.fixture
-def pixel_server() -> Iterator[tuple[str, list[str]]]:
-    """A real server that answers every GET with a 1x1 PNG and records what was asked: the
-    only sure sign that an image left the frame (a request the page's CSP blocks is still
-    announced to the browser's tools, and a frame of its own process may not be watched)."""
-    asked: list[str] = []
-
-    class Pixel(BaseHTTPRequestHandler):
-        def do_GET(self) -> None:
-            asked.append(self.path)
-            self.send_response(200)
-            self.send_header("Content-Type", "image/png")
-            self.send_header("Content-Length", str(len(PIXEL)))
-            self.end_headers()
-            self.wfile.write(PIXEL)
-
-        def log_message(self, format: str, *args: Any) -> None:
-            pass
-
-    server = ThreadingHTTPServer(("127.0.0.1", 0), Pixel)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    try:
-        yield f"http://127.0.0.1:{server.server_address[1]}/pixel.png", asked
-    finally:
-        server.shutdown()
-        server.server_close()
 
 
 def cells(image_url: str) -> list[str]:
