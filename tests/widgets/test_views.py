@@ -400,3 +400,24 @@ async def test_what_the_notebook_keeps_of_a_view_reads_without_its_kernel(
     assert WIDGET_MIME not in listing
     assert [r["id"] for r in listing[VIEW_MIME]["state"]["rows"]] == [thread.id]
     assert thread.id in listing["text/html"]
+
+
+async def test_the_list_shows_notebooks_from_here_and_keeps_their_full_path(
+    rt: tl.Runtime, registry: tl.Registry, monkeypatch: pytest.MonkeyPatch, tmp_path: Any
+) -> None:
+    install(monkeypatch)
+    (tmp_path / "work").mkdir()
+    monkeypatch.chdir(tmp_path / "work")  # the kernel's folder: the notebook's own
+    define(registry, tl.models.ScriptedModel([text("ok")]))
+    here = str(tmp_path / "work" / "tea.ipynb")
+    elsewhere = str(tmp_path / "other" / "coffee.ipynb")
+    for origin in (here, elsewhere, "relative.ipynb"):
+        await rt.create_thread("p", origin=origin)
+    rows = ThreadListView(rt).rows
+    shown = {r["origin"]: r["notebook"] for r in rows}
+    assert shown == {
+        here: "tea.ipynb",
+        elsewhere: "../other/coffee.ipynb",
+        "relative.ipynb": "relative.ipynb",
+    }
+    assert "../other/coffee.ipynb" in ThreadListView(rt).static_html()

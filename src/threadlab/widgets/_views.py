@@ -8,6 +8,7 @@ import base64
 import html
 import json
 import mimetypes
+import os
 import uuid
 from collections.abc import Callable
 from pathlib import Path
@@ -408,7 +409,7 @@ class ThreadListView(_View):
         head = "".join(f"<th>{c}</th>" for c in columns)
         rows = "".join(
             f"<tr><td><code>{html.escape(r['id'])}</code></td><td>{html.escape(r['agent'])}</td>"
-            f"<td>{html.escape(r['origin'] or '')}</td><td>{html.escape(r['status'])}</td>"
+            f"<td>{html.escape(r['notebook'] or '')}</td><td>{html.escape(r['status'])}</td>"
             f"<td>{r['messages']}</td></tr>"
             for r in self.rows
         )
@@ -423,6 +424,17 @@ class ThreadListView(_View):
         return "\n".join(lines)
 
 
+def _near(origin: str | None) -> str | None:
+    """A notebook's path as read from here: relative to the kernel's folder (the notebook's
+    own, under a Jupyter server), rather than the server's absolute path."""
+    if origin is None or not os.path.isabs(origin):
+        return origin
+    try:
+        return os.path.relpath(origin)
+    except ValueError:  # another drive
+        return origin
+
+
 def _row(summary: ThreadSummary) -> dict[str, Any]:
     record = summary.record
     if summary.running is not None and is_live(summary.running):
@@ -433,10 +445,12 @@ def _row(summary: ThreadSummary) -> dict[str, Any]:
         status = summary.last_run_status or "never run"
     meta = ThreadMeta.read(record.metadata)
     origin = meta.origin if meta is not None else None
+    origin = origin if isinstance(origin, str) else None
     return {
         "id": record.id,
         "agent": record.target,
-        "origin": origin if isinstance(origin, str) else None,
+        "origin": origin,
+        "notebook": _near(origin),
         "created_at": record.created_at,
         "status": status,
         "messages": summary.messages,

@@ -24,7 +24,8 @@
  *   drafts: Record<string, string>, run: RunSummary}} Trace
  * @typedef {{op: "preview", thread: string, path: string, error?: string, image?: string,
  *   text?: string, size?: number, truncated?: boolean}} Preview
- * @typedef {{id: string, agent: string, origin: string | null, created_at: number,
+ * @typedef {{id: string, agent: string, origin: string | null, notebook?: string | null,
+ *   created_at: number,
  *   status: string, messages: number, children: number}} ThreadRow
  * @typedef {{get(name: string): any, set(name: string, value: unknown): void,
  *   save_changes(): void, send(content: object): void,
@@ -1026,7 +1027,9 @@ function threadList(model, el, local) {
   const query = local.listQuery.trim().toLowerCase();
   const matching = query
     ? rows.filter((r) =>
-        [r.id, r.agent, r.origin || "", r.status].some((f) => f.toLowerCase().includes(query)),
+        [r.id, r.agent, r.notebook || r.origin || "", r.status].some((f) =>
+          f.toLowerCase().includes(query),
+        ),
       )
     : rows;
   const shown = matching.slice(0, local.listShown);
@@ -1069,7 +1072,7 @@ function threadList(model, el, local) {
         },
         h("td", {}, h("code", {}, r.id)),
         h("td", {}, r.agent),
-        h("td", {}, r.origin || ""),
+        h("td", { title: r.origin || "" }, r.notebook || r.origin || ""),
         h("td", { class: "tl-date" }, new Date(r.created_at * 1000).toLocaleString()),
         h("td", {}, r.status),
         h("td", {}, r.messages),
