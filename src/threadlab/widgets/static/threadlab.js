@@ -202,33 +202,122 @@ function errorLine(c) {
 }
 
 /**
- * Arguments to read: each on its line as `name: value`, a multi-line string as an indented
- * block (its line breaks, not `\n`), anything else as JSON. Text that is no JSON object (still
- * streaming, or malformed) is shown as it is.
+ * Parsed JSON when `text` is a JSON object or array; undefined for anything else.
  * @param {string} text
- * @returns {string}
+ * @returns {object | undefined}
+ */
+function jsonObject(text) {
+  if (!/^\s*[[{]/.test(text)) return undefined;
+  try {
+    const value = JSON.parse(text);
+    return value && typeof value === "object" ? value : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Children of one JSON node drawn at a time (a 200-row list opens its first rows). */
+const JSON_ROWS = 50;
+
+/**
+ * A JSON value as a tree: an object or array is a `<details>` that says its size and opens
+ * to its entries (the first level open); anything else is one line.
+ * @param {unknown} value
+ * @param {string | null} key
+ * @param {number} depth
+ * @returns {HTMLElement}
+ */
+function jsonTree(value, key, depth = 0) {
+  const label = key === null ? null : h("span", { class: "tl-json-key" }, `${key}: `);
+  if (!value || typeof value !== "object")
+    return h("div", { class: "tl-json-leaf" }, label, JSON.stringify(value));
+  const entries = Array.isArray(value)
+    ? value.map((item, i) => [String(i), item])
+    : Object.entries(value);
+  const size = Array.isArray(value) ? `[${entries.length} items]` : `{${entries.length} keys}`;
+  const node = h(
+    "details",
+    { class: "tl-json", "data-testid": "json-node" },
+    h("summary", {}, label, h("span", { class: "tl-meta" }, size)),
+  );
+  /** @param {number} upTo */
+  const fill = (upTo) => {
+    const rows = entries.slice(0, upTo).map(([k, item]) => jsonTree(item, k, depth + 1));
+    const rest = entries.length - upTo;
+    const more =
+      rest > 0
+        ? h(
+            "button",
+            { class: "tl-more", onclick: () => fill(upTo + JSON_ROWS * 4) },
+            `${rest} more`,
+          )
+        : null;
+    node.replaceChildren(
+      node.firstChild || "",
+      h("div", { class: "tl-json-children" }, rows, more),
+    );
+  };
+  fill(JSON_ROWS);
+  /** @type {HTMLDetailsElement} */ (node).open = depth === 0;
+  return node;
+}
+
+/**
+ * A call's arguments to read: `name: value` per line, a multi-line string as an indented
+ * block with its line breaks, a nested value as a JSON tree.
+ * @param {string} text the arguments as JSON
+ * @returns {Array<HTMLElement | string>}
  */
 function readableArgs(text) {
-  /** @type {unknown} */
-  let value;
-  try {
-    value = JSON.parse(text);
-  } catch {
-    return text;
-  }
-  if (!value || typeof value !== "object" || Array.isArray(value)) return text;
-  return Object.entries(value)
-    .map(([key, item]) => {
-      if (typeof item === "string")
-        return item.includes("\n")
-          ? `${key}: |\n${item
-              .split("\n")
-              .map((line) => `  ${line}`)
-              .join("\n")}`
-          : `${key}: ${item}`;
-      return `${key}: ${JSON.stringify(item, null, 2).split("\n").join("\n  ")}`;
-    })
-    .join("\n");
+  const value = jsonObject(text);
+  if (!value || Array.isArray(value)) return [text];
+  return Object.entries(value).map(([key, item]) => {
+    if (item && typeof item === "object") return jsonTree(item, key);
+    if (typeof item !== "string") return h("div", {}, `${key}: ${JSON.stringify(item)}`);
+    if (!item.includes("\n")) return h("div", {}, `${key}: ${item}`);
+    const block = item
+      .split("\n")
+      .map((line) => `  ${line}`)
+      .join("\n");
+    return h("div", {}, `${key}: |\n${block}`);
+  });
+}
+
+/**
+ * A result: a JSON object or array as a tree, anything else as text.
+ * @param {string} result
+ */
+function resultBox(result) {
+  const value = jsonObject(result);
+  return value
+    ? h("div", { class: "tl-result", "data-testid": "tool-result" }, jsonTree(value, null))
+    : h("pre", { class: "tl-result", "data-testid": "tool-result" }, result);
+}
+
+/** Past this many characters a value's box is capped, with "show all" to lift the cap. */
+const CAPPED_CHARS = 800;
+
+/**
+ * A box for a long value: capped in height, with a "show all" toggle when it is long.
+ * @param {HTMLElement} box
+ * @param {number} chars how long the value is
+ * @returns {HTMLElement[]}
+ */
+function capped(box, chars) {
+  if (chars <= CAPPED_CHARS) return [box];
+  const toggle = h(
+    "button",
+    {
+      class: "tl-more",
+      "data-testid": "show-all",
+      onclick: () => {
+        const all = box.classList.toggle("tl-all");
+        toggle.textContent = all ? "show less" : "show all";
+      },
+    },
+    "show all",
+  );
+  return [box, toggle];
 }
 
 /**
@@ -327,7 +416,10 @@ function cardParts(model, c, fetched, local) {
             "arguments ",
             copyButton(() => c.args),
           ),
-          h("pre", { class: "tl-args", "data-testid": "tool-args" }, readableArgs(c.args)),
+          ...capped(
+            h("div", { class: "tl-args", "data-testid": "tool-args" }, readableArgs(c.args)),
+            c.args.length,
+          ),
         )
       : null,
     result
@@ -338,7 +430,7 @@ function cardParts(model, c, fetched, local) {
           copyButton(() => result),
         )
       : null,
-    result ? h("pre", { class: "tl-result" }, result) : null,
+    ...(result ? capped(resultBox(result), result.length) : []),
     more,
     c.traceback ? h("div", { class: "tl-heading" }, "traceback") : null,
     c.traceback
