@@ -27,11 +27,17 @@ export class ThreadlabRenderer extends Panel {
     this.addClass("tl-output");
     /** @type {MutationObserver | null} */
     this.watch = null;
+    /** The model whose live view is on screen, if one is. @type {string | null} */
+    this.liveModel = null;
   }
 
   /** @param {any} model */
   async renderModel(model) {
     const data = /** @type {ViewData} */ (model.data[MIME] || {});
+    // The output updated (a run's end) for the view already live here: the widget shows the
+    // same state, so it stays as it is, with whatever a person opened in it.
+    if (data.model_id && data.model_id === this.liveModel && this.widgets.length) return;
+    this.liveModel = null;
     this.watch?.disconnect();
     while (this.widgets.length) this.widgets[0].dispose();
     const offline = new Widget();
@@ -51,6 +57,7 @@ export class ThreadlabRenderer extends Panel {
         live.show();
         offline.dispose(); // one view on screen: what a test or a person finds is the live one
         this.node.dataset.threadlab = "live";
+        this.liveModel = data.model_id || null;
         this.watch?.disconnect();
       } else if (/model not found/.test(live.node.textContent || "")) {
         this.watch?.disconnect();

@@ -1,6 +1,7 @@
 """A thread's HTML file in the file browser, in JupyterLab with Chromium: rendered in a
 sandboxed frame — its script does not run, its image from another server is not fetched —
-with a toggle to its source, a download link, and a pane the user can resize."""
+with a toggle to its source, a download link, and a pane the user can resize; Markdown
+rendered in the same frame, everything it says escaped first."""
 
 from __future__ import annotations
 
@@ -9,6 +10,13 @@ from typing import Any
 
 from .conftest import Lab
 from .test_lab import open_and_run
+
+NOTES = (
+    "# Notes\n\nA **bold** start and `code`.\n\n- first\n- second\n\n"
+    "<script>parent.document.title = 'ran'</script>\n"
+    "[safe](https://example.org) and [not](javascript:alert(1))\n"
+    "```\n<b>kept as text</b>\n```\n"
+)
 
 
 def cells(image_url: str) -> list[str]:
@@ -20,7 +28,8 @@ def cells(image_url: str) -> list[str]:
     return [
         "%load_ext threadlab",
         '%%tool\nasync def publish(state) -> str:\n    """Write the page."""\n'
-        f"    await state.write_file('/index.html', {page!r})\n    return 'written'",
+        f"    await state.write_file('/index.html', {page!r})\n"
+        f"    await state.write_file('/notes.md', {NOTES!r})\n    return 'written'",
         "%%prompt p --tools publish\nx",
         "%%thread p --live\ngo",
     ]
@@ -65,5 +74,16 @@ def test_html_renders_sandboxed_with_its_source_a_toggle_away(
         assert "<script>" in view.locator("[data-testid=file-preview]").inner_text()
         view.locator("[data-testid=preview-source]").click()  # back to the page
         view.locator("[data-testid=file-frame]").wait_for(timeout=10_000)
+        # Markdown renders in the same sandboxed frame; what it says is text, not markup.
+        view.locator("[data-testid=file][data-path='/notes.md']").click()
+        notes = view.frame_locator("[data-testid=file-frame]")
+        notes.locator("h1", has_text="Notes").wait_for(timeout=30_000)
+        assert notes.locator("strong").inner_text() == "bold"
+        assert notes.locator("li").count() == 2
+        assert "<script>" in notes.locator("body").inner_text()
+        assert notes.locator("a").count() == 1
+        assert notes.locator("a").get_attribute("href") == "https://example.org"
+        assert notes.locator("pre").inner_text().strip() == "<b>kept as text</b>"
+        assert notes.locator("script, b").count() == 0
     finally:
         page.close()

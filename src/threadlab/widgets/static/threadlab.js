@@ -784,6 +784,78 @@ function decisionControl(model, local, c) {
   return el;
 }
 
+/**
+ * @param {string} text
+ * @returns {string}
+ */
+function escapeHtml(text) {
+  return text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+}
+
+/**
+ * Markdown's inline marks in one escaped line: code, bold, italics, links (http(s) only).
+ * @param {string} line
+ * @returns {string}
+ */
+function markdownInline(line) {
+  return escapeHtml(line)
+    .replace(/`([^`]+)`/g, "<code>$1</code>")
+    .replace(/\*\*([^*]+)\*\*/g, "<strong>$1</strong>")
+    .replace(/(^|[^*])\*([^*]+)\*/g, "$1<em>$2</em>")
+    .replace(/\[([^\]]+)\]\((https?:[^)\s]+)\)/g, '<a href="$2">$1</a>');
+}
+
+/**
+ * Markdown as HTML, for the sandboxed frame (where no script runs and nothing is fetched,
+ * whatever this makes): headings, paragraphs, lists, quotes, fenced code, inline marks.
+ * Everything the file says is escaped first; only these marks become tags.
+ * @param {string} text
+ * @returns {string}
+ */
+function markdownHtml(text) {
+  const out = [];
+  /** @type {string | null} */
+  let list = null;
+  let fence = false;
+  const closeList = () => {
+    if (list) out.push(`</${list}>`);
+    list = null;
+  };
+  for (const line of text.split("\n")) {
+    if (/^```/.test(line)) {
+      closeList();
+      out.push(fence ? "</code></pre>" : "<pre><code>");
+      fence = !fence;
+      continue;
+    }
+    if (fence) {
+      out.push(`${escapeHtml(line)}\n`);
+      continue;
+    }
+    const heading = /^(#{1,6})\s+(.*)$/.exec(line);
+    const item = /^\s*(?:([-*+])|\d+[.)])\s+(.*)$/.exec(line);
+    if (item) {
+      const kind = item[1] ? "ul" : "ol";
+      if (list !== kind) {
+        closeList();
+        out.push(`<${kind}>`);
+        list = kind;
+      }
+      out.push(`<li>${markdownInline(item[2])}</li>`);
+      continue;
+    }
+    closeList();
+    if (heading)
+      out.push(`<h${heading[1].length}>${markdownInline(heading[2])}</h${heading[1].length}>`);
+    else if (/^>\s?/.test(line))
+      out.push(`<blockquote>${markdownInline(line.replace(/^>\s?/, ""))}</blockquote>`);
+    else if (line.trim()) out.push(`<p>${markdownInline(line)}</p>`);
+  }
+  closeList();
+  if (fence) out.push("</code></pre>");
+  return `<div style="font-family:system-ui,sans-serif">${out.join("")}</div>`;
+}
+
 /** What a rendered HTML file may use: its own styles and inline images, nothing else. */
 const SANDBOX_CSP =
   "default-src 'none'; style-src 'unsafe-inline'; img-src data:; font-src data:; media-src data:";
@@ -807,7 +879,8 @@ function previewPane(preview, local) {
     { class: "tl-download", "data-testid": "file-download", href, download: name },
     preview.truncated ? "download (the first 256 KB)" : "download",
   );
-  const html = /\.html?$/i.test(preview.path) && !preview.image;
+  const markdown = /\.(md|markdown)$/i.test(preview.path) && !preview.image;
+  const html = (markdown || /\.html?$/i.test(preview.path)) && !preview.image;
   const toggle = html
     ? h(
         "button",
@@ -828,7 +901,8 @@ function previewPane(preview, local) {
     const frame = /** @type {HTMLIFrameElement} */ (
       h("iframe", { class: "tl-frame", "data-testid": "file-frame", sandbox: "", title: name })
     );
-    frame.srcdoc = `<meta http-equiv="Content-Security-Policy" content="${SANDBOX_CSP}">${preview.text || ""}`;
+    const page = markdown ? markdownHtml(preview.text || "") : preview.text || "";
+    frame.srcdoc = `<meta http-equiv="Content-Security-Policy" content="${SANDBOX_CSP}">${page}`;
     body = frame;
   } else body = h("pre", { class: "tl-preview", "data-testid": "file-preview" }, preview.text);
   return h(
