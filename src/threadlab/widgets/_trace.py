@@ -147,6 +147,7 @@ class TraceState:
             card = self._card(event.tool_call_id, tid, event.name, event.depth)
             card["status"] = event.status
             card["duration_ms"] = round(event.duration_ms, 1)
+            card["finished_at"] = event.at
             card["traceback"] = event.traceback
             thread["progress"] = None
             self._run_next(card)
@@ -217,6 +218,7 @@ class TraceState:
                 "traceback": None,
                 "events": [],
                 "started_at": None,
+                "finished_at": None,
                 "approval": None,
             }
             self.cards[call_id] = card
@@ -242,6 +244,7 @@ class TraceState:
             "cost_usd": message.cost_usd,
             "subagent": message.subagent_id,
             "thread": tid,
+            "at": event.at,  # when it was stored: an assistant message ends its model step
             "reasoning": _preview("\n\n".join(r.text for r in message.reasoning if r.text)),
         }
         if message.role == "assistant":

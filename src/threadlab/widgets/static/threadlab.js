@@ -8,12 +8,13 @@
  * @typedef {{id: string, role: string, text: string, chars: number, depth: number,
  *   side: string | null, calls: string[], attachments: string[],
  *   usage: Record<string, number> | null, subagent: string | null,
- *   cost_usd?: number | null, reasoning?: string, thread?: string}} TraceMessage
+ *   cost_usd?: number | null, reasoning?: string, thread?: string, at?: number}} TraceMessage
  * @typedef {{type: string, data: unknown, at?: number}} CardEvent
  * @typedef {{id: string, thread: string, name: string, depth: number, progress: string | null,
  *   status: string, duration_ms: number | null, result: string | null, result_chars: number,
  *   args_chars: number, args: string, label: string, events: CardEvent[],
- *   started_at: number | null, traceback: string | null, approval: Approval | null}} Card
+ *   started_at: number | null, finished_at?: number | null, traceback: string | null,
+ *   approval: Approval | null}} Card
  * @typedef {{state: "asked" | "approved" | "rejected", arguments?: string | null,
  *   edited?: boolean, by?: string, reason?: string | null}} Approval
  * @typedef {{path: string, size: number}} FileEntry
@@ -32,7 +33,8 @@
  *   on(event: string, callback: (...args: any[]) => void): void}} Model
  * @typedef {{el: HTMLElement, sig: string}} Keyed
  * @typedef {{root: HTMLElement, status: HTMLElement, usage: HTMLElement, code: HTMLElement,
- *   left: HTMLElement, center: HTMLElement, right: HTMLElement, error: HTMLElement}} Skeleton
+ *   left: HTMLElement, center: HTMLElement, right: HTMLElement, error: HTMLElement,
+ *   timelineHead: HTMLElement, timelineBody: HTMLElement}} Skeleton
  * @typedef {{selected: string | null, fetched: Record<string, string>, preview: Preview | null,
  *   redraw: () => void, ui: Skeleton | null, cards: Map<string, Keyed>,
  *   messages: Map<string, Keyed>, previewEl: Keyed | null,
@@ -1101,6 +1103,8 @@ function skeleton(el) {
     center: h("div", { class: "tl-center", "data-testid": "conversation" }),
     right: h("div", { class: "tl-right tl-files", "data-testid": "file-browser" }),
     error: h("div", { class: "tl-error" }),
+    timelineHead: h("span", {}),
+    timelineBody: h("div", { class: "tl-lanes" }),
   };
   const root = h(
     "div",
@@ -1115,11 +1119,140 @@ function skeleton(el) {
       ui.status,
       ui.usage,
     ),
+    h(
+      "details",
+      { class: "tl-timeline", "data-testid": "timeline" },
+      h("summary", {}, ui.timelineHead),
+      ui.timelineBody,
+    ),
     h("div", { class: "tl-panes" }, ui.left, ui.center, ui.right),
     ui.error,
   );
   el.replaceChildren(root);
   return { root, ...ui };
+}
+
+/**
+ * @typedef {{kind: "step" | "call", start: number, end: number, label: string,
+ *   detail: string}} Span
+ */
+
+/**
+ * @param {number} seconds
+ * @returns {string}
+ */
+function duration(seconds) {
+  return seconds < 1 ? `${Math.round(seconds * 1000)} ms` : `${seconds.toFixed(1)} s`;
+}
+
+/**
+ * What each thread did when: its model steps (from the message before a step to the step's
+ * own message) and its tool calls (their runs), with latency, tokens and cost.
+ * @param {Trace} trace
+ * @param {TraceThread} t
+ * @returns {Span[]}
+ */
+function spansOf(trace, t) {
+  /** @type {Span[]} */
+  const spans = [];
+  /** @type {Record<number, number>} the last message's time, by depth (a prompt tool's own) */
+  const last = {};
+  for (const m of trace.messages[t.id] || []) {
+    if (typeof m.at !== "number") continue;
+    const from = last[m.depth];
+    if (m.role === "assistant" && from !== undefined) {
+      const spent = [m.usage ? usageText(m.usage) : "", costText(m.cost_usd)].filter((x) => x);
+      spans.push({
+        kind: "step",
+        start: from,
+        end: m.at,
+        label: "model",
+        detail: [`model step · ${duration(m.at - from)}`, ...spent].join(" · "),
+      });
+    }
+    last[m.depth] = m.at;
+  }
+  for (const c of Object.values(trace.cards)) {
+    if (c.thread !== t.id || typeof c.finished_at !== "number" || c.duration_ms === null) continue;
+    const took = c.duration_ms / 1000;
+    spans.push({
+      kind: "call",
+      start: c.finished_at - took,
+      end: c.finished_at,
+      label: c.name,
+      detail: `${c.name}${c.label ? ` ${c.label}` : ""} · ${duration(took)} · ${c.status}`,
+    });
+  }
+  return spans;
+}
+
+/**
+ * The run on a time axis, a lane per thread (subagents under their parent): a bar per model
+ * step and per tool call, its latency, tokens and cost in its tooltip and its lane's line.
+ * @param {Trace} trace
+ * @returns {{head: string, lanes: HTMLElement[]}}
+ */
+function timeline(trace) {
+  /** @type {Array<{t: TraceThread, depth: number, spans: Span[]}>} */
+  const rows = [];
+  const own = trace.threads.filter((t) => !t.relation);
+  /** @param {string | null} parent @param {number} depth */
+  const walk = (parent, depth) => {
+    for (const t of own.filter((x) => (x.parent || null) === parent)) {
+      rows.push({ t, depth, spans: spansOf(trace, t) });
+      walk(t.id, depth + 1);
+    }
+  };
+  walk(null, 0);
+  const all = rows.flatMap((r) => r.spans);
+  if (!all.length) return { head: "timeline", lanes: [] };
+  const t0 = Math.min(...all.map((x) => x.start));
+  const total = Math.max(...all.map((x) => x.end)) - t0 || 1;
+  const steps = all.filter((x) => x.kind === "step");
+  const calls = all.filter((x) => x.kind === "call");
+  /** @param {Span[]} spans */
+  const sum = (spans) => spans.reduce((acc, x) => acc + (x.end - x.start), 0);
+  const head =
+    `timeline · ${duration(total)} · ${steps.length} model steps (${duration(sum(steps))})` +
+    ` · ${calls.length} calls (${duration(sum(calls))})`;
+  const lanes = rows.map(({ t, depth, spans }) =>
+    h(
+      "div",
+      { class: "tl-lane", "data-testid": "timeline-lane", "data-thread": t.id },
+      h(
+        "div",
+        { class: "tl-lane-name", style: `padding-left:${Math.min(depth, 8) * 10}px` },
+        t.name || t.agent || t.id,
+      ),
+      h(
+        "div",
+        { class: "tl-lane-track" },
+        spans.map((x) =>
+          h(
+            "span",
+            {
+              class: `tl-bar tl-bar-${x.kind}`,
+              "data-testid": `timeline-${x.kind}`,
+              title: x.detail,
+              style:
+                `left:${(((x.start - t0) / total) * 100).toFixed(2)}%;` +
+                `width:${Math.max(((x.end - x.start) / total) * 100, 0.5).toFixed(2)}%`,
+            },
+            x.label,
+          ),
+        ),
+      ),
+    ),
+  );
+  lanes.push(
+    h(
+      "div",
+      { class: "tl-lane tl-axis" },
+      h("div", { class: "tl-lane-name" }, ""),
+      h("div", { class: "tl-lane-track" }, h("span", {}, "0"), h("span", {}, duration(total))),
+    ),
+  );
+  return { head, lanes };
 }
 
 /**
@@ -1153,6 +1286,9 @@ function inspector(model, el, trace, local) {
   );
   ui.center.replaceChildren(...conversation(model, trace, selected, local));
   ui.right.replaceChildren(...files(model, trace, selected, local).filter((x) => x));
+  const spans = timeline(trace);
+  ui.timelineHead.textContent = spans.head;
+  ui.timelineBody.replaceChildren(...spans.lanes);
   ui.error.textContent = run.error || "";
   // A run that waits for a decision did not fail: what it waits for reads as a note.
   ui.error.className = run.status === "waiting" ? "tl-meta" : "tl-error";
