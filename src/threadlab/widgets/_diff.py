@@ -62,13 +62,14 @@ class ThreadDiff:
         """The table, script-free, every text escaped."""
         head = (
             "<tr><th></th><th>#</th>"
-            f"<th><code>{html.escape(self.left_id)}</code></th>"
-            f"<th><code>{html.escape(self.right_id)}</code></th></tr>"
+            f'<th style="{_STEP_STYLE}"><code>{html.escape(self.left_id)}</code></th>'
+            f'<th style="{_STEP_STYLE}"><code>{html.escape(self.right_id)}</code></th></tr>'
         )
         body = "".join(
             f'<tr style="{_ROW_STYLE if row.differs else ""}">'
             f"<td>{'≠' if row.differs else ''}</td><td>{index + 1}</td>"
-            f"<td>{_cell(row.left)}</td><td>{_cell(row.right)}</td></tr>"
+            f'<td style="{_STEP_STYLE}">{_cell(row.left)}</td>'
+            f'<td style="{_STEP_STYLE}">{_cell(row.right)}</td></tr>'
             for index, row in enumerate(self.rows)
         )
         first = self.first_difference
@@ -84,6 +85,8 @@ class ThreadDiff:
 
 
 _ROW_STYLE = "background:rgba(255,180,0,0.18)"
+# JupyterLab aligns table cells right; a step reads from the left, its lines at the top.
+_STEP_STYLE = "text-align:left;vertical-align:top"
 
 
 def _shape(message: Message | None) -> tuple[Any, ...] | None:
