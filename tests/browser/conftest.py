@@ -13,6 +13,7 @@ import threading
 import time
 import urllib.request
 from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
@@ -150,3 +151,20 @@ def pixel_server() -> Iterator[tuple[str, list[str]]]:
     finally:
         server.shutdown()
         server.server_close()
+
+
+@contextmanager
+def shown_page(lab: Lab, browser: Any, failure: str) -> Iterator[tuple[Any, Path]]:
+    """A 1400x1000 page and the folder for screenshots; if the body fails, a screenshot of
+    the whole page named `failure` is left there (and its path printed)."""
+    page = browser.new_page(viewport={"width": 1400, "height": 1000})
+    shots = lab.root.parent / "shots"
+    shots.mkdir(exist_ok=True)
+    try:
+        yield page, shots
+    except Exception:
+        page.screenshot(path=str(shots / failure), full_page=True)
+        print(f"screenshot of the failure: {shots / failure}")
+        raise
+    finally:
+        page.close()

@@ -9,7 +9,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from .conftest import Lab
+from .conftest import Lab, shown_page
 from .test_lab import open_and_run
 from .test_live_inspector import set_theme
 
@@ -28,17 +28,8 @@ RUNNING = len(CELLS) - 1
 
 
 def test_approve_edit_and_reject_in_the_cards(lab: Lab, browser: Any) -> None:
-    page = browser.new_page(viewport={"width": 1400, "height": 1000})
-    shots = lab.root.parent / "shots"
-    shots.mkdir(exist_ok=True)
-    try:
+    with shown_page(lab, browser, "approval-failure.png") as (page, shots):
         walk(lab, page, shots)
-    except Exception:
-        page.screenshot(path=str(shots / "approval-failure.png"), full_page=True)
-        print(f"screenshot of the failure: {shots / 'approval-failure.png'}")
-        raise
-    finally:
-        page.close()
 
 
 def walk(lab: Lab, page: Any, shots: Path) -> None:

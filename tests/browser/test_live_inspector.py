@@ -14,7 +14,7 @@ import urllib.request
 from pathlib import Path
 from typing import Any
 
-from .conftest import Lab
+from .conftest import Lab, shown_page
 from .test_lab import run_cell, write_notebook
 
 SETUP = '''%load_ext threadlab
@@ -124,17 +124,8 @@ def shut_down_kernels(lab: Lab) -> None:
 
 
 def test_the_live_inspector_in_a_browser(lab: Lab, browser: Any) -> None:
-    page = browser.new_page(viewport={"width": 1400, "height": 1000})
-    shots = lab.root.parent / "shots"
-    shots.mkdir(exist_ok=True)
-    try:
+    with shown_page(lab, browser, "failure.png") as (page, shots):
         walk(lab, page, shots)
-    except Exception:
-        page.screenshot(path=str(shots / "failure.png"), full_page=True)
-        print(f"screenshot of the failure: {shots / 'failure.png'}")
-        raise
-    finally:
-        page.close()
 
 
 def walk(lab: Lab, page: Any, shots: Path) -> None:

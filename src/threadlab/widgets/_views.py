@@ -360,7 +360,8 @@ class TraceView(_View):
         return self.live
 
     def saved_state(self) -> dict[str, Any]:
-        return {**super().saved_state(), "trace": self.state.snapshot(), "selected": self.selected}
+        # The synced trace is kept current by push() and show(): no second snapshot.
+        return {**super().saved_state(), "trace": self.trace, "selected": self.selected}
 
     def __repr__(self) -> str:
         return static_text(self.state)
