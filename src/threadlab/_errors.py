@@ -8,6 +8,7 @@ __all__ = [
     "CallContextError",
     "CodeOptionError",
     "DefinitionError",
+    "MCPServerError",
     "MissingVariableError",
     "ModelError",
     "PathError",
@@ -29,6 +30,10 @@ class ThreadlabError(Exception):
 
 class DefinitionError(ThreadlabError, ValueError):
     """A definition is invalid by itself, or refers to a name that is not defined."""
+
+
+class MCPServerError(ThreadlabError, ConnectionError):
+    """An MCP server could not be started or reached, or broke the protocol."""
 
 
 class MissingVariableError(ThreadlabError):

@@ -10,6 +10,13 @@ from ._graph import (
     relationship_enabled,
     resolve_variable,
 )
+from ._mcp_servers import (
+    MCP_PREFIX,
+    MCPServerDefinition,
+    define_mcp_server,
+    fill_headers,
+    header_variables,
+)
 from ._registry import Registry, default_registry
 from ._schema import ArgsSchema
 from ._tool_decorator import tool
@@ -31,6 +38,7 @@ from ._values import Env, Include, Side, Subagent, SubpromptConfig, Text, ToolCo
 
 __all__ = [
     "HOOK_NAMES",
+    "MCP_PREFIX",
     "PROVIDERS",
     "RESERVED_TOOL_NAMES",
     "AgentDefinition",
@@ -40,6 +48,7 @@ __all__ = [
     "Env",
     "HookDefinition",
     "Include",
+    "MCPServerDefinition",
     "ModelDefinition",
     "PromptDefinition",
     "PromptPart",
@@ -59,9 +68,12 @@ __all__ = [
     "default_registry",
     "define_agent",
     "define_hook",
+    "define_mcp_server",
     "define_model",
     "define_prompt",
     "define_tool",
+    "fill_headers",
+    "header_variables",
     "relationship_enabled",
     "resolve_variable",
     "tool",

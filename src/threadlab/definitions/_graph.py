@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from .._errors import DefinitionError
+from ._mcp_servers import MCP_PREFIX
 from ._registry import Registry
 from ._types import AgentDefinition, PromptDefinition, ToolDefinition
 from ._values import Include, Side, Subagent, Variable
@@ -148,6 +149,9 @@ class ThreadGraph:
             if isinstance(part, Include):
                 self._add_prompt(part.prompt, owner)
         for tool_name in prompt.tool_names():
+            if tool_name.startswith(MCP_PREFIX):
+                self._add_mcp_tools(tool_name.removeprefix(MCP_PREFIX), owner)
+                continue
             definition = self.registry.get(tool_name)
             if definition is None:
                 raise DefinitionError(f"{owner} lists tool {tool_name!r}, which is not defined")
@@ -163,6 +167,15 @@ class ThreadGraph:
                 self._add_prompt(tool_name, owner)
             else:
                 self._add_agent_tool(definition, owner)
+
+    def _add_mcp_tools(self, server: str, owner: str) -> None:
+        if self.registry.mcp_server(server) is None:
+            raise DefinitionError(
+                f"{owner} lists '{MCP_PREFIX}{server}', but no MCP server {server!r} is defined"
+            )
+        for tool in self.registry.tools():
+            if tool.mcp_server == server and tool.name not in self.tools:
+                self._add_tool(tool)
 
     def _add_agent_tool(self, agent: AgentDefinition, owner: str) -> None:
         if not agent.expose_as_tool:

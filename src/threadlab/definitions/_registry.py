@@ -9,6 +9,7 @@ from ._types import (
     AgentDefinition,
     Definition,
     HookDefinition,
+    MCPServerDefinition,
     ModelDefinition,
     PromptDefinition,
     ToolDefinition,
@@ -36,6 +37,7 @@ class Registry:
         self._definitions: dict[str, Definition] = {}
         self._models: dict[str, ModelDefinition] = {}
         self._hooks: dict[str, HookDefinition] = {}
+        self._mcp_servers: dict[str, MCPServerDefinition] = {}
         self.version = 0
         """Counts every change: what was resolved against an older version is stale."""
 
@@ -63,6 +65,24 @@ class Registry:
         with self._lock:
             self._hooks[definition.id] = definition
             self.version += 1
+
+    def add_mcp_server(self, definition: MCPServerDefinition) -> None:
+        """Register an MCP server (servers have a namespace of their own); a redefined server
+        replaces the tools listed from the old one."""
+        with self._lock:
+            self._mcp_servers[definition.name] = definition
+            for name, existing in list(self._definitions.items()):
+                if isinstance(existing, ToolDefinition) and existing.mcp_server == definition.name:
+                    del self._definitions[name]
+            self.version += 1
+
+    def mcp_server(self, name: str) -> MCPServerDefinition | None:
+        """The MCP server called `name`, or None."""
+        return self._mcp_servers.get(name)
+
+    def mcp_servers(self) -> list[MCPServerDefinition]:
+        """Every defined MCP server."""
+        return list(self._mcp_servers.values())
 
     def remove(self, name: str) -> None:
         """Forget a tool, prompt or agent (threads that use it can still be read)."""

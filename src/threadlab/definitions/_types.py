@@ -17,6 +17,7 @@ __all__ = [
     "AgentDefinition",
     "Definition",
     "HookDefinition",
+    "MCPServerDefinition",
     "ModelDefinition",
     "PromptDefinition",
     "PromptPart",
@@ -71,6 +72,8 @@ class ToolDefinition(BaseModel):
     approval: Any = None
     """None: calls run at once; "always": each call waits for a decision; or a callable
     `(call, state) -> bool` (sync or async), True for a call that needs one."""
+    mcp_server: str | None = None
+    """The MCP server the tool was listed from (None: a tool of this process)."""
 
 
 class PromptDefinition(BaseModel):
@@ -199,3 +202,34 @@ class HookDefinition(BaseModel):
 
 
 Definition = ToolDefinition | PromptDefinition | AgentDefinition
+
+
+class MCPServerDefinition(BaseModel):
+    """An MCP server: `command` (+ `args`, `env`) started over stdio, or `url` (+ `headers`)."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+    kind: Literal["mcp_server"] = "mcp_server"
+    name: str
+    command: str | None = None
+    args: tuple[str, ...] = ()
+    env: dict[str, str] | None = None
+    url: str | None = None
+    headers: dict[str, str] | None = None
+    """Header values may hold "{{env:NAME}}": the variable's value, read when connecting."""
+    tools: tuple[str, ...] | None = None
+    """The server's tools to offer (None: all of them)."""
+    prefix: str | None = None
+    """Offered as f"{prefix}_{name}" instead of the server's own name."""
+    timeout: float = 30.0
+    """Seconds to start or reach the server and finish the handshake, and for a listing."""
+
+    def local_name(self, remote: str) -> str:
+        """The name a prompt lists the server's tool `remote` by."""
+        return f"{self.prefix}_{remote}" if self.prefix else remote
+
+    @property
+    def where(self) -> str:
+        """The server as a person recognises it, for messages."""
+        if self.url is not None:
+            return self.url
+        return " ".join([self.command or "", *self.args])

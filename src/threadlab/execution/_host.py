@@ -36,6 +36,11 @@ class RunHost(Protocol):
     @property
     def limits(self) -> Limits: ...
 
+    async def prepare_definitions(self) -> None:
+        """Make the definitions a run may need available before its graph is read (the
+        tools of MCP servers are listed from the servers)."""
+        ...
+
     def resolve_model(self, chosen: Any, variables: Resolve) -> Model:
         """The model for a name or model object (`DefinitionError` if there is none);
         `variables` gives a remote model its key."""

@@ -11,6 +11,7 @@ from pydantic import BaseModel
 
 from .._records import Message, Run, ToolResult
 from ..definitions import (
+    MCP_PREFIX,
     AgentDefinition,
     ArgsSchema,
     PromptDefinition,
@@ -77,6 +78,10 @@ def tools_for(loop: ToolOwner, frame: Frame, prompt: PromptDefinition) -> dict[s
     out: dict[str, ToolDefinition] = {}
     for entry in prompt.tools:
         name = entry if isinstance(entry, str) else entry.name
+        if name.startswith(MCP_PREFIX):
+            server = name.removeprefix(MCP_PREFIX)
+            out.update((t.name, t) for t in registry.tools() if t.mcp_server == server)
+            continue
         definition = registry.get(name)
         if isinstance(definition, ToolDefinition):
             out[name] = definition

@@ -44,6 +44,7 @@ async def execute_run(
     it propagates. `step`: every tool call of the thread waits for a decision."""
     if content is None:
         return await resume_run(host, context, listener, wait_children=wait_children, step=step)
+    await host.prepare_definitions()
     if isinstance(attachments, str):  # one path, not its characters
         attachments = [attachments]
     paths = tuple(context.files.require(p).path for p in attachments)
@@ -84,6 +85,7 @@ async def resume_run(
     open: a completed run that called no model. Another process running the thread:
     "queued" (it is at work on it). `report` is called with the outcome as the run ends.
     """
+    await host.prepare_definitions()
     async with context.lock:
         runs = context.store.running_runs(context.id)
         if any(is_live(r) for r in runs):
@@ -124,6 +126,7 @@ async def run_queued(
     Taking the message and the lease is one transaction: of two workers exactly one runs
     it, and a message is never lost between them. `report` is called with the outcome in the
     transaction that ends the run (a child's report to its parent commits with it)."""
+    await host.prepare_definitions()
     async with context.lock:
         runs = context.store.running_runs(context.id)
         if any(is_live(r) for r in runs) or not context.has_queued():

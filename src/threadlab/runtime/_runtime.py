@@ -22,6 +22,7 @@ from ..definitions import (
     default_registry,
 )
 from ..execution import Approver, Limits, ModelResolver, ToolSpecCache, repair
+from ..mcp_client import MCPPool
 from ..models import Model, ToolPurpose, ToolSpec
 from ..store import Store, ThreadRecord, open_store
 from ..threads import SecretBox, ThreadContext, missing_in_descendants
@@ -115,6 +116,7 @@ class Runtime:
         self._handles: dict[str, Thread] = {}
         self._models = ModelResolver(self.registry)
         self._specs = ToolSpecCache(self.registry)
+        self._mcp = MCPPool()
         if tracer_provider is not None:
             self.on_run_finished(_live_export(tracer_provider))
 
@@ -153,6 +155,7 @@ class Runtime:
         Raises DefinitionError for an unknown target or reference, and MissingVariableError
         naming every required variable of the agent graph that does not resolve.
         """
+        await self.prepare_definitions()
         graph = ThreadGraph(self.registry, target)
         if model is not None:
             self._models.check(model)
@@ -205,8 +208,20 @@ class Runtime:
         `poll_interval` seconds. When stopped, the runs under way finish first."""
         await Worker(self, concurrency).serve(stop or asyncio.Event())
 
+    async def prepare_definitions(self) -> None:
+        """List the tools of the MCP servers the registry's prompts may use (each server
+        started or reached on first use, once per runtime) into the registry."""
+        await self._mcp.ready(self.registry)
+
     def close(self) -> None:
-        """Release the store."""
+        """Release the store, and end the MCP sessions (from a running event loop they end
+        as it next runs: `aclose` waits for them)."""
+        self._mcp.close()
+        self.store.close()
+
+    async def aclose(self) -> None:
+        """`close`, waiting until every MCP server this runtime started has stopped."""
+        await self._mcp.aclose()
         self.store.close()
 
     # the thread directory (ThreadDirectory)

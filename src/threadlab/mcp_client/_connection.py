@@ -1,0 +1,264 @@
+"""One session with one MCP server, through the official `mcp` SDK: started on demand, held
+open by a task of its own (the SDK's transports must be entered and left by one task), and
+closed with the runtime that opened it."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import tempfile
+from collections.abc import AsyncIterator, Awaitable, Callable
+from typing import Any
+
+from .._errors import MCPServerError
+from ..definitions import MCPServerDefinition
+
+__all__ = ["MCPConnection", "ProgressCallback"]
+
+ProgressCallback = Callable[[float, float | None, str | None], Awaitable[None]]
+"""(progress, total, message), as MCP progress notifications carry them."""
+
+_CONNECTION_CLOSED = -32000  # the SDK's error code for a peer that went away
+_STDERR_TAIL = 600  # characters of the server's stderr quoted when it fails
+
+
+class MCPConnection:
+    """A live session with `definition`'s server (`open()` first, `close()` at the end)."""
+
+    def __init__(
+        self,
+        definition: MCPServerDefinition,
+        headers: dict[str, str],
+        *,
+        timeout: float,
+        on_tools_changed: Callable[[], None],
+    ) -> None:
+        self.definition = definition
+        self._headers = headers
+        self._timeout = timeout
+        self._on_tools_changed = on_tools_changed
+        self._client: Any = None
+        self._task: asyncio.Task[None] | None = None
+        self._ready = asyncio.Event()
+        self._stop = asyncio.Event()
+        self._failure: BaseException | None = None
+        # The server's stderr, quoted when it fails; closed by close() (not a `with`: it
+        # lives as long as the session).
+        self._stderr = tempfile.TemporaryFile(  # noqa: SIM115
+            mode="w+", encoding="utf-8", errors="replace"
+        )
+
+    @property
+    def alive(self) -> bool:
+        """Whether the session is open (a server that exited is not)."""
+        return self._client is not None and self._task is not None and not self._task.done()
+
+    async def open(self) -> None:
+        """Start (or reach) the server and finish the MCP handshake (MCPServerError if not)."""
+        self._task = asyncio.create_task(self._hold(), name=f"threadlab-mcp-{self.definition.name}")
+        ready = asyncio.ensure_future(self._ready.wait())
+        try:
+            done, _ = await asyncio.wait({ready, self._task}, timeout=self._timeout,
+                                         return_when=asyncio.FIRST_COMPLETED)  # fmt: skip
+        finally:
+            ready.cancel()
+        if self._ready.is_set() and self.alive:
+            return
+        if not done:
+            problem = MCPServerError(
+                f"MCP server {self.definition.name!r} ({self.definition.where}) did not finish"
+                f" the MCP handshake within {self._timeout:g} s{self._said()}"
+            )
+        else:
+            why = await self._refusal() or self.failure()
+            problem = MCPServerError(
+                f"MCP server {self.definition.name!r} ({self.definition.where}) could not be"
+                f" {'reached' if self.definition.url else 'started'}: {why}{self._said()}"
+            )
+        await self.close()
+        raise problem
+
+    async def _refusal(self) -> str | None:
+        """For an HTTP server that answered with an HTTP error: its status and first words
+        (the SDK says only that there was an error response)."""
+        if self.definition.url is None:
+            return None
+        import httpx2
+
+        try:
+            async with httpx2.AsyncClient(headers=self._headers, timeout=self._timeout) as http:
+                answer = await http.post(
+                    self.definition.url,
+                    json={"jsonrpc": "2.0", "id": 0, "method": "ping"},
+                    headers={"Accept": "application/json, text/event-stream"},
+                )
+        except Exception:
+            return None
+        if answer.status_code in (401, 403):
+            return (
+                f"HTTP {answer.status_code}: the server refused the credentials"
+                " (check the Authorization header or token)"
+            )
+        if answer.status_code >= 400:
+            return f"HTTP {answer.status_code}: {answer.text[:200]}"
+        return None
+
+    def failure(self) -> str:
+        """Why the session ended, in a line."""
+        exc = _innermost(self._failure) if self._failure is not None else None
+        if exc is None:
+            return "the session ended"
+        return f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
+
+    async def list_tools(self) -> list[Any]:
+        """Every tool the server lists (all pages)."""
+        client = self._live()
+        tools: list[Any] = []
+        cursor: str | None = None
+        for _ in range(100):  # a server whose pages never end cannot hold a run
+            page = await asyncio.wait_for(client.list_tools(cursor=cursor), self._timeout)
+            tools += page.tools
+            cursor = page.next_cursor
+            if not cursor:
+                break
+        return tools
+
+    async def call(self, name: str, arguments: dict[str, Any], progress: ProgressCallback) -> Any:
+        """The server's `CallToolResult` for one call. A cancelled caller cancels the call on
+        the server (the SDK sends `notifications/cancelled`); a server that dies meanwhile is
+        an MCPServerError."""
+        client = self._live()
+        assert self._task is not None
+        call = asyncio.ensure_future(client.call_tool(name, arguments, progress_callback=progress))
+        try:
+            await asyncio.wait({call, self._task}, return_when=asyncio.FIRST_COMPLETED)
+        except asyncio.CancelledError:
+            call.cancel()
+            with contextlib.suppress(BaseException):
+                await call
+            raise
+        if call.done():
+            try:
+                return call.result()
+            except Exception as exc:
+                if getattr(exc, "code", None) == _CONNECTION_CLOSED:
+                    self._stop.set()  # the session outlives its pipe: end it, start anew
+                    await asyncio.wait({self._task}, timeout=self._timeout)
+                    self._failure = self._failure or exc
+                    raise self._ended_error() from None
+                raise MCPServerError(
+                    f"MCP server {self.definition.name!r} failed the call: {type(exc).__name__}:"
+                    f" {exc}"
+                ) from None
+        call.cancel()
+        raise self._ended_error()
+
+    def _ended_error(self) -> MCPServerError:
+        return MCPServerError(
+            f"MCP server {self.definition.name!r} ended during the call ({self.failure()});"
+            f" it is started again on next use{self._said()}"
+        )
+
+    async def close(self) -> None:
+        """End the session; a stdio server is stopped (stdin closed, then terminated)."""
+        self._stop.set()
+        task = self._task
+        if task is not None and not task.done() and not self._ready.is_set():
+            task.cancel()  # still in the handshake: nothing to wind down gracefully
+        if task is not None and not task.done():
+            try:
+                await asyncio.wait_for(asyncio.shield(task), 15)
+            except TimeoutError:
+                task.cancel()
+                with contextlib.suppress(BaseException):
+                    await task
+        self._stderr.close()
+
+    def close_soon(self) -> None:
+        """End the session from synchronous code: its task stops when the loop next runs (a
+        stopped loop cancels it, which also stops the server)."""
+        task = self._task
+        if task is None or task.done():
+            self._stderr.close()
+            return
+        loop = task.get_loop()
+        if loop.is_closed():
+            return
+        task.add_done_callback(lambda _: self._stderr.close())
+        with contextlib.suppress(RuntimeError):
+            loop.call_soon_threadsafe(self._stop.set)
+
+    def _live(self) -> Any:
+        if not self.alive:
+            raise MCPServerError(f"MCP server {self.definition.name!r} is not connected")
+        return self._client
+
+    def _said(self) -> str:
+        if self._stderr.closed:
+            return ""
+        self._stderr.flush()
+        self._stderr.seek(0)
+        text = self._stderr.read()[-_STDERR_TAIL:].strip()
+        return f"\nthe server's stderr ends with:\n{text}" if text else ""
+
+    async def _hold(self) -> None:
+        try:
+            async with self._session() as client:
+                self._client = client
+                listener = asyncio.create_task(self._listen(client))
+                self._ready.set()
+                try:
+                    await self._stop.wait()
+                finally:
+                    listener.cancel()
+                    with contextlib.suppress(BaseException):
+                        await listener
+        except BaseException as exc:
+            self._failure = exc
+        finally:
+            self._client = None
+
+    @contextlib.asynccontextmanager
+    async def _session(self) -> AsyncIterator[Any]:
+        from mcp.client.stdio import stdio_client
+        from mcp.client.streamable_http import streamable_http_client
+
+        from mcp import Client, StdioServerParameters
+
+        definition = self.definition
+        async with contextlib.AsyncExitStack() as stack:
+            if definition.url is not None:
+                import httpx2
+
+                http = await stack.enter_async_context(
+                    httpx2.AsyncClient(headers=self._headers,
+                                       timeout=httpx2.Timeout(self._timeout, read=None))
+                )  # fmt: skip
+                transport: Any = streamable_http_client(definition.url, http_client=http)
+            else:
+                assert definition.command is not None
+                parameters = StdioServerParameters(
+                    command=definition.command, args=list(definition.args), env=definition.env
+                )
+                transport = stdio_client(parameters, errlog=self._stderr)
+            client = Client(transport, message_handler=self._notified)
+            yield await stack.enter_async_context(client)
+
+    async def _listen(self, client: Any) -> None:
+        # Servers of protocol 2026-07-28 and later tell of changed tools only to a
+        # `subscriptions/listen` stream; earlier ones send the notification unasked.
+        with contextlib.suppress(Exception):
+            async with client.listen(tools_list_changed=True) as subscription:
+                async for _ in subscription:
+                    self._on_tools_changed()
+
+    async def _notified(self, message: Any) -> None:
+        if getattr(message, "method", None) == "notifications/tools/list_changed":
+            self._on_tools_changed()
+
+
+def _innermost(exc: BaseException) -> BaseException:
+    """The first leaf of an exception group (anyio's task groups wrap what went wrong)."""
+    while isinstance(exc, BaseExceptionGroup) and exc.exceptions:
+        exc = exc.exceptions[0]
+    return exc

@@ -1,0 +1,184 @@
+"""A runtime's MCP sessions: one per defined server, opened when a run first needs the
+server's tools, listed into the registry as function tools, reopened after the server
+died, relisted after it said its tools changed, and closed with the runtime."""
+
+from __future__ import annotations
+
+import asyncio
+import contextvars
+import os
+from typing import Any
+
+from .._errors import DefinitionError, MCPServerError
+from .._records import ToolResult
+from ..definitions import (
+    MCP_PREFIX,
+    MCPServerDefinition,
+    Registry,
+    ToolDefinition,
+    Variable,
+    define_tool,
+    fill_headers,
+    header_variables,
+)
+from ..threads import ThreadState
+from ._connection import MCPConnection
+from ._results import tool_result
+
+__all__ = ["MCPPool", "current_pool"]
+
+_CURRENT: contextvars.ContextVar[MCPPool | None] = contextvars.ContextVar(
+    "threadlab_mcp_pool", default=None
+)
+
+
+def current_pool() -> MCPPool | None:
+    """The pool of the runtime whose run is executing here (set by `MCPPool.ready`)."""
+    return _CURRENT.get()
+
+
+class MCPPool:
+    """The MCP sessions of one runtime."""
+
+    def __init__(self) -> None:
+        self._connections: dict[str, MCPConnection] = {}
+        self._listed: dict[str, MCPServerDefinition] = {}  # server name -> definition listed
+        self._locks: dict[str, asyncio.Lock] = {}
+        self._closed = False
+
+    async def ready(self, registry: Registry) -> None:
+        """List the tools of every defined server a prompt of `registry` may need (its
+        "mcp:NAME" entries, its tools the server names, or any name nothing else defines)
+        that this runtime has not listed yet, or whose tools changed; and make this pool the
+        one the run's MCP tools call through."""
+        _CURRENT.set(self)
+        for server in _needed(registry):
+            if self._listed.get(server.name) is not server:
+                await self._list(registry, server)
+
+    async def connection(self, server: MCPServerDefinition) -> MCPConnection:
+        """The open session with `server`, (re)started if needed."""
+        if self._closed:
+            raise MCPServerError("the runtime is closed; its MCP sessions are gone")
+        lock = self._locks.setdefault(server.name, asyncio.Lock())
+        async with lock:
+            current = self._connections.get(server.name)
+            if current is not None and current.alive and current.definition is server:
+                return current
+            if current is not None:
+                await current.close()
+            headers = fill_headers(server, os.environ)
+
+            def changed() -> None:
+                self._listed.pop(server.name, None)
+
+            opened = MCPConnection(server, headers, timeout=server.timeout,
+                                   on_tools_changed=changed)  # fmt: skip
+            self._connections[server.name] = opened
+            await opened.open()
+            return opened
+
+    async def aclose(self) -> None:
+        """Close every session (stdio servers are stopped)."""
+        self._closed = True
+        connections, self._connections = list(self._connections.values()), {}
+        await asyncio.gather(*(c.close() for c in connections), return_exceptions=True)
+
+    def close(self) -> None:
+        """Close every session from synchronous code (see `MCPConnection.close_soon`)."""
+        self._closed = True
+        for connection in self._connections.values():
+            connection.close_soon()
+        self._connections = {}
+
+    async def _list(self, registry: Registry, server: MCPServerDefinition) -> None:
+        connection = await self.connection(server)
+        listed = await connection.list_tools()
+        by_name = {tool.name: tool for tool in listed}
+        wanted = server.tools if server.tools is not None else tuple(by_name)
+        unknown = [name for name in wanted if name not in by_name]
+        if unknown:
+            raise DefinitionError(
+                f"MCP server {server.name!r} lists no tool {', '.join(map(repr, unknown))}"
+                f" (it lists: {', '.join(sorted(by_name)) or 'none'})"
+            )
+        definitions = [_tool_definition(server, by_name[name]) for name in wanted]
+        for definition in definitions:
+            existing = registry.get(definition.name)
+            if existing is not None and not (
+                isinstance(existing, ToolDefinition) and existing.mcp_server == server.name
+            ):
+                raise DefinitionError(
+                    f"MCP server {server.name!r}'s tool {definition.name!r} has the name of a"
+                    f" defined {existing.kind}; give the server a prefix= (define_mcp_server)"
+                    " or rename yours"
+                )
+        for stale in registry.tools():
+            if stale.mcp_server == server.name:
+                registry.remove(stale.name)
+        for definition in definitions:
+            registry.add(definition)
+        self._listed[server.name] = server
+
+
+def _needed(registry: Registry) -> list[MCPServerDefinition]:
+    servers = registry.mcp_servers()
+    if not servers:
+        return []
+    named: set[str] = set()
+    undefined = False
+    for prompt in registry.prompts():
+        for name in prompt.tool_names():
+            if name.startswith(MCP_PREFIX):
+                named.add(name.removeprefix(MCP_PREFIX))
+            elif registry.get(name) is None:
+                undefined = True
+            else:
+                named.add(name)
+    return [
+        s
+        for s in servers
+        if undefined
+        or s.name in named
+        or any(s.local_name(t) in named for t in s.tools or ())
+        or any(t.mcp_server == s.name and t.name in named for t in registry.tools())
+    ]
+
+
+def _tool_definition(server: MCPServerDefinition, tool: Any) -> ToolDefinition:
+    local = server.local_name(tool.name)
+    remote = tool.name
+
+    async def execute(state: ThreadState, args: dict[str, Any]) -> ToolResult:
+        pool = current_pool()
+        if pool is None:
+            raise MCPServerError("an MCP tool runs only inside a runtime's run")
+        connection = await pool.connection(server)
+
+        async def progress(done: float, total: float | None, message: str | None) -> None:
+            data: dict[str, Any] = {"step": done}
+            if total is not None:
+                data["of"] = total
+            if message:
+                data["message"] = message
+            state.emit("progress", data)
+
+        returned = await connection.call(remote, args, progress)
+        call_id = state.execution.tool_call_id if state.execution else None
+        return await tool_result(state, server.name, call_id or "call", returned)
+
+    schema = dict(tool.input_schema or {"type": "object"})
+    schema.setdefault("type", "object")
+    scratch = Registry()  # define_tool checks the definition; it is registered by the pool
+    try:
+        checked = define_tool(
+            local,
+            description=tool.description or f"{remote} (MCP server {server.name!r})",
+            execute=execute,
+            args=schema,
+            variables=[Variable(name, type="secret") for name in header_variables(server)],
+            registry=scratch,
+        )
+    except DefinitionError as exc:
+        raise DefinitionError(f"MCP server {server.name!r}: {exc}") from None
+    return checked.model_copy(update={"mcp_server": server.name})

@@ -1,0 +1,62 @@
+"""An MCP `CallToolResult` as a threadlab `ToolResult`: text as text, structured content as
+JSON, images, audio and embedded files as attachments in the thread's files."""
+
+from __future__ import annotations
+
+import base64
+import mimetypes
+import re
+from typing import Any
+
+from .._records import ToolResult
+from ..threads import ThreadState
+
+__all__ = ["tool_result"]
+
+_UNSAFE = re.compile(r"[^A-Za-z0-9_.-]+")
+
+
+async def tool_result(state: ThreadState, server: str, call_id: str, returned: Any) -> ToolResult:
+    """What the model reads of `returned`; binary parts are written to
+    /mcp/<server>/<call id>-<n>.<ext> and attached."""
+    texts: list[str] = []
+    attachments: list[str] = []
+    for n, part in enumerate(returned.content or ()):
+        kind = getattr(part, "type", None)
+        if kind == "text":
+            texts.append(part.text)
+        elif kind in ("image", "audio"):
+            path = _path(server, call_id, n, part.mime_type)
+            await state.write_file(path, base64.b64decode(part.data))
+            attachments.append(path)
+            texts.append(f"[{kind} {part.mime_type}: {path}]")
+        elif kind == "resource":
+            texts.append(await _embedded(state, server, call_id, n, part.resource, attachments))
+        elif kind == "resource_link":
+            texts.append(f"[resource link: {part.uri} ({part.name})]")
+        else:
+            texts.append(f"[{kind} content]")
+    if returned.is_error:
+        return ToolResult("error", error="\n".join(texts) or "the MCP tool reported an error",
+                          attachments=tuple(attachments))  # fmt: skip
+    structured = getattr(returned, "structured_content", None)
+    if structured is not None:
+        return ToolResult("success", result=structured, attachments=tuple(attachments))
+    return ToolResult("success", result="\n".join(texts), attachments=tuple(attachments))
+
+
+async def _embedded(
+    state: ThreadState, server: str, call_id: str, n: int, resource: Any, attachments: list[str]
+) -> str:
+    text = getattr(resource, "text", None)
+    if text is not None:
+        return str(text)
+    path = _path(server, call_id, n, getattr(resource, "mime_type", None))
+    await state.write_file(path, base64.b64decode(resource.blob))
+    attachments.append(path)
+    return f"[resource {resource.uri}: {path}]"
+
+
+def _path(server: str, call_id: str, n: int, mime_type: str | None) -> str:
+    extension = (mimetypes.guess_extension(mime_type or "") or ".bin").lstrip(".")
+    return f"/mcp/{_UNSAFE.sub('_', server)}/{_UNSAFE.sub('_', call_id)}-{n}.{extension}"
