@@ -94,6 +94,7 @@ PUBLIC = {
     "FileRecord",
     # modules and metadata
     "models",
+    "mcp",
     "__version__",
 }
 MODELS = {

@@ -12,7 +12,7 @@ Example:
     'completed'
 """
 
-from . import models
+from . import mcp, models
 from ._errors import (
     CallContextError,
     CodeOptionError,
@@ -167,6 +167,7 @@ __all__ = [
     "define_model",
     "define_prompt",
     "define_tool",
+    "mcp",
     "models",
     "run",
     "tool",

@@ -243,3 +243,20 @@ def test_definitions_that_do_not_fit_are_refused(registry: tl.Registry) -> None:
     tl.define_prompt("p", prompt="x", tools=["mcp:nowhere"], registry=registry)
     with pytest.raises(tl.DefinitionError, match="no MCP server 'nowhere' is defined"):
         ThreadGraph(registry, "p")
+
+
+async def test_a_servers_tools_can_need_a_decision(
+    everything: list[str], registry: tl.Registry, store_dir: Path
+) -> None:
+    command, *args = everything
+    tl.define_mcp_server("everything", command=command, args=args, tools=["echo"],
+                         approval="always", registry=registry)  # fmt: skip
+    thread, run, rt = await run_calls(registry, store_dir, ["echo"], ("echo", {"message": "m"}))
+    try:
+        assert run.status == "waiting"
+        (request,) = thread.pending
+        await thread.approve(request.tool_call_id, arguments={"message": "edited"})
+        assert (await thread.resume()).status == "completed"
+        assert results(thread) == [("success", "Echo: edited")]
+    finally:
+        await rt.aclose()

@@ -27,6 +27,7 @@ from ._types import (
 from ._values import Env, Include, Side, Subagent, SubpromptConfig, Text, ToolConfig, Variable
 
 __all__ = [
+    "check_approval",
     "define_agent",
     "define_hook",
     "define_model",
@@ -119,7 +120,7 @@ def define_tool(
         )
     if timeout is not None and timeout <= 0:
         raise DefinitionError(f"{owner}: timeout must be positive seconds or None")
-    _check_approval(owner, approval)
+    check_approval(owner, approval)
     definition = ToolDefinition(
         name=name,
         description=description,
@@ -242,7 +243,7 @@ def define_prompt(
     """
     owner = f"prompt {name!r}"
     _check_name("prompt", name)
-    _check_approval(owner, approval)
+    check_approval(owner, approval)
     entries = _tool_entries(owner, tools)
     _check_tool_choice(owner, tool_choice, entries)
     definition = PromptDefinition(
@@ -270,7 +271,7 @@ def define_prompt(
     return definition
 
 
-def _check_approval(owner: str, approval: Any) -> None:
+def check_approval(owner: str, approval: Any) -> None:
     if approval is not None and approval != "always" and not callable(approval):
         raise DefinitionError(
             f'{owner}: approval must be None, "always" or a callable (call, state) -> bool,'
@@ -363,10 +364,10 @@ def define_agent(
         raise DefinitionError(f"{owner}: an ai_human agent has one AI side; drop side_b")
     if max_session_turns is not None and max_session_turns < 1:
         raise DefinitionError(f"{owner}: max_session_turns must be at least 1")
-    _check_approval(owner, approval)
+    check_approval(owner, approval)
     for side in (a, b):
         for relationship in side.subagents if side is not None else ():
-            _check_approval(f"{owner}: subagent {relationship.name!r}", relationship.approval)
+            check_approval(f"{owner}: subagent {relationship.name!r}", relationship.approval)
     definition = AgentDefinition(
         name=name,
         type=type,

@@ -6,8 +6,10 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Mapping
+from typing import Any
 
 from .._errors import DefinitionError
+from ._define import check_approval
 from ._registry import Registry, default_registry
 from ._types import MCPServerDefinition
 
@@ -62,6 +64,7 @@ def define_mcp_server(
     tools: Iterable[str] | None = None,
     prefix: str | None = None,
     timeout: float = 30.0,
+    approval: Any = None,
     registry: Registry | None = None,
 ) -> MCPServerDefinition:
     """Define an MCP server whose tools prompts can list.
@@ -90,6 +93,7 @@ def define_mcp_server(
         raise DefinitionError(f"{owner}: prefix {prefix!r} is not a valid name start")
     if headers is not None and command is not None:
         raise DefinitionError(f"{owner}: headers= is for an HTTP server (url=)")
+    check_approval(owner, approval)
     if not isinstance(timeout, int | float) or timeout <= 0:
         raise DefinitionError(f"{owner}: timeout must be a positive number of seconds")
     listed = None if tools is None else tuple(tools)
@@ -105,6 +109,7 @@ def define_mcp_server(
         tools=listed,
         prefix=prefix,
         timeout=float(timeout),
+        approval=approval,
     )
     (registry if registry is not None else default_registry()).add_mcp_server(definition)
     return definition

@@ -222,6 +222,8 @@ class MCPServerDefinition(BaseModel):
     """Offered as f"{prefix}_{name}" instead of the server's own name."""
     timeout: float = 30.0
     """Seconds to start or reach the server and finish the handshake, and for a listing."""
+    approval: Any = None
+    """As a function tool's `approval`, for every tool of the server."""
 
     def local_name(self, remote: str) -> str:
         """The name a prompt lists the server's tool `remote` by."""

@@ -1,4 +1,5 @@
-"""`%%thread` cells (and a `%threadlab fork` line, which runs the branch) become a top-level
+"""`%%thread` cells (and a `%threadlab fork`, `approve`, `reject` or `mcp` line, which run on
+the kernel loop) become a top-level
 `await`, so the run streams on the kernel's own event loop while the cell is busy (and
 widgets stay interactive) instead of blocking it."""
 
@@ -27,6 +28,11 @@ def thread_cells_to_await(lines: list[str]) -> list[str]:
         return [
             "await get_ipython().magics_manager.registry['ThreadlabMagics']"
             f".decide_cell({rest!r})\n"
+        ]
+    if words[:2] == ["%threadlab", "mcp"] and alone:
+        rest = first.strip()[len("%threadlab mcp") :].strip()
+        return [
+            f"await get_ipython().magics_manager.registry['ThreadlabMagics'].mcp_cell({rest!r})\n"
         ]
     if not first.startswith(_MAGIC):
         return lines

@@ -23,9 +23,17 @@ from IPython.core.magic_arguments import argument, magic_arguments, parse_argstr
 from IPython.display import display
 from traitlets import Bool, Enum, Float, Unicode, observe
 
+from .. import mcp
 from .._errors import DefinitionError, MissingVariableError, ThreadlabError, ThreadNotFound
 from .._urls import shown
-from ..definitions import ThreadGraph, default_registry, define_agent, define_prompt, tool
+from ..definitions import (
+    ThreadGraph,
+    default_registry,
+    define_agent,
+    define_mcp_server,
+    define_prompt,
+    tool,
+)
 from ..models import ReplayModel
 from ..runtime import Runtime, Thread
 from ..widgets import LiveRun, StaticTrace, ThreadDiff, ThreadListView, TraceView, replay
@@ -42,7 +50,8 @@ _THREADLAB_USAGE = """%threadlab threads [--all | --here | --notebook PATH] | op
            | set NAME=VALUE | unset NAME | import NOTEBOOK | export ID PATH | tools | models
            | trace PROVIDER | trace off | diff ID OTHER_ID | pending
            | approve CALL_ID [--arguments JSON] | reject CALL_ID [REASON]
-           | fork ID --at MSG_OR_CALL [--result JSON | --arguments JSON | --message TEXT]"""
+           | fork ID --at MSG_OR_CALL [--result JSON | --arguments JSON | --message TEXT]
+           | mcp serve [--port N] [--host H] [--tools A,B] [--no-token] | mcp stop | mcp status"""
 
 
 @magics_class
@@ -73,6 +82,7 @@ class ThreadlabMagics(Magics):
 
     def __init__(self, shell: Any = None, **kwargs: Any) -> None:
         super().__init__(shell=shell, **kwargs)
+        self._mcp_service: mcp.MCPService | None = None
         where: Literal["here", "workers"] = "workers" if self.children == "workers" else "here"
         self.session = KernelSession(store=self.store, children=where)
 
@@ -211,6 +221,72 @@ class ThreadlabMagics(Magics):
         if definition.side_b is not None:
             sides += f", side B {definition.side_b.prompt}"
         return Defined(f"agent {definition.name} ({sides})")
+
+    @magic_arguments()
+    @argument("name", help="The server's name (a prompt lists its tools as mcp:NAME).")
+    @cell_magic
+    def mcp(self, line: str, cell: str) -> Defined:
+        """Define an MCP server from TOML whose keys are define_mcp_server's keyword names
+        (command and args, or url and headers; tools, prefix, env, timeout, approval)."""
+        args = parse_argstring(self.mcp, line)
+        try:
+            data = tomllib.loads(cell)
+        except tomllib.TOMLDecodeError as exc:
+            raise UsageError(f"%%mcp {args.name}: the cell is not valid TOML: {exc}") from None
+        unknown = sorted(set(data) - _MCP_KEYS)
+        if unknown:
+            raise UsageError(
+                f"%%mcp {args.name}: unknown keys {', '.join(unknown)}; the keys are"
+                f" {', '.join(sorted(_MCP_KEYS))}"
+            )
+        definition = _definition(lambda: define_mcp_server(args.name, **data))
+        named = f"tools {', '.join(definition.tools)}" if definition.tools else "all its tools"
+        return Defined(
+            f"MCP server {definition.name} ({shown(definition.where)}; {named}, listed on first"
+            f" use: list mcp:{definition.name} in a prompt's tools)"
+        )
+
+    async def mcp_cell(self, line: str) -> None:
+        """`%threadlab mcp serve [--port N] [--host H] [--tools A,B] [--no-token]`, `mcp
+        stop` or `mcp status`, as a cell of its own (the endpoint runs on the kernel loop)."""
+        try:
+            words = shlex.split(line)
+        except ValueError as exc:
+            raise UsageError(f"%threadlab mcp: {exc}") from None
+        usage = (
+            "usage: %threadlab mcp serve [--port N] [--host H] [--tools A,B] [--no-token]"
+            " | mcp stop | mcp status"
+        )
+        if words[:1] == ["stop"] and len(words) == 1:
+            if self._mcp_service is None:
+                raise UsageError("%threadlab mcp stop: nothing is served")
+            await self._mcp_service.close()
+            print(f"stopped serving at {self._mcp_service.url}")
+            self._mcp_service = None
+            return
+        if words[:1] == ["status"] and len(words) == 1:
+            served = self._mcp_service
+            if served is None:
+                print("nothing is served (%threadlab mcp serve starts it)")
+            else:
+                print(f"serving {', '.join(n for n, _, _ in served.offered())} at {served.url}")
+            return
+        if words[:1] != ["serve"]:
+            raise UsageError(usage)
+        options = _serve_options(words[1:], usage)
+        if self._mcp_service is not None:
+            await self._mcp_service.close()
+        try:
+            service = await mcp.serve(default_registry(), runtime=self.session.runtime, **options)
+        except (ThreadlabError, ValueError, OSError) as exc:
+            raise UsageError(f"%threadlab mcp serve: {exc}") from None
+        self._mcp_service = service
+        names = ", ".join(n for n, _, _ in service.offered()) or "no tools yet"
+        print(f"serving {names} at {service.url} (each call is a thread: %threadlab threads --all)")
+        if service.token:
+            print(f"bearer token (shown once): {service.token}")
+        print("client configuration (Claude Code, Cursor, VS Code):")
+        print(json.dumps(service.client_config(), indent=2))
 
     # running
 
@@ -507,6 +583,9 @@ class ThreadlabMagics(Magics):
     def _cmd_reject(self, rest: list[str]) -> None:
         raise UsageError("%threadlab reject resumes the thread: put it in a cell of its own")
 
+    def _cmd_mcp(self, rest: list[str]) -> None:
+        raise UsageError("%threadlab mcp serves on the kernel loop: put it in a cell of its own")
+
     def _cmd_fork(self, rest: list[str]) -> None:
         raise UsageError(
             "%threadlab fork runs the branch: put it in a cell of its own (it is awaited on"
@@ -648,3 +727,28 @@ def _definition(make: Any) -> Any:
 
 def _declared_type(rt: Runtime, target: str, name: str) -> str:
     return ThreadGraph(rt.registry, target).variable_type(name) or "text"
+
+
+_MCP_KEYS = {"command", "args", "env", "url", "headers", "tools", "prefix", "timeout", "approval"}
+
+
+def _serve_options(words: list[str], usage: str) -> dict[str, Any]:
+    """`tl.mcp.serve`'s keywords from `%threadlab mcp serve`'s options."""
+    options: dict[str, Any] = {}
+    flags = iter(words)
+    for flag in flags:
+        if flag == "--no-token":
+            options["token"] = None
+            continue
+        value = next(flags, None)
+        if value is None or flag not in ("--port", "--host", "--tools"):
+            raise UsageError(usage)
+        if flag == "--port":
+            if not value.isdigit():
+                raise UsageError(f"%threadlab mcp serve: --port takes a number\n{usage}")
+            options["port"] = int(value)
+        elif flag == "--host":
+            options["host"] = value
+        else:
+            options["tools"] = split_names(value)
+    return options

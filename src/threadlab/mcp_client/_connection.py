@@ -220,10 +220,9 @@ class MCPConnection:
 
     @contextlib.asynccontextmanager
     async def _session(self) -> AsyncIterator[Any]:
+        from mcp import Client, StdioServerParameters
         from mcp.client.stdio import stdio_client
         from mcp.client.streamable_http import streamable_http_client
-
-        from mcp import Client, StdioServerParameters
 
         definition = self.definition
         async with contextlib.AsyncExitStack() as stack:

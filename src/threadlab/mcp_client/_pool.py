@@ -177,6 +177,7 @@ def _tool_definition(server: MCPServerDefinition, tool: Any) -> ToolDefinition:
             execute=execute,
             args=schema,
             variables=[Variable(name, type="secret") for name in header_variables(server)],
+            approval=server.approval,
             registry=scratch,
         )
     except DefinitionError as exc:

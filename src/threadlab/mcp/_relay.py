@@ -1,0 +1,33 @@
+"""The prompt through which an external call of a function tool runs as a thread: its model
+calls the tool with the arguments the user message holds (as JSON), then answers with the
+tool's result. Being a prompt of the registry, a thread of it can be resumed after a
+decision, forked and replayed like any other."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from ..definitions import PromptDefinition, Registry, define_prompt
+from ..models import FunctionModel, Step, call, text
+
+__all__ = ["relay_prompt"]
+
+
+def relay_prompt(registry: Registry, tool: str) -> str:
+    """The name of the prompt that relays calls of `tool` (defined on first use)."""
+    name = f"_mcp_{tool}"[:64]
+    existing = registry.get(name)
+    if isinstance(existing, PromptDefinition) and existing.tool_names() == [tool]:
+        return name
+
+    def relay(messages: list[Any], tools: list[Any]) -> Step:
+        last = messages[-1]
+        if last.role == "tool":
+            return text(last.content or "")
+        return call(tool, json.loads(last.content or "{}"))
+
+    relay.__name__ = "mcp-relay"
+    define_prompt(name, prompt=f"Runs the tool {tool} for an MCP client.",
+                  model=FunctionModel(relay), tools=[tool], registry=registry)  # fmt: skip
+    return name

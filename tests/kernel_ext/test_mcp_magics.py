@@ -1,0 +1,73 @@
+"""MCP in a notebook: `%%mcp NAME` defines a server from TOML, and `%threadlab mcp serve`
+(a cell of its own) serves the notebook's tools to MCP clients while the kernel runs."""
+
+from __future__ import annotations
+
+import pytest
+from IPython.core.error import UsageError
+from IPython.core.interactiveshell import InteractiveShell
+
+import threadlab as tl
+
+from ..mcp.conftest import EVERYTHING
+from .test_magics import magics, run, shell
+
+__all__ = ["shell"]
+
+SHOUT = '''%%tool
+def shout(state, text: str) -> str:
+    """Shout the text back."""
+    return text.upper()
+'''
+
+CALL = """
+import httpx2
+from mcp import Client
+from mcp.client.streamable_http import streamable_http_client
+
+served = get_ipython().magics_manager.registry["ThreadlabMagics"]._mcp_service
+async with httpx2.AsyncClient(headers=served.headers) as http:
+    async with Client(streamable_http_client(served.url, http_client=http)) as client:
+        answer = await client.call_tool("shout", {"text": "hello"})
+answer.content[0].text
+"""
+
+
+def test_an_mcp_cell_defines_a_server(shell: InteractiveShell) -> None:
+    shown = run(shell, f'%%mcp everything\ncommand = "node"\nargs = ["{EVERYTHING}", "stdio"]\n'
+                       'tools = ["echo"]\nprefix = "ev"\n')  # fmt: skip
+    assert repr(shown).startswith("MCP server everything (node ")
+    assert "tools echo" in repr(shown)
+    server = tl.default_registry().mcp_server("everything")
+    assert server is not None
+    assert (server.tools, server.prefix) == (("echo",), "ev")
+    with pytest.raises(UsageError, match="unknown keys port"):
+        run(shell, '%%mcp other\nurl = "http://127.0.0.1:9/mcp"\nport = 9\n')
+    with pytest.raises(UsageError, match="not valid TOML"):
+        run(shell, "%%mcp other\nurl = \n")
+    with pytest.raises(UsageError, match="exactly one of command="):
+        run(shell, '%%mcp other\nprefix = "x"\n')
+
+
+def test_serve_prints_the_url_and_token_and_clients_call_the_tools(
+    shell: InteractiveShell, capsys: pytest.CaptureFixture[str]
+) -> None:
+    run(shell, SHOUT)
+    run(shell, "%threadlab mcp serve")
+    printed = capsys.readouterr().out
+    served = magics(shell)._mcp_service
+    assert f"serving shout at {served.url}" in printed
+    assert printed.count(served.token) == 2  # the token line, and the config's header
+    assert run(shell, CALL) == "HELLO"
+    (thread,) = magics(shell).session.runtime.threads()
+    assert (thread.origin, thread.messages[-1].content) == ("mcp", "HELLO")
+    run(shell, "%threadlab mcp status")
+    assert "serving shout at" in capsys.readouterr().out
+    run(shell, "%threadlab mcp stop")
+    assert magics(shell)._mcp_service is None
+    with pytest.raises(UsageError, match="nothing is served"):
+        run(shell, "%threadlab mcp stop")
+    with pytest.raises(UsageError, match="--port takes a number"):
+        run(shell, "%threadlab mcp serve --port x")
+    with pytest.raises(UsageError, match="a cell of its own"):
+        run(shell, "%threadlab mcp serve\nx = 1")
