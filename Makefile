@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: lab test lint typecheck pytest bench clean
+.PHONY: lab test lint typecheck pytest bench clean mcp-peers
 
 # The built JupyterLab extension is installed as data files: a rebuild means a reinstall.
 $(STAMP): pyproject.toml src/threadlab/labextension/package.json
@@ -16,8 +16,21 @@ $(STAMP): pyproject.toml src/threadlab/labextension/package.json
 # Jupyter refuses to run as root unless told; containers and CI machines often are root.
 ALLOW_ROOT := $(if $(filter 0,$(shell id -u)),--allow-root,)
 
-lab: $(STAMP)
-	$(BIN)/jupyter lab $(ALLOW_ROOT) notebooks/
+# MCP peers from npm, in a cache folder of the project: the reference server that
+# notebooks/mcp.ipynb uses (on the lab's PATH) and the MCP Inspector, whose CLI the tests run.
+NPM_CACHE := .cache/npm
+NPM_BIN := $(NPM_CACHE)/node_modules/.bin
+MCP_PEERS := @modelcontextprotocol/server-everything@2026.8.31 @modelcontextprotocol/inspector@0.21.1
+
+mcp-peers:
+	@if [ -x $(NPM_BIN)/mcp-server-everything ] && [ -x $(NPM_BIN)/mcp-inspector ]; then :; \
+	elif command -v npm >/dev/null; then \
+	  npm install --silent --no-audit --no-fund --prefix $(NPM_CACHE) $(MCP_PEERS) \
+	  || echo "npm could not install the MCP peers: notebooks/mcp.ipynb needs them"; \
+	else echo "npm not found: notebooks/mcp.ipynb needs Node.js for its MCP server"; fi
+
+lab: $(STAMP) mcp-peers
+	PATH="$(CURDIR)/$(NPM_BIN):$$PATH" $(BIN)/jupyter lab $(ALLOW_ROOT) notebooks/
 
 lint: $(STAMP)
 	$(BIN)/ruff check src tests benchmarks tools

@@ -65,6 +65,17 @@ def test_the_approval_example_runs_and_prints_what_the_readme_says(tmp_path: Pat
     assert finished == "completed ['noted start', 'deleted /tmp/old.txt', 'noted end']"
 
 
+def test_the_mcp_example_serves_and_uses_the_tool(tmp_path: Path) -> None:
+    (index,) = [i for i, block in enumerate(python_blocks()) if "tl.mcp.serve(" in block]
+    result = run_block(index, tmp_path)
+    assert result.returncode == 0, result.stderr
+    lines = result.stdout.splitlines()
+    assert lines[0] == "True"
+    assert lines[1].startswith("[('remote_shout', '")
+    assert lines[1].endswith("!')]")
+    assert result.stderr == ""  # no server log on the way out
+
+
 def test_every_python_example_type_checks_under_mypy_strict(tmp_path: Path) -> None:
     # Users copy these: they must type-check as written against the shipped types (py.typed).
     scripts = []

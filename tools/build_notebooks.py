@@ -459,6 +459,76 @@ print(run.status, call_id, run.pending[0].arguments)""",
 print(done.status, [m.content for m in done.messages if m.role == "tool"])""",
         ),
     ],
+    "mcp": [
+        (
+            "md",
+            "# MCP both ways\n\nThe Model Context Protocol connects tools to agents. A notebook"
+            " can use the tools of any MCP server, and serve its own tools to Claude Code,"
+            " Cursor, VS Code or any MCP client while the kernel runs. Every call, either way,"
+            " is a thread you can open, fork and replay.\n\n`make lab` installs the reference"
+            " server `@modelcontextprotocol/server-everything` with npm and puts it on the path.",
+        ),
+        ("code", SETUP),
+        (
+            "md",
+            "## A server's tools in a prompt\n\n`%%mcp NAME` takes the keys of"
+            " `tl.define_mcp_server` as TOML: a `command` started over stdio (or a `url` with"
+            " `headers`), the `tools` to offer and a `prefix`. The server starts when a run"
+            " first needs it; a prompt lists all its tools as `mcp:NAME`. Arguments are checked"
+            " against the server's schemas, its progress notifications drive the card's bar,"
+            " and an image it returns lands in the thread's files.",
+        ),
+        (
+            "code",
+            '%%mcp everything\ncommand = "mcp-server-everything"\nargs = ["stdio"]\n'
+            'tools = ["echo", "get-sum", "trigger-long-running-operation", "get-tiny-image"]',
+        ),
+        ("code", "%%prompt explorer --tools mcp:everything\nTry each tool once."),
+        ("code", "%%thread explorer\nShow me what the server can do."),
+        (
+            "md",
+            "## The notebook's tools as an MCP server\n\n`tl.mcp.serve` serves every function"
+            " tool, and every prompt or agent exposed as a tool, over streamable HTTP on"
+            " 127.0.0.1 with a bearer token. `%threadlab mcp serve` does the same from a cell"
+            " of its own and prints the client configuration. Redefining a tool's cell updates"
+            " the listing while clients are connected.",
+        ),
+        (
+            "code",
+            '''%%tool
+def shout(state, text: str) -> str:
+    """Say a text loudly."""
+    return text.upper() + "!"''',
+        ),
+        (
+            "code",
+            """import json
+
+service = await tl.mcp.serve(tools=["shout"])
+print(json.dumps(service.client_config(), indent=2))""",
+        ),
+        (
+            "md",
+            "Any MCP client can call it now; here the official SDK's client does. The call is a"
+            " thread of the store (origin `mcp`): `%threadlab threads` lists it.",
+        ),
+        (
+            "code",
+            """import httpx2
+from mcp import Client
+from mcp.client.streamable_http import streamable_http_client
+
+async with (
+    httpx2.AsyncClient(headers=service.headers) as http,
+    Client(streamable_http_client(service.url, http_client=http)) as client,
+):
+    print([tool.name for tool in (await client.list_tools()).tools])
+    answer = await client.call_tool("shout", {"text": "hello from a client"})
+print(answer.content[0].text)""",
+        ),
+        ("code", "%threadlab threads"),
+        ("code", "await service.close()"),
+    ],
     "run_code": [
         (
             "md",

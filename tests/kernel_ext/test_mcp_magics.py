@@ -61,6 +61,8 @@ def test_serve_prints_the_url_and_token_and_clients_call_the_tools(
     assert run(shell, CALL) == "HELLO"
     (thread,) = magics(shell).session.runtime.threads()
     assert (thread.origin, thread.messages[-1].content) == ("mcp", "HELLO")
+    listed = run(shell, "%threadlab threads")  # this notebook's threads, and the MCP calls
+    assert [r["id"] for r in listed.rows] == [thread.id]
     run(shell, "%threadlab mcp status")
     assert "serving shout at" in capsys.readouterr().out
     run(shell, "%threadlab mcp stop")

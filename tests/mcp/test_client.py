@@ -128,8 +128,9 @@ async def test_a_wrong_token_and_an_unreachable_url_say_so_quickly(
                          registry=registry)  # fmt: skip
     tl.define_prompt("p", prompt="x", tools=["mcp:remote"], registry=registry)
     rt = tl.Runtime(registry, store_dir)
-    with pytest.raises(tl.MCPServerError, match="HTTP 401: the server refused the credentials"):
+    with pytest.raises(tl.MCPServerError, match="HTTP 401: the server refused the creden") as e:
         await rt.create_thread("p")
+    assert "wrong-token-1234" not in str(e.value)
     await rt.aclose()
     from .conftest import free_port
 

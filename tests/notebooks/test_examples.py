@@ -130,6 +130,24 @@ def test_approvals(tmp_path: Path) -> None:
     assert "idle ['deleted /tmp/scratch.txt']" in printed  # approved with edited arguments
 
 
+def test_mcp(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    npm_bin = NOTEBOOKS.parent / ".cache/npm/node_modules/.bin"
+    if not (npm_bin / "mcp-server-everything").exists():
+        message = "@modelcontextprotocol/server-everything: .ci/run installs it into .cache/npm"
+        if os.environ.get("CI") == "true":
+            pytest.fail(message)
+        pytest.skip(message)
+    monkeypatch.setenv("PATH", f"{npm_bin}:{os.environ['PATH']}")  # as `make lab` does
+    notebook = execute("mcp", tmp_path)
+    printed = "\n".join(outputs(notebook))
+    assert "HELLO FROM A CLIENT!" in printed
+    assert "['shout']" in printed
+    assert '"mcpServers"' in printed
+    html = "".join(outputs(notebook, "text/html"))
+    assert "Echo: " in html  # the server's echo, in the explorer's run
+    assert "/mcp/everything/" in html  # its image, in the thread's files
+
+
 def test_reshaping(tmp_path: Path) -> None:
     notebook = execute("reshaping", tmp_path)
     printed = "\n".join(outputs(notebook))

@@ -9,6 +9,7 @@ import asyncio
 import contextlib
 import hmac
 import json
+import logging
 import secrets
 from collections.abc import Iterable
 from typing import Any, Literal
@@ -154,13 +155,16 @@ class MCPService:
         )
         app = server.streamable_http_app(streamable_http_path="/mcp", host=host)
         guarded = _bearer(app, self.token)
+        # Streams a client left open would hold a graceful shutdown forever: cut after 1 s.
         config = uvicorn.Config(guarded, host=host, port=port, log_level="warning",
-                                lifespan="on")  # fmt: skip
+                                lifespan="on", timeout_graceful_shutdown=1)  # fmt: skip
+        _quiet_cut_streams()
         self._server = uvicorn.Server(config)
         self._task = asyncio.create_task(self._server.serve(), name="threadlab-mcp-serve")
         while not self._server.started:
             if self._task.done():
-                await self._task  # raises what stopped it
+                with contextlib.suppress(BaseException):  # uvicorn exits when it cannot bind
+                    await self._task
                 raise ThreadlabError(f"the MCP endpoint could not listen on {host}:{port}")
             await asyncio.sleep(0.02)
         bound = self._server.servers[0].sockets[0].getsockname()
@@ -239,6 +243,23 @@ async def _progress(report: Any, data: Any) -> None:
         done = 0
     await report(float(done), float(total) if isinstance(total, int | float) else None,
                  str(message) if message is not None else None)  # fmt: skip
+
+
+def _quiet_cut_streams() -> None:
+    """Keep uvicorn from logging as errors the streams it cuts at close: a client's
+    `subscriptions/listen` stream stays open until the server ends it."""
+    log = logging.getLogger("uvicorn.error")
+    if not any(isinstance(f, _CutStreams) for f in log.filters):
+        log.addFilter(_CutStreams())
+
+
+class _CutStreams(logging.Filter):
+    def filter(self, record: logging.LogRecord) -> bool:
+        cut = "timeout graceful shutdown exceeded"
+        if cut in record.getMessage():
+            return False
+        exc = record.exc_info[1] if record.exc_info else None
+        return not (isinstance(exc, asyncio.CancelledError) and cut in str(exc))
 
 
 def _bearer(app: Any, token: str | None) -> Any:

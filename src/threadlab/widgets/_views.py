@@ -384,9 +384,11 @@ class ThreadListView(_View):
 
     def refresh(self) -> None:
         """Re-read the list: one query for every root thread's counts and last run (only the
-        threads made in notebook `origin`, when one is given)."""
+        threads made in notebook `origin`, when one is given, and the calls MCP clients made
+        of the tools served from the store)."""
         rows = [_row(summary) for summary in self._rt.store.summarize_threads()]
-        self.rows = [r for r in rows if self.origin is None or r["origin"] == self.origin]
+        shown = (self.origin, MCP_ORIGIN)
+        self.rows = [r for r in rows if self.origin is None or r["origin"] in shown]
 
     def open_thread(self, thread_id: str) -> TraceState:
         """Show the inspector of `thread_id` below the list."""
@@ -423,6 +425,9 @@ class ThreadListView(_View):
             f"  {r['id']}  {r['agent']}  {r['status']}  {r['messages']} messages" for r in self.rows
         ]
         return "\n".join(lines)
+
+
+MCP_ORIGIN = "mcp"  # threads of calls from MCP clients (threadlab.mcp)
 
 
 def _near(origin: str | None) -> str | None:
