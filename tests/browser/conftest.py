@@ -57,8 +57,10 @@ def lab(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Lab]:
     for folder in (root, settings, app_settings, workspaces, config):
         folder.mkdir()
     port, token = _free_port(), secrets.token_hex(16)
+    npm_bin = Path(__file__).resolve().parents[2] / ".cache/npm/node_modules/.bin"
     env = dict(
         os.environ,
+        PATH=f"{npm_bin}:{os.environ.get('PATH', '')}",  # the MCP peers, as `make lab` does
         JUPYTERLAB_SETTINGS_DIR=str(settings),
         JUPYTERLAB_WORKSPACES_DIR=str(workspaces),
         XDG_CONFIG_HOME=str(config),

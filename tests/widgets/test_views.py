@@ -411,7 +411,7 @@ async def test_the_list_shows_notebooks_from_here_and_keeps_their_full_path(
     define(registry, tl.models.ScriptedModel([text("ok")]))
     here = str(tmp_path / "work" / "tea.ipynb")
     elsewhere = str(tmp_path / "other" / "coffee.ipynb")
-    for origin in (here, elsewhere, "relative.ipynb"):
+    for origin in (here, elsewhere, "relative.ipynb", "mcp"):
         await rt.create_thread("p", origin=origin)
     rows = ThreadListView(rt).rows
     shown = {r["origin"]: r["notebook"] for r in rows}
@@ -419,5 +419,8 @@ async def test_the_list_shows_notebooks_from_here_and_keeps_their_full_path(
         here: "tea.ipynb",
         elsewhere: "../other/coffee.ipynb",
         "relative.ipynb": "relative.ipynb",
+        "mcp": "an MCP client",
     }
     assert "../other/coffee.ipynb" in ThreadListView(rt).static_html()
+    # A notebook's list: its own threads, and the calls MCP clients made of served tools.
+    assert sorted(r["origin"] for r in ThreadListView(rt, origin=here).rows) == [here, "mcp"]

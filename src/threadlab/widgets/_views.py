@@ -456,7 +456,7 @@ def _row(summary: ThreadSummary) -> dict[str, Any]:
         "id": record.id,
         "agent": record.target,
         "origin": origin,
-        "notebook": _near(origin),
+        "notebook": "an MCP client" if origin == MCP_ORIGIN else _near(origin),
         "created_at": record.created_at,
         "status": status,
         "messages": summary.messages,
