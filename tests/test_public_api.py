@@ -87,6 +87,13 @@ PUBLIC = {
     "CodeRun",
     "CodeResult",
     "CodeError",
+    # evaluation
+    "evaluate",
+    "Case",
+    "EvalContext",
+    "EvalReport",
+    "EvalRow",
+    "EvalError",
     # storage
     "Store",
     "PostgresStore",
@@ -95,6 +102,7 @@ PUBLIC = {
     # modules and metadata
     "models",
     "mcp",
+    "scorers",
     "__version__",
 }
 MODELS = {
@@ -128,6 +136,7 @@ MODELS = {
 LAYERS = {
     "otel",
     "definitions",
+    "evaluation",
     "execution",
     "mcp_client",
     "runtime",

@@ -85,6 +85,15 @@ from .definitions import (
     define_tool,
     tool,
 )
+from .evaluation import (
+    Case,
+    EvalContext,
+    EvalError,
+    EvalReport,
+    EvalRow,
+    evaluate,
+    scorers,
+)
 from .runtime import Runtime, Thread, run
 from .sandbox import CodeError, CodeResult, CodeRun
 from .store import FileRecord, PostgresStore, SQLiteStore, Store
@@ -99,6 +108,7 @@ __all__ = [
     "ApprovalRequestedEvent",
     "Budget",
     "CallContextError",
+    "Case",
     "ChildInfo",
     "CodeError",
     "CodeOptionError",
@@ -107,6 +117,10 @@ __all__ = [
     "CustomEvent",
     "DefinitionError",
     "Env",
+    "EvalContext",
+    "EvalError",
+    "EvalReport",
+    "EvalRow",
     "Event",
     "ExecutionInfo",
     "FileRecord",
@@ -167,9 +181,11 @@ __all__ = [
     "define_model",
     "define_prompt",
     "define_tool",
+    "evaluate",
     "mcp",
     "models",
     "run",
+    "scorers",
     "tool",
 ]
 

@@ -38,8 +38,8 @@ _Key = tuple[tuple[Any, ...], ...]
 
 class ReplayModel:
     """Replays the assistant messages recorded in `source` (a thread or several) for the same
-    requests; `fallback` (a model, or a model's name) answers once the conversation leaves
-    the recording.
+    requests; `fallback` (a model, or a model's name) answers once a conversation leaves the
+    recording, and from then on in that conversation (others still replay).
 
     Example:
         >>> import threadlab as tl
@@ -80,7 +80,10 @@ class ReplayModel:
             for event in getattr(thread, "events", ())
             if isinstance(event, ApprovalDecidedEvent)
         }
-        self._diverged = False
+        # The conversations that left the recording (their request at that point): what
+        # follows in one of them is the fallback's own, while other conversations (another
+        # case of an evaluation, say) still replay.
+        self._diverged: list[_Key] = []
         self._resolve: Callable[[str], Model] | None = None
 
     def decision_for(self, tool_call_id: str) -> ApprovalDecidedEvent | None:
@@ -98,7 +101,9 @@ class ReplayModel:
 
     async def stream(self, request: ModelRequest) -> AsyncIterator[ModelChunk]:
         asked = [m for m in request.messages if m.role != "system"]
-        recorded = None if self._diverged else self._recorded.get(_key(asked))
+        key = _key(asked)
+        left = any(key[: len(point)] == point for point in self._diverged)
+        recorded = None if left else self._recorded.get(key)
         if recorded is not None:
             self.calls_replayed += 1
             async for chunk in stream_step(_as_step(recorded), self.chunk_size):
@@ -106,7 +111,8 @@ class ReplayModel:
             return
         if self.fallback is None:
             raise ReplayDivergedError(self._divergence(asked))
-        self._diverged = True  # past here the conversation is the fallback's own
+        if not left:
+            self._diverged.append(key)  # past here this conversation is the fallback's own
         self.calls_forwarded += 1
         async for chunk in self._fallback().stream(request):
             yield chunk

@@ -1,0 +1,149 @@
+"""An evaluation's outcome: a row per case, model and repeat, each with its thread, and what
+a person asks of them — a summary per model, the cases where two models differ, a table."""
+
+from __future__ import annotations
+
+import html
+import importlib
+import statistics
+from dataclasses import dataclass, field
+from typing import Any
+
+__all__ = ["EvalReport", "EvalRow"]
+
+
+@dataclass
+class EvalRow:
+    """One run of one case with one model."""
+
+    case: str
+    model: str
+    repeat: int
+    thread_id: str | None
+    status: str
+    """The run's status ("completed", "failed", ...), "error" when it could not run."""
+    scores: dict[str, Any] = field(default_factory=dict)
+    """Each scorer's value (bool, number, str); None where the scorer raised."""
+    duration_ms: float = 0.0
+    usage: dict[str, int] | None = None
+    cost_usd: float | None = None
+    error: str | None = None
+    """Why the run failed, or which scorer raised and how."""
+    note: str | None = None
+    """What happened on the way (a case re-run after its worker died)."""
+
+    @property
+    def passed(self) -> bool:
+        """Completed, and every true-or-false score true."""
+        checks = [v for v in self.scores.values() if isinstance(v, bool) or v is None]
+        return self.status == "completed" and self.error is None and all(checks)
+
+
+@dataclass
+class EvalReport:
+    """What `tl.evaluate` returns."""
+
+    name: str
+    target: str
+    rows: list[EvalRow]
+    models: list[str]
+    cases: list[str]
+
+    def summary(self) -> dict[str, dict[str, Any]]:
+        """Per model: the pass rate, each score's mean (true counts 1), the median
+        duration, the tokens and the cost (None when a price is unknown)."""
+        out: dict[str, dict[str, Any]] = {}
+        for model in self.models:
+            rows = [r for r in self.rows if r.model == model]
+            line: dict[str, Any] = {
+                "rows": len(rows),
+                "pass_rate": _mean([float(r.passed) for r in rows]),
+            }
+            for name in _score_names(rows):
+                values = [_number(r.scores.get(name)) for r in rows]
+                line[name] = _mean([v for v in values if v is not None])
+            line["p50_ms"] = statistics.median([r.duration_ms for r in rows]) if rows else None
+            line["tokens"] = sum(sum((r.usage or {}).values()) for r in rows)
+            costs = [r.cost_usd for r in rows]
+            line["cost_usd"] = None if None in costs else sum(c or 0.0 for c in costs)
+            out[model] = line
+        return out
+
+    def compare(self, model_a: str, model_b: str) -> list[tuple[EvalRow, EvalRow]]:
+        """The (a, b) rows of the cases (and repeats) whose scores or status differ."""
+        for model in (model_a, model_b):
+            if model not in self.models:
+                raise KeyError(f"no model {model!r} in this report ({', '.join(self.models)})")
+        b_rows = {(r.case, r.repeat): r for r in self.rows if r.model == model_b}
+        out = []
+        for a in (r for r in self.rows if r.model == model_a):
+            b = b_rows.get((a.case, a.repeat))
+            if b is not None and (a.scores != b.scores or a.status != b.status):
+                out.append((a, b))
+        return out
+
+    def to_pandas(self) -> Any:
+        """The rows as a pandas DataFrame, a column per score (pandas must be installed)."""
+        try:
+            pd = importlib.import_module("pandas")
+        except ImportError:
+            raise ImportError("to_pandas() needs pandas: pip install pandas") from None
+        records = []
+        for r in self.rows:
+            record = {
+                "case": r.case,
+                "model": r.model,
+                "repeat": r.repeat,
+                "thread_id": r.thread_id,
+                "status": r.status,
+                "passed": r.passed,
+                "duration_ms": r.duration_ms,
+                "cost_usd": r.cost_usd,
+                "error": r.error,
+            }
+            record.update({f"score:{k}": v for k, v in r.scores.items()})
+            records.append(record)
+        return pd.DataFrame.from_records(records)
+
+    def __repr__(self) -> str:
+        passed = sum(r.passed for r in self.rows)
+        return (f"EvalReport({self.name!r}: {len(self.cases)} cases x {len(self.models)} models,"
+                f" {passed}/{len(self.rows)} passed)")  # fmt: skip
+
+    def _repr_html_(self) -> str:
+        """Cases down, models across; each cell its scores, status and time."""
+        head = "".join(f"<th>{html.escape(m)}</th>" for m in self.models)
+        body = []
+        for case in self.cases:
+            cells = []
+            for model in self.models:
+                rows = [r for r in self.rows if r.case == case and r.model == model]
+                cells.append("<td>" + "<br>".join(_cell(r) for r in rows) + "</td>")
+            body.append(f"<tr><th>{html.escape(case)}</th>{''.join(cells)}</tr>")
+        return (f"<table class='threadlab-eval'><tr><th>case</th>{head}</tr>"
+                f"{''.join(body)}</table>")  # fmt: skip
+
+
+def _cell(row: EvalRow) -> str:
+    mark = "✓" if row.passed else "✗"
+    scores = ", ".join(f"{k}={v}" for k, v in row.scores.items())
+    return html.escape(f"{mark} {row.status} {row.duration_ms:.0f} ms {scores}".strip())
+
+
+def _score_names(rows: list[EvalRow]) -> list[str]:
+    names: dict[str, None] = {}
+    for r in rows:
+        names.update(dict.fromkeys(r.scores))
+    return list(names)
+
+
+def _number(value: Any) -> float | None:
+    if isinstance(value, bool):
+        return float(value)
+    if isinstance(value, int | float):
+        return float(value)
+    return None
+
+
+def _mean(values: list[float]) -> float | None:
+    return sum(values) / len(values) if values else None
