@@ -253,7 +253,7 @@ def test_import_runs_the_definition_cells_of_another_notebook(
 
 def test_no_ipython_builtin_is_shadowed(shell: InteractiveShell) -> None:
     names = set(magics(shell).magics["line"]) | set(magics(shell).magics["cell"])
-    assert names == {"tool", "prompt", "agent", "mcp", "thread", "threadlab"}
+    assert names == {"tool", "prompt", "agent", "mcp", "eval", "thread", "threadlab"}
     builtin = InteractiveShell.instance().magics_manager.magics
     run(shell, "%env THREADLAB_TEST=1")
     assert "env" in builtin["line"]

@@ -5,7 +5,16 @@ evaluators; a report to summarise, compare and tabulate."""
 from . import scorers
 from ._cases import Case, EvalError
 from ._context import EvalContext
-from ._evaluate import evaluate
+from ._evaluate import evaluate, model_labels
 from ._report import EvalReport, EvalRow
 
-__all__ = ["Case", "EvalContext", "EvalError", "EvalReport", "EvalRow", "evaluate", "scorers"]
+__all__ = [
+    "Case",
+    "EvalContext",
+    "EvalError",
+    "EvalReport",
+    "EvalRow",
+    "evaluate",
+    "model_labels",
+    "scorers",
+]

@@ -16,7 +16,7 @@ from ._context import EvalContext
 from ._report import EvalReport, EvalRow
 from ._scoring import check_scorer, scorer_name, scores_of
 
-__all__ = ["evaluate"]
+__all__ = ["evaluate", "model_labels"]
 
 RowListener = Callable[[EvalRow], None]
 
@@ -53,7 +53,7 @@ async def evaluate(
         [('hi', 'completed', {"contains('hello')": True})]
     """
     rt = runtime if runtime is not None else Runtime()
-    agent = agent_for(rt.registry, target)  # DefinitionError names what is defined
+    agent_for(rt.registry, target)  # DefinitionError names what is defined
     read, shared, per_case = read_cases(cases)
     chosen = [*scorers]
     for scorer in chosen:
@@ -65,7 +65,7 @@ async def evaluate(
     grid_models = list(models) if models is not None else [None]
     if not grid_models:
         raise EvalError("models must name at least one model (or be None: the target's own)")
-    labels = _labels(rt, agent.side_a.prompt, grid_models)
+    labels = model_labels(rt, target, grid_models)
     name = name or f"{target}-{time.strftime('%Y%m%d-%H%M%S')}"
     gate = asyncio.Semaphore(concurrency)
 
@@ -118,13 +118,13 @@ async def _run_case(
     return row
 
 
-def _labels(rt: Runtime, prompt_name: str, models: list[Any]) -> list[str]:
-    """How the report names each model: its name, else the target's own model's name;
-    the same name twice gets "#2"."""
+def model_labels(rt: Runtime, target: str, models: list[Any]) -> list[str]:
+    """How the report names each model (None: the target's own): its name, else the target's
+    own model's name; the same name twice gets "#2"."""
     labels: list[str] = []
     for model in models:
         if model is None:
-            prompt = rt.registry.prompt(prompt_name)
+            prompt = rt.registry.prompt(agent_for(rt.registry, target).side_a.prompt)
             own = prompt.model if prompt is not None else "offline"
             label = own if isinstance(own, str) else str(getattr(own, "name", "model"))
         elif isinstance(model, str):

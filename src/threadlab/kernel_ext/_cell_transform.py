@@ -1,18 +1,18 @@
-"""`%%thread` cells (and a `%threadlab fork`, `approve`, `reject` or `mcp` line, which run on
-the kernel loop) become a top-level
-`await`, so the run streams on the kernel's own event loop while the cell is busy (and
-widgets stay interactive) instead of blocking it."""
+"""`%%thread` and `%%eval` cells (and a `%threadlab fork`, `approve`, `reject` or `mcp`
+line) become a top-level `await`, so the run streams on the kernel's own event loop while
+the cell is busy (and widgets stay interactive) instead of blocking it."""
 
 from __future__ import annotations
 
 __all__ = ["thread_cells_to_await"]
 
-_MAGIC = "%%thread"
+_AWAITED = {"%%thread": "thread_cell", "%%eval": "eval_cell"}
+"""Cell magics that run on the kernel loop, and the method each becomes."""
 
 
 def thread_cells_to_await(lines: list[str]) -> list[str]:
-    """An IPython cleanup transformer: rewrite a `%%thread` cell, or a cell that is one
-    `%threadlab fork` line (it runs the branch), into an awaited call."""
+    """An IPython cleanup transformer: rewrite a `%%thread` or `%%eval` cell, or a cell that
+    is one `%threadlab fork` line (it runs the branch), into an awaited call."""
     if not lines:
         return lines
     first = lines[0]
@@ -34,17 +34,18 @@ def thread_cells_to_await(lines: list[str]) -> list[str]:
         return [
             f"await get_ipython().magics_manager.registry['ThreadlabMagics'].mcp_cell({rest!r})\n"
         ]
-    if not first.startswith(_MAGIC):
+    magic = next((m for m in _AWAITED if first.startswith(m)), None)
+    if magic is None:
         return lines
-    rest = first[len(_MAGIC) :]
+    rest = first[len(magic) :]
     if rest and not rest[0].isspace():
-        return lines  # another magic whose name starts with "thread"
+        return lines  # another magic whose name starts with "thread" or "eval"
     if rest.strip().endswith("?"):
         return lines  # `%%thread?` asks for help: leave it to IPython
     line = rest.strip()
     body = "".join(lines[1:])
     call = (
         "await get_ipython().magics_manager.registry['ThreadlabMagics']"
-        f".thread_cell({line!r}, {body!r})\n"
+        f".{_AWAITED[magic]}({line!r}, {body!r})\n"
     )
     return [call]

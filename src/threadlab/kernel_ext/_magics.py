@@ -41,6 +41,7 @@ from ._arguments import parse_assignments, parse_variable, split_names, unquote
 from ._busy import KeepBusy
 from ._checks import warn_unknown
 from ._defined import Defined, tool_summary
+from ._eval_cells import run_eval_cell
 from ._notebooks import definition_cells, thread_notebook
 from ._session import KernelSession
 
@@ -287,6 +288,30 @@ class ThreadlabMagics(Magics):
             print(f"bearer token (shown once): {service.token}")
         print("client configuration (Claude Code, Cursor, VS Code):")
         print(json.dumps(service.client_config(), indent=2))
+
+    @magic_arguments()
+    @argument("target", help="The agent or prompt to evaluate.")
+    @argument("--models", help="Comma-separated model names (default: the target's own).")
+    @argument("--repeat", type=int, default=1, help="Runs of each case with each model.")
+    @argument("--concurrency", type=int, default=4, help="Runs at a time.")
+    @argument("--name", help="The evaluation's name (its threads' origin is eval:NAME).")
+    @argument("--called", action="append", help="Score: the run called this tool. Repeatable.")
+    @argument("--not-called", action="append", help="Score: the run never called this tool.")
+    @argument("--contains", action="append", help="Score: the answer contains this text.")
+    @argument("--scorer", action="append", help="A scorer the notebook defines, by name.")
+    @cell_magic
+    def eval(self, line: str, cell: str) -> None:
+        """Evaluate the target on the cell's cases: a message per line (`message =>
+        expected` scores whether the answer contains `expected`), into a live table."""
+        raise UsageError("%%eval: run it as a cell of its own (it is awaited on the kernel loop)")
+
+    async def eval_cell(self, line: str, cell: str) -> None:
+        assert self.shell is not None
+        args = parse_argstring(self.eval, self.shell.var_expand(line))
+        try:
+            await run_eval_cell(self.session.runtime, args, cell, self.shell.user_ns)
+        except ThreadlabError as exc:
+            raise UsageError(f"%%eval: {exc}") from None
 
     # running
 

@@ -2,6 +2,7 @@
 
 from ._card_approver import CardApprover
 from ._diff import ThreadDiff
+from ._eval_view import EvalView
 from ._live import LiveRun
 from ._replay import replay
 from ._static import StaticTrace, static_html, static_text
@@ -11,6 +12,7 @@ from ._views import ThreadListView, TraceView
 
 __all__ = [
     "CardApprover",
+    "EvalView",
     "LiveRun",
     "StaticTrace",
     "ThreadDiff",

@@ -32,7 +32,7 @@ from ._run_stream import RunStream
 from ._static import request_text, static_html, static_text
 from ._trace import TraceState
 
-__all__ = ["ThreadListView", "TraceView"]
+__all__ = ["OpeningView", "ThreadListView", "TraceView"]
 
 # IPython's display functions carry no type hints.
 _display: Callable[..., DisplayHandle | None] = ipython_display.display
@@ -370,28 +370,18 @@ class TraceView(_View):
         return static_html(self.state)
 
 
-class ThreadListView(_View):
-    """Persisted threads, newest first; opening one shows its inspector below the list."""
+class OpeningView(_View):
+    """A view of rows that name threads: opening one shows its inspector below them."""
 
     rows: traitlets.List[dict[str, Any]] = traitlets.List().tag(sync=True)
     opened = traitlets.Dict().tag(sync=True)
 
-    def __init__(self, rt: Runtime, *, origin: str | None = None, **kwargs: Any) -> None:
-        super().__init__(rt, view="threads", **kwargs)
-        self.origin = origin
+    def __init__(self, rt: Runtime, **kwargs: Any) -> None:
+        super().__init__(rt, **kwargs)
         self._opened: TraceState | None = None
-        self.refresh()
-
-    def refresh(self) -> None:
-        """Re-read the list: one query for every root thread's counts and last run (only the
-        threads made in notebook `origin`, when one is given, and the calls MCP clients made
-        of the tools served from the store)."""
-        rows = [_row(summary) for summary in self._rt.store.summarize_threads()]
-        shown = (self.origin, MCP_ORIGIN)
-        self.rows = [r for r in rows if self.origin is None or r["origin"] in shown]
 
     def open_thread(self, thread_id: str) -> TraceState:
-        """Show the inspector of `thread_id` below the list."""
+        """Show the inspector of `thread_id` below the rows."""
         state = replay(self._rt.thread(thread_id))
         self.opened = state.snapshot()
         self._opened = state
@@ -406,6 +396,23 @@ class ThreadListView(_View):
 
     def saved_state(self) -> dict[str, Any]:
         return {**super().saved_state(), "rows": self.rows, "opened": {}}
+
+
+class ThreadListView(OpeningView):
+    """Persisted threads, newest first; opening one shows its inspector below the list."""
+
+    def __init__(self, rt: Runtime, *, origin: str | None = None, **kwargs: Any) -> None:
+        super().__init__(rt, view="threads", **kwargs)
+        self.origin = origin
+        self.refresh()
+
+    def refresh(self) -> None:
+        """Re-read the list: one query for every root thread's counts and last run (only the
+        threads made in notebook `origin`, when one is given, and the calls MCP clients made
+        of the tools served from the store)."""
+        rows = [_row(summary) for summary in self._rt.store.summarize_threads()]
+        shown = (self.origin, MCP_ORIGIN)
+        self.rows = [r for r in rows if self.origin is None or r["origin"] in shown]
 
     def static_html(self) -> str:
         columns = ("thread", "agent", "notebook", "status", "messages")

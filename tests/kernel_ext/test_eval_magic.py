@@ -1,0 +1,59 @@
+"""`%%eval TARGET`: a case per line, scorers from flags, a live table that keeps its rows."""
+
+from __future__ import annotations
+
+import pytest
+from IPython.core.error import UsageError
+from IPython.core.interactiveshell import InteractiveShell
+
+from threadlab.widgets import EvalView
+
+from .test_magics import magics, run, shell
+
+__all__ = ["shell"]
+
+DEFINE = '''%%tool
+def search(state, query: str) -> str:
+    """Search."""
+    return f"found {query}"
+'''
+
+
+def test_an_eval_cell_scores_each_line_with_each_model(
+    shell: InteractiveShell, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    shown: list[object] = []
+    monkeypatch.setattr("threadlab.kernel_ext._eval_cells.display", shown.append)
+    run(shell, DEFINE)
+    run(shell, "%%prompt finder --tools search\nFind things.")
+    run(shell, "%%eval finder --called search --contains found --name quick\n"
+               "tea => tea\n\ncoffee => milk\ntea\n")  # fmt: skip
+    (view,) = shown
+    assert isinstance(view, EvalView)
+    assert view.finished
+    assert view.cases == ["tea", "coffee", "tea (2)"]
+    assert view.models == ["offline"]
+    scores = {r["case"]: r["scores"] for r in view.rows}
+    assert scores["tea"] == {"called(search)": True, "contains('found')": True,
+                             "answer has expected": True}  # fmt: skip
+    assert scores["coffee"]["answer has expected"] is False
+    assert scores["tea (2)"]["answer has expected"] is None
+    threads = magics(shell).session.runtime.threads()
+    assert {t.origin for t in threads} == {"eval:quick"}
+    assert "coffee" in view.static_html()
+    state = view.saved_state()
+    assert (state["view"], state["total"], len(state["rows"])) == ("eval", 3, 3)
+    view.open_thread(view.rows[0]["thread"])
+    assert view.opened["root"] == view.rows[0]["thread"]
+
+
+def test_eval_cells_that_do_not_fit_say_why(shell: InteractiveShell) -> None:
+    run(shell, "%%prompt finder\nFind things.")
+    with pytest.raises(UsageError, match="the cell holds the cases"):
+        run(shell, "%%eval finder\n\n")
+    with pytest.raises(UsageError, match="unknown target 'nobody'"):
+        run(shell, "%%eval nobody\nhello\n")
+    with pytest.raises(UsageError, match="--scorer judge: no such name"):
+        run(shell, "%%eval finder --scorer judge\nhello\n")
+    with pytest.raises(UsageError, match="no message before '=>'"):
+        run(shell, "%%eval finder\n=> x\n")
