@@ -529,6 +529,73 @@ print(answer.content[0].text)""",
         ("code", "%threadlab threads"),
         ("code", "await service.close()"),
     ],
+    "evaluate": [
+        (
+            "md",
+            "# Evaluate and compare\n\nA tool works once; does it work on every case, with"
+            " this model and with that one? `%%eval` runs a prompt over a list of cases and"
+            " models into a table that fills in as runs finish. Every run is a thread: click a"
+            " cell to open it, fork it, replay it.",
+        ),
+        ("code", SETUP),
+        (
+            "code",
+            '''%%tool
+def search(state, query: str) -> str:
+    """Search the pantry."""
+    return f"found {query}" if query in ("tea", "coffee", "bread") else "nothing"''',
+        ),
+        ("code", "%%prompt finder --tools search\nFind what the user asks for."),
+        (
+            "md",
+            "Two model settings: the offline model, which calls each tool, and a hasty one that"
+            " answers without looking (a stand-in for a model that skips its tools).",
+        ),
+        (
+            "code",
+            """from threadlab.models import FunctionModel, text
+
+
+def hasty(messages, tools):
+    return text("It is in the pantry, surely.")
+
+
+hasty = FunctionModel(hasty)""",
+        ),
+        (
+            "md",
+            "One case per line; `=> text` scores whether the answer contains it. `--called`"
+            " scores the tool calls. Filter the table to the failures, or to the cases where the"
+            " models differ.",
+        ),
+        (
+            "code",
+            "%%eval finder --models watchable,hasty --called search --name pantry\n"
+            "tea => found tea\ncoffee => found coffee\nbread => found bread\nmilk => found milk",
+        ),
+        (
+            "md",
+            "The same from Python: `tl.evaluate` takes `tl.Case`s (or a pydantic-evals"
+            " `Dataset`), scorers (plain callables, `tl.scorers`, pydantic-evals evaluators) and"
+            " models, and returns a report to summarise and compare.",
+        ),
+        (
+            "code",
+            """def found_it(ctx: tl.EvalContext) -> bool:
+    return f"found {ctx.expected}" in ctx.output
+
+
+cases = [tl.Case(item, item, expected=item) for item in ("tea", "milk")]
+report = await tl.evaluate("finder", cases, models=["watchable", hasty], name="pantry-2",
+                           scorers=[tl.scorers.called("search"), found_it])
+for model, line in report.summary().items():
+    print(model, "pass rate", line["pass_rate"])
+a, b = report.compare("watchable", "hasty")[0]
+print("they differ on", a.case)""",
+        ),
+        ("md", "Two runs of one case, side by side, aligned by step:"),
+        ("code", "%threadlab diff {a.thread_id} {b.thread_id}"),
+    ],
     "run_code": [
         (
             "md",

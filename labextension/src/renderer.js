@@ -7,6 +7,8 @@ import { renderOffline } from "../../src/threadlab/widgets/static/threadlab.js";
 
 export const MIME = "application/vnd.threadlab.view+json";
 const WIDGET_MIME = "application/vnd.jupyter.widget-view+json";
+/** What a live view draws first, whichever view it is. */
+const LIVE_VIEWS = "[data-testid=inspector], [data-testid=thread-list], [data-testid=eval-table]";
 /** Before ipywidgets' renderer (-10): the bundle may carry a widget view too. */
 export const RANK = -20;
 
@@ -53,7 +55,7 @@ export class ThreadlabRenderer extends Panel {
     // The widget renderer says in its text whether the model is there; it may decide late
     // (while the kernel connects), so it is watched rather than awaited.
     const settle = () => {
-      if (live.node.querySelector("[data-testid=inspector], [data-testid=thread-list]")) {
+      if (live.node.querySelector(LIVE_VIEWS)) {
         live.show();
         offline.dispose(); // one view on screen: what a test or a person finds is the live one
         this.node.dataset.threadlab = "live";

@@ -28,6 +28,7 @@ EXAMPLES = [
     "reshaping",
     "run_code",
     "mcp",
+    "evaluate",
 ]
 EVERYTHING = NOTEBOOKS.parent / ".cache/npm/node_modules/.bin/mcp-server-everything"
 ALL_DONE = """() => {
@@ -75,7 +76,9 @@ def test_an_example_notebook_reads_live_and_reopened(lab: Lab, browser: Any, nam
             news.first.click()
         page.locator(".lm-MenuBar-itemLabel", has_text="Run").click()
         page.locator(".lm-Menu-itemLabel", has_text="Run All Cells").first.click()
-        page.locator("[data-testid=inspector], .threadlab-static").first.wait_for(timeout=90_000)
+        page.locator(
+            "[data-testid=inspector], [data-testid=eval-table], .threadlab-static"
+        ).first.wait_for(timeout=90_000)
         shoot(page, shots / f"{name}-running-light.png")
         page.wait_for_function(ALL_DONE, timeout=120_000)
         page.wait_for_selector("text=Python 3 (ipykernel) | Idle", timeout=60_000)

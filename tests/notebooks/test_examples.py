@@ -148,6 +148,18 @@ def test_mcp(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     assert "/mcp/everything/" in html  # its image, in the thread's files
 
 
+def test_evaluate(tmp_path: Path) -> None:
+    notebook = execute("evaluate", tmp_path)
+    printed = "\n".join(outputs(notebook))
+    assert "watchable pass rate 0.5" in printed  # milk is not in the pantry
+    assert "hasty pass rate 0.0" in printed
+    assert "they differ on tea" in printed
+    assert "eval pantry: finder, 8/8 runs, 3 passed" in printed  # the table, as text
+    html = "".join(outputs(notebook, "text/html"))
+    assert "threadlab-eval" in html
+    assert "threadlab-diff" in html
+
+
 def test_reshaping(tmp_path: Path) -> None:
     notebook = execute("reshaping", tmp_path)
     printed = "\n".join(outputs(notebook))

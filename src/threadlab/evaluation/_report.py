@@ -34,8 +34,9 @@ class EvalRow:
 
     @property
     def passed(self) -> bool:
-        """Completed, and every true-or-false score true."""
-        checks = [v for v in self.scores.values() if isinstance(v, bool) or v is None]
+        """Completed with no error, and every true-or-false score true (a score of None,
+        "does not apply", counts for neither)."""
+        checks = [v for v in self.scores.values() if isinstance(v, bool)]
         return self.status == "completed" and self.error is None and all(checks)
 
 

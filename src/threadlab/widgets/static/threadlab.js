@@ -1236,7 +1236,7 @@ function timeline(trace) {
           h(
             "span",
             {
-              class: `tl-bar tl-bar-${x.kind}`,
+              class: `tl-span tl-span-${x.kind}`,
               "data-testid": `timeline-${x.kind}`,
               title: x.detail,
               style:
