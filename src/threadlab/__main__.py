@@ -56,9 +56,12 @@ def main(argv: Sequence[str] | None = None) -> int:
             importlib.import_module(name)
         except ImportError as exc:
             parser.error(f"cannot import {name!r}: {exc}")
-    agents = [a.name for a in default_registry().agents()]
+    registry = default_registry()
+    agents = [a.name for a in registry.agents()] + [p.name for p in registry.prompts()]
     if not agents:
-        parser.error("no agent is defined: name the modules that define them with --import")
+        parser.error(
+            "no agent or prompt is defined: name the modules that define them with --import"
+        )
     return asyncio.run(_serve(args.store, args.concurrency, args.poll_interval, agents))
 
 
@@ -68,7 +71,7 @@ async def _serve(store: str, concurrency: int, poll_interval: float, agents: lis
     loop = asyncio.get_running_loop()
     for signum in (signal.SIGTERM, signal.SIGINT):
         loop.add_signal_handler(signum, stop.set)
-    print(f"threadlab worker serving agents {', '.join(sorted(agents))}", flush=True)
+    print(f"threadlab worker serving {', '.join(sorted(agents))}", flush=True)
     try:
         await runtime.serve(stop, concurrency=concurrency)
     finally:

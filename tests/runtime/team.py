@@ -104,7 +104,7 @@ def workers(
     try:
         for proc in procs:
             assert proc.stdout is not None
-            assert proc.stdout.readline().startswith("threadlab worker serving agents")
+            assert proc.stdout.readline().startswith("threadlab worker serving")
         yield
     finally:
         for proc in procs:

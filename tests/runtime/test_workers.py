@@ -200,5 +200,5 @@ def test_the_worker_command_says_what_is_wrong_with_its_arguments(tmp_path: Path
     assert "cannot import 'no_such_team_module'" in missing.stderr
     nothing = run()
     assert nothing.returncode == 2
-    assert "no agent is defined" in nothing.stderr
+    assert "no agent or prompt is defined" in nothing.stderr
     assert "--import" in nothing.stderr  # and how to fix it

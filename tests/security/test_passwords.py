@@ -113,7 +113,7 @@ def test_the_worker_takes_its_store_from_the_environment(tmp_path: Path) -> None
     )
     try:
         assert worker.stdout is not None
-        assert worker.stdout.readline().startswith("threadlab worker serving agents a")
+        assert worker.stdout.readline().startswith("threadlab worker serving a")
         assert (tmp_path / "store").exists()
     finally:
         worker.terminate()

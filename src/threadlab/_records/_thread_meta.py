@@ -37,7 +37,10 @@ class ThreadMeta(BaseModel):
     status: ThreadStatus = "idle"
     """A child's lifecycle, as its parent sees it."""
     runs_on: Literal["here", "workers"] | None = None
-    """A child left in the store for a worker ("workers")."""
+    """A thread left in the store for a worker ("workers"): a child, or a queued run."""
+    model: str | None = None
+    """The model (by name) its prompts use instead of their own, chosen when it was made
+    (an evaluation's grid): whichever process runs it reads it here."""
     waiting: bool = False
     """Its last run ended waiting for a decision on a tool call."""
     waiting_on: dict[str, str] = {}

@@ -9,8 +9,10 @@ from collections.abc import Callable, Iterable
 from typing import Any
 
 from .._errors import ThreadlabError
+from .._records import Run
 from ..definitions import agent_for
-from ..runtime import Runtime
+from ..runtime import Runtime, Thread
+from ._by_workers import Queued, queue_all, wait_for_rows
 from ._cases import Case, EvalError, read_cases
 from ._context import EvalContext
 from ._report import EvalReport, EvalRow
@@ -41,6 +43,10 @@ async def evaluate(
     `Evaluator`s; a `pydantic_evals.Dataset` as `cases` brings its own evaluators. A run that
     fails is a row with its status and error; a scorer that raises scores None, and the row
     says which scorer raised. `on_row` hears of each row as it is done (a live report).
+
+    With a runtime whose `children="workers"` (a shared PostgreSQL store), the runs are
+    queued for `python -m threadlab worker` processes instead (models by name) and scored
+    here as they finish; a run whose worker died is repaired and run again here, once.
 
     Example:
         >>> import asyncio, threadlab as tl
@@ -77,17 +83,39 @@ async def evaluate(
             on_row(row)
         return row
 
-    try:
-        rows = await asyncio.gather(*(
-            one(case, model, label, n)
+    grid = [(case, model, label, n)
             for case in read
             for model, label in zip(grid_models, labels, strict=True)
-            for n in range(repeat)
-        ))  # fmt: skip
+            for n in range(repeat)]  # fmt: skip
+    try:
+        if rt.children == "workers":
+            rows = await _by_workers(rt, target, name, grid, chosen, shared, per_case, on_row)
+        else:
+            rows = list(await asyncio.gather(*(one(*cell) for cell in grid)))
     finally:
         if runtime is None:
             await rt.aclose()
-    return EvalReport(name, target, list(rows), labels, [c.name for c in read])
+    return EvalReport(name, target, rows, labels, [c.name for c in read])
+
+
+async def _by_workers(
+    rt: Runtime, target: str, name: str, grid: list[tuple[Case, Any, str, int]],
+    chosen: list[Any], shared: list[Any], per_case: dict[str, list[Any]],
+    on_row: RowListener | None,
+) -> list[EvalRow]:  # fmt: skip
+    rows: list[EvalRow | None] = [None] * len(grid)
+
+    async def finished(item: Queued, run: Run, seconds: float, note: str | None) -> None:
+        scorers = [*chosen, *shared, *per_case.get(item.case.name, [])]
+        row = await _scored(item.case, item.label, item.repeat, item.thread, run, seconds,
+                            scorers)  # fmt: skip
+        row.note = note
+        rows[item.index] = row
+        if on_row is not None:
+            on_row(row)
+
+    await wait_for_rows(rt, await queue_all(rt, target, name, grid), finished)
+    return [row for row in rows if row is not None]
 
 
 async def _run_case(
@@ -102,7 +130,15 @@ async def _run_case(
     except ThreadlabError as exc:  # it could not start: a missing variable, a bad path
         return EvalRow(case.name, label, repeat_n, None, "error", error=str(exc),
                        duration_ms=(time.perf_counter() - started) * 1000)  # fmt: skip
-    duration = time.perf_counter() - started
+    return await _scored(case, label, repeat_n, thread, run, time.perf_counter() - started,
+                         scorers)  # fmt: skip
+
+
+async def _scored(
+    case: Case, label: str, repeat_n: int, thread: Thread, run: Run, duration: float,
+    scorers: list[Any],
+) -> EvalRow:  # fmt: skip
+    """The row of a run that ended, with every scorer's scores."""
     row = EvalRow(case.name, label, repeat_n, thread.id, run.status, duration_ms=duration * 1000,
                   usage=run.usage, cost_usd=run.cost_usd, error=run.error)  # fmt: skip
     context = EvalContext(case, thread, run, label)

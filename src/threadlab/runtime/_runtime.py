@@ -306,6 +306,7 @@ class Runtime:
 
     def _new_context(self, record: ThreadRecord, parent: ThreadContext | None) -> ThreadContext:
         context = ThreadContext(self, self.store, self.secrets, self.registry, record, parent)
+        context.model_override = context.meta.model  # a model chosen when it was made
         self._contexts[record.id] = context
         return context
 

@@ -327,6 +327,22 @@ class Thread:
         context.emit(event.model_copy(update=context.base()))
         context.sink.persist()
 
+    async def queue(
+        self, message: str, *, attachments: Iterable[str] = (), model: str | None = None
+    ) -> None:
+        """Leave `message` for a worker and return at once: the thread becomes a workers'
+        thread, and a `python -m threadlab worker` (any process whose `Runtime.serve` defines
+        its agent or prompt) claims and runs it. `model`: a model name its prompts use
+        instead of their own, in whichever process runs it."""
+        if isinstance(attachments, str):
+            attachments = [attachments]
+        context = self._context
+        paths = tuple(context.files.require(p).path for p in attachments)
+        with context.store.transaction():
+            context.set_meta(runs_on="workers", model=model)
+            context.enqueue(Message(role="user", content=message, attachments=paths))
+        context.model_override = model
+
     async def resume(self, *, wait_children: bool = True, step: bool = False) -> Run:
         """Continue what the stored history leaves open, with no new message: the tool calls
         of the last assistant message that have no result (in order; the results before them

@@ -1,6 +1,6 @@
 """A worker: runs, in this process, the children that runtimes elsewhere left in the shared
 store for workers (`Runtime(children="workers")`), and sends each report back to its parent
-through the store.
+through the store; and the runs queued for workers (`Thread.queue`: an evaluation's cases).
 
 A lead in one kernel and its children on other machines need nothing but the store between
 them: the handoff is a queued message, the claim takes it with the child's lease in one
@@ -97,13 +97,14 @@ class Worker:
             self.tasks[thread_id] = asyncio.create_task(self._work(thread_id))
 
     def _ours(self, record: ThreadRecord) -> bool:
-        """A child left for workers, of an agent this runtime defines."""
+        """A thread left for workers, of an agent or prompt this runtime defines."""
         meta = ThreadMeta.read(record.metadata)
         if meta is None or meta.runs_on != "workers":
             self._not_ours.add(record.id)
             return False
         agent = meta.owner or record.target
-        if self.runtime.registry.agent(agent) is None:
+        registry = self.runtime.registry
+        if registry.agent(agent) is None and registry.prompt(agent) is None:
             if record.id not in self._warned:  # once, not at every look
                 self._warned.add(record.id)
                 log.warning("thread %s waits for a worker that defines agent %r", record.id, agent)
