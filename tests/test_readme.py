@@ -65,6 +65,17 @@ def test_the_approval_example_runs_and_prints_what_the_readme_says(tmp_path: Pat
     assert finished == "completed ['noted start', 'deleted /tmp/old.txt', 'noted end']"
 
 
+def test_the_evaluation_example_prints_what_the_readme_says(tmp_path: Path) -> None:
+    (index,) = [i for i, block in enumerate(python_blocks()) if "tl.evaluate(" in block]
+    result = run_block(index, tmp_path)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.splitlines() == [
+        "offline 0.6666666666666666 1.0",
+        "careful 0.6666666666666666 1.0",
+        "['milk']",
+    ]
+
+
 def test_the_mcp_example_serves_and_uses_the_tool(tmp_path: Path) -> None:
     (index,) = [i for i, block in enumerate(python_blocks()) if "tl.mcp.serve(" in block]
     result = run_block(index, tmp_path)

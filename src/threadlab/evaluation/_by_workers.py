@@ -19,6 +19,7 @@ from ._cases import Case, EvalError
 __all__ = ["Queued", "queue_all", "wait_for_rows"]
 
 RERUN_NOTE = "its worker stopped mid-run: repaired and run again here"
+NO_OUTCOME = "the worker left no outcome"
 
 
 @dataclass
@@ -61,6 +62,7 @@ async def wait_for_rows(
     to `finished` (with its duration and a note)."""
     waiting = {q.thread.id: q for q in queued}
     rerun: set[str] = set()
+    misses: dict[str, int] = {}
     while waiting:
         await asyncio.sleep(min(rt.limits.poll_interval, 0.5))
         for summary in rt.store.summarize_threads():
@@ -72,12 +74,25 @@ async def wait_for_rows(
             if rt.store.has_queued(item.thread.id) or summary.last_run_status is None:
                 continue  # no worker took it yet
             note = None
-            if summary.last_run_status == "running" and item.thread.id not in rerun:
-                rerun.add(item.thread.id)  # its worker died: its history is repaired first
-                run = await item.thread.resume()
-                note = RERUN_NOTE
+            if summary.last_run_status == "running":
+                # The list is two reads: a run that ended between them looks orphaned. Ask
+                # again about this thread alone before calling its worker dead.
+                leases = rt.store.running_runs(item.thread.id)
+                if any(is_live(lease) for lease in leases):
+                    continue
+                if leases and item.thread.id not in rerun:
+                    rerun.add(item.thread.id)  # its worker died: repaired, then run here
+                    run = await item.thread.resume()
+                    note = RERUN_NOTE
+                    if run.text is None:  # nothing was left open: what the worker finished
+                        run = _outcome(item.thread)
+                else:
+                    run = _outcome(item.thread)
             else:
                 run = _outcome(item.thread)
+            if run.error == NO_OUTCOME and misses.get(item.thread.id, 0) < 20:
+                misses[item.thread.id] = misses.get(item.thread.id, 0) + 1
+                continue  # its last event is not in yet: at the next look
             del waiting[item.thread.id]
             await finished(item, run, (time.perf_counter() - item.since), note)
 
@@ -88,7 +103,7 @@ def _outcome(thread: Thread) -> Run:
     events = thread.events
     last = next((e for e in reversed(events) if isinstance(e, RunFinishedEvent)), None)
     if last is None:
-        return Run("run", thread.id, "failed", error="the worker left no outcome")
+        return Run("run", thread.id, "failed", error=NO_OUTCOME)
     steps = [m for m in thread.all_messages() if m.role == "assistant" and m.usage]
     usage: dict[str, int] = {}
     for message in steps:
