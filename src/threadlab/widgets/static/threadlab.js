@@ -480,7 +480,16 @@ function card(model, c, fetched, local) {
   }
   el.className = `tl-card tl-${c.status}`;
   el.setAttribute("data-status", c.status);
-  el.replaceChildren(...cardParts(model, c, fetched, local));
+  const [head, ...rest] = cardParts(model, c, fetched, local);
+  // The summary element stays while updates stream in (its parts are swapped inside it, and
+  // take no pointer events): a click that lands between two updates still opens the card.
+  const summary = el.firstElementChild;
+  if (summary?.tagName === "SUMMARY" && head?.tagName === "SUMMARY") {
+    summary.replaceChildren(...head.childNodes);
+    el.replaceChildren(summary, ...rest);
+  } else {
+    el.replaceChildren(...[head, ...rest].filter((part) => part !== undefined));
+  }
   local.cards.set(c.id, { el, sig });
   return el;
 }
