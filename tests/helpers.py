@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import os
 from collections.abc import Sequence
 from typing import Any, NoReturn
@@ -35,3 +36,22 @@ def missing_package(reason: str) -> NoReturn:
     if os.environ.get("CI") == "true":
         pytest.fail(reason)
     pytest.skip(reason)
+
+
+class HangingTool:
+    """A tool body that says when a call has started, then waits until released (or forever).
+
+    `entered` is set as a call begins; `release.set()` lets every waiting call return `result`.
+    """
+
+    def __init__(self, result: str = "never") -> None:
+        self.entered = asyncio.Event()
+        self.release = asyncio.Event()
+        self.result = result
+        self.calls = 0
+
+    async def __call__(self, state: tl.ThreadState, args: Any) -> str:
+        self.calls += 1
+        self.entered.set()
+        await self.release.wait()
+        return self.result

@@ -19,7 +19,7 @@ import threadlab as tl
 from threadlab.models import FinishChunk, FunctionModel, call, step, text
 from threadlab.otel import SEMCONV_VERSION, export_thread
 
-from ..helpers import scripted_prompt
+from ..helpers import HangingTool, scripted_prompt
 from ..runtime.test_subagents import create, worker
 
 SECRET = "tok-otel-3141592653"
@@ -245,12 +245,7 @@ def test_tracer_provider_without_the_extra_says_what_to_install(
 async def test_an_interrupted_run_is_traced_live_with_the_call_it_ended_without(
     registry: tl.Registry, store_dir: Path
 ) -> None:
-    started = asyncio.Event()
-
-    async def slow(state: tl.ThreadState, args: Any) -> str:
-        started.set()
-        await asyncio.sleep(60)
-        return "never"
+    slow = HangingTool("never")
 
     tl.define_tool("slow", description="Slow.", execute=slow, registry=registry)
     scripted_prompt(registry, [call("slow"), call("slow")], tools=["slow"])  # one per run
@@ -259,7 +254,7 @@ async def test_an_interrupted_run_is_traced_live_with_the_call_it_ended_without(
     thread = await rt.create_thread("p")
     for interrupt in ("send", "stream"):
         exporter.clear()
-        started.clear()
+        slow.entered.clear()
 
         async def consume(interrupt: str = interrupt) -> None:
             if interrupt == "send":
@@ -269,7 +264,7 @@ async def test_an_interrupted_run_is_traced_live_with_the_call_it_ended_without(
                     pass
 
         task = asyncio.ensure_future(consume())
-        await started.wait()
+        await slow.entered.wait()
         task.cancel()
         with pytest.raises(asyncio.CancelledError):
             await task

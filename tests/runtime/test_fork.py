@@ -12,7 +12,7 @@ import pytest
 import threadlab as tl
 from threadlab.models import FunctionModel, ScriptedModel, call, step, text
 
-from ..helpers import tool_messages
+from ..helpers import HangingTool, tool_messages
 from .test_subagents import create_then, worker
 
 
@@ -204,19 +204,14 @@ async def test_a_nested_message_is_refused(rt: tl.Runtime, registry: tl.Registry
 async def test_a_running_thread_cannot_be_forked(rt: tl.Runtime, registry: tl.Registry) -> None:
     import asyncio
 
-    entered = asyncio.Event()
-
-    async def wait(state: tl.ThreadState, args: Any) -> str:
-        entered.set()
-        await asyncio.sleep(30)
-        return "late"
+    wait = HangingTool("late")
 
     tl.define_tool("wait", description="Wait.", execute=wait, registry=registry)
     waiting = ScriptedModel([call("wait", {}, id="call_w"), text("x")])
     tl.define_prompt("p", prompt="x", model=waiting, tools=["wait"], registry=registry)
     thread = await rt.create_thread("p")
     running = asyncio.ensure_future(thread.send("go"))
-    await asyncio.wait_for(entered.wait(), 10)
+    await asyncio.wait_for(wait.entered.wait(), 10)
     with pytest.raises(tl.ThreadBusyError, match="running"):
         await thread.fork("call_w", result="x")
     running.cancel()

@@ -7,14 +7,13 @@ import subprocess
 import sys
 import textwrap
 from pathlib import Path
-from typing import Any
 
 import pytest
 
 import threadlab as tl
 from threadlab.models import call, step, text
 
-from ..helpers import scripted_prompt, tool_messages
+from ..helpers import HangingTool, scripted_prompt, tool_messages
 
 
 def assert_every_call_has_one_result(thread: tl.Thread) -> None:
@@ -28,12 +27,7 @@ def assert_every_call_has_one_result(thread: tl.Thread) -> None:
 async def test_cancelling_send_mid_tool_persists_interrupted_results_before_propagating(
     rt: tl.Runtime, registry: tl.Registry
 ) -> None:
-    entered = asyncio.Event()
-
-    async def wait_forever(state: tl.ThreadState, args: Any) -> str:
-        entered.set()
-        await asyncio.sleep(60)
-        return "never"
+    wait_forever = HangingTool("never")
 
     tl.define_tool("done", description="x", execute=lambda s, a: "done", registry=registry)
     tl.define_tool("wait", description="x", execute=wait_forever, registry=registry)
@@ -44,7 +38,7 @@ async def test_cancelling_send_mid_tool_persists_interrupted_results_before_prop
     )
     thread = await rt.create_thread("p")
     task = asyncio.create_task(thread.send("go"))
-    await entered.wait()
+    await wait_forever.entered.wait()
     task.cancel()
     with pytest.raises(asyncio.CancelledError):
         await task
@@ -63,9 +57,7 @@ async def test_cancelling_send_mid_tool_persists_interrupted_results_before_prop
 async def test_closing_the_stream_early_cancels_the_run_and_repairs_it(
     rt: tl.Runtime, registry: tl.Registry
 ) -> None:
-    async def slow(state: tl.ThreadState, args: Any) -> str:
-        await asyncio.sleep(60)
-        return "never"
+    slow = HangingTool("never")
 
     tl.define_tool("slow", description="x", execute=slow, registry=registry)
     scripted_prompt(registry, [call("slow"), text("x")], tools=["slow"])
@@ -82,18 +74,13 @@ async def test_closing_the_stream_early_cancels_the_run_and_repairs_it(
 async def test_an_interrupted_thread_continues_normally(
     rt: tl.Runtime, registry: tl.Registry
 ) -> None:
-    gate = asyncio.Event()
-
-    async def blocker(state: tl.ThreadState, args: Any) -> str:
-        gate.set()
-        await asyncio.sleep(60)
-        return "x"
+    blocker = HangingTool("x")
 
     tl.define_tool("blocker", description="x", execute=blocker, registry=registry)
     model = scripted_prompt(registry, [call("blocker"), text("again")], tools=["blocker"])
     thread = await rt.create_thread("p")
     task = asyncio.create_task(thread.send("first"))
-    await gate.wait()
+    await blocker.entered.wait()
     task.cancel()
     with pytest.raises(asyncio.CancelledError):
         await task

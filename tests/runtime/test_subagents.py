@@ -13,7 +13,7 @@ import pytest
 import threadlab as tl
 from threadlab.models import ScriptedModel, call, step, text
 
-from ..helpers import tool_messages
+from ..helpers import HangingTool, tool_messages
 
 
 def worker(registry: tl.Registry, reply: Any = None, **agent: Any) -> None:
@@ -394,12 +394,7 @@ async def test_immediate_children_start_before_the_first_model_call(
 async def test_cancelling_the_parent_cancels_and_repairs_its_children(
     rt: tl.Runtime, registry: tl.Registry
 ) -> None:
-    entered = asyncio.Event()
-
-    async def hang(state: tl.ThreadState, args: Any) -> str:
-        entered.set()
-        await asyncio.sleep(60)
-        return "never"
+    hang = HangingTool("never")
 
     tl.define_tool("hang", description="x", execute=hang, registry=registry)
     worker(registry, reply=ScriptedModel([call("hang")]))
@@ -413,7 +408,7 @@ async def test_cancelling_the_parent_cancels_and_repairs_its_children(
     lead(registry, [create(), text("x")], tl.Subagent("worker", blocking=False))
     thread = await rt.create_thread("boss")
     task = asyncio.create_task(thread.send("go"))
-    await entered.wait()
+    await hang.entered.wait()
     task.cancel()
     with pytest.raises(asyncio.CancelledError):
         await task

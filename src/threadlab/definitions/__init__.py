@@ -1,6 +1,7 @@
 """Definitions: the value types users build them from, `define_*` and `@tool` that check and
 register them, the registry that holds them, and what a thread's definitions add up to."""
 
+from ._callables import is_async_callable
 from ._define import define_agent, define_hook, define_model, define_prompt, define_tool
 from ._graph import (
     Declaration,
@@ -74,6 +75,7 @@ __all__ = [
     "define_tool",
     "fill_headers",
     "header_variables",
+    "is_async_callable",
     "relationship_enabled",
     "resolve_variable",
     "tool",

@@ -10,6 +10,7 @@ from typing import Any, overload
 from pydantic import BaseModel, Field, create_model
 
 from .._errors import DefinitionError
+from ._callables import is_async_callable
 from ._define import define_tool
 from ._docstrings import parse_docstring
 from ._types import ToolDefinition
@@ -95,7 +96,7 @@ def _tool_from_function(fn: Callable[..., Any], options: dict[str, Any]) -> Tool
 
 def _bind(fn: Callable[..., Any], names: list[str]) -> Callable[..., Any]:
     """Turn execute(state, args) into fn(state, **arguments), keeping sync or async."""
-    if inspect.iscoroutinefunction(fn):
+    if is_async_callable(fn):
 
         async def run_async(state: Any, args: Any) -> Any:
             return await fn(state, **_arguments(args, names))

@@ -17,7 +17,7 @@ from .._records import (
     ApprovalRequestedEvent,
     ToolCall,
 )
-from ..definitions import Registry, ToolDefinition
+from ..definitions import Registry, ToolDefinition, is_async_callable
 from ..threads import ThreadContext, ThreadState
 
 __all__ = [
@@ -91,7 +91,7 @@ async def ask(approver: Approver, request: ApprovalRequest, limit_s: float) -> A
     limit: float | None = getattr(approver, "timeout_s", limit_s)
     try:
         async with asyncio.timeout(limit):
-            if inspect.iscoroutinefunction(approver):
+            if is_async_callable(approver):
                 answer = await approver(request)
             else:
                 answer = await asyncio.to_thread(approver, request)

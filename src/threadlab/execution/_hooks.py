@@ -9,7 +9,7 @@ import logging
 from collections.abc import Callable
 from typing import Any
 
-from ..definitions import HookDefinition, Registry
+from ..definitions import HookDefinition, Registry, is_async_callable
 from ._worker_thread import in_worker_thread
 
 __all__ = ["HookRunner"]
@@ -74,7 +74,7 @@ class HookRunner:
 
     async def _call(self, definition: HookDefinition, state: Any, payload: Any) -> Any:
         async with asyncio.timeout(self._timeout):
-            if inspect.iscoroutinefunction(definition.execute):
+            if is_async_callable(definition.execute):
                 return await definition.execute(state, payload)
             # A sync hook runs in a worker thread so that its timeout holds; one that
             # overruns is abandoned there.

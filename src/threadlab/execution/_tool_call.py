@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from .._records import MAX_NESTING, Message, ToolCall, ToolResult, nesting_depth
-from ..definitions import ToolDefinition
+from ..definitions import ToolDefinition, is_async_callable
 from ..threads import Redactor, ThreadState
 from ._worker_thread import in_worker_thread
 
@@ -188,7 +188,7 @@ async def _execute(definition: ToolDefinition, state: ThreadState, value: Any) -
     # asyncio.timeout, not wait_for: it cancels the call in place instead of wrapping it in a
     # task of its own, which matters at one call per step.
     async with asyncio.timeout(definition.timeout):
-        if inspect.iscoroutinefunction(definition.execute):
+        if is_async_callable(definition.execute):
             return await definition.execute(state, value)
         return await _in_worker(definition.execute, state, value)
 
