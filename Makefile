@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: lab test lint typecheck pytest bench clean mcp-peers
+.PHONY: lab test test-fast lint typecheck pytest bench clean mcp-peers
 
 # The built JupyterLab extension is installed as data files: a rebuild means a reinstall.
 $(STAMP): pyproject.toml src/threadlab/labextension/package.json
@@ -45,6 +45,11 @@ pytest: $(STAMP)
 	$(BIN)/pytest
 
 test: lint typecheck pytest
+
+# What a change can be checked against in about a minute: every test that starts no other
+# process (no kernel, browser, PostgreSQL, worker or sandbox runner). `make test` runs them all.
+test-fast: $(STAMP)
+	$(BIN)/pytest -q -m "not processes"
 
 bench: $(STAMP)
 	$(BIN)/python -m benchmarks

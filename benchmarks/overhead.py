@@ -49,19 +49,24 @@ async def threadlab_runs(
     realistic: bool = False,
     store: str | None = None,
     open_store: Callable[[str], tl.Store] | None = None,
+    sync: bool = False,
 ) -> float:
     """`realistic`: the tool takes one integer argument, streamed in 8-character chunks.
     `store`: where threads go (default: a fresh SQLite folder); `open_store` opens the
-    folder instead of the default SQLite store."""
+    folder instead of the default SQLite store. `sync`: the tool is a plain `def`, as a
+    notebook's `%%tool` cell usually writes it."""
     registry = tl.Registry()
 
     async def noop(state: tl.ThreadState, args: Any) -> str:
         return "ok"
 
+    def noop_sync(state: tl.ThreadState, args: Any) -> str:
+        return "ok"
+
     tl.define_tool(
         "noop",
         description="Do nothing.",
-        execute=noop,
+        execute=noop_sync if sync else noop,
         args=ARGS if realistic else None,
         registry=registry,
     )
@@ -98,12 +103,13 @@ def argument_chunks(arguments: str, size: int) -> list[str]:
 
 
 async def pydantic_ai_runs(
-    runs: int, calls: int, realistic: bool = False, streamed: bool = True
+    runs: int, calls: int, realistic: bool = False, streamed: bool = True, sync: bool = False
 ) -> float:
     """`realistic`: as for threadlab. Then `streamed` (the same workload as ours): the
     model streams each call's arguments in 8-character chunks and the run consumes the
     stream (`event_stream_handler`, how pydantic-ai streams an `agent.run`); without it, the
-    model hands each call over whole."""
+    model hands each call over whole. `sync`: the tool is a plain `def` (pydantic-ai runs it
+    in a thread too)."""
     from pydantic_ai import Agent, UsageLimits
     from pydantic_ai.messages import ModelMessage, ModelResponse, TextPart, ToolCallPart
     from pydantic_ai.models.function import AgentInfo, DeltaToolCall, FunctionModel
@@ -136,7 +142,15 @@ async def pydantic_ai_runs(
     streaming = realistic and streamed
     agent = Agent(FunctionModel(stream_function=stream) if streaming else FunctionModel(decide))
 
-    if realistic:
+    if realistic and sync:
+
+        @agent.tool_plain
+        def noop_sync(n: int) -> str:
+            """Do nothing."""
+            executed[0] += 1
+            return "ok"
+
+    elif realistic:
 
         @agent.tool_plain
         async def noop(n: int) -> str:
@@ -172,15 +186,16 @@ async def measure(
     repeats: int = 1,
     realistic: bool = False,
     streamed: bool = True,
+    sync: bool = False,
 ) -> Measure:
     """Best of `repeats` for each side, measured alternately, after one warm-up run each
     (imports, first schemas and first database writes are not what is being compared)."""
-    await threadlab_runs(1, 2, realistic)
-    await pydantic_ai_runs(1, 2, realistic, streamed)
+    await threadlab_runs(1, 2, realistic, sync=sync)
+    await pydantic_ai_runs(1, 2, realistic, streamed, sync)
     ours, theirs = float("inf"), float("inf")
     for _ in range(repeats):
-        ours = min(ours, await threadlab_runs(runs, calls, realistic))
-        theirs = min(theirs, await pydantic_ai_runs(runs, calls, realistic, streamed))
+        ours = min(ours, await threadlab_runs(runs, calls, realistic, sync=sync))
+        theirs = min(theirs, await pydantic_ai_runs(runs, calls, realistic, streamed, sync))
     return Measure(label, runs, calls, ours, theirs)
 
 
@@ -195,9 +210,10 @@ async def main(scale: float = 1.0) -> list[Measure]:
         out.append(
             await measure(label, max(1, int(runs * scale)), max(1, int(calls * scale)), repeats)
         )
-    for label, streamed in (
-        ("50 runs x 10 calls, one int argument in 8-char chunks", True),
-        ("the same, pydantic-ai given each call whole", False),
+    for label, streamed, sync in (
+        ("50 runs x 10 calls, one int argument in 8-char chunks", True, False),
+        ("the same, sync tools on both sides", True, True),
+        ("the same (async), pydantic-ai given each call whole", False, False),
     ):
         out.append(
             await measure(
@@ -207,6 +223,7 @@ async def main(scale: float = 1.0) -> list[Measure]:
                 5,
                 realistic=True,
                 streamed=streamed,
+                sync=sync,
             )
         )
     return out

@@ -7,6 +7,39 @@ import pytest
 
 import threadlab as tl
 
+# Tests that start other processes: a Jupyter kernel or server, a browser, PostgreSQL, worker
+# or server processes, the sandbox's Deno and Python runners, or a command line tool. They are
+# marked `processes`; `make test-fast` runs everything else.
+STARTS_PROCESSES = (
+    "tests/browser/",
+    "tests/notebooks/",
+    "tests/sandbox/",
+    "tests/mcp/",
+    "tests/kernel_ext/test_interrupt.py",
+    "tests/runtime/test_workers.py",
+    "tests/runtime/test_cross_process_wake_up.py",
+    "tests/evaluation/test_by_workers.py",
+    "tests/widgets/test_worker_children_view.py",
+    "tests/security/test_concurrency.py",
+    "tests/security/test_postgres_restart.py",
+    "tests/test_readme.py",
+    "tests/test_benchmarks.py",
+    "tests/test_import_weight.py",
+    "tests/test_layers.py",
+)
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    root = config.rootpath
+    for item in items:
+        where = item.path.relative_to(root).as_posix() if item.path.is_relative_to(root) else ""
+        params = getattr(getattr(item, "callspec", None), "params", {})
+        on_postgres = params.get("store_spec") == "postgresql" or any(
+            name.startswith("postgres") for name in getattr(item, "fixturenames", ())
+        )
+        if where.startswith(STARTS_PROCESSES) or on_postgres:
+            item.add_marker(pytest.mark.processes)
+
 
 @pytest.fixture(autouse=True)
 def _isolated_config(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

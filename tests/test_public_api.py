@@ -44,6 +44,7 @@ PUBLIC = {
     "PathError",
     "SandboxUnavailableError",
     "ThreadNotFound",
+    "ThreadOverview",
     "CallContextError",
     "StoreURLError",
     "StoreVersionError",

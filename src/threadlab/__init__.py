@@ -94,7 +94,7 @@ from .evaluation import (
     evaluate,
     scorers,
 )
-from .runtime import Runtime, Thread, run
+from .runtime import Runtime, Thread, ThreadOverview, run
 from .sandbox import CodeError, CodeResult, CodeRun
 from .store import FileRecord, PostgresStore, SQLiteStore, Store
 from .threads import ExecutionInfo, ThreadState
@@ -162,6 +162,7 @@ __all__ = [
     "ThreadBusyError",
     "ThreadEvent",
     "ThreadNotFound",
+    "ThreadOverview",
     "ThreadState",
     "ThreadStatusEvent",
     "ThreadlabError",

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import atexit
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -37,6 +38,9 @@ def shell(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Interacti
     yield ip
     ip.run_line_magic("unload_ext", "threadlab")
     InteractiveShell.clear_instance()
+    # Each shell registers an exit handler that runs a full garbage collection: one per test
+    # added half a minute to the end of the run.
+    atexit.unregister(ip.atexit_operations)
 
 
 def run(shell: InteractiveShell, source: str) -> Any:
@@ -382,6 +386,7 @@ def test_a_notebook_on_a_postgresql_store(shell: InteractiveShell, postgres_url:
     assert thread.messages[0].content == "hello from a notebook"
 
 
+@pytest.mark.processes  # a worker process runs the children
 def test_a_notebook_lead_whose_children_a_worker_runs(
     shell: InteractiveShell, postgres_url: str
 ) -> None:

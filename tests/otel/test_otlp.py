@@ -47,7 +47,9 @@ def receiver() -> Iterator[tuple[str, list[ExportTraceServiceRequest]]]:
             self.end_headers()
 
     server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread = threading.Thread(
+        target=server.serve_forever, kwargs={"poll_interval": 0.02}, daemon=True
+    )
     thread.start()
     yield f"http://127.0.0.1:{server.server_address[1]}/v1/traces", received
     server.shutdown()

@@ -96,6 +96,7 @@ def test_scrub_takes_userinfo_out_of_every_url_in_a_text() -> None:
     assert scrub(text) == "GET https://api.example/v1 then http://y.example/ and mailto:a@b"
 
 
+@pytest.mark.processes  # starts a worker process
 def test_the_worker_takes_its_store_from_the_environment(tmp_path: Path) -> None:
     module = tmp_path / "team_defs.py"
     module.write_text(

@@ -139,6 +139,12 @@ class Message(BaseModel):
     created_at: float = Field(default_factory=time.time)
     """When it was created (seconds since the epoch)."""
 
+    @property
+    def unfinished(self) -> bool:
+        """A tool result recorded because its call never finished (its run was stopped, or
+        the process running it ended): not an error of the tool's."""
+        return self.tool_status == "error" and self.content in _UNFINISHED.values()
+
 
 class RequestEntry(BaseModel):
     """One message of a step's request: a stored message by id, or the message itself when

@@ -99,6 +99,16 @@ class Registry:
         found = self._definitions.get(name)
         return found if isinstance(found, ToolDefinition) else None
 
+    def check_arguments(self, name: str, arguments: object) -> list[str]:
+        """What is wrong with `arguments` for a call to function tool `name` (empty: nothing),
+        as when a person edits a waiting call's arguments before approving it."""
+        tool = self.tool(name)
+        if tool is None:
+            return [f"tool {name!r} is not a function tool defined here"]
+        if not isinstance(arguments, dict):
+            return ["the arguments must be a JSON object"]
+        return list(tool.args.validate(dict(arguments))[1])
+
     def prompt(self, name: str) -> PromptDefinition | None:
         """The prompt called `name`, or None."""
         found = self._definitions.get(name)

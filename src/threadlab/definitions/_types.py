@@ -7,6 +7,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict
 
+from .._urls import shown
 from ._schema import ArgsSchema
 from ._values import Env, Include, Side, SubpromptConfig, Text, ToolConfig, Variable
 
@@ -176,6 +177,11 @@ class ModelDefinition(BaseModel):
     """Options passed to the API with each request (temperature, max_tokens, ...), except
     `timeout` and `max_retries`, which set up the SDK client."""
 
+    @property
+    def shown_base_url(self) -> str | None:
+        """`base_url` as shown to a person: without a password it may carry."""
+        return shown(self.base_url) if self.base_url else None
+
     def key_variable(self) -> Variable | None:
         """The secret this model needs, declared on every prompt that uses it."""
         if self.provider == "offline":
@@ -231,7 +237,7 @@ class MCPServerDefinition(BaseModel):
 
     @property
     def where(self) -> str:
-        """The server as a person recognises it, for messages."""
+        """The server as a person recognises it, for messages (a URL without its password)."""
         if self.url is not None:
-            return self.url
+            return shown(self.url)
         return " ".join([self.command or "", *self.args])

@@ -5,7 +5,7 @@ evaluators; a report to summarise, compare and tabulate."""
 from . import scorers
 from ._cases import Case, EvalError
 from ._context import EvalContext
-from ._evaluate import evaluate, model_labels
+from ._evaluate import evaluate
 from ._report import EvalReport, EvalRow
 
 __all__ = [
@@ -15,6 +15,5 @@ __all__ = [
     "EvalReport",
     "EvalRow",
     "evaluate",
-    "model_labels",
     "scorers",
 ]

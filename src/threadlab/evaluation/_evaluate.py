@@ -18,7 +18,7 @@ from ._context import EvalContext
 from ._report import EvalReport, EvalRow
 from ._scoring import check_scorer, scorer_name, scores_of
 
-__all__ = ["evaluate", "model_labels"]
+__all__ = ["evaluate"]
 
 RowListener = Callable[[EvalRow], None]
 
@@ -71,7 +71,7 @@ async def evaluate(
     grid_models = list(models) if models is not None else [None]
     if not grid_models:
         raise EvalError("models must name at least one model (or be None: the target's own)")
-    labels = model_labels(rt, target, grid_models)
+    labels = EvalReport.model_labels(rt.registry, target, grid_models)
     name = name or f"{target}-{time.strftime('%Y%m%d-%H%M%S')}"
     gate = asyncio.Semaphore(concurrency)
 
@@ -152,23 +152,3 @@ async def _scored(
     if raised:
         row.error = "; ".join(filter(None, [row.error, *raised]))
     return row
-
-
-def model_labels(rt: Runtime, target: str, models: list[Any]) -> list[str]:
-    """How the report names each model (None: the target's own): its name, else the target's
-    own model's name; the same name twice gets "#2"."""
-    labels: list[str] = []
-    for model in models:
-        if model is None:
-            prompt = rt.registry.prompt(agent_for(rt.registry, target).side_a.prompt)
-            own = prompt.model if prompt is not None else "offline"
-            label = own if isinstance(own, str) else str(getattr(own, "name", "model"))
-        elif isinstance(model, str):
-            label = model
-        else:
-            label = str(getattr(model, "name", type(model).__name__))
-        base, n = label, 2
-        while label in labels:
-            label, n = f"{base}#{n}", n + 1
-        labels.append(label)
-    return labels

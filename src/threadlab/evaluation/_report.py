@@ -9,6 +9,8 @@ import statistics
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..definitions import Registry, agent_for
+
 __all__ = ["EvalReport", "EvalRow"]
 
 
@@ -49,6 +51,26 @@ class EvalReport:
     rows: list[EvalRow]
     models: list[str]
     cases: list[str]
+
+    @staticmethod
+    def model_labels(registry: Registry, target: str, models: list[Any]) -> list[str]:
+        """How a report names each model of an evaluation of `target` (None: the target's
+        own): its name, else the target's own model's name; the same name twice gets "#2"."""
+        labels: list[str] = []
+        for model in models:
+            if model is None:
+                prompt = registry.prompt(agent_for(registry, target).side_a.prompt)
+                own = prompt.model if prompt is not None else "offline"
+                label = own if isinstance(own, str) else str(getattr(own, "name", "model"))
+            elif isinstance(model, str):
+                label = model
+            else:
+                label = str(getattr(model, "name", type(model).__name__))
+            base, n = label, 2
+            while label in labels:
+                label, n = f"{base}#{n}", n + 1
+            labels.append(label)
+        return labels
 
     def summary(self) -> dict[str, dict[str, Any]]:
         """Per model: the pass rate, each score's mean (true counts 1), the median

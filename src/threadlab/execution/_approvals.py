@@ -17,14 +17,13 @@ from .._records import (
     ApprovalRequestedEvent,
     ToolCall,
 )
-from ..definitions import Registry, ToolDefinition, is_async_callable
+from ..definitions import ToolDefinition, is_async_callable
 from ..threads import ThreadContext, ThreadState
 
 __all__ = [
     "Approver",
     "ask",
     "decisions",
-    "edit_problems",
     "needs_decision",
     "pending_requests",
     "rule_says",
@@ -53,17 +52,6 @@ async def rule_says(rule: Any, call: ToolCall, state: ThreadState) -> bool:
     if inspect.isawaitable(verdict):
         verdict = await verdict
     return bool(verdict)
-
-
-def edit_problems(registry: Registry, name: str, arguments: Any) -> list[str]:
-    """What is wrong with `arguments` as edited arguments of a call to tool `name` (empty:
-    nothing). Only a function tool defined in `registry` can take edited arguments."""
-    tool = registry.tool(name)
-    if tool is None:
-        return [f"tool {name!r} is not a function tool defined here"]
-    if not isinstance(arguments, dict):
-        return ["the arguments must be a JSON object"]
-    return list(tool.args.validate(dict(arguments))[1])
 
 
 def decisions(context: ThreadContext) -> dict[str, ApprovalDecidedEvent]:

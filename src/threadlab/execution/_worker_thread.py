@@ -1,20 +1,94 @@
-"""Running a sync callable (a tool's execute, a hook) in a daemon thread, so that a timeout
-holds for it. On timeout or cancellation the thread is abandoned: its late result lands on a
-future nobody awaits."""
+"""Running a sync callable (a tool's execute, a hook) on a reused daemon thread, so that a
+timeout holds for it without the cost of starting a thread per call.
+
+A call that times out or is cancelled is abandoned where it runs: its late result lands on a
+future nobody awaits, and the thread it holds is not handed another call until it returns. The
+next call takes an idle thread or starts a new one, so an abandoned call never delays another
+(the pool grows past it). Idle threads end after `IDLE_S`; at most `MAX_IDLE` wait at a time.
+"""
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import queue
 import threading
 from collections.abc import Callable
 from typing import Any
 
-__all__ = ["in_worker_thread"]
+__all__ = ["IDLE_S", "MAX_IDLE", "ReusedThreads", "in_worker_thread"]
+
+IDLE_S = 30.0
+MAX_IDLE = 8
+
+# A job runs the call and gives back what delivers its outcome, which the thread calls only once
+# it is idle again: the caller's next call then finds it free instead of starting another.
+_Job = Callable[[], Callable[[], None]]
 
 
-async def in_worker_thread(fn: Callable[..., Any], *args: Any, name: str) -> Any:
-    """`fn(*args)` in a new daemon thread named `name`, awaited on the running loop."""
+class ReusedThreads:
+    """Daemon threads that take sync calls one at a time and wait, idle, for the next."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._idle: list[queue.SimpleQueue[_Job]] = []
+        self._threads = 0
+
+    def submit(self, job: _Job, name: str) -> None:
+        with self._lock:
+            inbox = self._idle.pop() if self._idle else None
+            if inbox is None:
+                self._threads += 1
+        if inbox is None:
+            inbox = queue.SimpleQueue()
+            threading.Thread(target=self._serve, args=(inbox,), daemon=True).start()
+        inbox.put(lambda: _named(job, name))
+
+    def size(self) -> int:
+        with self._lock:
+            return self._threads
+
+    def _serve(self, inbox: queue.SimpleQueue[_Job]) -> None:
+        while True:
+            try:
+                job = inbox.get(timeout=IDLE_S)
+            except queue.Empty:
+                with self._lock:
+                    # A job may have been handed to this inbox just as the wait ended.
+                    if inbox in self._idle:
+                        self._idle.remove(inbox)
+                        self._threads -= 1
+                        return
+                continue
+            deliver = job()
+            with self._lock:
+                stays = len(self._idle) < MAX_IDLE
+                if stays:
+                    self._idle.append(inbox)
+                else:
+                    self._threads -= 1
+            deliver()
+            if not stays:
+                return
+
+
+def _named(job: _Job, name: str) -> Callable[[], None]:
+    # The thread takes the call's name while it runs it (a debugger or a stack dump says whose).
+    thread = threading.current_thread()
+    thread.name = name
+    try:
+        return job()
+    finally:
+        thread.name = "threadlab-idle"
+
+
+_POOL = ReusedThreads()
+
+
+async def in_worker_thread(
+    fn: Callable[..., Any], *args: Any, name: str, threads: ReusedThreads = _POOL
+) -> Any:
+    """`fn(*args)` on a pooled daemon thread named `name` while it runs, awaited on the loop."""
     loop = asyncio.get_running_loop()
     future: asyncio.Future[Any] = loop.create_future()
 
@@ -26,14 +100,18 @@ async def in_worker_thread(fn: Callable[..., Any], *args: Any, name: str) -> Any
         else:
             future.set_result(result)
 
-    def work() -> None:
+    def work() -> Callable[[], None]:
         try:
             result, error = fn(*args), None
         except BaseException as exc:
             result, error = None, exc
-        # A closed loop means the call was abandoned long ago: nobody waits for the result.
-        with contextlib.suppress(RuntimeError):
-            loop.call_soon_threadsafe(settle, result, error)
 
-    threading.Thread(target=work, name=name, daemon=True).start()
+        def deliver() -> None:
+            # A closed loop means the call was abandoned long ago: nobody waits for the result.
+            with contextlib.suppress(RuntimeError):
+                loop.call_soon_threadsafe(settle, result, error)
+
+        return deliver
+
+    threads.submit(work, name)
     return await future

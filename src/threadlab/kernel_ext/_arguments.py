@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from IPython.core.error import UsageError
 
-from ..definitions import Variable
+from .. import Variable
 
 __all__ = ["parse_assignments", "parse_variable", "split_names", "unquote"]
 

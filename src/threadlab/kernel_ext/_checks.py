@@ -8,7 +8,7 @@ import difflib
 import sys
 from collections.abc import Iterable
 
-from ..definitions import Registry
+from .. import Registry
 
 __all__ = ["warn_unknown"]
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 import html
 from typing import Any
 
-from ..definitions import ToolDefinition
+from .. import ToolDefinition
 
 __all__ = ["Defined", "tool_summary"]
 

@@ -9,8 +9,7 @@ from typing import Any
 from IPython.core.error import UsageError
 from IPython.display import display
 
-from ..evaluation import Case, EvalContext, evaluate, model_labels, scorers
-from ..runtime import Runtime
+from .. import Case, EvalContext, EvalReport, Runtime, evaluate, scorers
 from ..widgets import EvalView
 from ._arguments import split_names
 
@@ -73,7 +72,9 @@ async def run_eval_cell(rt: Runtime, args: Any, cell: str, namespace: Mapping[st
     cases = eval_cases(cell)
     models = chosen_models(args.models, namespace)
     chosen = chosen_scorers(args, cases, namespace)
-    labels = model_labels(rt, args.target, list(models) if models is not None else [None])
+    labels = EvalReport.model_labels(
+        rt.registry, args.target, list(models) if models is not None else [None]
+    )
     view = EvalView(rt, name=args.name or args.target, target=args.target,
                     cases=[c.name for c in cases], models=labels,
                     repeat=args.repeat)  # fmt: skip

@@ -23,19 +23,21 @@ from IPython.core.magic_arguments import argument, magic_arguments, parse_argstr
 from IPython.display import display
 from traitlets import Bool, Enum, Float, Unicode, observe
 
-from .. import mcp
-from .._errors import DefinitionError, MissingVariableError, ThreadlabError, ThreadNotFound
-from .._urls import shown
-from ..definitions import (
-    ThreadGraph,
+from .. import (
+    DefinitionError,
+    MissingVariableError,
+    Runtime,
+    Thread,
+    ThreadlabError,
+    ThreadNotFound,
     default_registry,
     define_agent,
     define_mcp_server,
     define_prompt,
+    mcp,
     tool,
 )
 from ..models import ReplayModel
-from ..runtime import Runtime, Thread
 from ..widgets import LiveRun, StaticTrace, ThreadDiff, ThreadListView, TraceView, replay
 from ._arguments import parse_assignments, parse_variable, split_names, unquote
 from ._busy import KeepBusy
@@ -243,7 +245,7 @@ class ThreadlabMagics(Magics):
         definition = _definition(lambda: define_mcp_server(args.name, **data))
         named = f"tools {', '.join(definition.tools)}" if definition.tools else "all its tools"
         return Defined(
-            f"MCP server {definition.name} ({shown(definition.where)}; {named}, listed on first"
+            f"MCP server {definition.name} ({definition.where}; {named}, listed on first"
             f" use: list mcp:{definition.name} in a prompt's tools)"
         )
 
@@ -438,7 +440,7 @@ class ThreadlabMagics(Magics):
         """A thread from the store runs on the definitions of this kernel: say what to do when
         they are missing (after a kernel restart, say), instead of failing inside the run."""
         try:
-            ThreadGraph(self.session.runtime.registry, thread.owner)
+            self.session.runtime.check(thread.owner)
         except DefinitionError as exc:
             raise UsageError(
                 f"%%thread: thread {thread.id} cannot continue in this kernel: {exc}\n"
@@ -699,7 +701,7 @@ class ThreadlabMagics(Magics):
         for model in default_registry().models():
             line = f"{model.name}: {model.provider} {model.model}"
             if model.base_url:
-                line += f" at {shown(model.base_url)}"
+                line += f" at {model.shown_base_url}"
             key = model.key_variable()
             if key is not None:
                 # Whether a new thread will find the key, never the key itself.
@@ -751,7 +753,7 @@ def _definition(make: Any) -> Any:
 
 
 def _declared_type(rt: Runtime, target: str, name: str) -> str:
-    return ThreadGraph(rt.registry, target).variable_type(name) or "text"
+    return rt.variable_type(target, name) or "text"
 
 
 _MCP_KEYS = {"command", "args", "env", "url", "headers", "tools", "prefix", "timeout", "approval"}

@@ -8,7 +8,7 @@ import re
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ..runtime import Thread
+from .. import Thread
 
 if TYPE_CHECKING:
     import nbformat

@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Literal
 
-from ..runtime import Runtime
+from .. import Runtime
 from ..widgets import CardApprover
 
 if TYPE_CHECKING:

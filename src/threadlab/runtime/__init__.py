@@ -1,6 +1,7 @@
 """The entry points: `Runtime` (definitions + a store + limits) and the `Thread` handle."""
 
+from ._overview import ThreadOverview
 from ._runtime import Runtime, run
 from ._thread import Thread
 
-__all__ = ["Runtime", "Thread", "run"]
+__all__ = ["Runtime", "Thread", "ThreadOverview", "run"]

@@ -26,6 +26,7 @@ from ..mcp_client import MCPPool
 from ..models import Model, ToolPurpose, ToolSpec
 from ..store import Store, ThreadRecord, open_store
 from ..threads import SecretBox, ThreadContext, missing_in_descendants
+from ._overview import ThreadOverview, overview
 from ._thread import Thread
 from ._worker import Worker
 
@@ -187,6 +188,21 @@ class Runtime:
         if handle is None:
             handle = self._handles[thread_id] = Thread(self, context)
         return handle
+
+    def check(self, target: str) -> None:
+        """`tl.DefinitionError` naming what is missing or wrong when prompt or agent `target`
+        could not run on this runtime's definitions (a tool it lists is not defined, say)."""
+        ThreadGraph(self.registry, target)
+
+    def variable_type(self, target: str, name: str) -> Literal["text", "secret"] | None:
+        """How `target`'s definitions declare variable `name` (secret wins when declarations
+        disagree); None when none declares it."""
+        return ThreadGraph(self.registry, target).variable_type(name)
+
+    def overview(self) -> list[ThreadOverview]:
+        """Every root thread as a list shows it (status, counts, where it was made), newest
+        first, in one query and without opening any: what `%threadlab threads` draws."""
+        return overview(self.store)
 
     def threads(self) -> list[Thread]:
         """Every persisted thread that can be read, newest first. A thread that cannot be

@@ -26,7 +26,6 @@ from .._records import (
 )
 from ..execution import (
     RunHost,
-    edit_problems,
     execute_run,
     fork_point,
     fork_tree,
@@ -274,7 +273,7 @@ class Thread:
         waiting or arguments the schema refuses. `by` is recorded as who decided."""
         request = self._waiting(tool_call_id)
         if arguments is not None:
-            problems = edit_problems(self._context.registry, request.name, arguments)
+            problems = self._context.registry.check_arguments(request.name, arguments)
             if problems:
                 listed = "; ".join(problems)
                 raise ThreadlabError(f"invalid arguments for tool {request.name!r}: {listed}")

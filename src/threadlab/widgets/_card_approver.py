@@ -9,7 +9,7 @@ import asyncio
 import weakref
 from typing import Protocol
 
-from .._records import Approval, ApprovalRequest
+from .. import Approval, ApprovalRequest
 
 __all__ = ["CardApprover"]
 

@@ -9,8 +9,7 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
-from .._records import Message
-from ..runtime import Thread
+from .. import Message, Thread
 
 __all__ = ["ThreadDiff"]
 

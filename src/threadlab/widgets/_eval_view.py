@@ -10,8 +10,7 @@ from typing import Any
 
 import traitlets
 
-from ..evaluation import EvalReport, EvalRow
-from ..runtime import Runtime
+from .. import EvalReport, EvalRow, Runtime
 from ._views import OpeningView
 
 __all__ = ["EvalView"]

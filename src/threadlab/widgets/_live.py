@@ -5,8 +5,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Iterable
 
-from .._records import RunFinishedEvent
-from ..runtime import Runtime, Thread
+from .. import RunFinishedEvent, Runtime, Thread
 from ._replay import trace_for
 from ._run_stream import RunStream
 from ._throttle import Throttle

@@ -6,8 +6,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from typing import Any
 
-from .._records import Message, ThreadEvent
-from ..runtime import Thread
+from .. import Message, Thread, ThreadEvent
 from ._trace import TraceState
 
 __all__ = ["catch_up", "relate", "replay", "trace_for"]

@@ -7,8 +7,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Callable, Iterable
 
-from .._records import MessageCreatedEvent, RunFinishedEvent
-from ..runtime import Runtime, Thread
+from .. import MessageCreatedEvent, RunFinishedEvent, Runtime, Thread
 from ._replay import catch_up
 from ._throttle import Throttle
 from ._trace import TraceState

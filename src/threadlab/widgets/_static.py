@@ -7,7 +7,7 @@ import html
 import json
 from typing import Any
 
-from .._records import SeenRequest
+from .. import SeenRequest
 from ._arguments import readable_arguments
 from ._trace import TraceState, cost_text, usage_text
 

@@ -11,7 +11,7 @@ import json
 from collections.abc import Callable
 from typing import Any
 
-from .._records import (
+from .. import (
     ApprovalDecidedEvent,
     ApprovalRequestedEvent,
     CustomEvent,
@@ -26,7 +26,6 @@ from .._records import (
     ToolCallDeltaEvent,
     ToolCallFinishedEvent,
     ToolCallStartedEvent,
-    unfinished_text,
 )
 from ._arguments import LIVE_ARGUMENT_CHARS, argument_label, folded_arguments
 
@@ -84,9 +83,6 @@ def _preview(text: str | None) -> str:
 
 def _run_summary(status: str) -> dict[str, Any]:
     return {"status": status, "text": None, "error": None, "usage": None, "cost_usd": 0.0}
-
-
-_UNFINISHED = {unfinished_text("cancelled"), unfinished_text("owner_gone")}
 
 
 class TraceState:
@@ -307,7 +303,7 @@ class TraceState:
         card["result"] = _preview(message.content)
         card["result_chars"] = len(message.content or "")
         card["status"] = message.tool_status or card["status"]
-        if message.tool_status == "error" and message.content in _UNFINISHED:
+        if message.unfinished:
             card["status"] = "interrupted"  # it never finished: not an error of the tool's
 
     def settle(self, results: Callable[[str], list[Message]]) -> None:

@@ -19,12 +19,15 @@ import traitlets
 from IPython import display as ipython_display
 from IPython.display import DisplayHandle
 
-from .._errors import PathError, ThreadlabError
-from .._records import Approval, ApprovalDecidedEvent, ThreadMeta
-from ..execution import edit_problems
-from ..runtime import Runtime, Thread
-from ..store import ThreadSummary
-from ..threads import is_live
+from .. import (
+    Approval,
+    ApprovalDecidedEvent,
+    PathError,
+    Runtime,
+    Thread,
+    ThreadlabError,
+    ThreadOverview,
+)
 from ._card_approver import CardApprover
 from ._patches import Patcher
 from ._replay import relate, replay
@@ -303,7 +306,7 @@ class TraceView(_View):
             self._refuse(thread_id, call_id, "that call is not in this view")
             return
         if arguments is not None:
-            problems = edit_problems(self._rt.registry, card["name"], arguments)
+            problems = self._rt.registry.check_arguments(card["name"], arguments)
             if problems:
                 self._refuse(thread_id, call_id, f"invalid arguments: {'; '.join(problems)}")
                 return
@@ -410,7 +413,7 @@ class ThreadListView(OpeningView):
         """Re-read the list: one query for every root thread's counts and last run (only the
         threads made in notebook `origin`, when one is given, and the calls MCP clients made
         of the tools served from the store)."""
-        rows = [_row(summary) for summary in self._rt.store.summarize_threads()]
+        rows = [_row(thread) for thread in self._rt.overview()]
         shown = (self.origin, MCP_ORIGIN)
         self.rows = [r for r in rows if self.origin is None or r["origin"] in shown]
 
@@ -448,24 +451,15 @@ def _near(origin: str | None) -> str | None:
         return origin
 
 
-def _row(summary: ThreadSummary) -> dict[str, Any]:
-    record = summary.record
-    if summary.running is not None and is_live(summary.running):
-        status = "running"
-    elif summary.last_run_status == "running":
-        status = "interrupted"  # its owner is gone; opening the thread repairs it
-    else:
-        status = summary.last_run_status or "never run"
-    meta = ThreadMeta.read(record.metadata)
-    origin = meta.origin if meta is not None else None
-    origin = origin if isinstance(origin, str) else None
+def _row(thread: ThreadOverview) -> dict[str, Any]:
+    origin = thread.origin
     return {
-        "id": record.id,
-        "agent": record.target,
+        "id": thread.id,
+        "agent": thread.agent,
         "origin": origin,
         "notebook": "an MCP client" if origin == MCP_ORIGIN else _near(origin),
-        "created_at": record.created_at,
-        "status": status,
-        "messages": summary.messages,
-        "children": summary.children,
+        "created_at": thread.created_at,
+        "status": thread.status,
+        "messages": thread.messages,
+        "children": thread.children,
     }

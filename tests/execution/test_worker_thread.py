@@ -1,0 +1,87 @@
+"""Sync tools and hooks run on reused threads; a call abandoned on timeout keeps its thread."""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+import time
+from typing import Any
+
+import pytest
+
+import threadlab as tl
+from threadlab.execution._worker_thread import ReusedThreads, in_worker_thread
+from threadlab.models import call, text
+
+from ..helpers import scripted_prompt, tool_messages
+
+
+async def test_sequential_sync_calls_reuse_one_thread_named_for_the_call() -> None:
+    threads = ReusedThreads()  # of its own: another test's late call cannot join it
+    seen = [
+        await in_worker_thread(
+            lambda: (threading.get_ident(), threading.current_thread().name),
+            name=f"job-{i}",
+            threads=threads,
+        )
+        for i in range(5)
+    ]
+    assert len({ident for ident, _ in seen}) == 1
+    assert [name for _, name in seen] == [f"job-{i}" for i in range(5)]
+    assert threads.size() == 1
+
+
+async def test_an_abandoned_call_keeps_its_thread_and_the_next_call_runs_on_another() -> None:
+    release = threading.Event()
+    late: list[str] = []
+
+    def stuck() -> str:
+        release.wait(30)
+        late.append("returned")
+        return "late"
+
+    threads = ReusedThreads()
+    assert await in_worker_thread(lambda: "warm", name="warm", threads=threads) == "warm"
+    with pytest.raises(TimeoutError):
+        async with asyncio.timeout(0.1):
+            await in_worker_thread(stuck, name="stuck", threads=threads)
+    started = time.monotonic()
+    assert await in_worker_thread(lambda: "next", name="next", threads=threads) == "next"
+    assert time.monotonic() - started < 5  # not behind the stuck call
+    assert threads.size() == 2  # the pool grew past the abandoned call
+    release.set()
+    for _ in range(100):
+        if late:
+            break
+        await asyncio.sleep(0.01)
+    assert late == ["returned"]  # it ran to its end, and its result went nowhere
+
+
+async def test_a_sync_tool_that_times_out_does_not_hold_up_the_calls_after_it(
+    rt: tl.Runtime, registry: tl.Registry
+) -> None:
+    release = threading.Event()
+
+    def slow(state: tl.ThreadState, args: Any) -> str:
+        release.wait(30)
+        return "late"
+
+    def quick(state: tl.ThreadState, args: Any) -> str:
+        return threading.current_thread().name
+
+    tl.define_tool("slow", description="x", execute=slow, timeout=0.2, registry=registry)
+    tl.define_tool("quick", description="x", execute=quick, registry=registry)
+    scripted_prompt(
+        registry,
+        [call("slow"), call("quick"), call("quick"), text("done")],
+        tools=["slow", "quick"],
+    )
+    thread = await rt.create_thread("p")
+    started = time.monotonic()
+    run = await thread.send("go")
+    release.set()
+    assert run.status == "completed"
+    assert time.monotonic() - started < 10
+    results = [m.content for m in tool_messages(thread)]
+    assert "timed out" in (results[0] or "")
+    assert results[1:] == [f"threadlab-tool-{thread.id}"] * 2
