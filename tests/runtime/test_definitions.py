@@ -103,7 +103,7 @@ def test_a_hook_id_listed_twice_is_an_error(registry: tl.Registry) -> None:
 
 def test_hook_definitions_are_checked(registry: tl.Registry) -> None:
     with pytest.raises(tl.DefinitionError, match="unknown hook 'on_whatever'"):
-        tl.define_hook(hook="on_whatever", id="h", execute=noop, registry=registry)
+        tl.define_hook(hook="on_whatever", id="h", execute=noop, registry=registry)  # type: ignore[arg-type]
     with pytest.raises(tl.DefinitionError, match="snake_case"):
         tl.define_hook(hook="filter_messages", id="Bad-Id", execute=noop, registry=registry)
 

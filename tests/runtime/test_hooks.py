@@ -7,6 +7,7 @@ from typing import Any
 import pytest
 
 import threadlab as tl
+from threadlab._records import HookName
 from threadlab.models import call, text
 
 from ..helpers import scripted_prompt, tool_messages
@@ -166,7 +167,7 @@ async def test_a_hook_returning_the_wrong_type_is_reported_and_ignored(
     rt: tl.Runtime,
     registry: tl.Registry,
     caplog: pytest.LogCaptureFixture,
-    hook: str,
+    hook: HookName,
     wrong: object,
 ) -> None:
     tl.define_hook(hook=hook, id="wrong", execute=lambda s, p: wrong, registry=registry)

@@ -4,6 +4,7 @@ Nothing here has behaviour beyond building and (de)serialising records, and noth
 imports the rest of threadlab, so any layer may depend on it.
 """
 
+from ._aliases import HOOK_NAMES, HookName, SideName
 from ._events import (
     ApprovalDecidedEvent,
     ApprovalRequestedEvent,
@@ -51,6 +52,7 @@ from ._thread_meta import ThreadMeta
 from ._tool_results import ToolResult
 
 __all__ = [
+    "HOOK_NAMES",
     "MAX_NESTING",
     "Approval",
     "ApprovalDecidedEvent",
@@ -62,6 +64,7 @@ __all__ = [
     "Event",
     "FileWrittenEvent",
     "ForkPoint",
+    "HookName",
     "Message",
     "MessageCreatedEvent",
     "Reasoning",
@@ -71,6 +74,7 @@ __all__ = [
     "RunStatus",
     "SeenRequest",
     "SessionStatus",
+    "SideName",
     "StepRequest",
     "SubagentCreatedEvent",
     "TextDeltaEvent",

@@ -10,6 +10,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from ._aliases import SideName
+
 __all__ = [
     "MAX_NESTING",
     "Message",
@@ -114,7 +116,7 @@ class Message(BaseModel):
     """Inside a prompt tool: the caller's assistant message."""
     parent_tool_call_id: str | None = None
     """Inside a prompt tool: the call that started the nested turn."""
-    side: Literal["a", "b"] | None = None
+    side: SideName | None = None
     """In a dual_ai thread, the side the message belongs to (messages to the session are
     side "a"'s); None elsewhere."""
     reasoning: tuple[Reasoning, ...] = ()

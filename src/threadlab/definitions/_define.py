@@ -9,6 +9,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ValidationError
 
 from .._errors import DefinitionError
+from .._records import HookName
 from ._registry import Registry, default_registry
 from ._schema import ArgsSchema
 from ._types import (
@@ -424,7 +425,7 @@ def define_model(
 
 
 def define_hook(
-    *, hook: str, id: str, execute: Callable[..., Any], registry: Registry | None = None
+    *, hook: HookName, id: str, execute: Callable[..., Any], registry: Registry | None = None
 ) -> HookDefinition:
     """Define a hook implementation; it runs where a prompt (else the agent) lists its id."""
     if hook not in HOOK_NAMES:

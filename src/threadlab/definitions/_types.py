@@ -7,6 +7,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict
 
+from .._records import HOOK_NAMES, HookName
 from .._urls import shown
 from ._schema import ArgsSchema
 from ._values import Env, Include, Side, SubpromptConfig, Text, ToolConfig, Variable
@@ -29,20 +30,6 @@ __all__ = [
 
 RESERVED_TOOL_NAMES: frozenset[str] = frozenset(
     {"subagents", "subagent_create", "subagent_message"}
-)
-
-HOOK_NAMES: frozenset[str] = frozenset(
-    {
-        "tool_call_started",
-        "filter_messages",
-        "prefilter_llm_history",
-        "before_create_message",
-        "after_create_message",
-        "before_store_tool_result",
-        "after_tool_call_success",
-        "after_tool_call_failure",
-        "after_subagent_created",
-    }
 )
 
 PromptPart = Text | Include | Env
@@ -199,7 +186,7 @@ class HookDefinition(BaseModel):
     """A hook implementation, run only where a prompt or agent lists its id."""
 
     model_config = _DEFINITION
-    hook: str
+    hook: HookName
     """Which hook it implements."""
     id: str
     """The id prompts and agents list."""

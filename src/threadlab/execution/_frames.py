@@ -8,7 +8,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from .._records import Message, ToolCall, ToolResult
+from .._records import Message, SideName, ToolCall, ToolResult
 from ..definitions import Side
 
 __all__ = ["Frame", "StepBudget"]
@@ -29,7 +29,7 @@ class Frame:
     prompt_name: str
     side_config: Side  # the prompt it runs, its stop rules, its subagent relationships
     budget: StepBudget
-    side: Literal["a", "b"] | None = None  # whose turn, in dual_ai threads
+    side: SideName | None = None  # whose turn, in dual_ai threads
     depth: int = 0
     parent_id: str | None = None  # the caller's assistant message, for nested turns
     parent_tool_call_id: str | None = None

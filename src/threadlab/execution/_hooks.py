@@ -9,6 +9,7 @@ import logging
 from collections.abc import Callable
 from typing import Any
 
+from .._records import HookName
 from ..definitions import HookDefinition, Registry, is_async_callable
 from ._worker_thread import in_worker_thread
 
@@ -27,7 +28,7 @@ class HookRunner:
         timeout: float,
         redact: Callable[[str], str] = lambda text: text,
     ) -> None:
-        self._by_hook: dict[str, list[HookDefinition]] = {}
+        self._by_hook: dict[HookName, list[HookDefinition]] = {}
         for hook_id in ids:
             definition = registry.hook(hook_id)
             if definition is None:
@@ -37,13 +38,13 @@ class HookRunner:
         self._timeout = timeout
         self._redact = redact
 
-    def has(self, hook: str) -> bool:
+    def has(self, hook: HookName) -> bool:
         """Whether any listed implementation is for `hook` (most steps have none to run)."""
         return hook in self._by_hook
 
     async def run(
         self,
-        hook: str,
+        hook: HookName,
         state: Any,
         payload: Any,
         *,
@@ -85,6 +86,6 @@ class HookRunner:
                 result = await result
             return result
 
-    def _ignored(self, definition: HookDefinition, hook: str, why: str) -> None:
+    def _ignored(self, definition: HookDefinition, hook: HookName, why: str) -> None:
         # Logged without the payload, and redacted: an exception's message may hold a secret.
         log.warning("hook %r (%s) %s; it was ignored", definition.id, hook, self._redact(why))

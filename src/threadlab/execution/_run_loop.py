@@ -19,8 +19,10 @@ from .._records import (
     ApprovalDecidedEvent,
     ApprovalRequest,
     ApprovalRequestedEvent,
+    HookName,
     Message,
     Run,
+    SideName,
     ToolCall,
     ToolCallFinishedEvent,
     ToolCallStartedEvent,
@@ -147,7 +149,7 @@ class RunLoop:
         history = self.context.history
         start = _turn_start(history)
         dual = self.graph.agent.type == "dual_ai"
-        side: Literal["a", "b"] | None = (history[-1].side or "a") if dual else None
+        side: SideName | None = (history[-1].side or "a") if dual else None
         agent = self.graph.agent
         side_config = agent.side_b if side == "b" and agent.side_b else agent.side_a
         frame = self._top_frame(side_config, start, side)
@@ -246,10 +248,10 @@ class RunLoop:
                 self.graph.agent.side_a, frame.turn_start, None, budget=frame.budget
             )
 
-    async def _session(self, start: int, first: Literal["a", "b"] = "a") -> None:
+    async def _session(self, start: int, first: SideName = "a") -> None:
         agent = self.graph.agent
         limit = agent.max_session_turns or self.limits.max_session_turns
-        side: Literal["a", "b"] = first
+        side: SideName = first
         for _ in range(limit):
             side_config = agent.side_a if side == "a" else agent.side_b
             assert side_config is not None  # a dual_ai agent has both sides
@@ -289,7 +291,7 @@ class RunLoop:
         self,
         side_config: Side,
         start: int,
-        side: Literal["a", "b"] | None,
+        side: SideName | None,
         budget: StepBudget | None = None,
     ) -> Frame:
         return Frame(
@@ -663,7 +665,7 @@ class RunLoop:
         )
         await self.commit(frame, message, hooks, state)
         self._open.pop(call.id, None)
-        follow = (
+        follow: HookName = (
             "after_tool_call_success" if result.status == "success" else "after_tool_call_failure"
         )
         if hooks.has(follow):
@@ -692,7 +694,7 @@ class RunLoop:
         hooks: HookRunner | None = None,
         state: ThreadState | None = None,
         *,
-        side: Literal["a", "b"] | Literal["frame"] | None = "frame",
+        side: SideName | Literal["frame"] | None = "frame",
     ) -> Message:
         """Persist `message` in `frame` (its depth, parent links and — unless `side` names
         one — the frame's side), with the message hooks around it."""
@@ -799,5 +801,5 @@ def _calling(history: Sequence[Message]) -> Message | None:
     return None
 
 
-def _other(side: Literal["a", "b"]) -> Literal["a", "b"]:
+def _other(side: SideName) -> SideName:
     return "b" if side == "a" else "a"

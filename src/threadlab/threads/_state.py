@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from typing import Any, Literal, TypeVar
 
 from .._errors import CallContextError
-from .._records import ChildInfo, CustomEvent, Message
+from .._records import ChildInfo, CustomEvent, Message, SideName
 from ..definitions import PromptDefinition
 from ..sandbox import (
     Bridged,
@@ -41,7 +41,7 @@ class ExecutionInfo:
     """The prompt whose tools are running."""
     tool_call_id: str | None = None
     """The call being executed; None in hooks that run outside a call."""
-    side: Literal["a", "b"] | None = None
+    side: SideName | None = None
     """In a dual_ai thread, the side whose turn it is."""
 
 
