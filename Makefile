@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: lab test test-fast lint typecheck pytest bench clean mcp-peers
+.PHONY: lab test test-fast lint typecheck pytest docs bench clean mcp-peers
 
 # The built JupyterLab extension is installed as data files: a rebuild means a reinstall.
 $(STAMP): pyproject.toml src/threadlab/labextension/package.json
@@ -44,15 +44,20 @@ typecheck: $(STAMP)
 pytest: $(STAMP)
 	$(BIN)/pytest
 
-test: lint typecheck pytest
+test: lint typecheck docs pytest
 
 # What a change can be checked against in about a minute: every test that starts no other
 # process (no kernel, browser, PostgreSQL, worker or sandbox runner). `make test` runs them all.
 test-fast: $(STAMP)
 	$(BIN)/pytest -q -m "not processes"
 
+# The documentation site (MkDocs Material, the API reference from the docstrings) into .site/;
+# --strict: a broken link, anchor or reference fails the build.
+docs: $(STAMP)
+	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict --quiet
+
 bench: $(STAMP)
 	$(BIN)/python -m benchmarks
 
 clean:
-	rm -rf $(VENV) .mypy_cache .pytest_cache .ruff_cache
+	rm -rf $(VENV) .mypy_cache .pytest_cache .ruff_cache .site

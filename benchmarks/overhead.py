@@ -144,7 +144,7 @@ async def pydantic_ai_runs(
 
     if realistic and sync:
 
-        @agent.tool_plain
+        @agent.tool_plain(name="noop")
         def noop_sync(n: int) -> str:
             """Do nothing."""
             executed[0] += 1

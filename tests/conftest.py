@@ -22,7 +22,7 @@ STARTS_PROCESSES = (
     "tests/widgets/test_worker_children_view.py",
     "tests/security/test_concurrency.py",
     "tests/security/test_postgres_restart.py",
-    "tests/test_readme.py",
+    "tests/test_docs.py",
     "tests/test_benchmarks.py",
     "tests/test_import_weight.py",
     "tests/test_layers.py",

@@ -1,6 +1,6 @@
 """threadlab: the Standard Agent Specification's tools model, in Python and Jupyter.
 
-Example:
+Examples:
     >>> import threadlab as tl
     >>> reg = tl.Registry()
     >>> @tl.tool(registry=reg)

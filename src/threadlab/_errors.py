@@ -39,7 +39,7 @@ class MCPServerError(ThreadlabError, ConnectionError):
 class MissingVariableError(ThreadlabError):
     """Required variables that do not resolve, each with the definition that declared it.
 
-    Example:
+    Examples:
         >>> print(MissingVariableError([("API_KEY", "tool 'search'")]).missing)
         [('API_KEY', "tool 'search'")]
     """

@@ -44,7 +44,7 @@ def new_id(prefix: str) -> str:
 class ToolCall(BaseModel):
     """One tool call of an assistant message.
 
-    Example:
+    Examples:
         >>> ToolCall("call_1", "add", {"a": 1}).name
         'add'
     """
@@ -69,7 +69,7 @@ class Reasoning(BaseModel):
     what the API needs back with the answer it preceded (a signature, redacted or encrypted
     content) — sent back only to the API that wrote it.
 
-    Example:
+    Examples:
         >>> Reasoning(text="First, add.", api="anthropic", signature="sig").text
         'First, add.'
     """

@@ -57,7 +57,7 @@ class Approval:
     """An approver's decision: run the call (with these `arguments` instead, when given), or
     not (`reason` says why).
 
-    Example:
+    Examples:
         >>> Approval(False, reason="not on Fridays").approved
         False
     """
@@ -73,7 +73,7 @@ class Budget:
     would start past it ends the run "stopped", naming the budget. Costs come from known
     prices only (`Run.cost_usd`).
 
-    Example:
+    Examples:
         >>> Budget(max_tokens=20_000).max_cost_usd is None
         True
         >>> Budget(max_cost_usd=0)
@@ -100,7 +100,7 @@ class Budget:
 class Run:
     """What one `send()` did.
 
-    Example:
+    Examples:
         >>> Run("run_1", "thr_1", "completed", text="done")
         Run(status='completed', text='done', error=None)
     """
@@ -162,7 +162,7 @@ class ChildInfo(BaseModel):
 class ForkPoint:
     """Where a branch came from: `thread.forked_from`.
 
-    Example:
+    Examples:
         >>> ForkPoint("thr_1", "call_2").at
         'call_2'
     """

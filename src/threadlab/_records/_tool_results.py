@@ -14,7 +14,7 @@ class ToolResult(BaseModel):
 
     `status` may be given positionally or by keyword.
 
-    Example:
+    Examples:
         >>> ToolResult("error", error="no such city").status
         'error'
         >>> ToolResult(status="success", result={"temp": 21}).result

@@ -100,7 +100,7 @@ def define_tool(
     """Define a function tool and register it. `approval` ("always", or a callable
     `(call, state) -> bool`) makes its calls wait for a decision before they run.
 
-    Example:
+    Examples:
         >>> import threadlab as tl
         >>> reg = tl.Registry()
         >>> t = tl.define_tool("echo", description="Echo text.",
@@ -235,7 +235,7 @@ def define_prompt(
 ) -> PromptDefinition:
     """Define a prompt and register it.
 
-    Example:
+    Examples:
         >>> import threadlab as tl
         >>> p = tl.define_prompt("helper", prompt="You help. Region: {{env:REGION}}",
         ...                      registry=tl.Registry())
@@ -347,7 +347,7 @@ def define_agent(
 ) -> AgentDefinition:
     """Define an agent and register it.
 
-    Example:
+    Examples:
         >>> import threadlab as tl
         >>> a = tl.define_agent("assistant", side_a="helper", registry=tl.Registry())
         >>> a.side_a.prompt

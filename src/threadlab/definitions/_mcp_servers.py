@@ -69,7 +69,7 @@ def define_mcp_server(
 ) -> MCPServerDefinition:
     """Define an MCP server whose tools prompts can list.
 
-    Example:
+    Examples:
         >>> import threadlab as tl
         >>> reg = tl.Registry()
         >>> server = tl.define_mcp_server("files", command="mcp-files", args=["/tmp"],

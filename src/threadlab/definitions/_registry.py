@@ -24,7 +24,7 @@ class Registry:
     Redefining a name with the same kind replaces it (so re-running a notebook cell works);
     redefining it as another kind is an error.
 
-    Example:
+    Examples:
         >>> import threadlab as tl
         >>> reg = tl.Registry()
         >>> _ = tl.define_prompt("helper", prompt="Help.", registry=reg)

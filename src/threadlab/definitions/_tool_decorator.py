@@ -34,7 +34,7 @@ def tool(
 ) -> ToolDefinition | Callable[[Callable[..., Any]], ToolDefinition]:
     """Define a tool from a function whose first parameter receives the thread state.
 
-    Example:
+    Examples:
         >>> import threadlab as tl
         >>> @tl.tool(registry=tl.Registry())
         ... def add(state, a: int, b: int = 1) -> int:

@@ -27,7 +27,7 @@ _FROZEN = ConfigDict(frozen=True, extra="forbid", use_attribute_docstrings=True)
 class Variable(BaseModel):
     """A variable a tool, prompt, agent or model declares.
 
-    Example:
+    Examples:
         >>> Variable("API_KEY", type="secret", required=True).type
         'secret'
     """

@@ -22,7 +22,7 @@ class Case(BaseModel):
     """One input of an evaluation: a user message (with files to attach, variables for the
     thread), and what a scorer may compare the outcome with.
 
-    Example:
+    Examples:
         >>> Case("greets", "Say hello.", expected="hello").name
         'greets'
     """

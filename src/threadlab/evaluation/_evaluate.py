@@ -48,7 +48,7 @@ async def evaluate(
     queued for `python -m threadlab worker` processes instead (models by name) and scored
     here as they finish; a run whose worker died is repaired and run again here, once.
 
-    Example:
+    Examples:
         >>> import asyncio, threadlab as tl
         >>> reg = tl.Registry()
         >>> _ = tl.define_prompt("echo", prompt="Repeat.", registry=reg)

@@ -2,7 +2,7 @@
 arguments, what it answered, how it ended. Each is a plain callable `(tl.EvalContext) ->
 bool` named after what it checks, so a report's columns say it.
 
-Example:
+Examples:
     >>> from threadlab import scorers
     >>> scorers.called("search", query="tea").__name__
     "called(search, query='tea')"

@@ -20,7 +20,7 @@ __all__ = ["arguments_text", "message_text", "paired", "system_text"]
 def paired(messages: Sequence[Message]) -> list[Message]:
     """`messages` with every tool call answered exactly once, results right after their call.
 
-    Example:
+    Examples:
         >>> call = ToolCall("c1", "add", {"a": 1})
         >>> lone = Message(role="assistant", tool_calls=(call,))
         >>> [m.role for m in paired([Message(role="user", content="hi"), lone])]

@@ -24,7 +24,7 @@ _PROVIDER_IDS = {"openai": "openai", "openai-responses": "openai", "anthropic": 
 def step_cost(model: Any, usage: Mapping[str, int] | None) -> float | None:
     """The cost of one step of `model` that used `usage`.
 
-    Example:
+    Examples:
         >>> from threadlab.models import OfflineModel
         >>> step_cost(OfflineModel(), {"input_tokens": 10})
         0.0

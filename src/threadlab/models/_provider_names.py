@@ -27,7 +27,7 @@ _APIS = {"openai": "openai", "openai-responses": "openai", "anthropic": "anthrop
 def provider_name(model: Any) -> str:
     """The provider of `model`'s steps.
 
-    Example:
+    Examples:
         >>> from threadlab.models import OfflineModel
         >>> provider_name(OfflineModel())
         'threadlab'

@@ -41,7 +41,7 @@ class ReplayModel:
     requests; `fallback` (a model, or a model's name) answers once a conversation leaves the
     recording, and from then on in that conversation (others still replay).
 
-    Example:
+    Examples:
         >>> import threadlab as tl
         >>> class Recorded:
         ...     messages = [tl.Message(role="user", content="hi"),

@@ -104,7 +104,7 @@ async def stream_step(
 class ScriptedModel:
     """Plays a fixed list of steps, one per model call.
 
-    Example:
+    Examples:
         >>> import threadlab as tl
         >>> model = tl.models.ScriptedModel([tl.models.call("add", {"a": 1}),
         ...                                  tl.models.text("done")])

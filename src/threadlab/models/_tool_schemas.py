@@ -25,7 +25,7 @@ _STRICT_KEYWORDS = frozenset(
 def strict_ok(schema: Any) -> bool:
     """Whether `schema` can be sent with `strict: true` unchanged.
 
-    Example:
+    Examples:
         >>> closed = {"type": "object", "properties": {"a": {"type": "integer"}},
         ...           "required": ["a"], "additionalProperties": False}
         >>> strict_ok(closed), strict_ok({**closed, "required": []})

@@ -5,7 +5,7 @@ Needs the `otel` extra (`pip install 'threadlab[otel]'`: the OpenTelemetry SDK a
 OTLP/HTTP exporter). The provider's processors and exporters send the spans on: OTLP to a
 collector, Jaeger or Arize Phoenix, or the SDK's in-memory exporter in tests.
 
-Example:
+Examples:
     >>> from opentelemetry.sdk.trace import TracerProvider
     >>> from opentelemetry.sdk.trace.export import SimpleSpanProcessor
     >>> from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter

@@ -64,7 +64,7 @@ class Runtime:
             such a call pauses its run ("waiting").
         budget: a `tl.Budget` every run keeps to, its descendants' model calls included.
 
-    Example:
+    Examples:
         >>> import threadlab as tl
         >>> rt = tl.Runtime(tl.Registry(), store=getfixture("tmp_path"))
         >>> rt.threads()

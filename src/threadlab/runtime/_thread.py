@@ -52,7 +52,7 @@ class Thread:
     """One thread: an instance of an agent (or of a bare prompt) with its own history, events,
     env, filesystem and children. Get one from `Runtime.create_thread` or `Runtime.thread`.
 
-    Example:
+    Examples:
         >>> import threadlab as tl
         >>> reg = tl.Registry()
         >>> _ = tl.define_prompt("echo", prompt="Repeat.", registry=reg)

@@ -112,7 +112,7 @@ class CodeRun:
     """A running snippet: await it for its `CodeResult`; `terminate()` ends it at once;
     `reports` lists what it has reported so far.
 
-    Example:
+    Examples:
         Inside a tool::
 
             run = state.run_code("export default 6 * 7")

@@ -29,7 +29,7 @@ class CodeError(BaseModel):
 class CodeResult(BaseModel):
     """The outcome of one `state.run_code` run.
 
-    Example:
+    Examples:
         >>> CodeResult(status="success", result=42, duration_ms=12.5).result
         42
     """

@@ -71,7 +71,7 @@ class Redactor:
         """How many of the last characters of `text` could begin a secret that a later chunk
         completes: the longest end of `text` that is the start of a secret (usually 0).
 
-        Example:
+        Examples:
             >>> r = Redactor(); r.add("KEY", "sk-abcdefgh")
             >>> r.unsettled("the key is sk-ab"), r.unsettled("no key here")
             (5, 0)

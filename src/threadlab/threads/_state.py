@@ -49,7 +49,7 @@ class ThreadState:
     """What `execute(state, args)` and hooks receive: one thread's env, messages, files,
     relationships and events.
 
-    Example:
+    Examples:
         A tool that reads a variable and writes a file::
 
             async def save(state: tl.ThreadState, text: str) -> str:
@@ -212,7 +212,7 @@ class ThreadState:
         Raises `tl.CodeOptionError` for unusable options and `tl.SandboxUnavailableError`
         where the language's isolation is missing; it never runs code unsandboxed.
 
-        Example:
+        Examples:
             ``result = await state.run_code("export default 6 * 7")`` gives
             ``result.status == "success"`` and ``result.result == 42``.
         """

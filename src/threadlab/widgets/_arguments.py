@@ -22,7 +22,7 @@ def folded_arguments(arguments: dict[str, Any] | str) -> str:
     """Pretty JSON of `arguments` with every long string folded; malformed arguments (kept as
     the model's raw text) are shown as that text, folded too.
 
-    Example:
+    Examples:
         >>> folded_arguments({"content": "x" * 500}).splitlines()[1][-30:]
         'xxxxxx… (300 more characters)"'
     """
@@ -36,7 +36,7 @@ def readable_arguments(text: str) -> str:
     multi-line string as an indented block with its line breaks, anything else as JSON; text
     that is no JSON object is shown as it is (the live view does the same).
 
-    Example:
+    Examples:
         >>> print(readable_arguments('{"path": "/a.html", "content": "<h1>\\nhi"}'))
         path: /a.html
         content: |
@@ -66,7 +66,7 @@ def argument_label(arguments: dict[str, Any] | str) -> str:
     """The call's subject in a few words, e.g. 'site_builder · landing' for a
     `subagent_create`; "" when no argument names one.
 
-    Example:
+    Examples:
         >>> argument_label({"agent": "site_builder", "name": "landing", "message": "..."})
         'site_builder · landing'
     """

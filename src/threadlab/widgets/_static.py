@@ -75,7 +75,7 @@ def _card_html(card: dict[str, Any]) -> str:
 def error_line(card: dict[str, Any]) -> str:
     r"""A failed call's error in one line: its traceback's exception, else its first line.
 
-    Example:
+    Examples:
         >>> error_line({"result": "boom", "traceback": "Traceback ...\nKeyError: 'x'"})
         "KeyError: 'x'"
     """
@@ -87,7 +87,7 @@ def error_line(card: dict[str, Any]) -> str:
 def decision_text(card: dict[str, Any]) -> str:
     """What a card says of its call's decision, e.g. "approved with edited arguments (view)".
 
-    Example:
+    Examples:
         >>> decision_text({"id": "call_1", "approval": {"state": "asked"}})
         'waits for a decision: %threadlab approve call_1, or reject call_1'
     """
@@ -126,7 +126,7 @@ def progress_bar(event: dict[str, Any]) -> str:
     other event. Takes {"step": n, "of": m} (or done/current with total), {"fraction": f} or
     a bare fraction, as the live view does.
 
-    Example:
+    Examples:
         >>> progress_bar({"type": "progress", "data": {"step": 3, "of": 12}})
         '███░░░░░░░░░ 3 / 12'
     """
@@ -154,7 +154,7 @@ def progress_bar(event: dict[str, Any]) -> str:
 def readable(data: Any) -> str:
     """A custom event's data as a person reads it: "key: value, key: value".
 
-    Example:
+    Examples:
         >>> readable({"path": "/a.txt", "bytes": 12})
         'path: /a.txt, bytes: 12'
     """
@@ -283,7 +283,7 @@ class StaticTrace:
 def request_text(seen: SeenRequest) -> str:
     """What a model step was sent, to read: the system prompt, each message, the tools.
 
-    Example:
+    Examples:
         >>> from threadlab import Message, SeenRequest
         >>> print(request_text(SeenRequest([Message(role="system", content="Be brief."),
         ...                                 Message(role="user", content="hi")])))

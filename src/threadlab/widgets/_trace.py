@@ -43,7 +43,7 @@ MessageLookup = Callable[[str, str], Message | None]
 def cost_text(cost_usd: float | None) -> str:
     """A cost in words: "$0.0032", "$1.25", "cost unknown" (None); "" for nothing spent.
 
-    Example:
+    Examples:
         >>> cost_text(0.00321), cost_text(1.254), cost_text(None), cost_text(0.0)
         ('$0.0032', '$1.25', 'cost unknown', '')
     """
@@ -57,7 +57,7 @@ def cost_text(cost_usd: float | None) -> str:
 def usage_text(usage: dict[str, int] | None) -> str:
     """Token counts in words, e.g. "120 in / 35 out / 80 cached tokens"; "" for none.
 
-    Example:
+    Examples:
         >>> usage_text({"input_tokens": 120, "output_tokens": 35})
         '120 in / 35 out tokens'
     """
