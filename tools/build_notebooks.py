@@ -159,7 +159,7 @@ print([(c.name, c.status) for c in studio.children])""",
             " Ollama), define it with `tl.define_model(...)` and give the prompt"
             " `--model NAME`; nothing else changes (`real_models.ipynb` shows it). To see each"
             " run in Phoenix or Jaeger, `%threadlab trace provider` sends its spans through an"
-            ' OpenTelemetry `TracerProvider` (docs/guides/traces.md).',
+            " OpenTelemetry `TracerProvider` (docs/guides/traces.md).",
         ),
     ],
     "tools_and_progress": [

@@ -109,7 +109,8 @@ def test_a_named_host_file_never_reaches_the_code(marker: Path, technique: str) 
 async def test_no_technique_leaks_into_a_threads_history(
     marker: Path, rt: tl.Runtime, registry: tl.Registry, store_dir: Path
 ) -> None:
-    """The sandbox guide's `run_javascript` tool (docs/guides/sandbox.md), driven by a model that tries every technique."""
+    """The sandbox guide's `run_javascript` tool (docs/guides/sandbox.md), driven by a model
+    that tries every technique."""
 
     @tl.tool(registry=registry)
     async def run_javascript(state: tl.ThreadState, code: str) -> Any:
