@@ -6,6 +6,8 @@ from __future__ import annotations
 import typing
 from pathlib import Path
 
+import pytest
+
 import threadlab as tl
 
 PUBLIC = {
@@ -43,7 +45,7 @@ PUBLIC = {
     "ModelError",
     "PathError",
     "SandboxUnavailableError",
-    "ThreadNotFound",
+    "ThreadNotFoundError",
     "ThreadOverview",
     "CallContextError",
     "StoreURLError",
@@ -87,7 +89,7 @@ PUBLIC = {
     # code execution
     "CodeRun",
     "CodeResult",
-    "CodeError",
+    "CodeFailure",
     # evaluation
     "evaluate",
     "Case",
@@ -168,7 +170,7 @@ def test_nothing_else_public_leaks_into_the_package_namespace() -> None:
 
 
 def test_every_error_is_a_threadlab_error_and_keeps_its_builtin_base() -> None:
-    assert issubclass(tl.ThreadNotFound, LookupError)
+    assert issubclass(tl.ThreadNotFoundError, LookupError)
     assert issubclass(tl.CallContextError, RuntimeError)
     assert issubclass(tl.StoreVersionError, RuntimeError)
     assert issubclass(tl.DefinitionError, ValueError)
@@ -194,3 +196,16 @@ def test_thread_events_form_a_union_discriminated_by_type() -> None:
 
 def test_reserved_names() -> None:
     assert frozenset({"subagents", "subagent_create", "subagent_message"}) == tl.RESERVED_TOOL_NAMES
+
+
+@pytest.mark.parametrize(
+    ("old", "new"), [("ThreadNotFound", "ThreadNotFoundError"), ("CodeError", "CodeFailure")]
+)
+def test_renamed_names_still_work_for_one_release_and_say_the_new_one(old: str, new: str) -> None:
+    with pytest.warns(DeprecationWarning, match=f"tl.{old} is deprecated.*use tl.{new}"):
+        value = getattr(tl, old)
+    assert value is getattr(tl, new)
+    with pytest.warns(DeprecationWarning, match=f"use tl.{new}"):
+        exec(f"from threadlab import {old}", {})
+    with pytest.raises(AttributeError, match="no attribute 'Nope'"):
+        tl.Nope  # type: ignore[attr-defined]  # noqa: B018

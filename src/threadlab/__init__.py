@@ -12,6 +12,9 @@ Examples:
     'completed'
 """
 
+import typing as _typing
+import warnings as _warnings
+
 from . import mcp, models
 from ._errors import (
     CallContextError,
@@ -29,7 +32,7 @@ from ._errors import (
     StoreVersionError,
     ThreadBusyError,
     ThreadlabError,
-    ThreadNotFound,
+    ThreadNotFoundError,
 )
 from ._records import (
     Approval,
@@ -95,7 +98,7 @@ from .evaluation import (
     scorers,
 )
 from .runtime import Runtime, Thread, ThreadOverview, run
-from .sandbox import CodeError, CodeResult, CodeRun
+from .sandbox import CodeFailure, CodeResult, CodeRun
 from .store import FileRecord, PostgresStore, SQLiteStore, Store
 from .threads import ExecutionInfo, ThreadState
 
@@ -110,7 +113,7 @@ __all__ = [
     "CallContextError",
     "Case",
     "ChildInfo",
-    "CodeError",
+    "CodeFailure",
     "CodeOptionError",
     "CodeResult",
     "CodeRun",
@@ -161,7 +164,7 @@ __all__ = [
     "Thread",
     "ThreadBusyError",
     "ThreadEvent",
-    "ThreadNotFound",
+    "ThreadNotFoundError",
     "ThreadOverview",
     "ThreadState",
     "ThreadStatusEvent",
@@ -189,6 +192,26 @@ __all__ = [
     "scorers",
     "tool",
 ]
+
+
+# Names kept for one release under their former spelling: each use warns and says the new one.
+_RENAMED = {"ThreadNotFound": "ThreadNotFoundError", "CodeError": "CodeFailure"}
+
+if _typing.TYPE_CHECKING:
+    ThreadNotFound = ThreadNotFoundError
+    CodeError = CodeFailure
+else:
+
+    def __getattr__(name: str) -> object:
+        new = _RENAMED.get(name)
+        if new is None:
+            raise AttributeError(f"module 'threadlab' has no attribute {name!r}")
+        _warnings.warn(
+            f"tl.{name} is deprecated and will be removed; use tl.{new}",
+            DeprecationWarning,
+            stacklevel=2,
+        )
+        return globals()[new]
 
 
 def load_ipython_extension(ipython: object) -> None:

@@ -19,7 +19,7 @@ __all__ = [
     "StoreURLError",
     "StoreVersionError",
     "ThreadBusyError",
-    "ThreadNotFound",
+    "ThreadNotFoundError",
     "ThreadlabError",
 ]
 
@@ -60,7 +60,7 @@ class PathError(ThreadlabError, ValueError):
     """A thread filesystem path that is invalid, or that does not exist in that thread."""
 
 
-class ThreadNotFound(ThreadlabError, LookupError):
+class ThreadNotFoundError(ThreadlabError, LookupError):
     """No thread with that id in the store."""
 
 

@@ -432,5 +432,5 @@ async def test_a_tool_result_may_name_its_status_by_keyword_or_position(
 
 
 async def test_an_unknown_thread_id_raises_thread_not_found(rt: tl.Runtime) -> None:
-    with pytest.raises(tl.ThreadNotFound, match="no thread 'thr_missing'"):
+    with pytest.raises(tl.ThreadNotFoundError, match="no thread 'thr_missing'"):
         rt.thread("thr_missing")

@@ -191,7 +191,7 @@ async def test_without_bubblewrap_code_is_refused_never_run_unsandboxed(
             check.cache_clear()
 
 
-async def test_a_sync_tool_runs_code_from_its_worker_thread(
+async def test_a_sync_tool_runs_code_from_its_thread_pool(
     rt: tl.Runtime, registry: tl.Registry
 ) -> None:
     seen: list[Any] = []

@@ -1,7 +1,7 @@
 """Whether a user's callable (a tool's execute, a hook, an approver) is async.
 
 `inspect.iscoroutinefunction` says no for an object whose `__call__` is async and for a
-`functools.partial` of an async function, which would then be run in a worker thread and hand
+`functools.partial` of an async function, which would then be run in a pooled thread and hand
 back a coroutine nobody awaits.
 """
 

@@ -19,6 +19,7 @@ from .._records import (
 )
 from ..definitions import ToolDefinition, is_async_callable
 from ..threads import ThreadContext, ThreadState
+from ._thread_pool import on_pooled_thread
 
 __all__ = [
     "Approver",
@@ -74,7 +75,7 @@ def pending_requests(context: ThreadContext) -> list[ApprovalRequest]:
 async def ask(approver: Approver, request: ApprovalRequest, limit_s: float) -> Approval | None:
     """The approver's decision on `request`, within `limit_s` seconds (or the approver's own
     `timeout_s`); a rejection naming what went wrong when it could not decide; None when it
-    leaves the decision to later. A sync approver is asked from a worker thread, so one that
+    leaves the decision to later. A sync approver is asked from a pooled thread, so one that
     hangs cannot hold up the loop."""
     limit: float | None = getattr(approver, "timeout_s", limit_s)
     try:
@@ -82,7 +83,7 @@ async def ask(approver: Approver, request: ApprovalRequest, limit_s: float) -> A
             if is_async_callable(approver):
                 answer = await approver(request)
             else:
-                answer = await asyncio.to_thread(approver, request)
+                answer = await on_pooled_thread(approver, request, name="threadlab-approver")
                 if inspect.isawaitable(answer):
                     answer = await answer
     except TimeoutError:

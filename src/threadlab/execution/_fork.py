@@ -24,7 +24,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from .._errors import ThreadBusyError, ThreadlabError, ThreadNotFound
+from .._errors import ThreadBusyError, ThreadlabError, ThreadNotFoundError
 from .._records import (
     ForkPoint,
     Message,
@@ -72,7 +72,7 @@ def fork_point(
     """Where a fork of `thread_id` at `at` cuts, after checking that every option fits; a
     `ThreadlabError` naming what does not, with nothing written."""
     if store.get_thread(thread_id) is None:
-        raise ThreadNotFound(f"no thread {thread_id!r} in this store")
+        raise ThreadNotFoundError(f"no thread {thread_id!r} in this store")
     if any(is_live(r) for r in store.running_runs(thread_id)):
         raise ThreadBusyError(f"thread {thread_id} is running: fork it once its run has ended")
     stored = store.list_messages(thread_id)

@@ -11,7 +11,7 @@ from typing import Any
 
 from .._records import HookName
 from ..definitions import HookDefinition, Registry, is_async_callable
-from ._worker_thread import in_worker_thread
+from ._thread_pool import on_pooled_thread
 
 __all__ = ["HookRunner"]
 
@@ -77,9 +77,9 @@ class HookRunner:
         async with asyncio.timeout(self._timeout):
             if is_async_callable(definition.execute):
                 return await definition.execute(state, payload)
-            # A sync hook runs in a worker thread so that its timeout holds; one that
+            # A sync hook runs in a pooled thread so that its timeout holds; one that
             # overruns is abandoned there.
-            result = await in_worker_thread(
+            result = await on_pooled_thread(
                 definition.execute, state, payload, name=f"threadlab-hook-{definition.id}"
             )
             if inspect.isawaitable(result):

@@ -15,7 +15,7 @@ from typing import Any
 from .._records import MAX_NESTING, Message, ToolCall, ToolResult, nesting_depth
 from ..definitions import ToolDefinition, is_async_callable
 from ..threads import Redactor, ThreadState
-from ._worker_thread import in_worker_thread
+from ._thread_pool import on_pooled_thread
 
 __all__ = [
     "SOURCE_NAMERS",
@@ -190,14 +190,14 @@ async def _execute(definition: ToolDefinition, state: ThreadState, value: Any) -
     async with asyncio.timeout(definition.timeout):
         if is_async_callable(definition.execute):
             return await definition.execute(state, value)
-        return await _in_worker(definition.execute, state, value)
+        return await _on_pooled_thread(definition.execute, state, value)
 
 
-async def _in_worker(fn: Callable[..., Any], state: ThreadState, value: Any) -> Any:
+async def _on_pooled_thread(fn: Callable[..., Any], state: ThreadState, value: Any) -> Any:
     def call() -> Any:
         result = fn(state, value)
         if inspect.isawaitable(result):
             raise TypeError("a sync execute returned an awaitable; make execute async")
         return result
 
-    return await in_worker_thread(call, name=f"threadlab-tool-{state.thread_id}")
+    return await on_pooled_thread(call, name=f"threadlab-tool-{state.thread_id}")

@@ -29,7 +29,7 @@ from .. import (
     Runtime,
     Thread,
     ThreadlabError,
-    ThreadNotFound,
+    ThreadNotFoundError,
     default_registry,
     define_agent,
     define_mcp_server,
@@ -454,7 +454,7 @@ class ThreadlabMagics(Magics):
         if args.id:
             try:
                 return rt.thread(args.id)
-            except ThreadNotFound as exc:
+            except ThreadNotFoundError as exc:
                 raise UsageError(f"%%thread: {exc}") from None
         last = self.session.last_thread.get(args.target)
         if last and not args.new:
@@ -524,7 +524,7 @@ class ThreadlabMagics(Magics):
     def _thread_named(self, command: str, thread_id: str) -> Thread:
         try:
             return self.session.runtime.thread(thread_id)
-        except ThreadNotFound as exc:
+        except ThreadNotFoundError as exc:
             raise UsageError(f"%threadlab {command}: {exc}") from None
 
     def _cmd_threads(self, rest: list[str]) -> ThreadListView:

@@ -10,7 +10,7 @@ import time
 from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any, Literal
 
-from .._errors import CallContextError, MissingVariableError, ThreadNotFound
+from .._errors import CallContextError, MissingVariableError, ThreadNotFoundError
 from .._records import Budget, Run, ThreadMeta, new_id
 from ..definitions import (
     AgentDefinition,
@@ -249,7 +249,7 @@ class Runtime:
             return known
         record = self.store.get_thread(thread_id)
         if record is None:
-            raise ThreadNotFound(f"no thread {thread_id!r} in {self._store_name()}")
+            raise ThreadNotFoundError(f"no thread {thread_id!r} in {self._store_name()}")
         parent = self.context(record.parent_id) if record.parent_id else None
         context = self._new_context(record, parent)
         repair(context)

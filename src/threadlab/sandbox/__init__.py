@@ -13,11 +13,11 @@ from .._errors import CodeOptionError
 from ._code_run import Bridged, CodeRun, Plan, Redaction, on_loop
 from ._deno import prepare_deno
 from ._jail import prepare_jail
-from ._results import CodeError, CodeResult, CodeStatus
+from ._results import CodeFailure, CodeResult, CodeStatus
 
 __all__ = [
     "Bridged",
-    "CodeError",
+    "CodeFailure",
     "CodeResult",
     "CodeRun",
     "CodeStatus",

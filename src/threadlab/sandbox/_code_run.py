@@ -19,7 +19,7 @@ from typing import Any
 
 from .._errors import CallContextError
 from ._lines import bounded_lines
-from ._results import CodeError, CodeResult, CodeStatus
+from ._results import CodeFailure, CodeResult, CodeStatus
 
 __all__ = ["Bridged", "CodeRun", "Launch", "Plan", "Redaction", "on_loop"]
 
@@ -157,7 +157,7 @@ class CodeRun:
 
     def wait(self, timeout: float | None = None) -> CodeResult:
         """Block until the result is in, from a thread other than the run's event loop (a sync
-        tool's worker thread); `await run` is the way on the loop."""
+        tool's pooled thread); `await run` is the way on the loop."""
         if on_loop(self._loop):
             raise CallContextError(
                 "CodeRun.wait() would block the event loop the run needs; await the run instead"
@@ -203,7 +203,9 @@ class CodeRun:
             )
             return await self._supervise(process, started)
         except OSError as exc:
-            return self._result("error", started, CodeError(name="SandboxError", message=str(exc)))
+            return self._result(
+                "error", started, CodeFailure(name="SandboxError", message=str(exc))
+            )
         finally:
             if process is not None:
                 await _kill(process)
@@ -249,18 +251,18 @@ class CodeRun:
                 await asyncio.wait_for(draining, 1.0)
         if stopping in finished and self._limit is not None:
             return self._result(
-                "error", started, CodeError(name="LimitExceeded", message=self._limit)
+                "error", started, CodeFailure(name="LimitExceeded", message=self._limit)
             )
         if stopping in finished:
             message = f"terminated: {self._reason}" if self._reason else "terminated by the caller"
             return self._result(
-                "terminated", started, CodeError(name="Terminated", message=message)
+                "terminated", started, CodeFailure(name="Terminated", message=message)
             )
         if pumping not in finished:
             return self._result(
                 "timeout",
                 started,
-                CodeError(
+                CodeFailure(
                     name="Timeout", message=f"the code ran past its {self._timeout:g} s limit"
                 ),
             )
@@ -361,7 +363,7 @@ class CodeRun:
             return self._result("success", started, None, value)
         if outcome:
             raw = outcome.get("error") or {}
-            error = CodeError(
+            error = CodeFailure(
                 name=str(raw.get("name", "Error")),
                 message=self._redaction.text(str(raw.get("message", ""))),
                 location=raw.get("location"),
@@ -373,18 +375,18 @@ class CodeRun:
         signal_number = -code if code is not None and code < 0 else None
         if signal_number in launch.cpu_signals:
             message = "the code used up its CPU time"
-            return self._result("timeout", started, CodeError(name="Timeout", message=message))
+            return self._result("timeout", started, CodeFailure(name="Timeout", message=message))
         if signal_number in launch.memory_signals or any(
             m in stderr for m in launch.memory_markers
         ):
             message = "the code went over its memory cap"
-            return self._result("memory", started, CodeError(name="MemoryLimit", message=message))
+            return self._result("memory", started, CodeFailure(name="MemoryLimit", message=message))
         tail = self._redaction.text(stderr.strip()[-500:])
         message = f"the sandbox process ended (exit status {code}) without a result: {tail}"
-        return self._result("error", started, CodeError(name="SandboxError", message=message))
+        return self._result("error", started, CodeFailure(name="SandboxError", message=message))
 
     def _result(
-        self, status: CodeStatus, started: float, error: CodeError | None, value: Any = None
+        self, status: CodeStatus, started: float, error: CodeFailure | None, value: Any = None
     ) -> CodeResult:
         return CodeResult(
             status=status,

@@ -6,7 +6,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-__all__ = ["CodeError", "CodeResult", "CodeStatus"]
+__all__ = ["CodeFailure", "CodeResult", "CodeStatus"]
 
 CodeStatus = Literal["success", "error", "timeout", "terminated", "memory"]
 """How a run ended: "success"; "error" (the code raised, or the result was not JSON);
@@ -14,7 +14,7 @@ CodeStatus = Literal["success", "error", "timeout", "terminated", "memory"]
 memory cap)."""
 
 
-class CodeError(BaseModel):
+class CodeFailure(BaseModel):
     """Why a run did not succeed."""
 
     model_config = ConfigDict(frozen=True, use_attribute_docstrings=True)
@@ -43,7 +43,7 @@ class CodeResult(BaseModel):
     """What the code printed or logged, one entry a line (bounded, secrets redacted)."""
     reports: list[Any] = Field(default_factory=list)
     """Values the code sent with `report(value)`, in order."""
-    error: CodeError | None = None
+    error: CodeFailure | None = None
     """Why it did not succeed."""
     duration_ms: float = 0.0
     """Wall-clock time from start to end."""

@@ -47,7 +47,7 @@ class EventSink:
         self._loop_thread: int | None = None
 
     def bind_loop(self) -> None:
-        """Remember the loop events are delivered on (emits from worker threads hop onto it)."""
+        """Remember the loop events are delivered on (emits from pooled threads hop onto it)."""
         self._loop = asyncio.get_running_loop()
         self._loop_thread = threading.get_ident()
 

@@ -108,7 +108,7 @@ class ThreadState:
 
     @property
     def sync(self) -> SyncState:
-        """Blocking versions of the async methods, for sync tools running in a worker thread."""
+        """Blocking versions of the async methods, for sync tools running in a pooled thread."""
         return SyncState(self, self._loop)
 
     # env
@@ -226,7 +226,7 @@ class ThreadState:
             "memory_mb": memory_mb,
         }
         if self._loop is not None and not on_loop(self._loop):
-            # A sync tool in its worker thread: the run starts on the thread's event loop, and
+            # A sync tool in its pooled thread: the run starts on the thread's event loop, and
             # the handle comes back at once (its terminate() and wait() work from here).
             async def start() -> CodeRun:
                 return self.run_code(source, **options)

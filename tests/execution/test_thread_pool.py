@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 import threadlab as tl
-from threadlab.execution._worker_thread import ReusedThreads, in_worker_thread
+from threadlab.execution._thread_pool import ReusedThreads, on_pooled_thread
 from threadlab.models import call, text
 
 from ..helpers import scripted_prompt, tool_messages
@@ -19,7 +19,7 @@ from ..helpers import scripted_prompt, tool_messages
 async def test_sequential_sync_calls_reuse_one_thread_named_for_the_call() -> None:
     threads = ReusedThreads()  # of its own: another test's late call cannot join it
     seen = [
-        await in_worker_thread(
+        await on_pooled_thread(
             lambda: (threading.get_ident(), threading.current_thread().name),
             name=f"job-{i}",
             threads=threads,
@@ -41,12 +41,12 @@ async def test_an_abandoned_call_keeps_its_thread_and_the_next_call_runs_on_anot
         return "late"
 
     threads = ReusedThreads()
-    assert await in_worker_thread(lambda: "warm", name="warm", threads=threads) == "warm"
+    assert await on_pooled_thread(lambda: "warm", name="warm", threads=threads) == "warm"
     with pytest.raises(TimeoutError):
         async with asyncio.timeout(0.1):
-            await in_worker_thread(stuck, name="stuck", threads=threads)
+            await on_pooled_thread(stuck, name="stuck", threads=threads)
     started = time.monotonic()
-    assert await in_worker_thread(lambda: "next", name="next", threads=threads) == "next"
+    assert await on_pooled_thread(lambda: "next", name="next", threads=threads) == "next"
     assert time.monotonic() - started < 5  # not behind the stuck call
     assert threads.size() == 2  # the pool grew past the abandoned call
     release.set()

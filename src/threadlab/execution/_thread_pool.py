@@ -16,7 +16,7 @@ import threading
 from collections.abc import Callable
 from typing import Any
 
-__all__ = ["IDLE_S", "MAX_IDLE", "ReusedThreads", "in_worker_thread"]
+__all__ = ["IDLE_S", "MAX_IDLE", "ReusedThreads", "on_pooled_thread"]
 
 IDLE_S = 30.0
 MAX_IDLE = 8
@@ -85,7 +85,7 @@ def _named(job: _Job, name: str) -> Callable[[], None]:
 _POOL = ReusedThreads()
 
 
-async def in_worker_thread(
+async def on_pooled_thread(
     fn: Callable[..., Any], *args: Any, name: str, threads: ReusedThreads = _POOL
 ) -> Any:
     """`fn(*args)` on a pooled daemon thread named `name` while it runs, awaited on the loop."""
