@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: lab test test-fast lint typecheck pytest docs bench clean mcp-peers
+.PHONY: lab test test-fast lint js-check typecheck pytest docs bench clean mcp-peers npm-packages
 
 # The built JupyterLab extension is installed as data files: a rebuild means a reinstall.
 $(STAMP): pyproject.toml src/threadlab/labextension/package.json
@@ -16,27 +16,40 @@ $(STAMP): pyproject.toml src/threadlab/labextension/package.json
 # Jupyter refuses to run as root unless told; containers and CI machines often are root.
 ALLOW_ROOT := $(if $(filter 0,$(shell id -u)),--allow-root,)
 
-# MCP peers from npm, in a cache folder of the project: the reference server that
-# notebooks/mcp.ipynb uses (on the lab's PATH) and the MCP Inspector, whose CLI the tests run.
+# npm packages, in a cache folder of the project (tests never fetch anything): the MCP reference
+# server that notebooks/mcp.ipynb uses (on the lab's PATH) and the MCP Inspector, whose CLI the
+# tests run; TypeScript, which type-checks the views' JavaScript from its JSDoc, and jsdom, the
+# DOM the views' unit tests run against.
 NPM_CACHE := .cache/npm
 NPM_BIN := $(NPM_CACHE)/node_modules/.bin
-MCP_PEERS := @modelcontextprotocol/server-everything@2026.8.31 @modelcontextprotocol/inspector@0.21.1
+NPM_PACKAGES := @modelcontextprotocol/server-everything@2026.8.31 \
+	@modelcontextprotocol/inspector@0.21.1 typescript@5.9.3 jsdom@26.1.0
 
-mcp-peers:
-	@if [ -x $(NPM_BIN)/mcp-server-everything ] && [ -x $(NPM_BIN)/mcp-inspector ]; then :; \
+npm-packages:
+	@if [ -x $(NPM_BIN)/mcp-server-everything ] && [ -x $(NPM_BIN)/mcp-inspector ] \
+	  && [ -x $(NPM_BIN)/tsc ] && [ -d $(NPM_CACHE)/node_modules/jsdom ]; then :; \
 	elif command -v npm >/dev/null; then \
-	  npm install --silent --no-audit --no-fund --prefix $(NPM_CACHE) $(MCP_PEERS) \
-	  || echo "npm could not install the MCP peers: notebooks/mcp.ipynb needs them"; \
-	else echo "npm not found: notebooks/mcp.ipynb needs Node.js for its MCP server"; fi
+	  npm install --silent --no-audit --no-fund --prefix $(NPM_CACHE) $(NPM_PACKAGES) \
+	  || echo "npm could not install $(NPM_PACKAGES)"; \
+	else echo "npm not found: notebooks/mcp.ipynb and the JavaScript checks need Node.js"; fi
 
-lab: $(STAMP) mcp-peers
+mcp-peers: npm-packages
+
+# The views' JavaScript, type-checked (strict) from its JSDoc types; without Node.js it is
+# skipped here and fails under CI=true.
+js-check: npm-packages
+	@if [ -x $(NPM_BIN)/tsc ]; then $(NPM_BIN)/tsc -p tsconfig.json; \
+	elif [ "$$CI" = true ]; then echo "tsc is missing: make npm-packages needs Node.js"; exit 1; \
+	else echo "skipped: the JavaScript type check needs Node.js (make npm-packages)"; fi
+
+lab: $(STAMP) npm-packages
 	PATH="$(CURDIR)/$(NPM_BIN):$$PATH" $(BIN)/jupyter lab $(ALLOW_ROOT) notebooks/
 
-lint: $(STAMP)
+lint: $(STAMP) js-check
 	$(BIN)/ruff check src tests benchmarks tools
 	$(BIN)/ruff format --check src tests benchmarks tools
 	$(BIN)/lint-imports
-	$(BIN)/biome check src/threadlab/widgets/static src/threadlab/sandbox/harness
+	$(BIN)/biome check src/threadlab/widgets/static src/threadlab/sandbox/harness tests/frontend
 
 typecheck: $(STAMP)
 	$(BIN)/mypy

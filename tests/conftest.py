@@ -26,6 +26,7 @@ STARTS_PROCESSES = (
     "tests/test_benchmarks.py",
     "tests/test_import_weight.py",
     "tests/test_layers.py",
+    "tests/frontend/",
 )
 
 

@@ -1,3 +1,4 @@
+// @ts-check
 // threadlab views: the inspector (subagent tree, conversation with tool cards, file browser)
 // and the thread list. Plain DOM, no bundler; state comes from the Python model.
 
@@ -79,6 +80,7 @@ const FINAL = new Set(["success", "error", "interrupted"]);
 /** Rows of the thread list shown at a time (and added by "show more"). */
 const PAGE = 50;
 
+/** @type {Record<string, string>} */
 const MARK = {
   success: "✓",
   error: "✗",
@@ -89,6 +91,7 @@ const MARK = {
   waiting: "‖",
 };
 
+/** @type {Record<string, string>} */
 const DECIDERS = { approver: "by the runtime's approver", api: "through the API", view: "here" };
 
 /**
@@ -463,7 +466,7 @@ function cardParts(model, c, fetched, local) {
  * @param {Record<string, string>} fetched full results already asked for, by call id
  * @param {Local} local
  */
-function card(model, c, fetched, local) {
+export function card(model, c, fetched, local) {
   const sig = JSON.stringify([c, fetched[c.id] ?? null]);
   const kept = local.cards.get(c.id);
   if (kept && kept.sig === sig) return kept.el;
@@ -605,6 +608,7 @@ function requestPart(model, m, local) {
   return part;
 }
 
+/** @type {Record<string, string>} */
 const FORK_MODES = {
   result: "a different result",
   arguments: "other arguments",
@@ -769,7 +773,11 @@ function decisionControl(model, local, c) {
     ),
   );
   editForm.hidden = true;
-  const button = (/** @type {string} */ label, /** @type {string} */ id, onclick) => {
+  const button = (
+    /** @type {string} */ label,
+    /** @type {string} */ id,
+    /** @type {() => void} */ onclick,
+  ) => {
     const b = /** @type {HTMLButtonElement} */ (
       h("button", { class: `tl-decide tl-${id}`, "data-testid": id, onclick }, label)
     );
@@ -1299,7 +1307,9 @@ function inspector(model, el, trace, local) {
     tree(trace, selected, select),
   );
   ui.center.replaceChildren(...conversation(model, trace, selected, local));
-  ui.right.replaceChildren(...files(model, trace, selected, local).filter((x) => x));
+  ui.right.replaceChildren(
+    ...files(model, trace, selected, local).filter(/** @returns {x is HTMLElement} */ (x) => !!x),
+  );
   const spans = timeline(trace);
   ui.timelineHead.textContent = spans.head;
   ui.timelineBody.replaceChildren(...spans.lanes);
@@ -1313,7 +1323,7 @@ function inspector(model, el, trace, local) {
  * @param {Trace} trace
  * @param {any} patch
  */
-function applyPatch(trace, patch) {
+export function applyPatch(trace, patch) {
   for (const t of patch.threads || []) {
     const at = trace.threads.findIndex((x) => x.id === t.id);
     if (at >= 0) trace.threads[at] = t;
@@ -1572,6 +1582,7 @@ const NO_KERNEL =
  * @param {Record<string, unknown>} state
  */
 export function renderOffline(el, state) {
+  /** @type {Record<string, unknown>} */
   const values = { ...state, offline: true, live: false };
   /** @type {Record<string, Array<(...args: any[]) => void>>} */
   const handlers = {};
