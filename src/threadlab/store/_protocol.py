@@ -81,26 +81,73 @@ class FileRecord:
 
 
 class Store(Protocol):
-    """Durable storage of threads. Writes made inside `transaction()` commit together."""
+    """Durable storage of threads: what a third-party store implements. Writes made inside
+    `transaction()` commit together. `tl.SQLiteStore` and `tl.PostgresStore` are the two
+    shipped; `tests/store/test_contract.py` is the contract a store must pass (run it against
+    yours by adding it to that file's store fixture).
 
-    def transaction(self) -> AbstractContextManager[None]: ...
-    def close(self) -> None: ...
+    Examples:
+        >>> import threadlab as tl
+        >>> from threadlab.store import ThreadRecord
+        >>> store = tl.SQLiteStore(getfixture("tmp_path"))
+        >>> with store.transaction():
+        ...     store.add_thread(ThreadRecord("thr_1", None, "helper", created_at=0.0))
+        >>> [t.id for t in store.list_threads()]
+        ['thr_1']
+        >>> store.close()
+        >>> rt = tl.Runtime(tl.Registry(), store=tl.SQLiteStore(getfixture("tmp_path")))
+        >>> [(t.id, t.status) for t in rt.overview()]  # a Runtime takes any Store
+        [('thr_1', 'never run')]
+        >>> rt.close()
+    """
+
+    def transaction(self) -> AbstractContextManager[None]:
+        """A context in which every write commits together, or none does (an exception rolls
+        back). Nested use joins the outer transaction. The runtime wraps each step in one."""
+        ...
+
+    def close(self) -> None:
+        """Release connections and background work; the store is not used afterwards."""
+        ...
 
     # threads
-    def add_thread(self, record: ThreadRecord) -> None: ...
-    def get_thread(self, thread_id: str) -> ThreadRecord | None: ...
-    def list_threads(self) -> list[ThreadRecord]: ...
-    def list_children(self, parent_id: str) -> list[ThreadRecord]: ...
+    def add_thread(self, record: ThreadRecord) -> None:
+        """Store a new thread (its id is new: adding one twice is an error)."""
+        ...
+
+    def get_thread(self, thread_id: str) -> ThreadRecord | None:
+        """One thread, or None when there is none by that id."""
+        ...
+
+    def list_threads(self) -> list[ThreadRecord]:
+        """Every root thread (no parent), newest first."""
+        ...
+
+    def list_children(self, parent_id: str) -> list[ThreadRecord]:
+        """The threads whose parent is `parent_id`, oldest first."""
+        ...
+
     def summarize_threads(self) -> list[ThreadSummary]:
         """Every root thread with its counts and last run, newest first, in one query."""
         ...
 
-    def update_thread_metadata(self, thread_id: str, metadata: str) -> None: ...
+    def update_thread_metadata(self, thread_id: str, metadata: str) -> None:
+        """Replace a thread's metadata (JSON text: `tl.ThreadMeta`'s fields)."""
+        ...
 
     # messages and events
-    def add_messages(self, messages: Sequence[StoredMessage]) -> None: ...
-    def list_messages(self, thread_id: str) -> list[StoredMessage]: ...
-    def add_events(self, events: Sequence[StoredEvent]) -> None: ...
+    def add_messages(self, messages: Sequence[StoredMessage]) -> None:
+        """Append messages, in order: `list_messages` returns them in the order added."""
+        ...
+
+    def list_messages(self, thread_id: str) -> list[StoredMessage]:
+        """A thread's messages (every depth), in the order they were added."""
+        ...
+
+    def add_events(self, events: Sequence[StoredEvent]) -> None:
+        """Append events; each `seq` is assigned by the store, increasing across the store."""
+        ...
+
     def iter_events(
         self, thread_id: str, *, types: Sequence[str] = (), until: int | None = None
     ) -> Iterator[StoredEvent]:
@@ -133,33 +180,71 @@ class Store(Protocol):
         ...
 
     # env (values already encrypted where secret)
-    def set_env(
-        self, thread_id: str, name: str, variable_type: str, value: bytes | None
-    ) -> None: ...
-    def get_env(self, thread_id: str) -> dict[str, tuple[str, bytes | None]]: ...
+    def set_env(self, thread_id: str, name: str, variable_type: str, value: bytes | None) -> None:
+        """Set (or replace) one variable of a thread: its type ("text" or "secret") and its
+        value as bytes (a secret's already encrypted; None: declared without a value)."""
+        ...
+
+    def get_env(self, thread_id: str) -> dict[str, tuple[str, bytes | None]]:
+        """A thread's variables: name -> (type, value as stored)."""
+        ...
 
     # files: content-addressed blobs, and each thread's paths pointing at them
-    def put_blob(self, digest: str, data: bytes) -> None: ...
-    def get_blob(self, digest: str) -> bytes | None: ...
-    def put_file(self, thread_id: str, record: FileRecord) -> None: ...
-    def get_file(self, thread_id: str, path: str) -> FileRecord | None: ...
-    def list_files(self, thread_id: str, prefix: str) -> list[FileRecord]: ...
-    def delete_file(self, thread_id: str, path: str) -> bool: ...
+    def put_blob(self, digest: str, data: bytes) -> None:
+        """Store content under its SHA-256 `digest`; storing the same digest again is a no-op
+        (files given to many threads share one blob)."""
+        ...
+
+    def get_blob(self, digest: str) -> bytes | None:
+        """The content stored under `digest`, or None."""
+        ...
+
+    def put_file(self, thread_id: str, record: FileRecord) -> None:
+        """Point a thread's path at a blob (replacing what the path pointed at)."""
+        ...
+
+    def get_file(self, thread_id: str, path: str) -> FileRecord | None:
+        """A thread's file at `path`, or None."""
+        ...
+
+    def list_files(self, thread_id: str, prefix: str) -> list[FileRecord]:
+        """A thread's files whose path starts with `prefix`, sorted by path."""
+        ...
+
+    def delete_file(self, thread_id: str, path: str) -> bool:
+        """Remove a thread's path (the blob stays for others); whether there was one."""
+        ...
 
     # runs: the lease a running run holds, and its outcome
-    def start_run(self, record: RunRecord) -> None: ...
-    def heartbeat(self, run_id: str, at: float) -> None: ...
+    def start_run(self, record: RunRecord) -> None:
+        """Record a run as running, with its lease (owner process and host, heartbeat)."""
+        ...
+
+    def heartbeat(self, run_id: str, at: float) -> None:
+        """Say the run's owner is alive at `at` (a lease goes stale without it)."""
+        ...
+
     def finish_run(
         self, run_id: str, status: str, text: str | None, error: str | None, at: float
-    ) -> None: ...
-    def running_runs(self, thread_id: str) -> list[RunRecord]: ...
+    ) -> None:
+        """Record a run's outcome; it no longer holds the thread."""
+        ...
+
+    def running_runs(self, thread_id: str) -> list[RunRecord]:
+        """The thread's runs still marked running (live, or left by a process that died)."""
+        ...
+
     def lock_thread(self, thread_id: str) -> None:
         """Inside a transaction: until it ends, no other transaction that locks the same
         thread proceeds (what makes "check nobody runs it, then take the lease" atomic)."""
         ...
 
     # messages sent to a thread that is busy in another process
-    def enqueue(self, thread_id: str, data: str) -> None: ...
+    def enqueue(self, thread_id: str, data: str) -> None:
+        """Queue a message (JSON text) for a thread; a store that can notifies watchers in
+        the same transaction."""
+        ...
+
     def watch_queue(self, callback: Callable[[str], None]) -> Callable[[], None]:
         """Call `callback(thread_id)` (from another OS thread) soon after another process
         commits a message queued for `thread_id`; returns a function that stops the watch. A
@@ -167,8 +252,15 @@ class Store(Protocol):
         `poll_interval` instead (as they do anyway, for notifications nobody heard)."""
         ...
 
-    def drain_queue(self, thread_id: str) -> list[str]: ...
-    def has_queued(self, thread_id: str) -> bool: ...
+    def drain_queue(self, thread_id: str) -> list[str]:
+        """Take every message waiting for the thread, oldest first; of two drainers exactly
+        one gets each message."""
+        ...
+
+    def has_queued(self, thread_id: str) -> bool:
+        """Whether any message waits for the thread."""
+        ...
+
     def queued_threads(self) -> list[str]:
         """The threads that have messages waiting (a worker's candidates)."""
         ...
