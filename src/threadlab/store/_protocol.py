@@ -83,8 +83,8 @@ class FileRecord:
 class Store(Protocol):
     """Durable storage of threads: what a third-party store implements. Writes made inside
     `transaction()` commit together. `tl.SQLiteStore` and `tl.PostgresStore` are the two
-    shipped; `tests/store/test_contract.py` is the contract a store must pass (run it against
-    yours by adding it to that file's store fixture).
+    shipped; `tests/store/test_contract.py` is the contract a store must pass (its tests take
+    a store from `a_store(spec)`: open yours there to run them against it).
 
     Examples:
         >>> import threadlab as tl
