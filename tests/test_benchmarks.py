@@ -5,7 +5,17 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from benchmarks import fanout, fork, overhead, providers, sandbox, scanner, storage, widgets
+from benchmarks import (
+    fanout,
+    fork,
+    growth,
+    overhead,
+    providers,
+    sandbox,
+    scanner,
+    storage,
+    widgets,
+)
 
 
 async def test_overhead_benchmark_runs_both_sides() -> None:
@@ -121,3 +131,10 @@ async def test_evaluation_benchmark_checks_every_row_on_every_side(
     assert took > 0
     assert await evaluation.ours(str(tmp_path / "here"), 4, concurrency=2, workers=0) > 0
     assert await evaluation.theirs(4, 2) > 0
+
+
+async def test_growth_benchmark_exports_every_run_both_ways() -> None:
+    points = await growth.measure(calls=40, per_run=10, at=(20, 40))
+    assert [p.calls for p in points] == [20, 40]
+    assert all(p.live_ms > 0 and p.whole_ms > 0 for p in points)
+    assert "live export" in growth.report(points)

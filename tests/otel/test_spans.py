@@ -284,3 +284,37 @@ async def test_an_interrupted_run_is_traced_live_with_the_call_it_ended_without(
         assert tool.start_time is not None
         assert run.start_time <= tool.start_time <= (tool.end_time or 0) == run.end_time
     rt.close()
+
+
+async def test_the_live_export_of_each_run_is_what_an_export_of_the_whole_thread_gives(
+    registry: tl.Registry, store_dir: Path
+) -> None:
+    # The live exporter keeps what it read of a thread between runs: what it sends must be
+    # exactly what reading the whole stored thread afterwards gives.
+    tl.define_tool("ping", description="Ping.", execute=lambda s, a: "pong", registry=registry)
+    script = [call("ping"), call("ping"), text("one"), call("ping"), text("two"), text("three")]
+    scripted_prompt(registry, script, tools=["ping"])
+    live = InMemorySpanExporter()
+    rt = tl.Runtime(registry, store_dir, secret_key="k", tracer_provider=provider_to(live))
+    thread = await rt.create_thread("p")
+    for message in ("a", "b", "c"):
+        await thread.send(message)
+    after = InMemorySpanExporter()
+    export_thread(thread, provider_to(after))
+
+    def shape(spans: Any) -> list[tuple[Any, ...]]:
+        return sorted(
+            (
+                s.context.trace_id,
+                s.context.span_id,
+                s.name,
+                s.start_time,
+                s.end_time,
+                tuple(sorted((s.attributes or {}).items())),
+            )
+            for s in spans
+        )
+
+    assert len(live.get_finished_spans()) == 3 + 6 + 3  # runs, model steps, calls
+    assert shape(live.get_finished_spans()) == shape(after.get_finished_spans())
+    rt.close()

@@ -19,13 +19,22 @@ Examples:
 
 from __future__ import annotations
 
+from collections import OrderedDict
 from collections.abc import Callable
 from typing import Protocol
 
 from opentelemetry.trace import TracerProvider
 
 from ._emit import emit
-from ._spans import SEMCONV_VERSION, SpanTree, TracedThread, run_spans, thread_spans, traces
+from ._spans import (
+    SEMCONV_VERSION,
+    History,
+    SpanTree,
+    TracedThread,
+    run_spans,
+    thread_spans,
+    traces,
+)
 
 __all__ = [
     "SEMCONV_VERSION",
@@ -58,9 +67,20 @@ def live_export(
     tracer_provider: TracerProvider,
 ) -> Callable[[TracedThread, _FinishedRun], None]:
     """What `tl.Runtime(..., tracer_provider=...)` calls after each run: that run's spans,
-    without content, sent and flushed."""
+    without content, sent and flushed. What it read of the threads it exported lately is
+    kept, so a run of a long thread costs what that run did, not what the thread holds."""
+    read: OrderedDict[str, History] = OrderedDict()
 
     def finished(thread: TracedThread, run: _FinishedRun) -> None:
-        emit(tracer_provider, traces(thread, run.id))
+        history = read.pop(thread.id, None)
+        if history is None or history.thread is not thread:
+            history = History(thread)
+        read[thread.id] = history
+        if len(read) > _THREADS_KEPT:
+            read.popitem(last=False)
+        emit(tracer_provider, traces(thread, run.id, history=history))
 
     return finished
+
+
+_THREADS_KEPT = 64  # threads whose messages a live exporter keeps between their runs

@@ -53,7 +53,15 @@ from .._records import (
 )
 from .._version import __version__
 
-__all__ = ["SEMCONV_VERSION", "SpanTree", "TracedThread", "run_spans", "thread_spans", "traces"]
+__all__ = [
+    "SEMCONV_VERSION",
+    "History",
+    "SpanTree",
+    "TracedThread",
+    "run_spans",
+    "thread_spans",
+    "traces",
+]
 
 SEMCONV_VERSION = "1.41.0"
 """The OpenTelemetry GenAI semantic conventions these spans follow."""
@@ -77,6 +85,8 @@ class TracedThread(Protocol):
     def events(self) -> list[ThreadEvent]: ...
 
     def all_messages(self) -> list[Message]: ...
+
+    def find_message(self, message_id: str) -> Message | None: ...
 
     @property
     def children(self) -> Sequence[TracedThread]: ...
@@ -154,16 +164,23 @@ class SpanTree:
 
 
 def traces(
-    thread: TracedThread, run_id: str | None = None, *, include_content: bool = False
+    thread: TracedThread,
+    run_id: str | None = None,
+    *,
+    include_content: bool = False,
+    history: History | None = None,
 ) -> list[SpanTree]:
     """The runs of `thread` (only `run_id`'s when given) that have finished, one trace each,
-    its subagents' runs nested where they were created."""
-    history = _History(thread)
+    its subagents' runs nested where they were created. `history`: what an earlier call read
+    of the same thread (a live exporter keeps it, so that each run costs what it did)."""
+    history = history if history is not None else History(thread)
     found: list[SpanTree] = []
-    for run, events in _runs(thread.events):
-        if run_id is None or run == run_id:
-            built = _RunSpans(history, run, events, include_content, None).build()
-            found.append(SpanTree(_id(128, thread.id, run), built))
+    events = thread.events
+    runs = _runs(events) if run_id is None else _run(events, run_id)
+    for run, run_events in runs:
+        built = _RunSpans(history, run, run_events, include_content, None).build()
+        found.append(SpanTree(_id(128, thread.id, run), built))
+    history.forget_requests()
     return found
 
 
@@ -182,18 +199,55 @@ def run_spans(
     return [span for tree in trees for span in tree.readable()]
 
 
-class _History:
-    """What the spans of a thread's runs read of its messages, read once for all of them."""
+class History:
+    """What the spans of a thread's runs read of its messages: all of them, once, when it is
+    made; afterwards each message that was not there yet, looked up from the newest. Kept
+    from one run to the next (as the live exporter does), a run costs what it added."""
 
     def __init__(self, thread: TracedThread) -> None:
         self.thread = thread
-        messages = thread.all_messages()
-        self.messages = {m.id: m for m in messages}
-        self.results = {m.tool_call_id: m.content for m in messages if m.role == "tool"}
+        self.messages = {m.id: m for m in thread.all_messages()}
         self.requests: dict[str, SeenRequest] = {}  # each step's request, rebuilt once
 
+    def find(self, message_id: str) -> Message | None:
+        found = self.messages.get(message_id)
+        if found is None:
+            found = self.thread.find_message(message_id)
+            if found is not None:
+                self.messages[message_id] = found
+        return found
+
     def request(self, message_id: str) -> SeenRequest | None:
-        return rebuild_request(message_id, self.messages.get, self.requests)
+        return rebuild_request(message_id, self.find, self.requests)
+
+    def forget_requests(self) -> None:
+        """Keep only the newest rebuilt request: the next step's rebuild starts from it (a
+        rebuilt request holds its whole context, so keeping every one grows as a square)."""
+        if len(self.requests) > 1:
+            last = next(reversed(self.requests))
+            self.requests = {last: self.requests[last]}
+
+
+def _run(events: list[ThreadEvent], run_id: str) -> list[tuple[str, list[ThreadEvent]]]:
+    """Run `run_id`'s events, found from the end (the live exporter asks for the run that
+    just ended: what it reads does not grow with the thread)."""
+    end = next(
+        (
+            i
+            for i in range(len(events) - 1, -1, -1)
+            if isinstance(events[i], RunFinishedEvent)
+            and not events[i].depth
+            and events[i].run_id == run_id  # type: ignore[union-attr]
+        ),
+        None,
+    )
+    if end is None:
+        return []
+    for start in range(end, -1, -1):
+        event = events[start]
+        if isinstance(event, ThreadStatusEvent) and event.status == "running":
+            return [(run_id, events[start : end + 1])]
+    return []
 
 
 def _runs(events: Iterable[ThreadEvent]) -> list[tuple[str, list[ThreadEvent]]]:
@@ -216,7 +270,7 @@ class _RunSpans:
 
     def __init__(
         self,
-        history: _History,
+        history: History,
         run_id: str,
         events: list[ThreadEvent],
         include_content: bool,
@@ -229,6 +283,7 @@ class _RunSpans:
         self.include_content = include_content
         self.parent = parent
         self.spans: list[_Span] = []
+        self._results: dict[str, str | None] | None = None
 
     def build(self) -> list[_Span]:
         start, finish = self.events[0], self.events[-1]
@@ -279,7 +334,7 @@ class _RunSpans:
         finished: set[str] = set()
         for event in self.events:
             if isinstance(event, MessageCreatedEvent):
-                message = self.history.messages.get(event.message_id)
+                message = self.history.find(event.message_id)
                 if message is None:
                     continue
                 if message.role == "assistant":
@@ -444,18 +499,25 @@ class _RunSpans:
         child = next((c for c in self.thread.children if c.id == child_id), None)
         if child is None:
             return
-        history = _History(child)
+        history = History(child)
         for run_id, events in _runs(child.events):
             self.spans += _RunSpans(history, run_id, events, self.include_content, parent).build()
 
     def _result(self, call_id: str) -> str | None:
-        return self.history.results.get(call_id)
+        if self._results is None:  # the run's tool results, by call
+            self._results = {}
+            for event in self.events:
+                if isinstance(event, MessageCreatedEvent) and event.role == "tool":
+                    message = self.history.find(event.message_id)
+                    if message is not None and message.tool_call_id:
+                        self._results[message.tool_call_id] = message.content
+        return self._results.get(call_id)
 
     def _task(self) -> str | None:
         """The user message (or a child's task) the run started on."""
         for event in self.events:
             if isinstance(event, MessageCreatedEvent) and not event.depth:
-                message = self.history.messages.get(event.message_id)
+                message = self.history.find(event.message_id)
                 if message is not None and message.role == "user":
                     return message.content or ""
         return None

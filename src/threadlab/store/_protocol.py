@@ -149,10 +149,16 @@ class Store(Protocol):
         ...
 
     def iter_events(
-        self, thread_id: str, *, types: Sequence[str] = (), until: int | None = None
+        self,
+        thread_id: str,
+        *,
+        types: Sequence[str] = (),
+        until: int | None = None,
+        after: int | None = None,
     ) -> Iterator[StoredEvent]:
         """The thread's events in order (only those of `types` when given, only up to event
-        `until` when given)."""
+        `until` when given, only those after event `after` when given: what a reader that
+        has read up to `after` has not seen yet)."""
         ...
 
     def message_places(self, thread_id: str) -> list[int]:

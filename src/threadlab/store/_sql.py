@@ -211,9 +211,17 @@ class SqlStore:
             )
 
     def iter_events(
-        self, thread_id: str, *, types: Sequence[str] = (), until: int | None = None
+        self,
+        thread_id: str,
+        *,
+        types: Sequence[str] = (),
+        until: int | None = None,
+        after: int | None = None,
     ) -> Iterator[StoredEvent]:
         where, params = "thread_id = ?", [thread_id]
+        if after is not None:
+            where += " AND seq > ?"
+            params.append(after)  # type: ignore[arg-type]
         if types:
             where += f" AND type IN ({', '.join('?' * len(types))})"
             params += types

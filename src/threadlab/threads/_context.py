@@ -97,6 +97,8 @@ class ThreadContext:
         self.history: list[Message] = []  # the top-level conversation (depth 0)
         self._all: list[Message] = []
         self._loaded = False
+        self._events: list[ThreadEvent] = []
+        self._events_read_to: int | None = None  # the last event's place in the store
         self._rows = 0
         self._env: ThreadEnv | None = None
         self._graph: ThreadGraph | None = None
@@ -276,13 +278,14 @@ class ThreadContext:
         return next((m for m in self._all if m.id == message_id), None)
 
     def events(self) -> list[ThreadEvent]:
-        events: list[ThreadEvent] = []
-        for row in self.store.iter_events(self.id):
+        # Events are only ever appended: read (and parse) only those stored since last time.
+        for row in self.store.iter_events(self.id, after=self._events_read_to):
+            self._events_read_to = row.seq
             try:
-                events.append(event_from_json(row.data))
+                self._events.append(event_from_json(row.data))
             except ValueError:
                 self._damaged("an event cannot be read and is left out")
-        return events
+        return list(self._events)
 
     # writing
 
