@@ -16,6 +16,7 @@ from threadlab.store import (
     PostgresStore,
     RunRecord,
     Store,
+    StoredEvent,
     StoredMessage,
     ThreadRecord,
     open_store,
@@ -283,3 +284,19 @@ def test_locking_a_thread_holds_other_lockers_of_that_thread_only(postgres_url: 
     assert timings["acquired"] >= timings["released"]
     holder.close()
     waiter.close()
+
+
+def test_events_after_a_place_are_those_not_read_yet(store_spec: str) -> None:
+    store = a_store(store_spec)
+    with store.transaction():
+        store.add_thread(ThreadRecord("thr_a", None, "p", created_at=1.0))
+        store.add_thread(ThreadRecord("thr_b", None, "p", created_at=2.0))
+        store.add_events([StoredEvent("thr_a", "custom", '{"n": 1}')])
+        store.add_events([StoredEvent("thr_b", "custom", '{"n": 2}')])
+        store.add_events([StoredEvent("thr_a", "custom", '{"n": 3}')])
+    first = list(store.iter_events("thr_a"))
+    assert [e.data for e in first] == ['{"n": 1}', '{"n": 3}']
+    after = list(store.iter_events("thr_a", after=first[0].seq))
+    assert [e.data for e in after] == ['{"n": 3}']
+    assert list(store.iter_events("thr_a", after=first[-1].seq)) == []
+    store.close()
