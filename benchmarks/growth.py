@@ -1,16 +1,22 @@
-"""Work at each run's end that could grow with the thread: the live OpenTelemetry export.
+"""Work that could grow with the thread at every run or update: the live OpenTelemetry
+export at each run's end, and a live view's update in the kernel.
 
 One thread grows to 2,000 tool calls in runs of 10 calls. After every run its spans are
 exported twice, timed apart: by a live exporter (`tl.Runtime(tracer_provider=...)`'s, which
 keeps what it read of the thread between runs) and by `threadlab.otel.traces(thread, run_id)`
 alone, which reads the whole thread each time (the anchor: what the live export did before).
-The table gives each one's mean time per run around a number of calls; flat means each run
-costs what it did.
+
+Then the thread's events are streamed into a view's trace state, with an update every 10
+events, each update built two ways, timed apart: from what the events touched, merged into the
+kernel's copy in place (how a live view updates now), and from a copy of the whole state
+compared with what was sent, the kernel's copy replaced (how it updated before). The tables
+give mean times around a number of calls; flat means each costs what it did.
 """
 
 from __future__ import annotations
 
 import asyncio
+import json
 import statistics
 import tempfile
 import time
@@ -23,6 +29,8 @@ from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanE
 
 import threadlab as tl
 from threadlab.otel import live_export, traces
+from threadlab.widgets._patches import Patcher, apply_patch
+from threadlab.widgets._replay import trace_for
 
 
 @dataclass
@@ -32,7 +40,13 @@ class Point:
     whole_ms: float
 
 
-async def measure(calls: int = 2000, per_run: int = 10, at: tuple[int, ...] = ()) -> list[Point]:
+@dataclass
+class Growth:
+    exports: list[Point]
+    updates: list[Point]  # per view update: what changed / whole state, in ms
+
+
+async def measure(calls: int = 2000, per_run: int = 10, at: tuple[int, ...] = ()) -> Growth:
     """Mean export time per run over the 5 runs before each of `at` calls (default: the 100th,
     500th, 1,000th and last)."""
     at = at or tuple(sorted({min(100, calls), min(500, calls), min(1000, calls), calls}))
@@ -81,25 +95,65 @@ async def measure(calls: int = 2000, per_run: int = 10, at: tuple[int, ...] = ()
                         statistics.mean(whole[-5:]) * 1000,
                     )
                 )
+        updates = view_updates(thread, rt, per_run, at)
         rt.close()
+    return Growth(points, updates)
+
+
+def view_updates(
+    thread: tl.Thread, rt: tl.Runtime, per_run: int, at: tuple[int, ...]
+) -> list[Point]:
+    """The thread's events into a view's state, an update every 10 events, timed both ways."""
+    now, before = trace_for(thread, rt.thread), trace_for(thread, rt.thread)
+    now_patcher, before_patcher = Patcher(), Patcher()
+    kernel = now.snapshot()
+    now_patcher.reset(kernel)
+    now.take_changed()
+    before_patcher.reset(before.snapshot())
+    changed: list[float] = []
+    whole: list[float] = []
+    points: list[Point] = []
+    calls = 0
+    for n, event in enumerate(thread.events, 1):
+        now.apply(event)
+        before.apply(event)
+        calls += isinstance(event, tl.ToolCallFinishedEvent)
+        if n % 10:
+            continue
+        started = time.perf_counter()
+        patch = now_patcher.changes(now)
+        apply_patch(kernel, patch)
+        changed.append(time.perf_counter() - started)
+        started = time.perf_counter()
+        snapshot = before.snapshot()
+        before_patcher.patch(snapshot)
+        json.loads(json.dumps(snapshot))  # the kernel's copy, replaced
+        whole.append(time.perf_counter() - started)
+        if at and calls >= at[len(points)]:
+            points.append(Point(calls, statistics.mean(changed[-20:]) * 1000,
+                                statistics.mean(whole[-20:]) * 1000))  # fmt: skip
+            if len(points) == len(at):
+                break
+    assert kernel == now.snapshot()
     return points
 
 
-def report(points: list[Point]) -> str:
-    lines = [
-        "| calls so far | live export ms/run | whole-thread read ms/run |",
-        "|---|---|---|",
-    ]
-    lines += [f"| {p.calls} | {p.live_ms:.1f} | {p.whole_ms:.1f} |" for p in points]
-    first, last = points[0], points[-1]
-    lines.append("")
-    live = last.live_ms / first.live_ms
-    whole = last.whole_ms / first.whole_ms
-    lines.append(
-        f"live export, {last.calls} calls / {first.calls} calls: {live:.2f}x"
-        f" (whole-thread read: {whole:.2f}x)"
-    )
-    return "\n".join(lines)
+def report(growth: Growth) -> str:
+    lines = []
+    for points, (now, before), what in (
+        (growth.exports, ("live export ms/run", "whole-thread read ms/run"), "live export"),
+        (growth.updates, ("what changed ms/update", "whole state ms/update"), "view update"),
+    ):
+        lines += [f"| calls so far | {now} | {before} |", "|---|---|---|"]
+        lines += [f"| {p.calls} | {p.live_ms:.2f} | {p.whole_ms:.2f} |" for p in points]
+        first, last = points[0], points[-1]
+        lines.append("")
+        lines.append(
+            f"{what}, {last.calls} calls / {first.calls} calls: "
+            f"{last.live_ms / first.live_ms:.2f}x (before: {last.whole_ms / first.whole_ms:.2f}x)"
+        )
+        lines.append("")
+    return "\n".join(lines).rstrip()
 
 
 if __name__ == "__main__":

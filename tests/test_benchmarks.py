@@ -134,7 +134,8 @@ async def test_evaluation_benchmark_checks_every_row_on_every_side(
 
 
 async def test_growth_benchmark_exports_every_run_both_ways() -> None:
-    points = await growth.measure(calls=40, per_run=10, at=(20, 40))
-    assert [p.calls for p in points] == [20, 40]
-    assert all(p.live_ms > 0 and p.whole_ms > 0 for p in points)
-    assert "live export" in growth.report(points)
+    measured = await growth.measure(calls=40, per_run=10, at=(20, 40))
+    assert [p.calls for p in measured.exports] == [20, 40]
+    assert all(p.live_ms > 0 and p.whole_ms > 0 for p in measured.exports)
+    assert [p.calls for p in measured.updates] == [20, 40]
+    assert "view update" in growth.report(measured)

@@ -8,9 +8,11 @@ import copy
 import json
 from typing import Any
 
+import pytest
+
 import threadlab as tl
 from threadlab.models import call, step, text
-from threadlab.widgets._patches import Patcher
+from threadlab.widgets._patches import Patcher, apply_patch
 from threadlab.widgets._replay import trace_for
 
 from ..helpers import scripted_prompt
@@ -37,8 +39,9 @@ def merge(trace: dict[str, Any], patch: dict[str, Any]) -> None:
         trace["run"] = patch["run"]
 
 
+@pytest.mark.parametrize("look", ["whole state", "what events touched"])
 async def test_merged_patches_rebuild_the_trace_at_every_step(
-    rt: tl.Runtime, registry: tl.Registry
+    rt: tl.Runtime, registry: tl.Registry, look: str
 ) -> None:
     async def save(state: tl.ThreadState, args: Any) -> str:
         state.emit("progress", {"step": 1, "of": 2})
@@ -49,19 +52,28 @@ async def test_merged_patches_rebuild_the_trace_at_every_step(
                    args={"type": "object", "properties": {"n": {"type": "integer"}}})  # fmt: skip
     steps = [step(*(call("save", {"n": i}) for i in range(1, 4)), text="Saving three.")]
     steps += [call("save", {"n": 9}), text("All saved.\nBye.")]
+    steps += [call("save", {"n": 5}), text("Once more.")]
     scripted_prompt(registry, steps, tools=["save"], chunk_size=3)
     thread = await rt.create_thread("p")
     state = trace_for(thread, rt.thread)
     patcher = Patcher()
     mirror = state.snapshot()
+    kernel = state.snapshot()  # the kernel's copy, patched in place
     patcher.reset(mirror)
+    state.take_changed()
     sizes = []
-    async for event in thread.stream("go"):
-        state.apply(event)
-        patch = patcher.patch(state.snapshot())
-        sizes.append(len(json.dumps(patch)))
-        merge(mirror, copy.deepcopy(patch))
-        assert mirror == state.snapshot()
+    for message in ("go", "again"):  # the second run starts the run summary over
+        async for event in thread.stream(message):
+            state.apply(event)
+            if look == "whole state":
+                patch = patcher.patch(state.snapshot())
+            else:
+                patch = patcher.changes(state)
+            sizes.append(len(json.dumps(patch)))
+            merge(mirror, copy.deepcopy(patch))
+            apply_patch(kernel, copy.deepcopy(patch))
+            assert mirror == state.snapshot()
+            assert kernel == mirror
     assert patcher.patch(state.snapshot()) == {}  # nothing left to say
     full = len(json.dumps(state.snapshot()))
     assert max(sizes) < full  # no patch is the whole trace again

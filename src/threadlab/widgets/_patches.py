@@ -6,6 +6,10 @@ last message: the threads and cards that differ, the messages added (a message n
 once stored), the files and drafts that differ, the run summary. The front end merges it into
 its copy (`applyPatch` in threadlab.js); a full trace still goes out now and then, and at the
 end, so a view opened mid-run catches up and the saved widget state is complete.
+
+`changes(state)` looks only at what events touched since the last look (`TraceState.changed`):
+an update costs what changed, not what the run has done so far. `apply_patch` merges a patch
+into the kernel's copy of the trace, in place, as `applyPatch` does in the browser.
 """
 
 from __future__ import annotations
@@ -13,7 +17,9 @@ from __future__ import annotations
 import json
 from typing import Any
 
-__all__ = ["Patcher"]
+from ._trace import TraceState
+
+__all__ = ["Patcher", "apply_patch"]
 
 
 def _key(value: Any) -> str:
@@ -65,6 +71,53 @@ class Patcher:
             patch["run"] = snapshot["run"]
         return patch
 
+    def changes(self, state: TraceState) -> dict[str, Any]:
+        """What changed since the last patch or reset, looking only at what events touched:
+        each part is a copy (the state goes on changing after it is sent)."""
+        touched = state.take_changed()
+        patch: dict[str, Any] = {}
+        nodes = [*state.related, *(state.threads[t] for t in touched.threads if t in state.threads)]
+        threads = [json.loads(k) for t in nodes if (k := self._fresh("threads", t["id"], t))]
+        if threads:
+            patch["threads"] = threads
+        cards = {
+            cid: json.loads(k)
+            for cid in touched.cards
+            if cid in state.cards and (k := self._fresh("cards", cid, state.cards[cid]))
+        }
+        if cards:
+            patch["cards"] = cards
+        files = {}
+        for tid in touched.files:
+            listed = [{"path": p, "size": n} for p, n in sorted(state.files.get(tid, {}).items())]
+            if k := self._fresh("files", tid, listed):
+                files[tid] = json.loads(k)
+        if files:
+            patch["files"] = files
+        added = {}
+        for tid in touched.messages:
+            messages = state.messages.get(tid, [])
+            count = self._counts.get(tid, 0)
+            if len(messages) > count:
+                added[tid] = json.loads(json.dumps(messages[count:]))
+                self._counts[tid] = len(messages)
+        if added:
+            patch["messages"] = added
+        drafts = self._drafts(state.drafts)
+        if drafts:
+            patch["drafts"] = drafts
+        if k := self._fresh("run", "run", state.run):
+            patch["run"] = json.loads(k)
+        return patch
+
+    def _fresh(self, section: str, key: str, value: Any) -> str | None:
+        """`value` encoded, when it differs from what was sent last (None: it does not)."""
+        encoded = _key(value)
+        if self._sent[section].get(key) == encoded:
+            return None
+        self._sent[section][key] = encoded
+        return encoded
+
     def _changed(self, section: str, key: str, value: Any) -> bool:
         encoded = _key(value)
         if self._sent[section].get(key) == encoded:
@@ -80,3 +133,24 @@ class Patcher:
         changed.update({tid: None for tid in sent if tid not in drafts})  # None: gone
         self._sent["drafts"] = dict(drafts)
         return changed
+
+
+def apply_patch(trace: dict[str, Any], patch: dict[str, Any]) -> None:
+    """Merge `patch` into `trace` in place (what the front end's `applyPatch` does)."""
+    at = {t["id"]: i for i, t in enumerate(trace["threads"])}
+    for thread in patch.get("threads", ()):
+        if thread["id"] in at:
+            trace["threads"][at[thread["id"]]] = thread
+        else:
+            trace["threads"].append(thread)
+    trace["cards"].update(patch.get("cards", {}))
+    trace["files"].update(patch.get("files", {}))
+    for tid, added in patch.get("messages", {}).items():
+        trace["messages"].setdefault(tid, []).extend(added)
+    for tid, text in patch.get("drafts", {}).items():
+        if text is None:
+            trace["drafts"].pop(tid, None)
+        else:
+            trace["drafts"][tid] = text
+    if "run" in patch:
+        trace["run"] = patch["run"]

@@ -9,6 +9,7 @@ from __future__ import annotations
 import copy
 import json
 from collections.abc import Callable
+from dataclasses import dataclass, field
 from typing import Any
 
 from .. import (
@@ -29,7 +30,7 @@ from .. import (
 )
 from ._arguments import LIVE_ARGUMENT_CHARS, argument_label, folded_arguments
 
-__all__ = ["PREVIEW_CHARS", "TraceState", "cost_text", "usage_text"]
+__all__ = ["PREVIEW_CHARS", "Changed", "TraceState", "cost_text", "usage_text"]
 
 # What a view holds of a message or result; the rest is fetched on demand.
 PREVIEW_CHARS = 600
@@ -85,6 +86,19 @@ def _run_summary(status: str) -> dict[str, Any]:
     return {"status": status, "text": None, "error": None, "usage": None, "cost_usd": 0.0}
 
 
+@dataclass
+class Changed:
+    """The keys of a trace that events touched (a superset of what changed: a patch compares
+    these, and only these, with what the front end has)."""
+
+    threads: set[str] = field(default_factory=set)
+    cards: set[str] = field(default_factory=set)
+    messages: set[str] = field(default_factory=set)
+    files: set[str] = field(default_factory=set)
+    drafts: set[str] = field(default_factory=set)
+    run: bool = False
+
+
 class TraceState:
     """Threads, their conversations, tool-call cards and files, as plain JSON-able data."""
 
@@ -101,6 +115,9 @@ class TraceState:
         self.related: list[dict[str, Any]] = []
         """Tree nodes of other threads shown with this one: the thread it was forked from,
         and its branches (each with "relation": "origin" or "branch"; selecting one opens it)."""
+        self.changed = Changed()
+        """What events touched since the view last took it: a live update looks only at
+        these, so it costs what changed, not what the run has done so far."""
 
     def add_thread(
         self, thread_id: str, parent: str | None, agent: str, name: str, status: str = "idle"
@@ -117,6 +134,7 @@ class TraceState:
             }
             self.messages.setdefault(thread_id, [])
             self.files.setdefault(thread_id, {})
+            self.changed.threads.add(thread_id)
 
     def apply(self, event: ThreadEvent) -> None:
         """Fold one event into the state."""
@@ -125,8 +143,10 @@ class TraceState:
             parent = event.thread_path[-2] if len(event.thread_path) > 1 else None
             self.add_thread(tid, parent, "", tid)
         thread = self.threads[tid]
+        self.changed.threads.add(tid)
         if isinstance(event, TextDeltaEvent):
             self.drafts[tid] = self.drafts.get(tid, "") + event.delta
+            self.changed.drafts.add(tid)
         elif isinstance(event, ToolCallDeltaEvent):
             card = self._card(event.tool_call_id, tid, event.name, event.depth)
             card["args_chars"] += len(event.delta)
@@ -174,15 +194,19 @@ class TraceState:
         elif isinstance(event, SubagentCreatedEvent):
             self.add_thread(event.child_thread_id, tid, "", event.name, "running")
             self.threads[event.child_thread_id]["name"] = event.name
+            self.changed.threads.add(event.child_thread_id)
         elif isinstance(event, FileWrittenEvent) and event.deleted:
             self.files.setdefault(tid, {}).pop(event.path, None)
+            self.changed.files.add(tid)
         elif isinstance(event, FileWrittenEvent):
             self.files.setdefault(tid, {})[event.path] = event.size
+            self.changed.files.add(tid)
         elif isinstance(event, CustomEvent):
             if event.tool_call_id and event.tool_call_id in self.cards:
                 self.cards[event.tool_call_id]["events"].append(
                     {"type": event.event_type, "data": event.data, "at": event.at}
                 )
+                self.changed.cards.add(event.tool_call_id)
         elif isinstance(event, ThreadStatusEvent):
             if tid == self.root_id or event.status != "idle":  # a child's end: its run's
                 thread["status"] = event.status
@@ -193,8 +217,10 @@ class TraceState:
             thread["status"] = event.status
             if tid == self.root_id:
                 self.run.update(status=event.status, text=event.text, error=event.error)
+                self.changed.run = True
 
     def _card(self, call_id: str, thread_id: str, name: str, depth: int) -> dict[str, Any]:
+        self.changed.cards.add(call_id)  # asked for to be changed (or made)
         card = self.cards.get(call_id)
         if card is None:
             card = {
@@ -227,6 +253,9 @@ class TraceState:
             return
         if message.role == "assistant":
             self.drafts.pop(tid, None)
+            self.changed.drafts.add(tid)
+        self.changed.messages.add(tid)
+        self.changed.run = True  # its usage and cost
         entry: dict[str, Any] = {
             "id": message.id,
             "role": message.role,
@@ -274,6 +303,7 @@ class TraceState:
     def start_run(self) -> None:
         """A run of the root thread starts: its summary starts over."""
         self.run = _run_summary("running")
+        self.changed.run = True
 
     def _spent(self, thread_id: str, cost_usd: float | None) -> None:
         """A step's cost, added to its thread, the threads above it and the run (an unknown
@@ -282,6 +312,7 @@ class TraceState:
         at: str | None = thread_id
         while at is not None and at in self.threads:
             totals.append(self.threads[at])
+            self.changed.threads.add(at)
             at = self.threads[at]["parent"]
         for total in totals:
             known = total.get("cost_usd", 0.0)
@@ -296,6 +327,7 @@ class TraceState:
                 return
             if card is not None and card["status"] == "queued":
                 card["status"] = "running"
+                self.changed.cards.add(call_id)
                 return
 
     @staticmethod
@@ -314,6 +346,7 @@ class TraceState:
         waiting = self.run.get("status") == "waiting"
         states = ("running",) if waiting else ("streaming", "queued", "running")
         unfinished = [c for c in self.cards.values() if c["status"] in states]
+        self.changed.cards.update(c["id"] for c in unfinished)
         stored: dict[str, dict[str, Message]] = {}
         for card in unfinished:
             if card["thread"] not in stored:
@@ -325,6 +358,11 @@ class TraceState:
                 self._take_result(card, message)
             else:
                 card["status"] = "interrupted"
+
+    def take_changed(self) -> Changed:
+        """What events touched since the last take (and start afresh)."""
+        changed, self.changed = self.changed, Changed()
+        return changed
 
     def snapshot(self) -> dict[str, Any]:
         """Everything a view needs, as one JSON value that shares nothing with this state

@@ -29,7 +29,7 @@ from .. import (
     ThreadOverview,
 )
 from ._card_approver import CardApprover
-from ._patches import Patcher
+from ._patches import Patcher, apply_patch
 from ._replay import relate, replay
 from ._run_stream import RunStream
 from ._static import request_text, static_html, static_text
@@ -209,7 +209,7 @@ class TraceView(_View):
         self.patches = patches
         self.rendered = False  # a front end has drawn it (and can take decisions)
         self._patcher = Patcher()
-        self._patcher.reset(snapshot)
+        self._reset_patches(snapshot)
         self._forking: asyncio.Future[None] | None = None
         self._deciding: asyncio.Future[None] | None = None
         if isinstance(rt.approver, CardApprover):
@@ -221,6 +221,14 @@ class TraceView(_View):
         that asks for the state later gets all of it). When the run is over the whole trace
         goes out once, with the `live` flag: whatever records the kernel's messages (a
         notebook run headless by nbclient, say) then saves the final state too."""
+        if self.patches and not self.finishing:
+            # Proportional to what changed: the patch is built from what events touched, and
+            # the kernel's copy takes it in place, as the front end's does.
+            patch = self._patcher.changes(self.state)
+            if patch:
+                self.send({"op": "patch", **patch})
+                apply_patch(self.trace, patch)
+            return
         snapshot = self.state.snapshot()
         if not self.patches:  # the whole trace at every update (for comparison)
             with self.hold_sync():
@@ -228,22 +236,19 @@ class TraceView(_View):
                 if self.finishing:
                     self.live = False
             return
-        if not self.finishing:
-            patch = self._patcher.patch(snapshot)
-            if patch:
-                self.send({"op": "patch", **patch})
         # ipywidgets' own echo guard: a value under the lock equal to it is not sent.
-        held = {"trace": json.loads(json.dumps(snapshot))}
-        if self.finishing:
-            held["live"] = False
+        held = {"trace": json.loads(json.dumps(snapshot)), "live": False}
         with self._lock_property(**held):
             self.trace = snapshot
-            if self.finishing:
-                self.live = False
-        if self.finishing:
-            # One message, sent even when the kernel already holds these values.
-            self.send_state(["trace", "live"])
-            self._patcher.reset(snapshot)
+            self.live = False
+        # One message, sent even when the kernel already holds these values.
+        self.send_state(["trace", "live"])
+        self._reset_patches(snapshot)
+
+    def _reset_patches(self, snapshot: dict[str, Any]) -> None:
+        """The front end now has `snapshot` whole: patches start from it."""
+        self._patcher.reset(snapshot)
+        self.state.take_changed()
 
     def shows(self, thread_id: str) -> bool:
         return thread_id in self.state.threads
@@ -276,7 +281,7 @@ class TraceView(_View):
         with self._lock_property(trace=json.loads(json.dumps(snapshot))):
             self.trace = snapshot
         self.send_state("trace")
-        self._patcher.reset(snapshot)
+        self._reset_patches(snapshot)
 
     async def fork(self, thread_id: str, content: dict[str, Any]) -> None:
         """A fork the user asked for in the view ("fork from here" on a card or a user
@@ -357,7 +362,7 @@ class TraceView(_View):
         with self._lock_property(trace=json.loads(json.dumps(snapshot))):
             self.trace = snapshot
         self.send_state("trace")
-        self._patcher.reset(snapshot)
+        self._reset_patches(snapshot)
 
     def streaming(self) -> bool:
         return self.live

@@ -1666,13 +1666,11 @@ const view = {
         }
       }
       if (msg.op === "patch") {
-        // Patched into the model itself (never saved back to the kernel): the notebook's
-        // saved widget state is then the whole, current trace.
-        const trace = structuredClone(model.get("trace") || {});
-        if (trace.root) {
-          applyPatch(trace, msg);
-          model.set("trace", trace);
-        }
+        // Merged into the model's own trace, in place (never saved back to the kernel): the
+        // notebook's saved widget state is the whole, current trace, and a patch costs what
+        // it carries, not what the run has done so far. The redraw below shows it.
+        const trace = model.get("trace");
+        if (trace?.root) applyPatch(trace, msg);
       }
       local.redraw();
     });
