@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import asyncio
 
-from . import fanout, fork, overhead, providers, sandbox, scanner, storage, widgets
+from . import fanout, fork, growth, overhead, providers, sandbox, scanner, storage, widgets
 
 
 def main() -> None:
@@ -22,6 +22,8 @@ def main() -> None:
     print(providers.report(asyncio.run(providers.measure())))
     print("\n## Forking a long thread\n")
     print(fork.report(asyncio.run(fork.measure())))
+    print("\n## Work that grows with the thread\n")
+    print(growth.report(asyncio.run(growth.measure())))
     print("\n## run_code latency\n")
     print(sandbox.report(asyncio.run(sandbox.main())))
 
