@@ -236,8 +236,8 @@ class ThreadState:
 
         def on_log(line: str) -> None:
             logged[0] += 1
-            if logged[0] <= _CARD_LOG_LINES:
-                self.emit("code_log", {"text": line[:_CARD_LOG_CHARS]})
+            if logged[0] <= _LOG_EVENTS:
+                self.emit("code_log", {"text": line[:_LOG_EVENT_CHARS]})
 
         redactor = self._context.redactor
         run = start_code_run(
@@ -255,8 +255,8 @@ class ThreadState:
             }
             if result.error is not None:
                 data["error"] = result.error.message
-            if logged[0] > _CARD_LOG_LINES:
-                data["logs_not_shown"] = logged[0] - _CARD_LOG_LINES
+            if logged[0] > _LOG_EVENTS:
+                data["logs_not_shown"] = logged[0] - _LOG_EVENTS
             self.emit("code_result", data)
 
         run.add_done_callback(verdict)
@@ -274,8 +274,8 @@ class ThreadState:
         )
 
 
-_CARD_LOG_LINES = 50  # a card shows the first lines; the result keeps more
-_CARD_LOG_CHARS = 500
+_LOG_EVENTS = 50  # code_log events per run (its result keeps every line it logged)
+_LOG_EVENT_CHARS = 500
 _VERDICTS = {
     "success": "the code ran and returned a result",
     "error": "the code raised an error",
