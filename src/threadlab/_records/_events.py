@@ -8,7 +8,7 @@ can be replayed.
 from __future__ import annotations
 
 import time
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, Literal, Required, TypedDict
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
 
@@ -19,6 +19,7 @@ __all__ = [
     "ApprovalRequestedEvent",
     "CustomEvent",
     "Event",
+    "EventOrigin",
     "FileWrittenEvent",
     "MessageCreatedEvent",
     "RunFinishedEvent",
@@ -31,6 +32,16 @@ __all__ = [
     "ToolCallStartedEvent",
     "event_from_json",
 ]
+
+
+class EventOrigin(TypedDict, total=False):
+    """Where an event happens: the fields the runtime gives every event of a thread (or of a
+    nested turn in it), passed on as keyword arguments."""
+
+    thread_id: Required[str]
+    thread_path: tuple[str, ...]
+    depth: int
+    parent_tool_call_id: str | None
 
 
 class Event(BaseModel):

@@ -6,9 +6,9 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Literal
 
-from .._records import Message, SideName, ToolCall, ToolResult
+from .._records import EventOrigin, Message, SideName, ToolCall, ToolResult
 from ..definitions import Side
 
 __all__ = ["Frame", "StepBudget"]
@@ -50,11 +50,12 @@ class Frame:
         """Whether this turn is one side's in a dual_ai session."""
         return self.side is not None
 
-    def event_base(self, thread_base: dict[str, Any]) -> dict[str, Any]:
-        base = dict(thread_base)
-        base["depth"] = self.depth
-        base["parent_tool_call_id"] = self.parent_tool_call_id
-        return base
+    def event_base(self, thread_base: EventOrigin) -> EventOrigin:
+        return {
+            **thread_base,
+            "depth": self.depth,
+            "parent_tool_call_id": self.parent_tool_call_id,
+        }
 
     def stamp(self, message: Message) -> Message:
         """Give a message this frame's place: depth, parent links and side."""

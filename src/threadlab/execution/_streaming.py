@@ -13,6 +13,7 @@ from typing import Any
 
 from .._records import (
     MAX_NESTING,
+    EventOrigin,
     Reasoning,
     TextDeltaEvent,
     ToolCall,
@@ -77,7 +78,7 @@ class _Collector:
         tools: dict[str, ToolDefinition],
         emit: Emit,
         on_started: OnStarted,
-        base: dict[str, object],
+        base: EventOrigin,
         redactor: Redactor,
         live: bool,
     ) -> None:
@@ -109,7 +110,7 @@ class _Collector:
                 return
             delta = self.shown_text.feed(chunk.text)
             if delta:
-                self.emit(TextDeltaEvent(delta=delta, **self.base))  # type: ignore[arg-type]
+                self.emit(TextDeltaEvent(delta=delta, **self.base))
 
     async def take_call(self, chunk: ToolCallChunk) -> None:
         call = self.calls.get(chunk.index)
@@ -124,7 +125,7 @@ class _Collector:
                     tool_call_id=call.id,
                     name=call.name,
                     delta=call.shown.feed(chunk.arguments),
-                    **self.base,  # type: ignore[arg-type]
+                    **self.base,
                 )
             )
         if call.started:
@@ -153,7 +154,7 @@ class _Collector:
                 tool_call_id=call.id,
                 name=call.name,
                 progress=progress,
-                **self.base,  # type: ignore[arg-type]
+                **self.base,
             )
         )
         await self.on_started(event)
@@ -162,7 +163,7 @@ class _Collector:
         # What was held back to settle a possible secret goes out now, redacted.
         rest = self.shown_text.flush()
         if rest:
-            self.emit(TextDeltaEvent(delta=rest, **self.base))  # type: ignore[arg-type]
+            self.emit(TextDeltaEvent(delta=rest, **self.base))
         for call in self.calls.values():
             rest = call.shown.flush()
             if rest:
@@ -171,7 +172,7 @@ class _Collector:
                         tool_call_id=call.id,
                         name=call.name,
                         delta=rest,
-                        **self.base,  # type: ignore[arg-type]
+                        **self.base,
                     )
                 )
         # The arguments are complete: calls still waiting for their progress argument start.
@@ -195,7 +196,7 @@ async def collect_stream(
     tools: dict[str, ToolDefinition],
     emit: Emit,
     on_started: OnStarted,
-    base: dict[str, object],
+    base: EventOrigin,
     redactor: Redactor,
     live: bool = True,
 ) -> Draft:

@@ -15,6 +15,7 @@ from typing import Any, Protocol
 from .._errors import CallContextError
 from .._records import (
     ChildInfo,
+    EventOrigin,
     FileWrittenEvent,
     Message,
     MessageCreatedEvent,
@@ -289,7 +290,7 @@ class ThreadContext:
 
     # writing
 
-    def base(self) -> dict[str, Any]:
+    def base(self) -> EventOrigin:
         """The fields every event of this thread carries."""
         return {"thread_id": self.id, "thread_path": self.path}
 
@@ -300,7 +301,7 @@ class ThreadContext:
         return self.redactor.text(text)
 
     def persist(
-        self, messages: Sequence[Message], base: dict[str, Any] | None = None
+        self, messages: Sequence[Message], base: EventOrigin | None = None
     ) -> list[Message]:
         """Redact, announce and persist messages in one transaction, then keep them in memory."""
         stored = [self._redact_message(m) for m in messages]

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from typing import Any, Literal, TypeVar
 
 from .._errors import CallContextError
-from .._records import ChildInfo, CustomEvent, Message, SideName
+from .._records import ChildInfo, CustomEvent, EventOrigin, Message, SideName
 from ..definitions import PromptDefinition
 from ..sandbox import (
     Bridged,
@@ -65,7 +65,7 @@ class ThreadState:
         execution: ExecutionInfo | None = None,
         prompt: PromptDefinition | None = None,
         tool_name: str | None = None,
-        event_base: dict[str, Any] | None = None,
+        event_base: EventOrigin | None = None,
     ) -> None:
         self._context = context
         self._event_base = event_base
