@@ -131,12 +131,14 @@ async def test_an_ai_human_agent_called_as_a_tool_is_a_handoff(
     run = await thread.send("my invoice is wrong")
     assert run.text == "billing here"
     assert json.loads(tool_messages(thread)[0].content or "") == {"handoff": "billing"}
-    assert thread.owner == "billing"
+    assert thread.answering_agent == "billing"
+    with pytest.warns(DeprecationWarning, match="use Thread.answering_agent"):
+        assert thread.owner == "billing"  # the former spelling, for one release
     # The new owner saw the history it inherited.
     assert any(m.content == "my invoice is wrong" for m in back.requests[0].messages)
     # Persisted: a reopened thread keeps the new owner.
     reopened = tl.Runtime(registry, rt.store).thread(thread.id)
-    assert reopened.owner == "billing"
+    assert reopened.answering_agent == "billing"
     assert (await reopened.send("again")).text == "still billing"
 
 

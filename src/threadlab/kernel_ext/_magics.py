@@ -440,7 +440,7 @@ class ThreadlabMagics(Magics):
         """A thread from the store runs on the definitions of this kernel: say what to do when
         they are missing (after a kernel restart, say), instead of failing inside the run."""
         try:
-            self.session.runtime.check(thread.owner)
+            self.session.runtime.check(thread.answering_agent)
         except DefinitionError as exc:
             raise UsageError(
                 f"%%thread: thread {thread.id} cannot continue in this kernel: {exc}\n"

@@ -7,6 +7,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import time
+import warnings
 from collections.abc import AsyncIterator, Iterable, Mapping
 from typing import Any, Literal, Protocol
 
@@ -97,9 +98,19 @@ class Thread:
         return self._context.agent
 
     @property
-    def owner(self) -> str:
+    def answering_agent(self) -> str:
         """The agent answering now: the thread's agent, or the one it was handed off to."""
         return self._context.owner
+
+    @property
+    def owner(self) -> str:
+        """Deprecated spelling of `answering_agent` ("owner" also meant a lease's holder)."""
+        warnings.warn(
+            "Thread.owner is deprecated and will be removed; use Thread.answering_agent",
+            DeprecationWarning,
+            stacklevel=2,
+        )
+        return self.answering_agent
 
     @property
     def reference(self) -> str:
