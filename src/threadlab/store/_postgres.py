@@ -86,6 +86,8 @@ class PostgresStore(SqlStore):
     """A store in a PostgreSQL database, shared by every process that opens the same URL."""
 
     ORDER = "seq"
+    # Numbered when inserted, visible when committed: two writers can commit out of order.
+    events_in_commit_order = False
 
     def __init__(self, url: str) -> None:
         psycopg = _psycopg()

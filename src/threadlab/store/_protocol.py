@@ -101,6 +101,13 @@ class Store(Protocol):
         >>> rt.close()
     """
 
+    events_in_commit_order: bool
+    """Whether an event committed later always has a later `seq` (true where writers take
+    turns, as in SQLite). Where it is false (PostgreSQL numbers rows as they are inserted, and
+    two transactions may commit out of that order) a reader that reads only what is "after"
+    the last place it read could skip an event; it reads the thread whole unless it is the
+    thread's only writer."""
+
     def transaction(self) -> AbstractContextManager[None]:
         """A context in which every write commits together, or none does (an exception rolls
         back). Nested use joins the outer transaction. The runtime wraps each step in one."""

@@ -75,6 +75,8 @@ class SQLiteStore(SqlStore):
 
     # IMMEDIATE: the write lock at once, so a transaction's reads and writes are one step.
     BEGIN = "BEGIN IMMEDIATE"
+    # One writer at a time: rows get their `seq` in the order they commit.
+    events_in_commit_order = True
 
     def __init__(self, directory: str | os.PathLike[str] = ".threadlab", *, durable: bool = False):
         self.directory = Path(directory)

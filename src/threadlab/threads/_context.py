@@ -279,7 +279,12 @@ class ThreadContext:
         return next((m for m in self._all if m.id == message_id), None)
 
     def events(self) -> list[ThreadEvent]:
-        # Events are only ever appended: read (and parse) only those stored since last time.
+        # Events are only ever appended: read (and parse) only those stored since last time,
+        # where that cannot skip one: the store numbers events in commit order, or this
+        # process runs the thread (then it is the only writer).
+        if not (self.running or getattr(self.store, "events_in_commit_order", False)):
+            self._events.clear()
+            self._events_read_to = None
         for row in self.store.iter_events(self.id, after=self._events_read_to):
             self._events_read_to = row.seq
             try:
