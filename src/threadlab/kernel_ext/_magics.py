@@ -197,22 +197,13 @@ class ThreadlabMagics(Magics):
     def agent(self, line: str, cell: str) -> Defined:
         """Define an agent from TOML whose keys are define_agent's keyword names."""
         args = parse_argstring(self.agent, line)
-        try:
-            data = tomllib.loads(cell)
-        except tomllib.TOMLDecodeError as exc:
-            raise UsageError(f"%%agent {args.name}: the cell is not valid TOML: {exc}") from None
+        data = _toml_cell(f"%%agent {args.name}", cell, _AGENT_KEYS)
         if args.expose_as_tool:
             data["expose_as_tool"] = True
         if args.description:
             data["tool_description"] = unquote(args.description)
         if "side_a" not in data:
             raise UsageError(f"%%agent {args.name}: the TOML needs a [side_a] table (or key)")
-        unknown = sorted(set(data) - _AGENT_KEYS)
-        if unknown:
-            raise UsageError(
-                f"%%agent {args.name}: unknown keys {', '.join(unknown)}; the keys are"
-                f" {', '.join(sorted(_AGENT_KEYS))}"
-            )
         definition = _definition(lambda: define_agent(args.name, **data))
         configs = [definition.side_a] + ([definition.side_b] if definition.side_b else [])
         owner = f"agent {definition.name!r}"
@@ -232,16 +223,7 @@ class ThreadlabMagics(Magics):
         """Define an MCP server from TOML whose keys are define_mcp_server's keyword names
         (command and args, or url and headers; tools, prefix, env, timeout, approval)."""
         args = parse_argstring(self.mcp, line)
-        try:
-            data = tomllib.loads(cell)
-        except tomllib.TOMLDecodeError as exc:
-            raise UsageError(f"%%mcp {args.name}: the cell is not valid TOML: {exc}") from None
-        unknown = sorted(set(data) - _MCP_KEYS)
-        if unknown:
-            raise UsageError(
-                f"%%mcp {args.name}: unknown keys {', '.join(unknown)}; the keys are"
-                f" {', '.join(sorted(_MCP_KEYS))}"
-            )
+        data = _toml_cell(f"%%mcp {args.name}", cell, _MCP_KEYS)
         definition = _definition(lambda: define_mcp_server(args.name, **data))
         named = f"tools {', '.join(definition.tools)}" if definition.tools else "all its tools"
         return Defined(
@@ -750,6 +732,20 @@ def _definition(make: Any) -> Any:
         return make()
     except DefinitionError as exc:
         raise UsageError(str(exc)) from None
+
+
+def _toml_cell(magic: str, cell: str, keys: set[str] | frozenset[str]) -> dict[str, Any]:
+    """A definition cell's TOML, its keys checked against the definer's keyword names."""
+    try:
+        data = tomllib.loads(cell)
+    except tomllib.TOMLDecodeError as exc:
+        raise UsageError(f"{magic}: the cell is not valid TOML: {exc}") from None
+    unknown = sorted(set(data) - keys)
+    if unknown:
+        raise UsageError(
+            f"{magic}: unknown keys {', '.join(unknown)}; the keys are {', '.join(sorted(keys))}"
+        )
+    return data
 
 
 def _declared_type(rt: Runtime, target: str, name: str) -> str:

@@ -231,22 +231,14 @@ class History:
 def _run(events: list[ThreadEvent], run_id: str) -> list[tuple[str, list[ThreadEvent]]]:
     """Run `run_id`'s events, found from the end (the live exporter asks for the run that
     just ended: what it reads does not grow with the thread)."""
-    end = next(
-        (
-            i
-            for i in range(len(events) - 1, -1, -1)
-            if isinstance(events[i], RunFinishedEvent)
-            and not events[i].depth
-            and events[i].run_id == run_id  # type: ignore[union-attr]
-        ),
-        None,
-    )
-    if end is None:
-        return []
-    for start in range(end, -1, -1):
-        event = events[start]
-        if isinstance(event, ThreadStatusEvent) and event.status == "running":
-            return [(run_id, events[start : end + 1])]
+    end: int | None = None
+    for at in range(len(events) - 1, -1, -1):
+        event = events[at]
+        if end is None:
+            if isinstance(event, RunFinishedEvent) and not event.depth and event.run_id == run_id:
+                end = at
+        elif isinstance(event, ThreadStatusEvent) and event.status == "running":
+            return [(run_id, events[at : end + 1])]
     return []
 
 

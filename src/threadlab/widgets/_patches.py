@@ -119,11 +119,7 @@ class Patcher:
         return encoded
 
     def _changed(self, section: str, key: str, value: Any) -> bool:
-        encoded = _key(value)
-        if self._sent[section].get(key) == encoded:
-            return False
-        self._sent[section][key] = encoded
-        return True
+        return self._fresh(section, key, value) is not None
 
     def _drafts(self, drafts: dict[str, str]) -> dict[str, str | None]:
         sent = self._sent["drafts"]
