@@ -28,4 +28,4 @@ def test_the_views_javascript_unit_tests_pass() -> None:
     )
     assert result.returncode == 0, result.stdout + result.stderr
     assert "# fail 0" in result.stdout
-    assert "# pass 4" in result.stdout
+    assert "# pass 5" in result.stdout

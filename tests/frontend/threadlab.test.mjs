@@ -57,6 +57,16 @@ test("a patch appends messages, replaces changed threads and cards, adds new thr
   assert.equal(t.run.status, "completed");
 });
 
+test("a card whose id the model chose as __proto__ is a card, not the object's prototype", () => {
+  const t = trace();
+  applyPatch(t, JSON.parse('{"cards": {"__proto__": {"id": "__proto__", "status": "success"}}}'));
+  assert.deepEqual(Object.keys(t.cards), ["__proto__"]);
+  assert.equal(Object.getPrototypeOf(t.cards), Object.prototype);
+  assert.equal(t.cards.status, undefined); // nothing inherited
+  applyPatch(t, JSON.parse('{"cards": {"__proto__": {"id": "__proto__", "status": "error"}}}'));
+  assert.equal(Object.getOwnPropertyDescriptor(t.cards, "__proto__").value.status, "error");
+});
+
 test("an empty patch changes nothing", () => {
   const t = trace();
   const before = JSON.stringify(t);
