@@ -59,24 +59,24 @@ def _check_name(kind: str, name: object) -> str:
     return name
 
 
-def _variables(owner: str, variables: Iterable[Variable]) -> tuple[Variable, ...]:
+def _variables(what: str, variables: Iterable[Variable]) -> tuple[Variable, ...]:
     out = tuple(variables)
     seen: set[str] = set()
     for var in out:
         if not isinstance(var, Variable):
-            raise DefinitionError(f"{owner}: variables must be tl.Variable, got {var!r}")
+            raise DefinitionError(f"{what}: variables must be tl.Variable, got {var!r}")
         if var.name in seen:
-            raise DefinitionError(f"{owner}: variable {var.name!r} is declared twice")
+            raise DefinitionError(f"{what}: variable {var.name!r} is declared twice")
         seen.add(var.name)
     return out
 
 
-def _hook_ids(owner: str, hooks: Iterable[str]) -> tuple[str, ...]:
+def _hook_ids(what: str, hooks: Iterable[str]) -> tuple[str, ...]:
     out = tuple(hooks)
     seen: set[str] = set()
     for hook_id in out:
         if hook_id in seen:
-            raise DefinitionError(f"{owner}: hook id {hook_id!r} is listed twice in hooks")
+            raise DefinitionError(f"{what}: hook id {hook_id!r} is listed twice in hooks")
         seen.add(hook_id)
     return out
 
@@ -109,25 +109,25 @@ def define_tool(
         >>> t.name
         'echo'
     """
-    owner = f"tool {name!r}"
+    what = f"tool {name!r}"
     _check_name("tool", name)
     if not callable(execute):
-        raise DefinitionError(f"{owner}: execute must be callable, got {execute!r}")
-    schema = ArgsSchema(owner, args)
+        raise DefinitionError(f"{what}: execute must be callable, got {execute!r}")
+    schema = ArgsSchema(what, args)
     if progress_argument is not None and not schema.is_string_property(progress_argument):
         raise DefinitionError(
-            f"{owner}: progress_argument {progress_argument!r} must name a string property of"
+            f"{what}: progress_argument {progress_argument!r} must name a string property of"
             f" the args (declared properties: {', '.join(schema.properties) or 'none'})"
         )
     if timeout is not None and timeout <= 0:
-        raise DefinitionError(f"{owner}: timeout must be positive seconds or None")
-    check_approval(owner, approval)
+        raise DefinitionError(f"{what}: timeout must be positive seconds or None")
+    check_approval(what, approval)
     definition = ToolDefinition(
         name=name,
         description=description,
         execute=execute,
         args=schema,
-        variables=_variables(owner, variables),
+        variables=_variables(what, variables),
         progress_argument=progress_argument,
         timeout=timeout,
         approval=approval,
@@ -152,7 +152,7 @@ def parse_prompt_text(text: str) -> tuple[PromptPart, ...]:
     return tuple(parts)
 
 
-def _prompt_parts(owner: str, prompt: object) -> tuple[PromptPart, ...]:
+def _prompt_parts(what: str, prompt: object) -> tuple[PromptPart, ...]:
     if isinstance(prompt, str):
         return parse_prompt_text(prompt)
     if isinstance(prompt, list | tuple):
@@ -164,14 +164,13 @@ def _prompt_parts(owner: str, prompt: object) -> tuple[PromptPart, ...]:
                 parts.append(part)
             else:
                 raise DefinitionError(
-                    f"{owner}: prompt parts must be str, tl.Text, tl.Include or tl.Env;"
-                    f" got {part!r}"
+                    f"{what}: prompt parts must be str, tl.Text, tl.Include or tl.Env; got {part!r}"
                 )
         return tuple(parts)
-    raise DefinitionError(f"{owner}: prompt must be a string or a list of parts, got {prompt!r}")
+    raise DefinitionError(f"{what}: prompt must be a string or a list of parts, got {prompt!r}")
 
 
-def _tool_entries(owner: str, tools: Iterable[object]) -> tuple[ToolEntry, ...]:
+def _tool_entries(what: str, tools: Iterable[object]) -> tuple[ToolEntry, ...]:
     entries: list[ToolEntry] = []
     seen: set[str] = set()
     for entry in tools:
@@ -179,29 +178,29 @@ def _tool_entries(owner: str, tools: Iterable[object]) -> tuple[ToolEntry, ...]:
             isinstance(entry, Mapping) and _SUBAGENT_KEYS & set(entry)
         ):
             raise DefinitionError(
-                f"{owner}: a tools entry cannot configure a subagent ({entry!r}); declare the"
+                f"{what}: a tools entry cannot configure a subagent ({entry!r}); declare the"
                 " relationship on the owning side: tl.Side(prompt, subagents=[tl.Subagent(...)])"
             )
         if isinstance(entry, str | SubpromptConfig | ToolConfig):
             name = entry if isinstance(entry, str) else entry.name
         else:
             raise DefinitionError(
-                f"{owner}: tools entries must be a name, tl.SubpromptConfig or tl.ToolConfig;"
+                f"{what}: tools entries must be a name, tl.SubpromptConfig or tl.ToolConfig;"
                 f" got {entry!r}"
             )
         if name in RESERVED_TOOL_NAMES:
             raise DefinitionError(
-                f"{owner}: {name!r} is a reserved lifecycle tool; the runtime injects it for"
+                f"{what}: {name!r} is a reserved lifecycle tool; the runtime injects it for"
                 " the side's subagent relationships, so do not list it in tools"
             )
         if name in seen:
-            raise DefinitionError(f"{owner}: tool {name!r} is listed twice in tools")
+            raise DefinitionError(f"{what}: tool {name!r} is listed twice in tools")
         seen.add(name)
         entries.append(entry)
     return tuple(entries)
 
 
-def _check_tool_choice(owner: str, tool_choice: object, entries: tuple[ToolEntry, ...]) -> None:
+def _check_tool_choice(what: str, tool_choice: object, entries: tuple[ToolEntry, ...]) -> None:
     """`tool_choice` is a mode, or the name of one of the prompt's own tools."""
     if tool_choice in _TOOL_CHOICE_MODES:
         return
@@ -209,7 +208,7 @@ def _check_tool_choice(owner: str, tool_choice: object, entries: tuple[ToolEntry
     if isinstance(tool_choice, str) and tool_choice in names:
         return
     raise DefinitionError(
-        f"{owner}: tool_choice {tool_choice!r} must be 'auto', 'none', 'required' or the name of"
+        f"{what}: tool_choice {tool_choice!r} must be 'auto', 'none', 'required' or the name of"
         f" a tool the prompt lists (tools: {', '.join(names) or 'none'})"
     )
 
@@ -242,14 +241,14 @@ def define_prompt(
         >>> [type(part).__name__ for part in p.prompt]
         ['Text', 'Env']
     """
-    owner = f"prompt {name!r}"
+    what = f"prompt {name!r}"
     _check_name("prompt", name)
-    check_approval(owner, approval)
-    entries = _tool_entries(owner, tools)
-    _check_tool_choice(owner, tool_choice, entries)
+    check_approval(what, approval)
+    entries = _tool_entries(what, tools)
+    _check_tool_choice(what, tool_choice, entries)
     definition = PromptDefinition(
         name=name,
-        prompt=_prompt_parts(owner, prompt),
+        prompt=_prompt_parts(what, prompt),
         model=model,
         tool_description=tool_description,
         tools=entries,
@@ -258,13 +257,13 @@ def define_prompt(
         parallel_tool_calls=parallel_tool_calls,
         tool_choice=tool_choice,
         required_schema=(
-            ArgsSchema(f"{owner} required_schema", required_schema)
+            ArgsSchema(f"{what} required_schema", required_schema)
             if required_schema is not None
             else None
         ),
-        variables=_variables(owner, variables),
+        variables=_variables(what, variables),
         env=dict(env or {}),
-        hooks=_hook_ids(owner, hooks),
+        hooks=_hook_ids(what, hooks),
         expose_as_tool=expose_as_tool,
         approval=approval,
     )
@@ -272,10 +271,10 @@ def define_prompt(
     return definition
 
 
-def check_approval(owner: str, approval: Any) -> None:
+def check_approval(what: str, approval: Any) -> None:
     if approval is not None and approval != "always" and not callable(approval):
         raise DefinitionError(
-            f'{owner}: approval must be None, "always" or a callable (call, state) -> bool,'
+            f'{what}: approval must be None, "always" or a callable (call, state) -> bool,'
             f" got {approval!r}"
         )
 
@@ -285,29 +284,29 @@ def _subagent(data: Mapping[str, Any]) -> Subagent:
     return Subagent(fields.pop("name"), **fields)
 
 
-def _side(owner: str, label: str, side: object) -> Side:
+def _side(what: str, label: str, side: object) -> Side:
     if isinstance(side, str):
         return Side(side)
     if isinstance(side, Side):
         names = [rel.name for rel in side.subagents]
         for rel_name in names:
             if rel_name in RESERVED_TOOL_NAMES:
-                raise DefinitionError(f"{owner}: {label} subagent name {rel_name!r} is reserved")
+                raise DefinitionError(f"{what}: {label} subagent name {rel_name!r} is reserved")
         if len(set(names)) != len(names):
-            raise DefinitionError(f"{owner}: {label} lists a subagent relationship twice")
+            raise DefinitionError(f"{what}: {label} lists a subagent relationship twice")
         if side.max_steps is not None and side.max_steps < 1:
-            raise DefinitionError(f"{owner}: {label}.max_steps must be at least 1")
+            raise DefinitionError(f"{what}: {label}.max_steps must be at least 1")
         return side
     if isinstance(side, Mapping):
         data = dict(side)
         unknown = sorted(set(data) - set(Side.model_fields))
         if unknown:
             raise DefinitionError(
-                f"{owner}: {label} has unknown keys {', '.join(unknown)}; the keys of a side"
+                f"{what}: {label} has unknown keys {', '.join(unknown)}; the keys of a side"
                 f" are {', '.join(Side.model_fields)}"
             )
         if "prompt" not in data:
-            raise DefinitionError(f"{owner}: {label} needs a prompt (the prompt it runs)")
+            raise DefinitionError(f"{what}: {label} needs a prompt (the prompt it runs)")
         for index, relationship in enumerate(data.get("subagents", ())):
             extra = (
                 sorted(set(relationship) - set(Subagent.model_fields))
@@ -316,7 +315,7 @@ def _side(owner: str, label: str, side: object) -> Side:
             )
             if extra:
                 raise DefinitionError(
-                    f"{owner}: {label}.subagents[{index}] has unknown keys {', '.join(extra)};"
+                    f"{what}: {label}.subagents[{index}] has unknown keys {', '.join(extra)};"
                     f" the keys of a subagent are {', '.join(Subagent.model_fields)}"
                 )
         try:
@@ -324,10 +323,10 @@ def _side(owner: str, label: str, side: object) -> Side:
             subagents = tuple(
                 s if isinstance(s, Subagent) else _subagent(s) for s in data.pop("subagents", ())
             )
-            return _side(owner, label, Side(prompt, subagents=subagents, **data))
+            return _side(what, label, Side(prompt, subagents=subagents, **data))
         except (KeyError, TypeError, ValidationError) as exc:
-            raise DefinitionError(f"{owner}: {label} is not a valid side: {exc}") from None
-    raise DefinitionError(f"{owner}: {label} must be a prompt name or tl.Side, got {side!r}")
+            raise DefinitionError(f"{what}: {label} is not a valid side: {exc}") from None
+    raise DefinitionError(f"{what}: {label} must be a prompt name or tl.Side, got {side!r}")
 
 
 def define_agent(
@@ -353,22 +352,22 @@ def define_agent(
         >>> a.side_a.prompt
         'helper'
     """
-    owner = f"agent {name!r}"
+    what = f"agent {name!r}"
     _check_name("agent", name)
     if type not in ("ai_human", "dual_ai"):
-        raise DefinitionError(f"{owner}: type must be 'ai_human' or 'dual_ai', got {type!r}")
-    a = _side(owner, "side_a", side_a)
-    b = _side(owner, "side_b", side_b) if side_b is not None else None
+        raise DefinitionError(f"{what}: type must be 'ai_human' or 'dual_ai', got {type!r}")
+    a = _side(what, "side_a", side_a)
+    b = _side(what, "side_b", side_b) if side_b is not None else None
     if type == "dual_ai" and b is None:
-        raise DefinitionError(f"{owner}: a dual_ai agent needs side_b")
+        raise DefinitionError(f"{what}: a dual_ai agent needs side_b")
     if type == "ai_human" and b is not None:
-        raise DefinitionError(f"{owner}: an ai_human agent has one AI side; drop side_b")
+        raise DefinitionError(f"{what}: an ai_human agent has one AI side; drop side_b")
     if max_session_turns is not None and max_session_turns < 1:
-        raise DefinitionError(f"{owner}: max_session_turns must be at least 1")
-    check_approval(owner, approval)
+        raise DefinitionError(f"{what}: max_session_turns must be at least 1")
+    check_approval(what, approval)
     for side in (a, b):
         for relationship in side.subagents if side is not None else ():
-            check_approval(f"{owner}: subagent {relationship.name!r}", relationship.approval)
+            check_approval(f"{what}: subagent {relationship.name!r}", relationship.approval)
     definition = AgentDefinition(
         name=name,
         type=type,
@@ -377,8 +376,8 @@ def define_agent(
         expose_as_tool=expose_as_tool,
         tool_description=tool_description or f"Hand the conversation to the {name} agent.",
         max_session_turns=max_session_turns,
-        hooks=_hook_ids(owner, hooks),
-        variables=_variables(owner, variables),
+        hooks=_hook_ids(what, hooks),
+        variables=_variables(what, variables),
         env=dict(env or {}),
         approval=approval,
     )
@@ -403,15 +402,15 @@ def define_model(
     go into each request (temperature, max_tokens, ...), except `timeout` (seconds) and
     `max_retries`, which set up the SDK client. The key is read from the secret variable
     `api_key_variable` (default OPENAI_API_KEY or ANTHROPIC_API_KEY)."""
-    owner = f"model {name!r}"
+    what = f"model {name!r}"
     if not isinstance(name, str) or not _NAME.match(name):
-        raise DefinitionError(f"{owner}: invalid name")
+        raise DefinitionError(f"{what}: invalid name")
     if provider not in PROVIDERS:
         raise DefinitionError(
-            f"{owner}: provider must be one of {', '.join(map(repr, PROVIDERS))}, got {provider!r}"
+            f"{what}: provider must be one of {', '.join(map(repr, PROVIDERS))}, got {provider!r}"
         )
     if not isinstance(model, str) or not model:
-        raise DefinitionError(f"{owner}: model must be the provider's model id, got {model!r}")
+        raise DefinitionError(f"{what}: model must be the provider's model id, got {model!r}")
     definition = ModelDefinition(
         name=name,
         provider=provider,

@@ -56,22 +56,22 @@ def tool(
 
 def _tool_from_function(fn: Callable[..., Any], options: dict[str, Any]) -> ToolDefinition:
     name = options.pop("name", getattr(fn, "__name__", None))
-    owner = f"tool {name!r}"
+    what = f"tool {name!r}"
     params = list(inspect.signature(fn).parameters.values())
     if not params:
         raise DefinitionError(
-            f"{owner}: the function needs a first parameter for the thread state,"
+            f"{what}: the function needs a first parameter for the thread state,"
             f" e.g. def {name}(state, ...)"
         )
     try:
         hints = typing.get_type_hints(fn, include_extras=True)
     except Exception as exc:  # a hint that names something undefined
-        raise DefinitionError(f"{owner}: cannot resolve the type hints: {exc}") from None
+        raise DefinitionError(f"{what}: cannot resolve the type hints: {exc}") from None
     first = params[0].name
     if hints.get(first) in _VALUE_TYPES:
         others = ", ".join(str(p) for p in params)
         raise DefinitionError(
-            f"{owner}: the first parameter receives the thread state, but {first!r} is"
+            f"{what}: the first parameter receives the thread state, but {first!r} is"
             f" annotated {hints[first].__name__}; add one: def {name}(state, {others})"
         )
     summary, arg_docs = parse_docstring(fn.__doc__)
@@ -79,7 +79,7 @@ def _tool_from_function(fn: Callable[..., Any], options: dict[str, Any]) -> Tool
     names: list[str] = []
     for param in params[1:]:
         if param.kind in (param.VAR_POSITIONAL, param.VAR_KEYWORD):
-            raise DefinitionError(f"{owner}: *args and **kwargs cannot be tool arguments")
+            raise DefinitionError(f"{what}: *args and **kwargs cannot be tool arguments")
         annotation = hints.get(param.name, Any)
         default = ... if param.default is param.empty else param.default
         fields[param.name] = (annotation, Field(default, description=arg_docs.get(param.name)))
@@ -89,7 +89,7 @@ def _tool_from_function(fn: Callable[..., Any], options: dict[str, Any]) -> Tool
         try:
             args_model = create_model(f"{name}_arguments", **fields)
         except Exception as exc:  # pydantic cannot build a schema for a hint
-            raise DefinitionError(f"{owner}: cannot build an argument schema: {exc}") from None
+            raise DefinitionError(f"{what}: cannot build an argument schema: {exc}") from None
     options.setdefault("description", summary or f"Run {name}.")
     return define_tool(name, execute=_bind(fn, names), args=args_model, **options)
 

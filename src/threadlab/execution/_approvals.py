@@ -57,14 +57,16 @@ async def rule_says(rule: Any, call: ToolCall, state: ThreadState) -> bool:
 
 def decisions(context: ThreadContext) -> dict[str, ApprovalDecidedEvent]:
     """The decisions on record in the thread, by call id (the last one counts)."""
-    return {e.tool_call_id: e for e in context.events() if isinstance(e, ApprovalDecidedEvent)}
+    return {
+        e.tool_call_id: e for e in context.history.events() if isinstance(e, ApprovalDecidedEvent)
+    }
 
 
 def pending_requests(context: ThreadContext) -> list[ApprovalRequest]:
     """The calls of the thread that wait for a decision, in the order they asked."""
     decided = decisions(context)
     waiting: dict[str, ApprovalRequest] = {}
-    for event in context.events():
+    for event in context.history.events():
         if isinstance(event, ApprovalRequestedEvent) and event.tool_call_id not in decided:
             waiting[event.tool_call_id] = ApprovalRequest(
                 context.id, event.tool_call_id, event.name, event.arguments

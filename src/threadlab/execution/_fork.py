@@ -37,7 +37,7 @@ from .._records import (
 )
 from ..definitions import Registry
 from ..store import FileRecord, Store, StoredEvent, StoredMessage, ThreadRecord
-from ..threads import ThreadContext, is_live
+from ..threads import RunLeases, ThreadContext
 from ._tool_call import result_message
 
 __all__ = ["ForkCut", "fork_point", "fork_tree", "give_result"]
@@ -61,6 +61,7 @@ class ForkCut:
 
 def fork_point(
     store: Store,
+    leases: RunLeases,
     registry: Registry,
     thread_id: str,
     at: str,
@@ -73,7 +74,7 @@ def fork_point(
     `ThreadlabError` naming what does not, with nothing written."""
     if store.get_thread(thread_id) is None:
         raise ThreadNotFoundError(f"no thread {thread_id!r} in this store")
-    if any(is_live(r) for r in store.running_runs(thread_id)):
+    if leases.any_live(leases.running(thread_id)):
         raise ThreadBusyError(f"thread {thread_id} is running: fork it once its run has ended")
     stored = store.list_messages(thread_id)
     places = store.message_places(thread_id)
@@ -286,7 +287,7 @@ def give_result(branch: ThreadContext, call: ToolCall, result: Any) -> None:
     `ToolResult` as it is, anything else as a successful result."""
     outcome = result if isinstance(result, ToolResult) else ToolResult(result=result)
     message = result_message(call, outcome, branch.redactor)
-    with branch.store.transaction():
+    with branch.transaction():
         branch.emit(
             ToolCallFinishedEvent(
                 tool_call_id=call.id, name=call.name, status=outcome.status, duration_ms=0.0,

@@ -3,11 +3,9 @@ worker that stopped, an interrupted run): every tool call gets exactly one resul
 
 from __future__ import annotations
 
-import time
-
 from .._records import unanswered_calls, unfinished_result, unfinished_text
 from ..store import RunRecord
-from ..threads import ThreadContext, is_live
+from ..threads import ThreadContext
 
 __all__ = ["repair"]
 
@@ -17,14 +15,14 @@ def repair(context: ThreadContext, runs: list[RunRecord] | None = None) -> None:
     result (whether its run's owner died, or its run was marked interrupted before every
     call was answered) and close runs whose owner is gone. Persists only those results: it
     never calls a model or re-runs a tool."""
-    store = context.store
-    runs = store.running_runs(context.id) if runs is None else runs
-    if any(is_live(r) for r in runs) or context.running:
+    leases = context.leases
+    runs = leases.running(context.id) if runs is None else runs
+    if leases.any_live(runs) or context.running:
         return  # its owner is at work: the calls without results are still running
     orphaned = list(runs)
     if not orphaned and not context.meta.interrupted:
         return  # nothing can be unanswered: spare reading the whole history
-    context.reload(force=True)
+    context.history.reload(force=True)
     missing = [
         unfinished_result(
             call,
@@ -34,23 +32,23 @@ def repair(context: ThreadContext, runs: list[RunRecord] | None = None) -> None:
             parent_tool_call_id=m.parent_tool_call_id,
             side=m.side,
         )
-        for m, call in unanswered_calls(context.all_messages())
+        for m, call in unanswered_calls(context.history.all())
     ]
     if not missing and not orphaned:
         if context.meta.interrupted:
             context.set_meta(interrupted=False)
         return
     reason = unfinished_text("owner_gone")
-    with store.transaction():
-        store.lock_thread(context.id)
+    with context.transaction():
+        leases.lock(context.id)
         # Another process may have repaired it meanwhile: then there is nothing left to do.
-        still = {r.id for r in store.running_runs(context.id)}
+        still = {r.id for r in leases.running(context.id)}
         if orphaned and not still & {r.id for r in orphaned}:
             return
         if missing:
             context.persist(missing)
         for run in orphaned:
-            store.finish_run(run.id, "interrupted", None, reason, time.time())
+            leases.finish(run.id, "interrupted", None, reason)
         if orphaned and context.parent_id is not None:
             context.set_child_status("idle" if context.resumable else "failed")
         if context.meta.interrupted:

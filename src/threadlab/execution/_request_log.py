@@ -73,7 +73,7 @@ class RequestLog:
         self._last[key] = sent
 
     def _entry(self, message: Message) -> RequestEntry:
-        stored = self.context.find_message(message.id) if message.role != "system" else None
+        stored = self.context.history.find(message.id) if message.role != "system" else None
         if stored is not None and stored == message:
             return RequestEntry(ref=message.id)
         return RequestEntry(message=message)  # as sent: the store holds it otherwise, or not
@@ -83,9 +83,9 @@ class RequestLog:
         run; a prompt tool's turn starts a chain of its own."""
         if frame.depth:
             return None
-        for message in reversed(self.context.history):
+        for message in reversed(self.context.history.top):
             if message.role == "assistant" and message.side == frame.side and message.request:
-                seen = rebuild_request(message.id, self.context.find_message)
+                seen = rebuild_request(message.id, self.context.history.find)
                 if seen is None:
                     return None
                 return _Sent(message.id, seen.messages, seen.tools, seen.parameters)

@@ -133,7 +133,7 @@ class RunLoop:
         return self.outcome
 
     async def _from_message(self, user: Message) -> None:
-        start = len(self.context.history) - 1
+        start = len(self.context.history.top) - 1
         dual = self.graph.agent.type == "dual_ai"
         first = self._top_frame(self.graph.agent.side_a, start, "a" if dual else None)
         self.outcome.messages.append(user)
@@ -146,7 +146,7 @@ class RunLoop:
         await self._answer_children(start, dual)
 
     async def _from_history(self) -> None:
-        history = self.context.history
+        history = self.context.history.top
         start = _turn_start(history)
         dual = self.graph.agent.type == "dual_ai"
         side: SideName | None = (history[-1].side or "a") if dual else None
@@ -166,7 +166,7 @@ class RunLoop:
 
     async def _run_open_calls(self, frame: Frame, assistant: Message) -> None:
         """Run the calls of `assistant` that have no result yet, in `frame`."""
-        answered = {m.tool_call_id for m in self.context.history if m.role == "tool"}
+        answered = {m.tool_call_id for m in self.context.history.top if m.role == "tool"}
         open_calls = tuple(c for c in assistant.tool_calls if c.id not in answered)
         if not open_calls:
             return
@@ -204,7 +204,7 @@ class RunLoop:
         handle the results they queued, until nothing is pending."""
         while self.wait_children and self.completed:
             waited = await self._wait_for_children()
-            if self.context.has_queued():
+            if self.context.inbox.waiting():
                 agent = self.graph.agent
                 await (
                     self._session(start)
@@ -231,7 +231,7 @@ class RunLoop:
         stop = self.host.store.watch_queue(heard)
         try:
             return await self.supervisor.wait(
-                woken, self.context.has_queued, self.limits.poll_interval
+                woken, self.context.inbox.waiting, self.limits.poll_interval
             )
         finally:
             stop()
@@ -309,7 +309,7 @@ class RunLoop:
         on a response), an ending tool, a safety limit, or a model failure."""
         while True:
             if frame.depth == 0:
-                for queued in self.context.drain_queue():
+                for queued in self.context.inbox.take_all():
                     # Messages to a dual_ai thread are addressed to side A.
                     await self.commit(frame, queued, side="a" if frame.dual else None)
             if frame.budget.used >= frame.budget.limit:
@@ -398,7 +398,7 @@ class RunLoop:
                 on_started,
                 base,
                 self.context.redactor,
-                live=self.context.sink.listening,
+                live=self.context.listening,
             )
         except Exception as exc:  # provider and model failures end the turn, never the cell
             name = getattr(chosen, "name", chosen)
@@ -447,7 +447,7 @@ class RunLoop:
     def _context(
         self, frame: Frame, prompt: PromptDefinition, head: list[Message]
     ) -> Sequence[Message]:
-        history = self.context.history
+        history = self.context.history.top
         if frame.nested is not None:
             earlier = earlier_context(
                 frame.caller_context, prompt.include_chat, prompt.include_past_tools
@@ -618,7 +618,7 @@ class RunLoop:
             )
         )
         # Stored at once: while a person decides, another process lists it as pending.
-        self.context.sink.persist()
+        self.context.flush()
 
     def _checked_attachments(self, result: ToolResult) -> ToolResult:
         """A result's attachments must be files of this thread; they are stored normalised."""

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import asyncio
 import functools
-import time
 from collections.abc import Callable, Iterable
 from typing import Literal
 
@@ -19,7 +18,7 @@ from .._records import (
     new_id,
 )
 from ..store import RunRecord
-from ..threads import LIVE_RUNS, Listener, ThreadContext, heartbeat_task, is_live, new_lease
+from ..threads import Listener, ThreadContext
 from ._host import RunHost
 from ._repair import repair
 from ._run_loop import RunLoop
@@ -49,13 +48,13 @@ async def execute_run(
         attachments = [attachments]
     paths = tuple(context.files.require(p).path for p in attachments)
     async with context.lock:
-        runs = context.store.running_runs(context.id)
+        runs = context.leases.running(context.id)
         # Messages to a dual_ai thread are addressed to side A.
-        agent = context.registry.agent(context.owner)
+        agent = context.registry.agent(context.answering_agent)
         side: Literal["a"] | None = "a" if agent and agent.type == "dual_ai" else None
         message = Message(role="user", content=content, attachments=paths, side=side)
-        if any(is_live(r) for r in runs):
-            context.enqueue(message)
+        if context.leases.any_live(runs):
+            context.inbox.put(message)
             return Run(new_id("run"), context.id, "queued")
         loop = _prepare(host, context, runs, wait_children, step)
         message = await loop.before_user_message(message)
@@ -64,7 +63,7 @@ async def execute_run(
             return message
 
         def busy() -> None:  # someone claimed it meanwhile: the message waits its turn
-            context.enqueue(message)
+            context.inbox.put(message)
 
         run = await _claim_and_run(context, loop, take, busy, listener)
         return run if run is not None else Run(new_id("run"), context.id, "queued")
@@ -87,11 +86,11 @@ async def resume_run(
     """
     await host.prepare_definitions()
     async with context.lock:
-        runs = context.store.running_runs(context.id)
-        if any(is_live(r) for r in runs):
+        runs = context.leases.running(context.id)
+        if context.leases.any_live(runs):
             return Run(new_id("run"), context.id, "queued")
         loop = _prepare(host, context, runs, wait_children, step)
-        if not needs_a_step(context.history) and not context.has_queued():
+        if not needs_a_step(context.history.top) and not context.inbox.waiting():
             return Run(loop.outcome.id, context.id, "completed")
         claimed = _claim(context, loop.outcome.id, None, lambda: None, listener)
         if claimed is None:
@@ -128,14 +127,13 @@ async def run_queued(
     transaction that ends the run (a child's report to its parent commits with it)."""
     await host.prepare_definitions()
     async with context.lock:
-        runs = context.store.running_runs(context.id)
-        if any(is_live(r) for r in runs) or not context.has_queued():
+        runs = context.leases.running(context.id)
+        if context.leases.any_live(runs) or not context.inbox.waiting():
             return None
         loop = _prepare(host, context, runs, wait_children=True)
 
         def take() -> Message | None:
-            data = context.store.pop_queued(context.id)
-            return None if data is None else Message.model_validate_json(data)
+            return context.inbox.take_oldest()
 
         # Another worker claimed it meanwhile: the message stays where it is, first in line.
         return await _claim_and_run(context, loop, take, lambda: None, None, report)
@@ -150,7 +148,7 @@ def _prepare(
 ) -> RunLoop:
     """A loop for the thread's next run, once what a dead owner left is repaired."""
     repair(context, runs)
-    context.reload()
+    context.history.reload()
     graph = context.refresh_graph()
     missing = context.env.missing()
     if missing:
@@ -204,22 +202,21 @@ def _claim(
     other queues its message (`busy`, called in that transaction). The lease, the running
     status and the user's message commit together. `take` is asked only once the claim is
     won, so a message taken from the queue is never put back behind newer ones."""
-    store = context.store
-    unsubscribe = context.sink.subscribe(listener) if listener else None
+    leases = context.leases
+    unsubscribe = context.subscribe(listener) if listener else None
     claimed = False
     message: Message | None = None
     try:
-        with store.transaction():
-            store.lock_thread(context.id)
-            if any(is_live(r) for r in store.running_runs(context.id)):
+        with context.transaction():
+            leases.lock(context.id)
+            if leases.any_live(leases.running(context.id)):
                 busy()
             elif take is None or (message := take()) is not None:
-                LIVE_RUNS.add(run_id)
                 context.running = claimed = True
-                store.start_run(new_lease(run_id, context.id))
+                leases.take(run_id, context.id)
                 if context.parent_id is not None:
                     context.set_child_status("running")
-                context.sink.bind_loop()
+                context.bind_loop()
                 context.emit(ThreadStatusEvent(status="running", **context.base()))
                 if message is not None:
                     (message,) = context.persist([message])
@@ -228,7 +225,7 @@ def _claim(
         raise
     finally:
         if not claimed:
-            LIVE_RUNS.discard(run_id)
+            leases.release(run_id)
             context.running = False
             if unsubscribe is not None:
                 unsubscribe()
@@ -244,7 +241,7 @@ async def _run_claimed(
     """Run the loop under a won claim (on its message, or resuming), heartbeat the lease,
     and record the outcome; the lease ends with the run, however it ends."""
     run_id = loop.outcome.id
-    beat = asyncio.create_task(heartbeat_task(context.store, run_id))
+    beat = asyncio.create_task(context.leases.heartbeat(run_id))
     try:
         try:
             message = claimed.message
@@ -263,7 +260,7 @@ async def _run_claimed(
         return _finish(context, outcome, report)
     finally:
         context.running = False
-        LIVE_RUNS.discard(run_id)
+        context.leases.release(run_id)
         beat.cancel()
         if claimed.unsubscribe is not None:
             claimed.unsubscribe()
@@ -294,10 +291,9 @@ def _finish(
             **base,
         )
     )
-    store = context.store
     # One transaction: whoever waits on this thread sees its report, its final status and
     # the end of its lease together, never the status without the report.
-    with store.transaction():
+    with context.transaction():
         if report is not None:
             report(outcome)
         if context.parent_id is not None:
@@ -311,6 +307,6 @@ def _finish(
                 context.set_child_status(
                     "completed" if outcome.session_status == "completed" else "failed"
                 )
-        context.sink.persist()
-        store.finish_run(outcome.id, outcome.status, outcome.text, outcome.error, time.time())
+        context.flush()
+        context.leases.finish(outcome.id, outcome.status, outcome.text, outcome.error)
     return outcome

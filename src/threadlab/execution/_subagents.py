@@ -279,12 +279,12 @@ class Supervisor:
         if child.runs_on_workers:
             # Left in the store for a worker, in whatever process serves this store; the
             # status first, so the worker's "running" is never overwritten by it.
-            with child.store.transaction():
+            with child.transaction():
                 if not child.busy():
                     child.set_child_status("queued")
                     child.emit(ThreadStatusEvent(status="queued", **child.base()))
-                    child.sink.persist()
-                child.enqueue(Message(role="user", content=message, attachments=tuple(paths)))
+                    child.flush()
+                child.inbox.put(Message(role="user", content=message, attachments=tuple(paths)))
             if child not in self.remote:
                 self.remote.append(child)
             self._told[child.id] = "queued"
@@ -346,7 +346,7 @@ class Supervisor:
         )
         if self._told.get(child.id) != shown:
             self._told[child.id] = shown
-            child.sink.relay(ThreadStatusEvent(status=shown, **child.base()))
+            child.relay(ThreadStatusEvent(status=shown, **child.base()))
 
     def _abandoned(self, child: ThreadContext) -> None:
         """A child whose worker stopped mid-run (killed, its machine gone): nobody runs it and

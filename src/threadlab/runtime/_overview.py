@@ -6,7 +6,7 @@ from dataclasses import dataclass
 
 from .._records import ThreadMeta
 from ..store import Store, ThreadSummary
-from ..threads import is_live
+from ..threads import RunLeases
 
 __all__ = ["ThreadOverview", "overview"]
 
@@ -34,14 +34,14 @@ class ThreadOverview:
     """The model (by name) its prompts use instead of their own, when one was chosen."""
 
 
-def overview(store: Store) -> list[ThreadOverview]:
+def overview(store: Store, leases: RunLeases) -> list[ThreadOverview]:
     """Every root thread of `store`, newest first, in one query."""
-    return [_overview(summary) for summary in store.summarize_threads()]
+    return [_overview(summary, leases) for summary in store.summarize_threads()]
 
 
-def _overview(summary: ThreadSummary) -> ThreadOverview:
+def _overview(summary: ThreadSummary, leases: RunLeases) -> ThreadOverview:
     record = summary.record
-    if summary.running is not None and is_live(summary.running):
+    if summary.running is not None and leases.is_live(summary.running):
         status = "running"
     elif summary.last_run_status == "running":
         status = "interrupted"

@@ -25,7 +25,7 @@ from ..execution import Approver, Limits, ModelResolver, ToolSpecCache, repair
 from ..mcp_client import MCPPool
 from ..models import Model, ToolPurpose, ToolSpec
 from ..store import Store, ThreadRecord, open_store
-from ..threads import SecretBox, ThreadContext, missing_in_descendants
+from ..threads import RunLeases, SecretBox, ThreadContext, missing_in_descendants
 from ._overview import ThreadOverview, overview
 from ._thread import Thread
 from ._worker import Worker
@@ -101,6 +101,7 @@ class Runtime:
         """Asked before each call whose tool needs a decision; None: such a call pauses the
         run ("waiting") until `thread.approve` / `thread.reject` and `thread.resume()`."""
         self.store: Store = open_store(store)
+        self._leases = RunLeases(self.store)
         self.limits = Limits(
             max_consecutive_failures=max_consecutive_failures,
             max_steps=max_steps,
@@ -202,7 +203,7 @@ class Runtime:
     def overview(self) -> list[ThreadOverview]:
         """Every root thread as a list shows it (status, counts, where it was made), newest
         first, in one query and without opening any: what `%threadlab threads` draws."""
-        return overview(self.store)
+        return overview(self.store, self._leases)
 
     def threads(self) -> list[Thread]:
         """Every persisted thread that can be read, newest first. A thread that cannot be
@@ -321,7 +322,9 @@ class Runtime:
     # helpers
 
     def _new_context(self, record: ThreadRecord, parent: ThreadContext | None) -> ThreadContext:
-        context = ThreadContext(self, self.store, self.secrets, self.registry, record, parent)
+        context = ThreadContext(
+            self, self.store, self._leases, self.secrets, self.registry, record, parent
+        )
         context.model_override = context.meta.model  # a model chosen when it was made
         self._contexts[record.id] = context
         return context

@@ -36,10 +36,10 @@ from ..execution import (
 )
 from ..threads import ThreadContext, ThreadFiles
 
-__all__ = ["Thread", "ThreadOwner"]
+__all__ = ["Thread", "ThreadHost"]
 
 
-class ThreadOwner(RunHost, Protocol):
+class ThreadHost(RunHost, Protocol):
     """What a handle needs of its runtime: to host its runs and to hand out other handles."""
 
     def thread(self, thread_id: str) -> Thread: ...
@@ -63,7 +63,7 @@ class Thread:
         ('echo', 'idle')
     """
 
-    def __init__(self, runtime: ThreadOwner, context: ThreadContext) -> None:
+    def __init__(self, runtime: ThreadHost, context: ThreadContext) -> None:
         self._runtime = runtime
         self._context = context
 
@@ -100,7 +100,7 @@ class Thread:
     @property
     def answering_agent(self) -> str:
         """The agent answering now: the thread's agent, or the one it was handed off to."""
-        return self._context.owner
+        return self._context.answering_agent
 
     @property
     def owner(self) -> str:
@@ -156,22 +156,22 @@ class Thread:
     @property
     def messages(self) -> list[Message]:
         """The top-level conversation (depth 0), as persisted."""
-        return self._context.messages()
+        return self._context.history.messages()
 
     def all_messages(self) -> list[Message]:
         """Every message in creation order, nested prompt-tool messages included."""
-        return self._context.all_messages()
+        return self._context.history.all()
 
     def find_message(self, message_id: str) -> Message | None:
         """A persisted message by id (recent ones are found first)."""
-        return self._context.find_message(message_id)
+        return self._context.history.find(message_id)
 
     def model_request(self, message_id: str) -> SeenRequest | None:
         """What the model step that wrote assistant message `message_id` was sent: its
         messages (system prompt included, after the hooks that filter them), the tools on
         offer and how they could be called — as stored, so redacted. None for a message
         that no model step of this thread wrote."""
-        return rebuild_request(message_id, self._context.find_message)
+        return rebuild_request(message_id, self._context.history.find)
 
     @property
     def damage(self) -> list[str]:
@@ -183,7 +183,7 @@ class Thread:
         """Every persisted event of this thread, in order: all but `text_delta` and
         `tool_call_delta`, which are live only (`stream()` and the views get them; the
         messages hold the whole text and arguments)."""
-        return self._context.events()
+        return self._context.history.events()
 
     @property
     def children(self) -> list[Thread]:
@@ -199,7 +199,7 @@ class Thread:
     def branches(self) -> list[Thread]:
         """The threads forked from this one, oldest first."""
         found = []
-        for record in reversed(self._context.store.list_threads()):
+        for record in reversed(self._runtime.store.list_threads()):
             meta = ThreadMeta.read(record.metadata)
             if meta is not None and meta.forked_from and meta.forked_from.thread_id == self.id:
                 found.append(self._runtime.thread(record.id))
@@ -250,7 +250,8 @@ class Thread:
         """
         context = self._context
         cut = fork_point(
-            context.store,
+            self._runtime.store,
+            context.leases,
             context.registry,
             self.id,
             at,
@@ -258,7 +259,7 @@ class Thread:
             message=message,
             with_result=result is not None,
         )
-        branch = self._runtime.thread(fork_tree(context.store, self.id, cut, at))
+        branch = self._runtime.thread(fork_tree(self._runtime.store, self.id, cut, at))
         if result is not None and cut.call is not None:
             give_result(branch._context, cut.call, result)
         return branch
@@ -332,10 +333,10 @@ class Thread:
 
     def _decide(self, request: ApprovalRequest, event: ApprovalDecidedEvent) -> None:
         """Record `event` in the thread whose call `request` is."""
-        owner = self if request.thread_id == self.id else self._runtime.thread(request.thread_id)
-        context = owner._context
+        caller = self if request.thread_id == self.id else self._runtime.thread(request.thread_id)
+        context = caller._context
         context.emit(event.model_copy(update=context.base()))
-        context.sink.persist()
+        context.flush()
 
     async def queue(
         self, message: str, *, attachments: Iterable[str] = (), model: str | None = None
@@ -348,9 +349,9 @@ class Thread:
             attachments = [attachments]
         context = self._context
         paths = tuple(context.files.require(p).path for p in attachments)
-        with context.store.transaction():
+        with context.transaction():
             context.set_meta(runs_on="workers", model=model)
-            context.enqueue(Message(role="user", content=message, attachments=paths))
+            context.inbox.put(Message(role="user", content=message, attachments=paths))
         context.model_override = model
 
     async def resume(self, *, wait_children: bool = True, step: bool = False) -> Run:
@@ -405,7 +406,7 @@ class Thread:
     def _interrupted_since(self, since: float) -> None:
         """A cancelled run still ended (its history repaired, its end persisted): the run
         listeners hear of it too — an interrupted run is the one a trace is wanted for."""
-        for event in reversed(self._context.events()):
+        for event in reversed(self._context.history.events()):
             if event.at < since:
                 return  # nothing of this run was persisted: it never started
             if isinstance(event, RunFinishedEvent) and not event.depth:

@@ -151,8 +151,8 @@ class _Report:
 def _fail(child: ThreadContext, error: str) -> None:
     """The messages waiting for a child that cannot run are answered by a failure report,
     not retried forever."""
-    with child.store.transaction():
-        child.drain_queue()
+    with child.transaction():
+        child.inbox.take_all()
         child.set_child_status("failed")
         parent = child.parent()
         if parent is not None:

@@ -101,6 +101,7 @@ class PostgresStore(SqlStore):
         self._dsn = dsn = re.sub(
             r"^postgres(ql)?\+psycopg://", "postgresql://", url, flags=re.IGNORECASE
         )
+        self.location = hide(dsn, dsn)
         try:
             self._link = Link(dsn, psycopg.connect(dsn, autocommit=True))
         except psycopg.Error as exc:

@@ -108,6 +108,12 @@ class Store(Protocol):
     the last place it read could skip an event; it reads the thread whole unless it is the
     thread's only writer."""
 
+    location: str
+    """Where the store's data lives, without credentials (a SQLite file's path, a database
+    URL): two store objects of one location are one store. The runs a process holds are
+    kept per location, so a second Runtime of the process on the same store sees them as
+    live. A store without it counts as a location of its own."""
+
     def transaction(self) -> AbstractContextManager[None]:
         """A context in which every write commits together, or none does (an exception rolls
         back). Nested use joins the outer transaction. The runtime wraps each step in one."""

@@ -82,6 +82,7 @@ class SQLiteStore(SqlStore):
         self.directory = Path(directory)
         self.directory.mkdir(parents=True, exist_ok=True)
         self.path = self.directory / "threads.sqlite3"
+        self.location = str(self.path.resolve())
         self._lock = threading.RLock()
         self._depth = 0
         # isolation_level=None: we issue BEGIN/COMMIT ourselves, one transaction per step.

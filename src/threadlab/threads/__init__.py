@@ -1,5 +1,6 @@
-"""One thread's state: its context (history, events, env, files, relationships), the
-`ThreadState` tools see, secrets and redaction, and the lease a running run holds.
+"""One thread's state: its context (identity, relationships, env) with its history (messages
+and events), inbox and files, the `ThreadState` tools see, secrets and redaction, and the
+leases running runs hold.
 
 Internal: the public names are re-exported by `threadlab`.
 """
@@ -8,7 +9,9 @@ from ._attachments import as_paths, check_copy, copy_attachments
 from ._context import ThreadContext, ThreadDirectory, ThreadHandle
 from ._env import ThreadEnv, VariableType
 from ._files import ThreadFiles
-from ._lease import HOST_NAME, LIVE_RUNS, heartbeat_task, is_live, new_lease, process_started_at
+from ._history import ThreadHistory
+from ._inbox import ThreadInbox
+from ._lease import HOST_NAME, RunLeases, is_live, new_lease, process_started_at
 from ._paths import normalize_path, normalize_prefix
 from ._redaction import MIN_SECRET_LENGTH, Redactor, StreamRedaction
 from ._scoping import missing_in_descendants
@@ -18,7 +21,6 @@ from ._state import ExecutionInfo, SyncState, ThreadState
 
 __all__ = [
     "HOST_NAME",
-    "LIVE_RUNS",
     "MIN_SECRET_LENGTH",
     "Emit",
     "EventSink",
@@ -26,6 +28,7 @@ __all__ = [
     "ExecutionInfo",
     "Listener",
     "Redactor",
+    "RunLeases",
     "SecretBox",
     "StreamRedaction",
     "SyncState",
@@ -34,12 +37,13 @@ __all__ = [
     "ThreadEnv",
     "ThreadFiles",
     "ThreadHandle",
+    "ThreadHistory",
+    "ThreadInbox",
     "ThreadState",
     "VariableType",
     "as_paths",
     "check_copy",
     "copy_attachments",
-    "heartbeat_task",
     "is_live",
     "missing_in_descendants",
     "new_lease",

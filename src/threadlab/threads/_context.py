@@ -1,15 +1,19 @@
-"""`ThreadContext`: one thread's state as the machinery sees it — its record, history, event
-sink, env, files and place among its parent and children.
+"""`ThreadContext`: one thread as the machinery sees it — who it is (its record and
+metadata), its place among its parent and children, its definitions and env, and the parts
+that each do one job: its `history` (messages and events), its `inbox` (messages waiting for
+its next step), its `files` and the store's `leases` of runs.
 
 The public `Thread` handle, the run loop, `ThreadState` and the subagent supervisor are all
-written against this one object, instead of reaching into each other's private members.
+written against this one object, instead of reaching into each other's private members; the
+store and the event sink stay behind it.
 """
 
 from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
+from contextlib import AbstractContextManager
 from typing import Any, Protocol
 
 from .._errors import CallContextError
@@ -18,21 +22,21 @@ from .._records import (
     EventOrigin,
     FileWrittenEvent,
     Message,
-    MessageCreatedEvent,
     ThreadEvent,
     ThreadMeta,
     ThreadStatus,
-    event_from_json,
 )
 from ..definitions import Registry, ThreadGraph
 from ..store import FileRecord, Store, ThreadRecord
 from ._attachments import copy_attachments
 from ._env import ThreadEnv
 from ._files import ThreadFiles
-from ._lease import is_live
+from ._history import ThreadHistory
+from ._inbox import ThreadInbox
+from ._lease import RunLeases
 from ._redaction import Redactor
 from ._secret_box import SecretBox
-from ._sink import EventSink, EventT
+from ._sink import EventSink, EventT, Listener
 
 __all__ = ["ThreadContext", "ThreadDirectory", "ThreadHandle"]
 
@@ -67,19 +71,22 @@ class ThreadDirectory(Protocol):
 
 
 class ThreadContext:
-    """One thread's record, history, events, env, files and relationships."""
+    """One thread's identity, relationships, definitions and env, with its history, inbox,
+    files and the store's run leases."""
 
     def __init__(
         self,
         directory: ThreadDirectory,
         store: Store,
+        leases: RunLeases,
         secrets: SecretBox,
         registry: Registry,
         record: ThreadRecord,
         parent: ThreadContext | None,
     ) -> None:
         self.directory = directory
-        self.store = store
+        self._store = store
+        self.leases = leases
         self.registry = registry
         self.record = record
         self.id = record.id
@@ -89,24 +96,28 @@ class ThreadContext:
         self.meta: ThreadMeta = self._read_meta(record.metadata)
         # One redactor per thread tree: a child inherits its parent's secrets.
         self.redactor: Redactor = parent.redactor if parent is not None else Redactor()
-        self.sink = EventSink(store, self.redactor, self.id)
+        self._sink = EventSink(store, self.redactor, self.id)
         if parent is not None:
-            self.sink.upstream = parent.sink
+            self._sink.upstream = parent._sink
+        self.history = ThreadHistory(store, self.id, self.redactor, self._sink, self._damaged)
+        self.inbox = ThreadInbox(store, self.id)
         self.files = ThreadFiles(store, self.id, self._file_written)
         self._secrets = secrets
         self._parent = parent
-        self.history: list[Message] = []  # the top-level conversation (depth 0)
-        self._all: list[Message] = []
-        self._loaded = False
-        self._events: list[ThreadEvent] = []
-        self._events_read_to: int | None = None  # the last event's place in the store
-        self._rows = 0
         self._env: ThreadEnv | None = None
         self._graph: ThreadGraph | None = None
         self._graph_key: tuple[int, str] | None = None
         self.lock = asyncio.Lock()
-        self.running = False
         self.model_override: Any = None  # a model name or object, never persisted
+
+    @property
+    def running(self) -> bool:
+        """Whether this process runs the thread now."""
+        return self.history.live
+
+    @running.setter
+    def running(self, value: bool) -> None:
+        self.history.live = value
 
     def _read_meta(self, raw: str | None) -> ThreadMeta:
         meta = ThreadMeta.read(raw)
@@ -127,7 +138,8 @@ class ThreadContext:
         return self.record.target
 
     @property
-    def owner(self) -> str:
+    def answering_agent(self) -> str:
+        """The agent answering now: the thread's own, or the one a handoff passed it to."""
         return self.meta.owner or self.record.target
 
     @property
@@ -158,19 +170,19 @@ class ThreadContext:
 
     def _run_somewhere(self) -> bool:
         """Whether this process or another holds a live run of the thread."""
-        return self.running or any(is_live(r) for r in self.store.running_runs(self.id))
+        return self.running or self.leases.any_live(self.leases.running(self.id))
 
     def busy(self) -> bool:
         """Whether someone, in any process, runs the thread now or a message waits for it."""
         # The queue first: a claim moves a message from the queue to a run in one commit,
         # so read in this order a message being claimed is seen in one place or the other.
-        return self.store.has_queued(self.id) or self._run_somewhere()
+        return self.inbox.waiting() or self._run_somewhere()
 
     def status(self) -> ThreadStatus:
         """ "running" or "idle"; a child reports its lifecycle too."""
         if self._run_somewhere():
             return "running"
-        record = self.store.get_thread(self.id)
+        record = self._store.get_thread(self.id)
         if record is not None:
             self.meta = self._read_meta(record.metadata)
         if self.meta.waiting:
@@ -183,7 +195,7 @@ class ThreadContext:
     def set_meta(self, **values: Any) -> None:
         """Change fields of the thread's metadata (`ThreadMeta`) and store it."""
         self.meta = self.meta.model_copy(update=values)
-        self.store.update_thread_metadata(self.id, self.meta.dumps())
+        self._store.update_thread_metadata(self.id, self.meta.dumps())
 
     def set_child_status(self, status: ThreadStatus) -> None:
         self.set_meta(status=status)
@@ -194,7 +206,7 @@ class ThreadContext:
         return self._parent
 
     def children(self) -> list[ThreadContext]:
-        return [self.directory.context(r.id) for r in self.store.list_children(self.id)]
+        return [self.directory.context(r.id) for r in self._store.list_children(self.id)]
 
     def child_info(self) -> ChildInfo:
         return ChildInfo(
@@ -216,10 +228,10 @@ class ThreadContext:
         """The definitions of the agent answering now, resolved in the registry as it is now
         (a redefined prompt takes effect from the next step; an unchanged registry gives the
         graph already resolved)."""
-        key = (self.registry.version, self.owner)  # a handoff changes the owner
+        key = (self.registry.version, self.answering_agent)  # a handoff changes it
         if self._graph is not None and self._graph_key == key:
             return self._graph
-        self._graph = ThreadGraph(self.registry, self.owner)
+        self._graph = ThreadGraph(self.registry, self.answering_agent)
         self._graph_key = key
         if self._env is not None:
             self._env.graph = self._graph
@@ -232,149 +244,60 @@ class ThreadContext:
     def adopt_graph(self, graph: ThreadGraph) -> None:
         """Use a graph already built (at creation, where it was checked)."""
         self._graph = graph
-        self._graph_key = (self.registry.version, self.owner)
+        self._graph_key = (self.registry.version, self.answering_agent)
 
     @property
     def env(self) -> ThreadEnv:
         if self._env is None:
             parent = self._parent.env if self._parent is not None else None
             self._env = ThreadEnv(
-                self.store, self._secrets, self.id, self.graph, self.redactor, parent
+                self._store, self._secrets, self.id, self.graph, self.redactor, parent
             )
         return self._env
 
-    # history
-
-    def reload(self, *, force: bool = False) -> None:
-        """Read the persisted messages again if the store has more than memory."""
-        stored = self.store.list_messages(self.id)
-        if self._loaded and not force and len(stored) == self._rows:
-            return
-        messages: list[Message] = []
-        for row in stored:
-            try:
-                messages.append(Message.model_validate_json(row.data))
-            except ValueError:  # pydantic's ValidationError included
-                self._damaged(f"message {row.id} cannot be read and is left out")
-        self._all = messages
-        self._rows = len(stored)
-        self.history = [m for m in self._all if m.depth == 0]
-        self._loaded = True
-
-    def messages(self) -> list[Message]:
-        if not self.running:
-            self.reload()
-        return list(self.history)
-
-    def all_messages(self) -> list[Message]:
-        if not self.running:
-            self.reload()
-        return list(self._all)
-
-    def find_message(self, message_id: str) -> Message | None:
-        for message in reversed(self._all):
-            if message.id == message_id:
-                return message
-        self.reload()
-        return next((m for m in self._all if m.id == message_id), None)
-
-    def events(self) -> list[ThreadEvent]:
-        # Events are only ever appended: read (and parse) only those stored since last time,
-        # where that cannot skip one: the store numbers events in commit order, or this
-        # process runs the thread (then it is the only writer).
-        if not (self.running or getattr(self.store, "events_in_commit_order", False)):
-            self._events.clear()
-            self._events_read_to = None
-        for row in self.store.iter_events(self.id, after=self._events_read_to):
-            self._events_read_to = row.seq
-            try:
-                self._events.append(event_from_json(row.data))
-            except ValueError:
-                self._damaged("an event cannot be read and is left out")
-        return list(self._events)
-
-    # writing
+    # writing: events and messages, and the transactions they commit in
 
     def base(self) -> EventOrigin:
         """The fields every event of this thread carries."""
         return {"thread_id": self.id, "thread_path": self.path}
 
     def emit(self, event: EventT) -> EventT:
-        return self.sink.emit(event)
+        """Redact the event, hand it to live listeners and buffer it for the next write."""
+        return self._sink.emit(event)
 
-    def redact(self, text: str) -> str:
-        return self.redactor.text(text)
+    def relay(self, event: ThreadEvent) -> None:
+        """Hand an event to live listeners only (it is already stored, or never will be)."""
+        self._sink.relay(event)
 
     def persist(
         self, messages: Sequence[Message], base: EventOrigin | None = None
     ) -> list[Message]:
-        """Redact, announce and persist messages in one transaction, then keep them in memory."""
-        stored = [self._redact_message(m) for m in messages]
-        for message in stored:
-            self.emit(
-                MessageCreatedEvent(
-                    message_id=message.id, role=message.role, **(base or self.base())
-                )
-            )
-        self.sink.persist(stored)
-        for message in stored:
-            self._all.append(message)
-            if message.depth == 0:
-                self.history.append(message)
-        return stored
+        """Redact, announce and persist messages with the buffered events, in one transaction."""
+        return self.history.persist(messages, base or self.base())
 
-    def _redact_message(self, message: Message) -> Message:
-        if not self.redactor:
-            return message
-        redactor = self.redactor
-        update: dict[str, Any] = {}
-        if message.content:
-            update["content"] = redactor.text(message.content)
-        if message.tool_calls:
-            update["tool_calls"] = tuple(
-                c.model_copy(
-                    update={
-                        "id": redactor.identifier(c.id),
-                        "name": redactor.identifier(c.name),
-                        "arguments": redactor.raw(c.arguments)
-                        if isinstance(c.arguments, str)
-                        else redactor.value(c.arguments),
-                    }
-                )
-                for c in message.tool_calls
-            )
-        if message.reasoning:
-            # A secret in signed thinking breaks its signature: the next request is refused,
-            # which is the price of never storing it.
-            update["reasoning"] = tuple(
-                r.model_copy(update={"text": redactor.text(r.text)}) for r in message.reasoning
-            )
-        if message.request is not None and (
-            message.request.tools
-            or message.request.parameters
-            or any(e.message for e in message.request.add)
-        ):
-            # What the step was sent, where the store does not already hold it redacted.
-            request = message.request
-            update["request"] = request.model_copy(
-                update={
-                    "add": tuple(
-                        e.model_copy(update={"message": self._redact_message(e.message)})
-                        if e.message is not None
-                        else e
-                        for e in request.add
-                    ),
-                    "tools": tuple(redactor.value(t) for t in request.tools)
-                    if request.tools is not None
-                    else None,
-                    "parameters": redactor.value(request.parameters),
-                }
-            )
-        for name in ("tool_call_id", "name", "parent_tool_call_id"):
-            chosen = getattr(message, name)
-            if chosen is not None:
-                update[name] = redactor.identifier(chosen)
-        return message.model_copy(update=update)
+    def flush(self) -> None:
+        """Write the buffered events."""
+        self._sink.persist()
+
+    def transaction(self) -> AbstractContextManager[None]:
+        """One store transaction: everything written in it commits together."""
+        return self._store.transaction()
+
+    def subscribe(self, listener: Listener) -> Callable[[], None]:
+        """Hear the thread's events (and its descendants') live; returns the unsubscriber."""
+        return self._sink.subscribe(listener)
+
+    def bind_loop(self) -> None:
+        """Deliver events on the running loop (emits from pooled threads hop onto it)."""
+        self._sink.bind_loop()
+
+    @property
+    def listening(self) -> bool:
+        """Whether anyone hears the thread's events live."""
+        return self._sink.listening
+
+    def redact(self, text: str) -> str:
+        return self.redactor.text(text)
 
     def _file_written(self, file: FileRecord | str) -> None:
         if isinstance(file, str):
@@ -385,22 +308,13 @@ class ThreadContext:
             )
         self.emit(event)
         if not self.running:
-            self.sink.persist()
+            self._sink.persist()
 
-    # the queue: messages waiting for the thread's next step
-
-    def enqueue(self, message: Message) -> None:
-        self.store.enqueue(self.id, message.model_dump_json())
-
-    def drain_queue(self) -> list[Message]:
-        return [Message.model_validate_json(d) for d in self.store.drain_queue(self.id)]
-
-    def has_queued(self) -> bool:
-        return self.store.has_queued(self.id)
+    # messages between parent and child
 
     def deliver(self, content: str, attachments: Iterable[str], subagent_id: str) -> None:
         """Queue a message from a child; the next step of this thread picks it up."""
-        self.enqueue(
+        self.inbox.put(
             Message(
                 role="user",
                 content=content,

@@ -1,10 +1,10 @@
-"""Who owns a running run: a lease in the store (process, host, heartbeat).
+"""Who holds a running run: a lease in the store (process, host, heartbeat).
 
-A lease is live while its heartbeat is fresh; on the same host the owner must also be the very
+A lease is live while its heartbeat is fresh; on the same host the holder must also be the very
 process that took it (alive, and started before the run: containers reuse PIDs), so a dead
-owner is recognised at once there, elsewhere once its heartbeat is stale. Runs of this very
-process are tracked in memory, so a Runtime can tell its own live runs from ones a previous
-Runtime in the same process abandoned.
+holder is recognised at once there, elsewhere once its heartbeat is stale. `RunLeases` takes
+and ends the leases of one store and remembers which of them this process holds, so a Runtime
+can tell its own live runs from ones an earlier Runtime of the same process abandoned.
 """
 
 from __future__ import annotations
@@ -14,6 +14,7 @@ import functools
 import os
 import socket
 import time
+from collections.abc import Container
 from pathlib import Path
 
 from ..store import RunRecord, Store
@@ -21,9 +22,8 @@ from ..store import RunRecord, Store
 __all__ = [
     "HEARTBEAT_SECONDS",
     "HOST_NAME",
-    "LIVE_RUNS",
     "STALE_SECONDS",
-    "heartbeat_task",
+    "RunLeases",
     "is_live",
     "new_lease",
     "process_started_at",
@@ -33,7 +33,6 @@ HEARTBEAT_SECONDS = 5.0
 STALE_SECONDS = 30.0
 HOST = socket.gethostname()
 HOST_NAME = HOST  # the name leases of this host carry
-LIVE_RUNS: set[str] = set()
 
 
 def _process_alive(pid: int) -> bool:
@@ -73,16 +72,17 @@ def _own_start() -> float | None:
     return process_started_at(os.getpid())
 
 
-def is_live(run: RunRecord) -> bool:
-    """Whether the run's owner is still running it: a fresh heartbeat, and on this host the
+def is_live(run: RunRecord, held: Container[str] = ()) -> bool:
+    """Whether the run's holder is still running it: a fresh heartbeat, and on this host the
     very process that took the lease (alive, and started before the run — a reused PID is
-    another process)."""
+    another process). A lease of this very process is live only while it is among `held`
+    (the runs this process is at work on: `RunLeases.is_live`)."""
     if time.time() - run.heartbeat >= STALE_SECONDS:
         return False
     if run.owner_host != HOST:
         return True
     if run.owner_pid == os.getpid():
-        return run.id in LIVE_RUNS
+        return run.id in held
     if not _process_alive(run.owner_pid):
         return False
     started = process_started_at(run.owner_pid)
@@ -91,14 +91,58 @@ def is_live(run: RunRecord) -> bool:
     if run.owner_started is not None:
         # Start times from /proc are exact to a clock tick; allow a little for that.
         return abs(started - run.owner_started) < 1.0
-    return started <= run.started_at + 1.0  # a lease from before owners were recorded
+    return started <= run.started_at + 1.0  # a lease from before holders were recorded
 
 
-async def heartbeat_task(store: Store, run_id: str) -> None:
-    """Keep the lease of `run_id` fresh until cancelled."""
-    while True:
-        await asyncio.sleep(HEARTBEAT_SECONDS)
-        store.heartbeat(run_id, time.time())
+_HELD: dict[str, set[str]] = {}
+"""The runs this process holds, by store location (`Store.location`)."""
+
+
+class RunLeases:
+    """The run leases of one store: taking, heartbeating and ending them, and which of them
+    this process holds there (shared by every store object of the same location, so a second
+    Runtime of this process on the same store sees them as live, not as abandoned)."""
+
+    def __init__(self, store: Store) -> None:
+        self._store = store
+        location = getattr(store, "location", None)
+        key = location if isinstance(location, str) else f"object:{id(store)}"
+        self._held = _HELD.setdefault(key, set())
+
+    def running(self, thread_id: str) -> list[RunRecord]:
+        """The thread's runs recorded as running (live or abandoned)."""
+        return self._store.running_runs(thread_id)
+
+    def is_live(self, run: RunRecord) -> bool:
+        return is_live(run, self._held)
+
+    def any_live(self, runs: list[RunRecord]) -> bool:
+        return any(self.is_live(r) for r in runs)
+
+    def lock(self, thread_id: str) -> None:
+        """Serialise, until the transaction ends, with anyone else claiming the thread."""
+        self._store.lock_thread(thread_id)
+
+    def take(self, run_id: str, thread_id: str) -> None:
+        """Record this process's lease of the thread for run `run_id` (in the caller's
+        transaction)."""
+        self._held.add(run_id)
+        self._store.start_run(new_lease(run_id, thread_id))
+
+    def release(self, run_id: str) -> None:
+        """This process no longer runs `run_id` (its record is ended by `finish`)."""
+        self._held.discard(run_id)
+
+    def finish(self, run_id: str, status: str, text: str | None, error: str | None) -> None:
+        """Record the run's outcome, which ends its lease in the store (this process keeps
+        counting it as its own until `release`, after the transaction commits)."""
+        self._store.finish_run(run_id, status, text, error, time.time())
+
+    async def heartbeat(self, run_id: str) -> None:
+        """Keep the lease of `run_id` fresh until cancelled."""
+        while True:
+            await asyncio.sleep(HEARTBEAT_SECONDS)
+            self._store.heartbeat(run_id, time.time())
 
 
 def new_lease(run_id: str, thread_id: str) -> RunRecord:

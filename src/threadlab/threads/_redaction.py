@@ -15,8 +15,9 @@ import re
 from typing import Any
 
 from .._errors import SecretValueError
+from .._records import Message
 
-__all__ = ["MIN_SECRET_LENGTH", "Redactor", "StreamRedaction"]
+__all__ = ["MIN_SECRET_LENGTH", "Redactor", "StreamRedaction", "redact_message"]
 
 MIN_SECRET_LENGTH = 8
 """Shorter values are refused as secrets: redacting them would scrub ordinary words."""
@@ -146,3 +147,58 @@ class StreamRedaction:
     def flush(self) -> str:
         out, self._pending = self._redactor.text(self._pending), ""
         return out
+
+
+def redact_message(redactor: Redactor, message: Message) -> Message:
+    """The message as stored: secrets replaced in its free text and in the names and ids
+    chosen for it (see `Redactor.identifier`)."""
+    if not redactor:
+        return message
+    update: dict[str, Any] = {}
+    if message.content:
+        update["content"] = redactor.text(message.content)
+    if message.tool_calls:
+        update["tool_calls"] = tuple(
+            c.model_copy(
+                update={
+                    "id": redactor.identifier(c.id),
+                    "name": redactor.identifier(c.name),
+                    "arguments": redactor.raw(c.arguments)
+                    if isinstance(c.arguments, str)
+                    else redactor.value(c.arguments),
+                }
+            )
+            for c in message.tool_calls
+        )
+    if message.reasoning:
+        # A secret in signed thinking breaks its signature: the next request is refused,
+        # which is the price of never storing it.
+        update["reasoning"] = tuple(
+            r.model_copy(update={"text": redactor.text(r.text)}) for r in message.reasoning
+        )
+    if message.request is not None and (
+        message.request.tools
+        or message.request.parameters
+        or any(e.message for e in message.request.add)
+    ):
+        # What the step was sent, where the store does not already hold it redacted.
+        request = message.request
+        update["request"] = request.model_copy(
+            update={
+                "add": tuple(
+                    e.model_copy(update={"message": redact_message(redactor, e.message)})
+                    if e.message is not None
+                    else e
+                    for e in request.add
+                ),
+                "tools": tuple(redactor.value(t) for t in request.tools)
+                if request.tools is not None
+                else None,
+                "parameters": redactor.value(request.parameters),
+            }
+        )
+    for name in ("tool_call_id", "name", "parent_tool_call_id"):
+        chosen = getattr(message, name)
+        if chosen is not None:
+            update[name] = redactor.identifier(chosen)
+    return message.model_copy(update=update)

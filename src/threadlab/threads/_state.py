@@ -131,7 +131,7 @@ class ThreadState:
 
     def get_messages(self) -> list[Message]:
         """The persisted top-level history, including results persisted earlier in this step."""
-        return self._context.messages()
+        return self._context.history.messages()
 
     async def inject_message(
         self, content: str, *, role: Literal["user", "assistant", "system"] = "user"
@@ -143,7 +143,7 @@ class ThreadState:
     async def queue_message(self, content: str) -> None:
         """Deliver a user message at the start of the thread's next step."""
         self._check_live()
-        self._context.enqueue(Message(role="user", content=content))
+        self._context.inbox.put(Message(role="user", content=content))
 
     # files
 

@@ -1,0 +1,105 @@
+"""`ThreadHistory`: one thread's messages and events as stored, read back incrementally and
+kept in memory while the thread runs here; new messages are redacted, announced and persisted
+with the events emitted since the last write, in one transaction."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+
+from .._records import EventOrigin, Message, MessageCreatedEvent, ThreadEvent, event_from_json
+from ..store import Store
+from ._redaction import Redactor, redact_message
+from ._sink import EventSink
+
+__all__ = ["ThreadHistory"]
+
+
+class ThreadHistory:
+    """The messages (all depths) and events of one thread."""
+
+    def __init__(
+        self,
+        store: Store,
+        thread_id: str,
+        redactor: Redactor,
+        sink: EventSink,
+        damaged: Callable[[str], None],
+    ) -> None:
+        self._store = store
+        self._thread_id = thread_id
+        self._redactor = redactor
+        self._sink = sink
+        self._damaged = damaged
+        self.top: list[Message] = []
+        """The top-level conversation (depth 0), as held in memory."""
+        self._all: list[Message] = []
+        self._loaded = False
+        self._rows = 0
+        self._events: list[ThreadEvent] = []
+        self._events_read_to: int | None = None  # the last event's place in the store
+        self.live = False
+        """Whether this process runs the thread now: then memory is the truth (it is the only
+        writer) and reads skip the store."""
+
+    def reload(self, *, force: bool = False) -> None:
+        """Read the persisted messages again if the store has more than memory."""
+        stored = self._store.list_messages(self._thread_id)
+        if self._loaded and not force and len(stored) == self._rows:
+            return
+        messages: list[Message] = []
+        for row in stored:
+            try:
+                messages.append(Message.model_validate_json(row.data))
+            except ValueError:  # pydantic's ValidationError included
+                self._damaged(f"message {row.id} cannot be read and is left out")
+        self._all = messages
+        self._rows = len(stored)
+        self.top = [m for m in self._all if m.depth == 0]
+        self._loaded = True
+
+    def messages(self) -> list[Message]:
+        """The top-level conversation."""
+        if not self.live:
+            self.reload()
+        return list(self.top)
+
+    def all(self) -> list[Message]:
+        """Every message, nested turns' included, in the order they were persisted."""
+        if not self.live:
+            self.reload()
+        return list(self._all)
+
+    def find(self, message_id: str) -> Message | None:
+        for message in reversed(self._all):
+            if message.id == message_id:
+                return message
+        self.reload()
+        return next((m for m in self._all if m.id == message_id), None)
+
+    def events(self) -> list[ThreadEvent]:
+        # Events are only ever appended: read (and parse) only those stored since last time,
+        # where that cannot skip one: the store numbers events in commit order, or this
+        # process runs the thread (then it is the only writer).
+        if not (self.live or getattr(self._store, "events_in_commit_order", False)):
+            self._events.clear()
+            self._events_read_to = None
+        for row in self._store.iter_events(self._thread_id, after=self._events_read_to):
+            self._events_read_to = row.seq
+            try:
+                self._events.append(event_from_json(row.data))
+            except ValueError:
+                self._damaged("an event cannot be read and is left out")
+        return list(self._events)
+
+    def persist(self, messages: Sequence[Message], base: EventOrigin) -> list[Message]:
+        """Redact, announce and persist messages in one transaction (with the events emitted
+        since the last write), then keep them in memory."""
+        stored = [redact_message(self._redactor, m) for m in messages]
+        for message in stored:
+            self._sink.emit(MessageCreatedEvent(message_id=message.id, role=message.role, **base))
+        self._sink.persist(stored)
+        for message in stored:
+            self._all.append(message)
+            if message.depth == 0:
+                self.top.append(message)
+        return stored
