@@ -317,3 +317,27 @@ def responses_leading(
     for number, event in enumerate(merged):
         event["sequence_number"] = number
     return merged
+
+
+# --- any of the three ------------------------------------------------------------------------
+
+PROVIDERS = ["openai", "openai-responses", "anthropic"]
+"""The three streaming APIs, by the `provider=` that selects each."""
+
+
+def provider_frames(
+    provider: str,
+    text: str | None = None,
+    calls: Sequence[Call] = (),
+    *,
+    size: int = 8,
+    usage: tuple[int, int, int] = (12, 7, 3),
+) -> list[bytes]:
+    """A whole streamed response in `provider`'s own wire shape: `text`, then `calls`, each
+    sent in pieces of `size` characters; `usage` as (input, output, cached) tokens the way the
+    API counts them (Anthropic counts its uncached input apart from the cached)."""
+    if provider == "openai":
+        return chat_frames(chat_chunks(text, calls, size=size, usage=usage))
+    if provider == "openai-responses":
+        return responses_frames(responses_events(text, calls, size=size, usage=usage))
+    return anthropic_frames(anthropic_events(text, calls, size=size, usage=usage))

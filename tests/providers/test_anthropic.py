@@ -25,7 +25,7 @@ def reply(events: list[dict[str, object]]) -> Reply:
     return Reply(frames=anthropic_frames(events))
 
 
-async def test_text_tool_use_and_the_next_turn_on_the_wire(
+async def test_tool_use_and_tool_results_on_the_wire(
     rt: tl.Runtime, registry: tl.Registry, server: ScriptedServer
 ) -> None:
     remote_prompt(registry, server, "anthropic")
@@ -34,27 +34,9 @@ async def test_text_tool_use_and_the_next_turn_on_the_wire(
         reply(anthropic_events("Done.", usage=(50, 9, 40))),
     )
     thread = await new_thread(rt, "anthropic")
-    events = await collect(thread, "build")
-
-    started = [e for e in events if isinstance(e, tl.ToolCallStartedEvent)]
-    assert [(e.tool_call_id, e.progress) for e in started] == [
-        ("toolu_w1", "/site/index.html"),
-        ("toolu_a1", None),
-    ]
-    write_deltas = [
-        i for i, e in enumerate(events) if isinstance(e, tl.ToolCallDeltaEvent) and e.delta
-    ]
-    assert events.index(started[0]) < write_deltas[-1]
+    await thread.send("build")
     results = [m for m in thread.messages if m.role == "tool"]
     assert [m.tool_status for m in results] == ["success", "error"]
-    # The API counts its 50 uncached input tokens apart from the 40 read from the cache;
-    # threadlab's input_tokens is all the input, as the other APIs count it.
-    assert thread.messages[-1].usage == {
-        "input_tokens": 90,
-        "output_tokens": 9,
-        "cached_tokens": 40,
-        "cache_write_tokens": 0,
-    }
 
     first, second = server.requests
     assert first.path == "/v1/messages"

@@ -14,27 +14,11 @@ import pytest
 
 import threadlab as tl
 
-from ._protocols import (
-    anthropic_events,
-    anthropic_frames,
-    chat_chunks,
-    chat_frames,
-    responses_events,
-    responses_frames,
-)
+from ._protocols import PROVIDERS, chat_chunks, chat_frames, provider_frames
 from ._server import Reply, ScriptedServer, sse
 from ._setup import KEY, arguments, key_variable, new_thread, remote_prompt
 
-PROVIDERS = ["openai", "openai-responses", "anthropic"]
 WRITE = ("call_1", "write_file", arguments({"path": "/out.txt", "content": "z" * 400}))
-
-
-def frames(provider: str, text: str | None = None, calls: Any = (), size: int = 8) -> list[bytes]:
-    if provider == "openai":
-        return chat_frames(chat_chunks(text, calls, size=size))
-    if provider == "openai-responses":
-        return responses_frames(responses_events(text, calls, size=size))
-    return anthropic_frames(anthropic_events(text, calls, size=size))
 
 
 def error_body(message: str) -> dict[str, Any]:
@@ -99,7 +83,7 @@ async def test_a_retry_that_succeeds_completes_the_run(
     remote_prompt(registry, server, provider, max_retries=2)
     server.reply(
         Reply(status=429, body=error_body("busy"), headers={"retry-after-ms": "10"}),
-        Reply(frames=frames(provider, "fine now")),
+        Reply(frames=provider_frames(provider, "fine now")),
     )
     thread = await new_thread(rt, provider)
     run = await thread.send("go")
@@ -112,7 +96,7 @@ async def test_no_answer_within_the_timeout(
     rt: tl.Runtime, registry: tl.Registry, server: ScriptedServer, provider: str
 ) -> None:
     remote_prompt(registry, server, provider, timeout=0.3)
-    server.reply(Reply(frames=frames(provider, "late"), stall=1.5))
+    server.reply(Reply(frames=provider_frames(provider, "late"), stall=1.5))
     run = await failed_run(rt, provider)
     assert "no answer from http://127.0.0.1:" in run.error  # type: ignore[operator]
     assert "within 0.3 s" in run.error  # type: ignore[operator]
@@ -123,7 +107,7 @@ async def test_a_read_timeout_in_the_middle_of_a_stream(
     rt: tl.Runtime, registry: tl.Registry, server: ScriptedServer, provider: str
 ) -> None:
     remote_prompt(registry, server, provider, timeout=0.3)
-    server.reply(Reply(frames=frames(provider, calls=[WRITE]), pace=1.0))
+    server.reply(Reply(frames=provider_frames(provider, calls=[WRITE]), pace=1.0))
     run = await failed_run(rt, provider)
     assert "within 0.3 s" in run.error  # type: ignore[operator]
 
@@ -147,7 +131,7 @@ async def test_a_stream_cut_inside_a_calls_arguments_executes_nothing(
     rt: tl.Runtime, registry: tl.Registry, server: ScriptedServer, provider: str
 ) -> None:
     remote_prompt(registry, server, provider)
-    whole = frames(provider, "Writing.", calls=[WRITE], size=20)
+    whole = provider_frames(provider, "Writing.", calls=[WRITE], size=20)
     server.reply(Reply(frames=whole[: len(whole) - 8], cut=True))  # inside the arguments
     run = await failed_run(rt, provider)
     assert "broke off" in run.error or "cannot reach" in run.error  # type: ignore[operator]
@@ -186,7 +170,7 @@ async def test_cancelling_mid_stream_closes_the_connection_at_once(
     rt: tl.Runtime, registry: tl.Registry, server: ScriptedServer, provider: str
 ) -> None:
     remote_prompt(registry, server, provider)
-    server.reply(Reply(frames=frames(provider, calls=[WRITE], size=2), pace=0.02))
+    server.reply(Reply(frames=provider_frames(provider, calls=[WRITE], size=2), pace=0.02))
     thread = await new_thread(rt, provider)
     seen = asyncio.Event()
 
@@ -217,7 +201,7 @@ def test_sse_helper_frames_events() -> None:
 
 def endless(provider: str, repeated: bytes | None = None) -> Iterator[bytes]:
     """A stream's opening frames, then `repeated` forever (by default, its text frame)."""
-    opening = frames(provider, "A" * 65536, size=65536)
+    opening = provider_frames(provider, "A" * 65536, size=65536)
     text_at = next(i for i, frame in enumerate(opening) if b"AAAA" in frame)
     yield from opening[:text_at]
     while True:

@@ -25,25 +25,13 @@ def reply(*chunks: dict[str, object], **kw: object) -> Reply:
     return Reply(frames=chat_frames(chunks), **kw)  # type: ignore[arg-type]
 
 
-async def test_text_streams_as_deltas_and_usage_is_recorded(
+async def test_a_request_without_tools_asks_for_a_stream_with_usage(
     rt: tl.Runtime, registry: tl.Registry, server: ScriptedServer
 ) -> None:
     remote_prompt(registry, server, tools=())
-    answer_text = "Hello there, friend. " * 10
-    server.reply(reply(*chat_chunks(answer_text, size=4)))
+    server.reply(reply(*chat_chunks("Hello.")))
     thread = await new_thread(rt)
-    events = await collect(thread, "hi")
-
-    deltas = [e.delta for e in events if isinstance(e, tl.TextDeltaEvent)]
-    # Live text is held back only as much as redacting a split secret (the key) needs.
-    assert len(deltas) > 30
-    assert "".join(deltas) == answer_text
-    answer = thread.messages[-1]
-    assert answer.content == answer_text
-    assert answer.usage == {"input_tokens": 12, "output_tokens": 7, "cached_tokens": 3}
-    server.reply(reply(*chat_chunks("Again", usage=(20, 1, 0))))
-    run = await thread.send("once more")
-    assert run.usage == {"input_tokens": 20, "output_tokens": 1, "cached_tokens": 0}
+    await thread.send("hi")
 
     sent = server.requests[0]
     assert sent.path == "/v1/chat/completions"
@@ -58,30 +46,14 @@ async def test_text_streams_as_deltas_and_usage_is_recorded(
     assert "tools" not in sent.body
 
 
-async def test_several_calls_in_one_response_run_in_order_and_go_back_paired(
+async def test_calls_go_back_as_one_assistant_message_and_a_tool_message_each(
     rt: tl.Runtime, registry: tl.Registry, server: ScriptedServer
 ) -> None:
     remote_prompt(registry, server)
     server.reply(reply(*chat_chunks(calls=[WRITE, ADD], size=5)), reply(*chat_chunks("done")))
     thread = await new_thread(rt)
-    events = await collect(thread, "build it")
-
-    started = [e for e in events if isinstance(e, tl.ToolCallStartedEvent)]
-    assert [(e.tool_call_id, e.name, e.progress) for e in started] == [
-        ("call_w1", "write_file", "/index.html"),
-        ("call_a1", "add", None),
-    ]
-    # The card can say "writing index.html" while the content is still streaming.
-    write_deltas = [
-        i for i, e in enumerate(events) if isinstance(e, tl.ToolCallDeltaEvent) and e.delta
-    ]
-    assert events.index(started[0]) < write_deltas[-1]
+    await thread.send("build it")
     results = [m for m in thread.messages if m.role == "tool"]
-    assert [(m.tool_call_id, m.content) for m in results] == [
-        ("call_w1", "wrote 11 characters to /index.html"),
-        ("call_a1", "5"),
-    ]
-    assert thread.files.read_sync("/index.html") == b"<h1>hi</h1>"
 
     second = server.requests[1].body["messages"]
     assert second[2] == {
@@ -99,24 +71,6 @@ async def test_several_calls_in_one_response_run_in_order_and_go_back_paired(
         {"role": "tool", "tool_call_id": "call_w1", "content": results[0].content},
         {"role": "tool", "tool_call_id": "call_a1", "content": "5"},
     ]
-
-
-async def test_argument_chunks_split_inside_strings_escapes_and_multibyte_characters(
-    rt: tl.Runtime, registry: tl.Registry, server: ScriptedServer
-) -> None:
-    remote_prompt(registry, server)
-    content = 'line one\nline "two" \\ é 😀 \u2028 end'
-    raw = json.dumps({"path": "/notes/ü.txt", "content": content})  # escapes: \n \" \\ \ud83d
-    call = ("call_x", "write_file", raw)
-    server.reply(reply(*chat_chunks(calls=[call], size=1)), reply(*chat_chunks("ok")))
-    thread = await new_thread(rt)
-    events = await collect(thread, "write")
-
-    started = [e for e in events if isinstance(e, tl.ToolCallStartedEvent)]
-    assert len(started) == 1
-    assert started[0].progress == "/notes/ü.txt"
-    assert first_calls(thread)[0].arguments == {"path": "/notes/ü.txt", "content": content}
-    assert thread.files.read_sync("/notes/ü.txt").decode() == content
 
 
 async def test_ollama_reuses_index_0_and_sends_each_call_whole(
