@@ -20,7 +20,7 @@ from threadlab.models import FinishChunk, FunctionModel, call, step, text
 from threadlab.otel import SEMCONV_VERSION, export_thread
 
 from ..helpers import HangingTool, scripted_prompt
-from ..runtime.test_subagents import create, worker
+from ..execution.test_subagents import create, worker
 
 SECRET = "tok-otel-3141592653"
 

@@ -9,7 +9,7 @@ from threadlab.widgets import TraceState, replay, static_html
 from threadlab.widgets._replay import trace_for
 from threadlab.widgets._static import static_text
 
-from ..runtime.test_subagents import create, lead, worker
+from ..execution.test_subagents import create, lead, worker
 
 
 async def test_a_childs_calls_and_report_belong_to_the_child(
