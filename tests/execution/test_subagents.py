@@ -74,7 +74,7 @@ def create_then(then: Callable[[str], Any]) -> tl.models.FunctionModel:
     return tl.models.FunctionModel(decide)
 
 
-async def test_lifecycle_tools_are_injected_with_precise_schemas(
+async def test_lifecycle_tools_are_offered_with_precise_schemas(
     rt: tl.Runtime, registry: tl.Registry
 ) -> None:
     worker(registry)

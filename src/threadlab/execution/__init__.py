@@ -1,6 +1,6 @@
 """Running threads: one run from its lease to its outcome, the step loop, streaming and the
-argument scanner, context assembly, hooks, one tool call, the tools the runtime builds, and
-subagents.
+argument scanner, the model's input, hooks, one tool call, the runtime tools (prompts and
+agents exposed as tools, the lifecycle tools), and subagents.
 
 Internal machinery, not public surface: `threadlab.Runtime` and `threadlab.Thread` are the way
 in. Nothing here imports the runtime; it is written against `RunHost`.

@@ -1,4 +1,4 @@
-"""The tools a frame offers, and the ones the runtime builds for it: prompts as tools (a
+"""The tools a frame offers, with the runtime tools it makes for it: prompts as tools (a
 nested turn in the same thread), agents as tools (a handoff, or a child session), and a side's
 session tools and the lifecycle tools of its subagent relationships."""
 
@@ -22,16 +22,16 @@ from ..definitions import (
     ToolDefinition,
 )
 from ..threads import ThreadContext, as_paths
-from ._builtin_tool import builtin_tool
 from ._frames import Frame
 from ._lifecycle_tools import lifecycle_tools
+from ._runtime_tool import runtime_tool
 from ._subagents import Supervisor
 
-__all__ = ["ToolOwner", "tools_for"]
+__all__ = ["OfferingRun", "tools_for"]
 
 
-class ToolOwner(Protocol):
-    """What the runtime-built tools need from the run that offers them."""
+class OfferingRun(Protocol):
+    """What the runtime tools need from the run that offers them."""
 
     @property
     def graph(self) -> ThreadGraph: ...
@@ -71,7 +71,9 @@ _HANDOFF_ARGS: dict[str, Any] = {
 }
 
 
-def tools_for(loop: ToolOwner, frame: Frame, prompt: PromptDefinition) -> dict[str, ToolDefinition]:
+def tools_for(
+    loop: OfferingRun, frame: Frame, prompt: PromptDefinition
+) -> dict[str, ToolDefinition]:
     """Everything offered to `prompt` in this frame, in the prompt's order, then the side's
     session tools and the lifecycle tools of its subagent relationships."""
     registry = loop.graph.registry
@@ -100,7 +102,7 @@ def tools_for(loop: ToolOwner, frame: Frame, prompt: PromptDefinition) -> dict[s
 
 
 def _prompt_tool(
-    loop: ToolOwner, frame: Frame, prompt: PromptDefinition, config: SubpromptConfig
+    loop: OfferingRun, frame: Frame, prompt: PromptDefinition, config: SubpromptConfig
 ) -> ToolDefinition:
     schema = prompt.required_schema or ArgsSchema(
         f"prompt {prompt.name!r}", _MESSAGE_ARGS, trusted=True
@@ -111,11 +113,11 @@ def _prompt_tool(
         return await run_prompt_tool(loop, frame, prompt, config, args, call_id)
 
     description = prompt.tool_description or f"Ask the {prompt.name} prompt and get its answer."
-    return builtin_tool(prompt.name, description, schema, execute, "prompt", prompt.approval)
+    return runtime_tool(prompt.name, description, schema, execute, "prompt", prompt.approval)
 
 
 async def run_prompt_tool(
-    loop: ToolOwner,
+    loop: OfferingRun,
     frame: Frame,
     prompt: PromptDefinition,
     config: SubpromptConfig,
@@ -144,7 +146,7 @@ async def run_prompt_tool(
         parent_id=frame.current_message_id,
         parent_tool_call_id=call_id,
         nested=[],
-        caller_context=[m for m in frame.caller_view if m.role != "system"],
+        caller_messages=[m for m in frame.caller_view if m.role != "system"],
     )
     await loop.commit(nested, Message(role="user", content=text, attachments=tuple(paths)))
     await loop.run_turn(nested)
@@ -176,7 +178,7 @@ def _shape(nested: Frame, config: SubpromptConfig) -> Any:
     return out
 
 
-def _agent_tool(loop: ToolOwner, frame: Frame, agent: AgentDefinition) -> ToolDefinition:
+def _agent_tool(loop: OfferingRun, frame: Frame, agent: AgentDefinition) -> ToolDefinition:
     if agent.type == "ai_human":
 
         async def handoff(state: Any, args: Any) -> Any:
@@ -187,7 +189,7 @@ def _agent_tool(loop: ToolOwner, frame: Frame, agent: AgentDefinition) -> ToolDe
             return {"handoff": agent.name}
 
         args = ArgsSchema(f"agent {agent.name!r}", _HANDOFF_ARGS, trusted=True)
-        return builtin_tool(
+        return runtime_tool(
             agent.name, agent.tool_description, args, handoff, "handoff", agent.approval
         )
 
@@ -203,4 +205,4 @@ def _agent_tool(loop: ToolOwner, frame: Frame, agent: AgentDefinition) -> ToolDe
         )
 
     args = ArgsSchema(f"agent {agent.name!r}", _AGENT_ARGS, trusted=True)
-    return builtin_tool(agent.name, agent.tool_description, args, delegate, "agent", agent.approval)
+    return runtime_tool(agent.name, agent.tool_description, args, delegate, "agent", agent.approval)

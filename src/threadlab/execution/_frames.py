@@ -35,7 +35,7 @@ class Frame:
     parent_tool_call_id: str | None = None
     turn_start: int = 0  # index in the thread's top-level history where this turn began
     nested: list[Message] | None = None  # a nested turn's own messages
-    caller_context: Sequence[Message] = ()  # what the caller of a nested turn saw
+    caller_messages: Sequence[Message] = ()  # what the caller of a nested turn saw
     earlier: list[Message] | None = None  # earlier turns as this prompt may see them
     records: list[tuple[ToolCall, ToolResult]] = field(default_factory=list)
     last_text: str | None = None

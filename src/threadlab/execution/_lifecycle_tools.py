@@ -9,8 +9,8 @@ from .._records import ToolCall
 from ..definitions import ArgsSchema, Subagent, ToolDefinition
 from ..threads import ThreadState
 from ._approvals import rule_says
-from ._builtin_tool import builtin_tool
 from ._frames import Frame
+from ._runtime_tool import runtime_tool
 from ._subagents import Supervisor
 
 __all__ = ["lifecycle_tools"]
@@ -90,7 +90,7 @@ def lifecycle_tools(supervisor: Supervisor, frame: Frame) -> dict[str, ToolDefin
     }
     empty = {"type": "object", "properties": {}, "additionalProperties": False}
     return {
-        "subagents": builtin_tool(
+        "subagents": runtime_tool(
             "subagents",
             "List your subagent relationships and the children you have started, with"
             " their references and status.",
@@ -98,7 +98,7 @@ def lifecycle_tools(supervisor: Supervisor, frame: Frame) -> dict[str, ToolDefin
             list_,
             "lifecycle",
         ),
-        "subagent_create": builtin_tool(
+        "subagent_create": runtime_tool(
             "subagent_create",
             "Start a new subagent instance in its own thread and give it a first message."
             f" Blocking subagents return their result; others report back later. {lines}",
@@ -107,7 +107,7 @@ def lifecycle_tools(supervisor: Supervisor, frame: Frame) -> dict[str, ToolDefin
             "lifecycle",
             _approval(visible, lambda args: args.get("agent")),
         ),
-        "subagent_message": builtin_tool(
+        "subagent_message": runtime_tool(
             "subagent_message",
             "Send a message to a resumable subagent you created, by its reference.",
             ArgsSchema("tool 'subagent_message'", message_schema, trusted=True),

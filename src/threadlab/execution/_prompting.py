@@ -1,4 +1,4 @@
-"""Rendering a prompt's system text, and assembling the context a model sees."""
+"""Rendering a prompt's system text, and assembling the messages a model is sent (its input)."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from .._errors import DefinitionError
 from .._records import Message
 from ..definitions import Env, Include, PromptDefinition, Registry, Text
 
-__all__ = ["MessageWindow", "earlier_context", "render_system", "side_view"]
+__all__ = ["MessageWindow", "earlier_messages", "render_system", "side_view"]
 
 
 class MessageWindow(Sequence[Message]):
@@ -91,7 +91,7 @@ def render_system(
     return "".join(out)
 
 
-def earlier_context(
+def earlier_messages(
     history: Sequence[Message], include_chat: bool, include_past_tools: bool
 ) -> list[Message]:
     """What a prompt sees of turns before the current one, per its history flags."""

@@ -1,6 +1,6 @@
-"""The step loop of one run: drain the queue, assemble context, stream the model, persist the
-assistant message, run its tool calls one by one in returned order — persisting each result
-before the next starts — and check the stop conditions.
+"""The step loop of one run: drain the queue, assemble the model's input, stream the model,
+persist the assistant message, run its tool calls one by one in returned order — persisting
+each result before the next starts — and check the stop conditions.
 
 One `RunLoop` serves a whole run: an ai_human turn (with handoffs), or a dual_ai session of
 alternating sides, and the nested turns of prompt tools inside either, each as a `Frame`.
@@ -33,13 +33,13 @@ from ..definitions import PromptDefinition, Side, ThreadGraph, ToolDefinition
 from ..models import ModelRequest, ToolPurpose, ToolSpec, provider_name, step_cost
 from ..threads import ExecutionInfo, ThreadContext, ThreadState
 from ._approvals import ask, decisions, needs_decision, pending_requests
-from ._builtin_tool import BuiltinTool
+from ._exposed_tools import tools_for
 from ._frames import Frame, StepBudget
 from ._hooks import HookRunner
 from ._host import RunHost
-from ._injected_tools import tools_for
-from ._prompting import MessageWindow, earlier_context, render_system, side_view
+from ._prompting import MessageWindow, earlier_messages, render_system, side_view
 from ._request_log import RequestLog
+from ._runtime_tool import RuntimeTool
 from ._spending import SPENDING, Spend
 from ._streaming import collect_stream
 from ._subagents import ChildRunner, Supervisor
@@ -353,29 +353,29 @@ class RunLoop:
             prompt, self.graph.registry, lambda n: env.resolve(n, prompt), env.type_of
         )
         head = [self._system_message(system)] if system else []
-        context: Sequence[Message] = self._context(frame, prompt, head)
+        model_input: Sequence[Message] = self._model_input(frame, prompt, head)
         if hooks.has("filter_messages"):
             filtered = await hooks.run(
                 "filter_messages",
                 state,
-                list(context[len(head) :]),
+                list(model_input[len(head) :]),
                 transform=True,
                 expect=_is_message_list,
             )
-            context = head + list(filtered)
+            model_input = head + list(filtered)
         if hooks.has("prefilter_llm_history"):
-            context = list(
+            model_input = list(
                 await hooks.run(
                     "prefilter_llm_history",
                     state,
-                    list(context),
+                    list(model_input),
                     transform=True,
                     expect=_is_message_list,
                 )
             )
-        frame.caller_view = context
+        frame.caller_view = model_input
         request = ModelRequest(
-            messages=context,
+            messages=model_input,
             tools=[self._spec(t, frame) for t in tools.values()],
             tool_choice=prompt.tool_choice,
             parallel_tool_calls=prompt.parallel_tool_calls,
@@ -444,19 +444,20 @@ class RunLoop:
         override = self.context.model_override
         return override if override is not None and frame.depth == 0 else prompt.model
 
-    def _context(
+    def _model_input(
         self, frame: Frame, prompt: PromptDefinition, head: list[Message]
     ) -> Sequence[Message]:
+        """The messages the model is sent at this step, after `head` (the system text)."""
         history = self.context.history.top
         if frame.nested is not None:
-            earlier = earlier_context(
-                frame.caller_context, prompt.include_chat, prompt.include_past_tools
+            earlier = earlier_messages(
+                frame.caller_messages, prompt.include_chat, prompt.include_past_tools
             )
             return head + earlier + frame.nested
         if frame.dual:
             return head + side_view(history, frame.turn_start, frame.side or "a")
         if frame.earlier is None:
-            frame.earlier = earlier_context(
+            frame.earlier = earlier_messages(
                 history[: frame.turn_start], prompt.include_chat, prompt.include_past_tools
             )
         # A window, not a copy: long turns would otherwise copy the history at every step.
@@ -736,7 +737,7 @@ class RunLoop:
         return HookRunner(self.graph.registry, ids, self.limits.hook_timeout, self.context.redact)
 
     def _spec(self, tool: ToolDefinition, frame: Frame) -> ToolSpec:
-        purpose: ToolPurpose = tool.purpose if isinstance(tool, BuiltinTool) else "function"
+        purpose: ToolPurpose = tool.purpose if isinstance(tool, RuntimeTool) else "function"
         if frame.depth == 0 and tool.name == frame.side_config.session_stop:
             purpose = "session_stop"
         elif frame.depth == 0 and tool.name == frame.side_config.session_fail:

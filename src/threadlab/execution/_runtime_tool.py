@@ -1,4 +1,5 @@
-"""Tools the runtime builds for one frame (prompt and agent tools, lifecycle tools)."""
+"""Runtime tools: the tools the runtime makes for one frame (prompts and agents exposed as
+tools, the lifecycle tools), as opposed to the tools a user defines."""
 
 from __future__ import annotations
 
@@ -7,16 +8,16 @@ from typing import Any
 from ..definitions import ArgsSchema, ToolDefinition
 from ..models import ToolPurpose
 
-__all__ = ["BuiltinTool", "builtin_tool"]
+__all__ = ["RuntimeTool", "runtime_tool"]
 
 
-class BuiltinTool(ToolDefinition):
+class RuntimeTool(ToolDefinition):
     """A tool made by the runtime for one frame; `purpose` tells models what it is."""
 
     purpose: ToolPurpose = "function"
 
 
-def builtin_tool(
+def runtime_tool(
     name: str,
     description: str,
     args: ArgsSchema,
@@ -24,9 +25,9 @@ def builtin_tool(
     purpose: ToolPurpose,
     approval: Any = None,
 ) -> ToolDefinition:
-    """A runtime-built tool. It has no tool timeout: the step and failure budgets bound what
+    """A runtime tool. It has no tool timeout: the step and failure budgets bound what
     these run."""
-    return BuiltinTool(
+    return RuntimeTool(
         name=name,
         description=description,
         execute=execute,

@@ -1,4 +1,4 @@
-"""Subagents: child threads a side creates and talks to through the runtime-injected lifecycle
+"""Subagents: child threads a side creates and talks to through the reserved lifecycle
 tools (`subagents`, `subagent_create`, `subagent_message`), blocking or not, resumable or not.
 
 Children only talk to their parent. A blocking child's outcome is the tool result; a
