@@ -29,11 +29,11 @@ def delete(state, path: str) -> str:
 
 def waiting_thread(shell: InteractiveShell) -> str:
     # No front end draws views in this shell: the cards cannot ask, so the run waits (soon).
-    magics(shell).session.approver.ready_s = 0.1
+    magics(shell).memory.approver.ready_s = 0.1
     run(shell, TOOL)
     run(shell, DEFINE)
     run(shell, "%%thread cleaner\nClean up.")
-    thread_id: str = magics(shell).session.last_thread["cleaner"]
+    thread_id: str = magics(shell).memory.last_thread["cleaner"]
     return thread_id
 
 
@@ -41,7 +41,7 @@ def test_a_tool_cell_with_approval_pauses_and_approve_resumes(
     shell: InteractiveShell, capsys: pytest.CaptureFixture[str]
 ) -> None:
     thread_id = waiting_thread(shell)
-    rt = magics(shell).session.runtime
+    rt = magics(shell).memory.runtime
     assert rt.thread(thread_id).status == "waiting"
     listing = repr(run(shell, "%threadlab pending"))
     assert 'call_del  delete({"path": "/old.txt"})' in listing
@@ -57,7 +57,7 @@ def test_reject_with_a_reason_and_edited_arguments(shell: InteractiveShell) -> N
     run(shell, '%threadlab approve call_del --arguments \'{"path": "/tmp/old.txt"}\'')
     run(shell, "%%thread cleaner\nAnd the older one.")
     run(shell, "%threadlab reject call_del2 keep it for now")
-    thread = magics(shell).session.runtime.thread(thread_id)
+    thread = magics(shell).memory.runtime.thread(thread_id)
     results = [m.content for m in thread.messages if m.role == "tool"]
     assert results == ["deleted /tmp/old.txt", "rejected: keep it for now"]
 
@@ -76,7 +76,7 @@ def test_decisions_that_do_not_fit_say_why(shell: InteractiveShell, cell: str, e
     result = shell.run_cell(cell)
     assert result.error_in_exec is not None
     assert error in str(result.error_in_exec)
-    assert magics(shell).session.runtime.thread(thread_id).status == "waiting"
+    assert magics(shell).memory.runtime.thread(thread_id).status == "waiting"
 
 
 STEPPED = """
@@ -98,19 +98,19 @@ tl.define_prompt("noter", prompt="Note.", tools=["note"], model=ScriptedModel([
 def test_step_mode_asks_before_every_call(
     shell: InteractiveShell, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    magics(shell).session.approver.ready_s = 0.1
+    magics(shell).memory.approver.ready_s = 0.1
     run(shell, STEPPED)
     run(shell, "%%thread noter --step\nNote things.")
     assert "note (n1) waits for a decision" in capsys.readouterr().out
-    thread = magics(shell).session.runtime.thread(magics(shell).session.last_thread["noter"])
+    thread = magics(shell).memory.runtime.thread(magics(shell).memory.last_thread["noter"])
     assert [r.tool_call_id for r in thread.pending] == ["n1"]
     run(shell, "%threadlab approve n1")  # resumed without stepping: n2 runs as it is
-    thread = magics(shell).session.runtime.thread(thread.id)
+    thread = magics(shell).memory.runtime.thread(thread.id)
     assert [m.content for m in thread.messages if m.role == "tool"] == ["noted a", "noted b"]
     assert thread.messages[-1].content == "noted both"
 
 
 def test_a_prompt_cell_with_approval_asks_when_called_as_a_tool(shell: InteractiveShell) -> None:
-    magics(shell).session.approver.ready_s = 0.1
+    magics(shell).memory.approver.ready_s = 0.1
     run(shell, "%%prompt helper --expose-as-tool --approval always\nHelp.")
-    assert magics(shell).session.runtime.registry.prompt("helper").approval == "always"
+    assert magics(shell).memory.runtime.registry.prompt("helper").approval == "always"

@@ -38,7 +38,7 @@ def test_an_eval_cell_scores_each_line_with_each_model(
                              "answer has expected": True}  # fmt: skip
     assert scores["coffee"]["answer has expected"] is False
     assert scores["tea (2)"]["answer has expected"] is None
-    threads = magics(shell).session.runtime.threads()
+    threads = magics(shell).memory.runtime.threads()
     assert {t.origin for t in threads} == {"eval:quick"}
     assert "coffee" in view.static_html()
     state = view.saved_state()

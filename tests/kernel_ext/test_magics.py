@@ -168,17 +168,17 @@ def test_thread_runs_inline_and_continues_the_same_thread(shell: InteractiveShel
     run(shell, WRITE_FILE)
     run(shell, "%%prompt builder --tools write_file\nBuild.")
     run(shell, "%%thread builder --env REGION=eu\nMake a page.")
-    session = magics(shell).session
-    first = session.last_thread["builder"]
+    memory = magics(shell).memory
+    first = memory.last_thread["builder"]
     run(shell, "%%thread builder\nAnother one.")
-    assert session.last_thread["builder"] == first
-    thread = session.runtime.thread(first)
+    assert memory.last_thread["builder"] == first
+    thread = memory.runtime.thread(first)
     assert [m.content for m in thread.messages if m.role == "user"] == [
         "Make a page.",
         "Another one.",
     ]
     run(shell, "%%thread builder --new\nFresh.")
-    assert session.last_thread["builder"] != first
+    assert memory.last_thread["builder"] != first
 
 
 def test_thread_usage_errors(shell: InteractiveShell) -> None:
@@ -212,9 +212,9 @@ def test_threadlab_line_magic(shell: InteractiveShell, tmp_path: Path) -> None:
     run(shell, WRITE_FILE)
     run(shell, "%%prompt builder --tools write_file\nBuild.")
     run(shell, "%threadlab set REGION=eu-west")
-    assert magics(shell).session.env == {"REGION": "eu-west"}
+    assert magics(shell).memory.env == {"REGION": "eu-west"}
     run(shell, "%%thread builder\nMake a page.")
-    thread_id = magics(shell).session.last_thread["builder"]
+    thread_id = magics(shell).memory.last_thread["builder"]
     listing = run(shell, "%threadlab threads")
     assert thread_id in repr(listing)
     opened = run(shell, f"%threadlab open {thread_id}")
@@ -299,10 +299,10 @@ def test_config_store_after_loading_takes_effect_for_the_next_thread(
     run(shell, "%%thread builder\nFirst.")
     run(shell, "%config ThreadlabMagics.store = 'team-store'")
     run(shell, "%%thread builder --new\nSecond.")
-    session = magics(shell).session
-    assert session.store == "team-store"
+    memory = magics(shell).memory
+    assert memory.store == "team-store"
     assert (tmp_path / "team-store" / "threads.sqlite3").exists()
-    (moved,) = session.runtime.threads()
+    (moved,) = memory.runtime.threads()
     assert [m.content for m in moved.messages if m.role == "user"] == ["Second."]
 
 
@@ -312,7 +312,7 @@ def test_continuing_a_thread_whose_definitions_are_gone_says_what_to_do(
     run(shell, WRITE_FILE)
     run(shell, "%%prompt builder --tools write_file\nBuild.")
     run(shell, "%%thread builder\nFirst.")
-    thread_id = magics(shell).session.last_thread["builder"]
+    thread_id = magics(shell).memory.last_thread["builder"]
     tl.default_registry().remove("builder")  # as after a kernel restart
     result = shell.run_cell(f"%%thread builder --id {thread_id}\nAgain.")
     assert isinstance(result.error_in_exec, UsageError)
@@ -368,7 +368,7 @@ def test_the_thread_list_narrows_to_the_notebook_that_made_them(
     # In a notebook the list is that notebook's by default; --all lists every thread.
     assert [r["origin"] for r in run(shell, "%threadlab threads").rows] == ["b.ipynb"]
     assert len(run(shell, "%threadlab threads --all").rows) == 3
-    thread = magics(shell).session.runtime.thread(mine.rows[0]["id"])
+    thread = magics(shell).memory.runtime.thread(mine.rows[0]["id"])
     assert thread.origin == "notebooks/a.ipynb"
     monkeypatch.delenv("JPY_SESSION_NAME")
     result = shell.run_cell("%threadlab threads --here")
@@ -380,7 +380,7 @@ def test_a_notebook_on_a_postgresql_store(shell: InteractiveShell, postgres_url:
     run(shell, f'%config ThreadlabMagics.store = "{postgres_url}"')
     run(shell, "%%prompt p\nx")
     run(shell, "%%thread p\nhello from a notebook")
-    runtime = magics(shell).session.runtime
+    runtime = magics(shell).memory.runtime
     assert isinstance(runtime.store, tl.PostgresStore)
     (thread,) = tl.Runtime(store=postgres_url).threads()  # another runtime sees it
     assert thread.messages[0].content == "hello from a notebook"
@@ -397,7 +397,7 @@ def test_a_notebook_lead_whose_children_a_worker_runs(
     run(shell, '%config ThreadlabMagics.children = "workers"')
     with workers(postgres_url, 1, 60.0):
         run(shell, "%%thread boss\n2")
-    runtime = magics(shell).session.runtime
+    runtime = magics(shell).memory.runtime
     assert runtime.children == "workers"
     (lead,) = [t for t in runtime.threads() if t.parent_id is None]
     reports = [m.subagent_id for m in lead.messages if m.role == "user" and m.subagent_id]
@@ -422,7 +422,7 @@ def test_a_notebooks_runs_go_through_its_tracer_provider(shell: InteractiveShell
     run(shell, "%%prompt builder --tools write_file\nBuild.")
     run(shell, "%%thread builder\nMake a page.")
     spans = shell.user_ns["exporter"].get_finished_spans()
-    thread_id = magics(shell).session.last_thread["builder"]
+    thread_id = magics(shell).memory.last_thread["builder"]
     (agent,) = [s for s in spans if s.name == "invoke_agent builder"]
     assert agent.attributes["gen_ai.conversation.id"] == thread_id
     assert any(s.name == "execute_tool write_file" for s in spans)
@@ -456,7 +456,7 @@ def test_a_tool_cells_traceback_names_the_cell_and_the_editors_line(
     run(shell, "tl.define_prompt('p', prompt='x', tools=['lookup'], "
                "model=ScriptedModel([call('lookup', {'key': 'k'}), text('ok')]))")  # fmt: skip
     run(shell, "%%thread p\ngo")
-    thread = magics(shell).session.runtime.thread(magics(shell).session.last_thread["p"])
+    thread = magics(shell).memory.runtime.thread(magics(shell).memory.last_thread["p"])
     (finished,) = [e for e in thread.events if isinstance(e, tl.ToolCallFinishedEvent)]
     trace = finished.traceback or ""
     assert f"  Cell In[{counted}], line 5, in lookup\n    return table[key]" in trace

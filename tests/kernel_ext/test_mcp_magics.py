@@ -59,7 +59,7 @@ def test_serve_prints_the_url_and_token_and_clients_call_the_tools(
     assert f"serving shout at {served.url}" in printed
     assert printed.count(served.token) == 2  # the token line, and the config's header
     assert run(shell, CALL) == "HELLO"
-    (thread,) = magics(shell).session.runtime.threads()
+    (thread,) = magics(shell).memory.runtime.threads()
     assert (thread.origin, thread.messages[-1].content) == ("mcp", "HELLO")
     listed = run(shell, "%threadlab threads")  # this notebook's threads, and the MCP calls
     assert [r["id"] for r in listed.rows] == [thread.id]

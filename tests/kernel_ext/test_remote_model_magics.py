@@ -41,8 +41,8 @@ def test_a_prompt_on_a_remote_model_runs_in_a_cell_and_the_key_is_never_shown(
     run(shell, "%%prompt helper --model local\nYou help.")
     server.reply(Reply(frames=chat_frames(chat_chunks("Hello from llama."))))
     run(shell, "%%thread helper\nSay hello.")
-    thread_id = magics(shell).session.last_thread["helper"]
-    thread = magics(shell).session.runtime.thread(thread_id)
+    thread_id = magics(shell).memory.last_thread["helper"]
+    thread = magics(shell).memory.runtime.thread(thread_id)
     assert thread.messages[-1].content == "Hello from llama."
     assert server.requests[0].body["model"] == "llama3.2"
     assert server.requests[0].body["messages"][0] == {"role": "system", "content": "You help."}

@@ -32,14 +32,14 @@ tl.define_prompt("calc", prompt="Add.", tools=["add"], model=FunctionModel(answe
 
 
 def runtime(shell: InteractiveShell) -> tl.Runtime:
-    rt: tl.Runtime = magics(shell).session.runtime
+    rt: tl.Runtime = magics(shell).memory.runtime
     return rt
 
 
 def first_thread(shell: InteractiveShell) -> tl.Thread:
     run(shell, DEFINE)
     run(shell, "%%thread calc\nWhat is 2 + 3?")
-    return runtime(shell).thread(magics(shell).session.last_thread["calc"])
+    return runtime(shell).thread(magics(shell).memory.last_thread["calc"])
 
 
 def test_fork_runs_the_branch_with_the_edited_result(
@@ -70,7 +70,7 @@ def test_fork_with_arguments_runs_the_call_with_them(shell: InteractiveShell) ->
 def test_replay_reruns_a_thread_on_its_recorded_answers(shell: InteractiveShell) -> None:
     thread = first_thread(shell)
     run(shell, "%%thread calc --replay " + thread.id + "\nWhat is 2 + 3?")
-    again = runtime(shell).thread(magics(shell).session.last_thread["calc"])
+    again = runtime(shell).thread(magics(shell).memory.last_thread["calc"])
     assert again.id != thread.id
     assert [m.content for m in again.messages] == [m.content for m in thread.messages]
 

@@ -19,8 +19,8 @@ import threadlab as tl
 from threadlab.models import FinishChunk, FunctionModel, call, step, text
 from threadlab.otel import SEMCONV_VERSION, export_thread
 
-from ..helpers import HangingTool, scripted_prompt
 from ..execution.test_subagents import create, worker
+from ..helpers import HangingTool, scripted_prompt
 
 SECRET = "tok-otel-3141592653"
 

@@ -42,4 +42,4 @@ def unload_ipython_extension(ipython: Any) -> None:
         ipython.input_transformers_cleanup.remove(thread_cells_to_await)
     magics = ipython.magics_manager.registry.get("ThreadlabMagics")
     if magics is not None:
-        magics.session.close()
+        magics.memory.close()

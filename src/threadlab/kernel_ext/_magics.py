@@ -44,8 +44,8 @@ from ._busy import KeepBusy
 from ._checks import warn_unknown
 from ._defined import Defined, tool_summary
 from ._eval_cells import run_eval_cell
+from ._memory import KernelMemory
 from ._notebooks import definition_cells, thread_notebook
-from ._session import KernelSession
 
 __all__ = ["ThreadlabMagics"]
 
@@ -87,16 +87,16 @@ class ThreadlabMagics(Magics):
         super().__init__(shell=shell, **kwargs)
         self._mcp_service: mcp.MCPService | None = None
         where: Literal["here", "workers"] = "workers" if self.children == "workers" else "here"
-        self.session = KernelSession(store=self.store, children=where)
+        self.memory = KernelMemory(store=self.store, children=where)
 
     @observe("store")
     def _store_changed(self, change: Any) -> None:
         # `%config ThreadlabMagics.store = ...` after loading: the next thread uses it.
-        self.session.use_store(change["new"])
+        self.memory.use_store(change["new"])
 
     @observe("children")
     def _children_changed(self, change: Any) -> None:
-        self.session.use_children(change["new"])
+        self.memory.use_children(change["new"])
 
     # definitions
 
@@ -262,7 +262,7 @@ class ThreadlabMagics(Magics):
         if self._mcp_service is not None:
             await self._mcp_service.close()
         try:
-            service = await mcp.serve(default_registry(), runtime=self.session.runtime, **options)
+            service = await mcp.serve(default_registry(), runtime=self.memory.runtime, **options)
         except (ThreadlabError, ValueError, OSError) as exc:
             raise UsageError(f"%threadlab mcp serve: {exc}") from None
         self._mcp_service = service
@@ -293,7 +293,7 @@ class ThreadlabMagics(Magics):
         assert self.shell is not None
         args = parse_argstring(self.eval, self.shell.var_expand(line))
         try:
-            await run_eval_cell(self.session.runtime, args, cell, self.shell.user_ns)
+            await run_eval_cell(self.memory.runtime, args, cell, self.shell.user_ns)
         except ThreadlabError as exc:
             raise UsageError(f"%%eval: {exc}") from None
 
@@ -338,7 +338,7 @@ class ThreadlabMagics(Magics):
             )
         thread = await self._thread_for(args)
         self._check_definitions(thread)
-        self.session.last_thread[args.target] = thread.id
+        self.memory.last_thread[args.target] = thread.id
         await self._run_live(thread, message, keep_live=args.live, step=args.step)
 
     async def fork_cell(self, line: str) -> None:
@@ -386,7 +386,7 @@ class ThreadlabMagics(Magics):
         self, thread: Thread, message: str | None, *, keep_live: bool, step: bool = False
     ) -> None:
         """Run `thread` (on `message`, or resuming) with a live view in the cell's output."""
-        live = LiveRun(self.session.runtime, thread, self.update_rate)
+        live = LiveRun(self.memory.runtime, thread, self.update_rate)
         busy = KeepBusy(getattr(self.shell, "kernel", None))
         live.view.after_message = busy.touch
         display(live.view)  # under a display id of its own: see refresh_output
@@ -422,7 +422,7 @@ class ThreadlabMagics(Magics):
         """A thread from the store runs on the definitions of this kernel: say what to do when
         they are missing (after a kernel restart, say), instead of failing inside the run."""
         try:
-            self.session.runtime.check(thread.answering_agent)
+            self.memory.runtime.check(thread.answering_agent)
         except DefinitionError as exc:
             raise UsageError(
                 f"%%thread: thread {thread.id} cannot continue in this kernel: {exc}\n"
@@ -432,18 +432,18 @@ class ThreadlabMagics(Magics):
             ) from None
 
     async def _thread_for(self, args: Any) -> Thread:
-        rt = self.session.runtime
+        rt = self.memory.runtime
         if args.id:
             try:
                 return rt.thread(args.id)
             except ThreadNotFoundError as exc:
                 raise UsageError(f"%%thread: {exc}") from None
-        last = self.session.last_thread.get(args.target)
+        last = self.memory.last_thread.get(args.target)
         if last and not args.new:
             return rt.thread(last)
-        env = dict(self.session.env)
+        env = dict(self.memory.env)
         env.update(parse_assignments(args.env, "--env"))
-        secrets = dict(self.session.secrets)
+        secrets = dict(self.memory.secrets)
         for name in args.secret or []:
             if name not in secrets:
                 secrets[name] = self._ask_secret(name)
@@ -479,7 +479,7 @@ class ThreadlabMagics(Magics):
         if not self._can_ask():
             raise UsageError(f"secret {name} has no value and this kernel cannot ask for it")
         value = getpass.getpass(f"{name} (hidden): ")
-        self.session.secrets[name] = value
+        self.memory.secrets[name] = value
         return value
 
     # %threadlab
@@ -505,7 +505,7 @@ class ThreadlabMagics(Magics):
 
     def _thread_named(self, command: str, thread_id: str) -> Thread:
         try:
-            return self.session.runtime.thread(thread_id)
+            return self.memory.runtime.thread(thread_id)
         except ThreadNotFoundError as exc:
             raise UsageError(f"%threadlab {command}: {exc}") from None
 
@@ -518,20 +518,20 @@ class ThreadlabMagics(Magics):
                 raise UsageError(
                     "%threadlab threads --here: this kernel does not know its notebook"
                 )
-            return ThreadListView(self.session.runtime, origin=here)
+            return ThreadListView(self.memory.runtime, origin=here)
         if len(rest) == 2 and rest[0] == "--notebook":
-            return ThreadListView(self.session.runtime, origin=rest[1])
+            return ThreadListView(self.memory.runtime, origin=rest[1])
         if rest == ["--all"]:
-            return ThreadListView(self.session.runtime)
+            return ThreadListView(self.memory.runtime)
         if rest:
             raise UsageError("usage: %threadlab threads [--all | --here | --notebook PATH]")
-        return ThreadListView(self.session.runtime, origin=this_notebook())
+        return ThreadListView(self.memory.runtime, origin=this_notebook())
 
     def _cmd_open(self, rest: list[str]) -> TraceView:
         if len(rest) != 1:
             raise UsageError("usage: %threadlab open THREAD_ID")
         thread = self._thread_named("open", rest[0])
-        return TraceView(self.session.runtime, replay(thread))
+        return TraceView(self.memory.runtime, replay(thread))
 
     def _cmd_pending(self, rest: list[str]) -> Defined:
         if rest:
@@ -546,7 +546,7 @@ class ThreadlabMagics(Magics):
 
     def _waiting_threads(self) -> list[Thread]:
         """Root threads with calls (theirs or their descendants') waiting for a decision."""
-        return [t for t in self.session.runtime.threads() if t.parent_id is None and t.pending]
+        return [t for t in self.memory.runtime.threads() if t.parent_id is None and t.pending]
 
     def _thread_waiting_on(self, command: str, call_id: str) -> Thread:
         for thread in self._waiting_threads():
@@ -616,13 +616,13 @@ class ThreadlabMagics(Magics):
         values = parse_assignments(rest, "%threadlab set")
         if not values:
             raise UsageError("usage: %threadlab set NAME=VALUE")
-        self.session.env.update(values)
+        self.memory.env.update(values)
         return Defined(f"set {', '.join(values)} for new threads")
 
     def _cmd_unset(self, rest: list[str]) -> Defined:
         for name in rest:
-            self.session.env.pop(name, None)
-            self.session.secrets.pop(name, None)
+            self.memory.env.pop(name, None)
+            self.memory.secrets.pop(name, None)
         return Defined(f"unset {', '.join(rest)}")
 
     def _cmd_import(self, rest: list[str]) -> Defined:
@@ -654,7 +654,7 @@ class ThreadlabMagics(Magics):
         if len(rest) != 1:
             raise UsageError(usage)
         if rest[0] == "off":
-            self.session.use_tracer_provider(None)
+            self.memory.use_tracer_provider(None)
             return Defined("runs are no longer traced")
         assert self.shell is not None
         if rest[0] not in self.shell.user_ns:
@@ -666,10 +666,10 @@ class ThreadlabMagics(Magics):
                 " OpenTelemetry TracerProvider"
             )
         try:
-            self.session.use_tracer_provider(provider)
-            self.session.runtime  # noqa: B018 - opened now, so a missing extra says so now
+            self.memory.use_tracer_provider(provider)
+            self.memory.runtime  # noqa: B018 - opened now, so a missing extra says so now
         except ImportError as exc:
-            self.session.use_tracer_provider(None)
+            self.memory.use_tracer_provider(None)
             raise UsageError(f"%threadlab trace: {exc}") from None
         return Defined(f"each run's spans go through {rest[0]} as the run ends")
 
@@ -693,9 +693,9 @@ class ThreadlabMagics(Magics):
         return Defined("\n".join(lines))
 
     def _key_source(self, name: str) -> str | None:
-        if name in self.session.secrets:
+        if name in self.memory.secrets:
             return "%threadlab secret"
-        if name in self.session.env:
+        if name in self.memory.env:
             return "%threadlab set"
         if os.environ.get(name):
             return "environment"

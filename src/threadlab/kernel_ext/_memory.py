@@ -12,11 +12,11 @@ from ..widgets import CardApprover
 if TYPE_CHECKING:
     from opentelemetry.trace import TracerProvider
 
-__all__ = ["KernelSession"]
+__all__ = ["KernelMemory"]
 
 
 @dataclass
-class KernelSession:
+class KernelMemory:
     store: str = ".threadlab"
     children: Literal["here", "workers"] = "here"
     env: dict[str, str] = field(default_factory=dict)
@@ -24,7 +24,7 @@ class KernelSession:
     last_thread: dict[str, str] = field(default_factory=dict)
     tracer_provider: TracerProvider | None = None
     approver: CardApprover = field(default_factory=CardApprover)
-    """Calls that need a decision ask in their cards (the kernel session decides)."""
+    """Calls that need a decision ask in their cards (this kernel decides)."""
     _runtime: Runtime | None = None
 
     @property
