@@ -17,6 +17,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from ._messages import Patch
 from ._trace import TraceState
 
 __all__ = ["Patcher", "apply_patch"]
@@ -44,9 +45,9 @@ class Patcher:
         }
         self._counts = {tid: len(m) for tid, m in snapshot["messages"].items()}
 
-    def patch(self, snapshot: dict[str, Any]) -> dict[str, Any]:
+    def patch(self, snapshot: dict[str, Any]) -> Patch:
         """What changed since the last patch or reset (empty when nothing did)."""
-        patch: dict[str, Any] = {}
+        patch: Patch = {}
         threads = [t for t in snapshot["threads"] if self._changed("threads", t["id"], t)]
         if threads:
             patch["threads"] = threads
@@ -71,11 +72,11 @@ class Patcher:
             patch["run"] = snapshot["run"]
         return patch
 
-    def changes(self, state: TraceState) -> dict[str, Any]:
+    def changes(self, state: TraceState) -> Patch:
         """What changed since the last patch or reset, looking only at what events touched:
         each part is a copy (the state goes on changing after it is sent)."""
         touched = state.take_changed()
-        patch: dict[str, Any] = {}
+        patch: Patch = {}
         nodes = [*state.related, *(state.threads[t] for t in touched.threads if t in state.threads)]
         threads = [json.loads(k) for t in nodes if (k := self._fresh("threads", t["id"], t))]
         if threads:
@@ -131,7 +132,7 @@ class Patcher:
         return changed
 
 
-def apply_patch(trace: dict[str, Any], patch: dict[str, Any]) -> None:
+def apply_patch(trace: dict[str, Any], patch: Patch) -> None:
     """Merge `patch` into `trace` in place (what the front end's `applyPatch` does)."""
     at = {t["id"]: i for i, t in enumerate(trace["threads"])}
     for thread in patch.get("threads", ()):

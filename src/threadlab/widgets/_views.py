@@ -29,6 +29,20 @@ from .. import (
     ThreadOverview,
 )
 from ._card_approver import CardApprover
+from ._messages import (
+    Decide,
+    FetchRequest,
+    FetchResult,
+    Fork,
+    KernelMessage,
+    Open,
+    Preview,
+    PreviewMessage,
+    Ready,
+    Select,
+    ViewMessage,
+    read_view_message,
+)
 from ._patches import Patcher, apply_patch
 from ._replay import relate, replay
 from ._run_stream import RunStream
@@ -123,31 +137,42 @@ class _View(anywidget.AnyWidget):
             if self.after_message is not None:
                 self.after_message()
 
-    def _answer(self, content: Any) -> None:
-        if not isinstance(content, dict):
+    def _answer(self, content: object) -> None:
+        message = read_view_message(content)
+        if message is None:
             return
-        op = content.get("op")
-        thread = str(content.get("thread"))
-        if op in ("fetch_result", "preview", "fetch_request") and not self.shows(thread):
-            # The front end is anyone who can send on the comm: it reads only what it shows.
-            self.send({"op": op, "thread": thread, "error": "that thread is not in this view"})
-        elif op == "fetch_result":
-            self._send_result(thread, str(content.get("call")))
-        elif op == "fetch_request":
-            self._send_request(thread, str(content.get("message")))
-        elif op == "preview":
-            self._send_preview(thread, str(content.get("path")))
+        # The front end is anyone who can send on the comm: it reads only what it shows.
+        hidden = "that thread is not in this view"
+        if isinstance(message, FetchResult):
+            text = hidden if not self.shows(message.thread) else None
+            self._send_result(message.thread, message.call, text)
+        elif isinstance(message, FetchRequest):
+            text = hidden if not self.shows(message.thread) else None
+            self._send_request(message.thread, message.message, text)
+        elif isinstance(message, Preview):
+            if not self.shows(message.thread):
+                self.tell({"op": "preview", "thread": message.thread, "path": message.path,
+                           "error": hidden})  # fmt: skip
+            else:
+                self._send_preview(message.thread, message.path)
         else:
-            self._handle(op, content)
+            self._handle(message)
+
+    def tell(self, message: KernelMessage) -> None:
+        """Send the front end one of the kernel's messages."""
+        self.send(message)
 
     def shows(self, thread_id: str) -> bool:
         """Whether `thread_id` is a thread this view displays."""
         return False
 
-    def _handle(self, op: Any, content: dict[str, Any]) -> None:
+    def _handle(self, message: ViewMessage) -> None:
         return None
 
-    def _send_result(self, thread_id: str, call_id: str) -> None:
+    def _send_result(self, thread_id: str, call_id: str, refusal: str | None) -> None:
+        if refusal is not None:
+            self.tell({"op": "result", "call": call_id, "text": refusal})
+            return
         # Big payloads are never part of the synced state: the view asks for them.
         message = next(
             (
@@ -158,21 +183,24 @@ class _View(anywidget.AnyWidget):
             None,
         )
         text = message.content if message is not None else None
-        self.send({"op": "result", "call": call_id, "text": text or ""})
+        self.tell({"op": "result", "call": call_id, "text": text or ""})
 
-    def _send_request(self, thread_id: str, message_id: str) -> None:
+    def _send_request(self, thread_id: str, message_id: str, refusal: str | None) -> None:
+        if refusal is not None:
+            self.tell({"op": "request", "message": message_id, "text": refusal})
+            return
         # What a step was sent can be the whole history: asked for when a person opens it.
         seen = self._rt.thread(thread_id).model_request(message_id)
         text = request_text(seen) if seen is not None else "no request is on record for it"
-        self.send({"op": "request", "message": message_id, "text": text})
+        self.tell({"op": "request", "message": message_id, "text": text})
 
     def _send_preview(self, thread_id: str, path: str) -> None:
-        reply: dict[str, Any] = {"op": "preview", "thread": thread_id, "path": path}
+        reply: PreviewMessage = {"op": "preview", "thread": thread_id, "path": path}
         try:
             data = self._rt.thread(thread_id).files.read_sync(path)
         except (PathError, LookupError) as exc:
             reply["error"] = str(exc)
-            self.send(reply)
+            self.tell(reply)
             return
         mime = mimetypes.guess_type(path)[0] or ""
         reply["size"] = len(data)
@@ -184,7 +212,7 @@ class _View(anywidget.AnyWidget):
             except UnicodeDecodeError:
                 reply["text"] = f"({len(data)} bytes of binary data)"
             reply["truncated"] = len(data) > PREVIEW_BYTES
-        self.send(reply)
+        self.tell(reply)
 
 
 class TraceView(_View):
@@ -226,7 +254,7 @@ class TraceView(_View):
             # the kernel's copy takes it in place, as the front end's does.
             patch = self._patcher.changes(self.state)
             if patch:
-                self.send({"op": "patch", **patch})
+                self.tell({"op": "patch", **patch})
                 apply_patch(self.trace, patch)
             return
         snapshot = self.state.snapshot()
@@ -253,20 +281,20 @@ class TraceView(_View):
     def shows(self, thread_id: str) -> bool:
         return thread_id in self.state.threads
 
-    def _handle(self, op: Any, content: dict[str, Any]) -> None:
-        chosen = content.get("thread")
-        if op == "select" and isinstance(chosen, str):
+    def _handle(self, message: ViewMessage) -> None:
+        if isinstance(message, Select):
+            chosen = message.thread
             if any(n["id"] == chosen for n in self.state.related) and not self.live:
                 self.open_thread(chosen)  # a branch or the origin: the view shows it now
             self.selected = chosen
-        elif op == "ready":
+        elif isinstance(message, Ready):
             self.rendered = True
             if self.live and self.patches:
                 self._resync()
-        elif op == "fork" and isinstance(chosen, str) and self.shows(chosen) and not self.live:
-            self._forking = asyncio.ensure_future(self.fork(chosen, content))
-        elif op == "decide" and isinstance(chosen, str) and self.shows(chosen):
-            self._deciding = asyncio.ensure_future(self.decide(chosen, content))
+        elif isinstance(message, Fork) and self.shows(message.thread) and not self.live:
+            self._forking = asyncio.ensure_future(self.fork(message))
+        elif isinstance(message, Decide) and self.shows(message.thread):
+            self._deciding = asyncio.ensure_future(self.decide(message))
 
     def open_thread(self, thread_id: str) -> None:
         """Show `thread_id` (with its origin and branches) instead of what the view shows."""
@@ -283,29 +311,27 @@ class TraceView(_View):
         self.send_state("trace")
         self._reset_patches(snapshot)
 
-    async def fork(self, thread_id: str, content: dict[str, Any]) -> None:
+    async def fork(self, asked: Fork) -> None:
         """A fork the user asked for in the view ("fork from here" on a card or a user
         message): make the branch, show it, and run it live here. What does not fit comes
         back to the view as the error the API raised."""
-        at = str(content.get("at"))
-        options = {k: content[k] for k in ("result", "arguments", "message") if k in content}
+        thread_id, at = asked.thread, asked.at
         try:
-            branch = await self._rt.thread(thread_id).fork(at, **options)
+            branch = await self._rt.thread(thread_id).fork(at, **asked.options())
         except ThreadlabError as exc:
-            self.send({"op": "fork_error", "thread": thread_id, "at": at, "error": str(exc)})
+            self.tell({"op": "fork_error", "thread": thread_id, "at": at, "error": str(exc)})
             return
         self.selected = branch.id
         await self._run_here(branch, relate(replay(branch), branch))
 
-    async def decide(self, thread_id: str, content: dict[str, Any]) -> None:
+    async def decide(self, asked: Decide) -> None:
         """A decision clicked in a card: Approve (with edited `arguments`, checked against the
         tool's schema first) or Reject (with a `reason`). A run waiting here for it goes on;
         a thread whose run ended waiting (reopened later) records it and resumes here, live.
         What does not fit comes back to the card as the error, with nothing recorded."""
-        call_id = str(content.get("call"))
-        approved = content.get("approved") is True
-        arguments = content.get("arguments") if approved else None
-        reason = str(content.get("reason") or "") or None
+        thread_id, call_id, approved = asked.thread, asked.call, asked.approved
+        arguments = asked.arguments if approved else None
+        reason = asked.reason or None
         card = self.state.cards.get(call_id)
         if card is None or card.get("thread") != thread_id:
             self._refuse(thread_id, call_id, "that call is not in this view")
@@ -350,7 +376,7 @@ class TraceView(_View):
         self.refresh_output()  # what the notebook keeps is the view as the run left it
 
     def _refuse(self, thread_id: str, call_id: str, error: str) -> None:
-        self.send({"op": "decide_error", "thread": thread_id, "call": call_id, "error": error})
+        self.tell({"op": "decide_error", "thread": thread_id, "call": call_id, "error": error})
 
     def _finish(self) -> None:
         self.finishing = True
@@ -398,9 +424,9 @@ class OpeningView(_View):
     def shows(self, thread_id: str) -> bool:
         return self._opened is not None and thread_id in self._opened.threads
 
-    def _handle(self, op: Any, content: dict[str, Any]) -> None:
-        if op == "open":
-            self.open_thread(str(content.get("thread")))
+    def _handle(self, message: ViewMessage) -> None:
+        if isinstance(message, Open):
+            self.open_thread(message.thread)
 
     def saved_state(self) -> dict[str, Any]:
         return {**super().saved_state(), "rows": self.rows, "opened": {}}

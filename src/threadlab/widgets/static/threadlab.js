@@ -34,7 +34,7 @@
  *   tokens: number, cost_usd: number | null, error: string | null,
  *   note: string | null}} EvalCell
  * @typedef {{get(name: string): any, set(name: string, value: unknown): void,
- *   save_changes(): void, send(content: object): void,
+ *   save_changes(): void, send(content: ViewMessage): void,
  *   on(event: string, callback: (...args: any[]) => void): void}} Model
  * @typedef {{el: HTMLElement, sig: string}} Keyed
  * @typedef {{root: HTMLElement, status: HTMLElement, usage: HTMLElement, code: HTMLElement,
@@ -52,6 +52,32 @@
  * @typedef {{open: Set<string>, selected: string | null}} Memory
  * @typedef {{thread: string, at: string, kind: "call" | "message", result?: string | null,
  *   args?: string, text?: string}} ForkPoint
+ */
+
+/**
+ * The messages on the widget's comm, as the kernel declares them (`widgets/_messages.py`; a
+ * test holds both lists to the same ops and fields). From the view to the kernel:
+ * @typedef {{op: "fetch_result", thread: string, call: string}
+ *   | {op: "fetch_request", thread: string, message: string}
+ *   | {op: "preview", thread: string, path: string}
+ *   | {op: "select", thread: string}
+ *   | {op: "ready"}
+ *   | {op: "fork", thread: string, at: string, result?: unknown,
+ *       arguments?: Record<string, unknown>, message?: string}
+ *   | {op: "decide", thread: string, call: string, approved: boolean,
+ *       arguments?: Record<string, unknown>, reason?: string}
+ *   | {op: "open", thread: string}} ViewMessage
+ * From the kernel to the view:
+ * @typedef {{op: "result", call: string, text: string}
+ *   | {op: "request", message: string, text: string}
+ *   | Preview
+ *   | {op: "fork_error", thread: string, at: string, error: string}
+ *   | {op: "decide_error", thread: string, call: string, error: string}
+ *   | {op: "patch", threads?: TraceThread[], cards?: Record<string, Card>,
+ *       files?: Record<string, FileEntry[]>, messages?: Record<string, TraceMessage[]>,
+ *       drafts?: Record<string, string | null>, run?: RunSummary}} KernelMessage
+ * A decision taken in a card:
+ * @typedef {{approved: boolean, arguments?: Record<string, unknown>, reason?: string}} Decision
  */
 
 /**
@@ -598,7 +624,7 @@ function requestPart(model, m, local) {
       "data-testid": "step-request",
       ontoggle: (/** @type {Event} */ e) => {
         const open = /** @type {HTMLDetailsElement} */ (e.currentTarget).open;
-        if (open && local.requests[m.id] === undefined)
+        if (open && m.thread && local.requests[m.id] === undefined)
           model.send({ op: "fetch_request", thread: m.thread, message: m.id });
       },
     },
@@ -670,7 +696,11 @@ function forkControl(model, local, point) {
       }
     }
     error.textContent = "";
-    model.send({ op: "fork", thread: point.thread, at: point.at, [chosen]: value });
+    const at = { op: /** @type {const} */ ("fork"), thread: point.thread, at: point.at };
+    if (chosen === "message") model.send({ ...at, message: String(value) });
+    else if (chosen === "arguments")
+      model.send({ ...at, arguments: /** @type {Record<string, unknown>} */ (value) });
+    else model.send({ ...at, result: value });
   };
   const form = h(
     "div",
@@ -738,7 +768,7 @@ function decisionControl(model, local, c) {
   const enable = (on) => {
     for (const b of buttons) b.disabled = !on;
   };
-  /** @param {object} decision */
+  /** @param {Decision} decision */
   const send = (decision) => {
     error.textContent = "";
     enable(false);
@@ -766,7 +796,7 @@ function decisionControl(model, local, c) {
             error.textContent = "the arguments must be a JSON object";
             return;
           }
-          send({ approved: true, arguments: value });
+          send({ approved: true, arguments: /** @type {Record<string, unknown>} */ (value) });
         },
       },
       "approve with these arguments",
@@ -1668,7 +1698,7 @@ const view = {
       else if (model.get("view") === "eval") evalTable(model, el, local);
       else inspector(model, el, model.get("trace") || {}, local);
     };
-    model.on("msg:custom", (/** @type {any} */ msg) => {
+    model.on("msg:custom", (/** @type {KernelMessage} */ msg) => {
       if (msg.op === "result") local.fetched[msg.call] = msg.text;
       if (msg.op === "preview") local.preview = msg;
       if (msg.op === "request") local.requests[msg.message] = msg.text;

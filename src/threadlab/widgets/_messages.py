@@ -1,0 +1,195 @@
+"""The messages a view's front end and the kernel exchange on the widget's comm, typed.
+
+The views' script (`static/threadlab.js`) declares the same messages (`ViewMessage`,
+`KernelMessage`), and a test holds both sides to one list of ops and fields. What arrives
+from the front end is checked here before anything acts on it: anyone who can write to the
+comm is the sender, so a message of an unknown op or of the wrong shape is dropped.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Annotated, Any, Literal, NotRequired, Required, TypedDict
+
+from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
+
+__all__ = [
+    "Decide",
+    "DecideErrorMessage",
+    "FetchRequest",
+    "FetchResult",
+    "Fork",
+    "ForkErrorMessage",
+    "KernelMessage",
+    "Open",
+    "Patch",
+    "PatchMessage",
+    "Preview",
+    "PreviewMessage",
+    "Ready",
+    "RequestMessage",
+    "ResultMessage",
+    "Select",
+    "ViewMessage",
+    "read_view_message",
+]
+
+log = logging.getLogger("threadlab.widgets")
+
+
+class _FromView(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True, strict=True)
+
+
+class FetchResult(_FromView):
+    """A card opened: send its call's whole result (never part of the synced state)."""
+
+    op: Literal["fetch_result"]
+    thread: str
+    call: str
+
+
+class FetchRequest(_FromView):
+    """A step's "what the model was sent" opened: send it."""
+
+    op: Literal["fetch_request"]
+    thread: str
+    message: str
+
+
+class Preview(_FromView):
+    """A file clicked in the file browser: send its preview."""
+
+    op: Literal["preview"]
+    thread: str
+    path: str
+
+
+class Select(_FromView):
+    """A thread chosen in the tree (or a branch, which the view then shows)."""
+
+    op: Literal["select"]
+    thread: str
+
+
+class Ready(_FromView):
+    """The view is on screen (it can take decisions; a live one gets the whole trace)."""
+
+    op: Literal["ready"]
+
+
+class Fork(_FromView):
+    """ "Fork from here": `at` a message or call, with at most one change."""
+
+    op: Literal["fork"]
+    thread: str
+    at: str
+    result: Any = None
+    arguments: dict[str, Any] | None = None
+    message: str | None = None
+
+    def options(self) -> dict[str, Any]:
+        """The change asked for, as `Thread.fork` takes it (what the view sent, only)."""
+        chosen = ("result", "arguments", "message")
+        return {k: getattr(self, k) for k in chosen if k in self.model_fields_set}
+
+
+class Decide(_FromView):
+    """Approve (with edited `arguments`) or Reject (with a `reason`) in a call's card."""
+
+    op: Literal["decide"]
+    thread: str
+    call: str
+    approved: bool
+    arguments: dict[str, Any] | None = None
+    reason: str | None = None
+
+
+class Open(_FromView):
+    """A thread chosen in a list (threads, an evaluation's cells): show it below."""
+
+    op: Literal["open"]
+    thread: str
+
+
+ViewMessage = Annotated[
+    FetchResult | FetchRequest | Preview | Select | Ready | Fork | Decide | Open,
+    Field(discriminator="op"),
+]
+_VIEW_MESSAGE: TypeAdapter[ViewMessage] = TypeAdapter(ViewMessage)
+
+
+def read_view_message(content: object) -> ViewMessage | None:
+    """The message the front end sent, checked; None (and a debug log line) when it is not
+    one of the messages above."""
+    try:
+        return _VIEW_MESSAGE.validate_python(content)
+    except ValidationError as exc:
+        log.debug("a view sent a message that is not one of threadlab's: %s", exc)
+        return None
+
+
+# From the kernel to the view.
+
+
+class ResultMessage(TypedDict):
+    op: Literal["result"]
+    call: str
+    text: str
+
+
+class RequestMessage(TypedDict):
+    op: Literal["request"]
+    message: str
+    text: str
+
+
+class PreviewMessage(TypedDict):
+    op: Literal["preview"]
+    thread: str
+    path: str
+    error: NotRequired[str]
+    image: NotRequired[str]
+    text: NotRequired[str]
+    size: NotRequired[int]
+    truncated: NotRequired[bool]
+
+
+class ForkErrorMessage(TypedDict):
+    op: Literal["fork_error"]
+    thread: str
+    at: str
+    error: str
+
+
+class DecideErrorMessage(TypedDict):
+    op: Literal["decide_error"]
+    thread: str
+    call: str
+    error: str
+
+
+class Patch(TypedDict, total=False):
+    """What changed in the trace since the last patch (`Patcher`): each part present only
+    when something in it changed."""
+
+    threads: list[dict[str, Any]]
+    cards: dict[str, dict[str, Any]]
+    files: dict[str, list[dict[str, Any]]]
+    messages: dict[str, list[dict[str, Any]]]
+    drafts: dict[str, Any]
+    run: dict[str, Any]
+
+
+class PatchMessage(Patch):
+    op: Required[Literal["patch"]]
+
+
+KernelMessage = (
+    ResultMessage
+    | RequestMessage
+    | PreviewMessage
+    | ForkErrorMessage
+    | DecideErrorMessage
+    | PatchMessage
+)
