@@ -18,16 +18,18 @@ ALLOW_ROOT := $(if $(filter 0,$(shell id -u)),--allow-root,)
 
 # npm packages, in a cache folder of the project (tests never fetch anything): the MCP reference
 # server that notebooks/mcp.ipynb uses (on the lab's PATH) and the MCP Inspector, whose CLI the
-# tests run; TypeScript, which type-checks the views' JavaScript from its JSDoc, and jsdom, the
-# DOM the views' unit tests run against.
+# tests run; TypeScript, which type-checks the views' JavaScript from its JSDoc; jsdom, the
+# DOM the views' unit tests run against; esbuild, which bundles the views' modules into one
+# script per widget class (tools/build_views.py).
 NPM_CACHE := .cache/npm
 NPM_BIN := $(NPM_CACHE)/node_modules/.bin
 NPM_PACKAGES := @modelcontextprotocol/server-everything@2026.8.31 \
-	@modelcontextprotocol/inspector@0.21.1 typescript@5.9.3 jsdom@26.1.0
+	@modelcontextprotocol/inspector@0.21.1 typescript@5.9.3 jsdom@26.1.0 esbuild@0.28.2
 
 npm-packages:
 	@if [ -x $(NPM_BIN)/mcp-server-everything ] && [ -x $(NPM_BIN)/mcp-inspector ] \
-	  && [ -x $(NPM_BIN)/tsc ] && [ -d $(NPM_CACHE)/node_modules/jsdom ]; then :; \
+	  && [ -x $(NPM_BIN)/tsc ] && [ -d $(NPM_CACHE)/node_modules/jsdom ] \
+	  && [ -x $(NPM_BIN)/esbuild ]; then :; \
 	elif command -v npm >/dev/null; then \
 	  npm install --silent --no-audit --no-fund --prefix $(NPM_CACHE) $(NPM_PACKAGES) \
 	  || echo "npm could not install $(NPM_PACKAGES)"; \
@@ -49,7 +51,8 @@ lint: $(STAMP) js-check
 	$(BIN)/ruff check src tests benchmarks tools
 	$(BIN)/ruff format --check src tests benchmarks tools
 	$(BIN)/lint-imports
-	$(BIN)/biome check src/threadlab/widgets/static src/threadlab/sandbox/harness tests/frontend
+	$(BIN)/biome check src/threadlab/widgets/js src/threadlab/widgets/static/threadlab.css \
+	  src/threadlab/sandbox/harness tests/frontend
 
 typecheck: $(STAMP)
 	$(BIN)/mypy

@@ -2,7 +2,8 @@
 `src/threadlab/labextension/` (kept in the repository, so installing threadlab needs no
 Node.js), and record the digest of the sources it was built from.
 
-The extension bundles the view code in `src/threadlab/widgets/static/`: after changing it,
+The extension bundles the views' modules in `src/threadlab/widgets/js/` (and the styles in
+`static/`): after changing them,
 run `python tools/build_labextension.py` (Node.js and npm needed) and reinstall
 (`pip install -e .` or `make`). A test compares the recorded digest with the sources.
 """
@@ -21,11 +22,13 @@ SOURCE = ROOT / "labextension"
 BUILT = ROOT / "src" / "threadlab" / "labextension"
 DIGEST = BUILT / "sources.sha256"
 STATIC = ROOT / "src" / "threadlab" / "widgets" / "static"
+VIEWS = ROOT / "src" / "threadlab" / "widgets" / "js"
 
 
 def sources() -> list[Path]:
     """What the built extension is made from."""
-    return sorted([SOURCE / "package.json", *SOURCE.glob("src/*.js"), *STATIC.glob("threadlab.*")])
+    views = [*VIEWS.glob("*.js"), STATIC / "threadlab.css"]
+    return sorted([SOURCE / "package.json", *SOURCE.glob("src/*.js"), *views])
 
 
 def digest() -> str:

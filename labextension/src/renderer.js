@@ -3,7 +3,7 @@
 // view still holds its widget, the live view takes its place.
 import { Panel, Widget } from "@lumino/widgets";
 import "../../src/threadlab/widgets/static/threadlab.css";
-import { renderOffline } from "../../src/threadlab/widgets/static/threadlab.js";
+import { renderOffline } from "../../src/threadlab/widgets/js/offline.js";
 
 export const MIME = "application/vnd.threadlab.view+json";
 const WIDGET_MIME = "application/vnd.jupyter.widget-view+json";

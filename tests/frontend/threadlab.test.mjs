@@ -12,7 +12,9 @@ globalThis.document = window.document;
 globalThis.HTMLElement = window.HTMLElement;
 globalThis.Node = window.Node;
 
-const { applyPatch, card } = await import("../../src/threadlab/widgets/static/threadlab.js");
+const views = new URL("../../src/threadlab/widgets/js/", import.meta.url);
+const { applyPatch } = await import(new URL("patch.js", views).href);
+const { card } = await import(new URL("card.js", views).href);
 
 function trace() {
   return {

@@ -14,7 +14,8 @@ import threadlab as tl
 from threadlab.widgets import _messages as messages
 from threadlab.widgets._messages import Fork, read_view_message
 
-SCRIPT = Path(messages.__file__).parent / "static" / "threadlab.js"
+VIEWS = Path(messages.__file__).parent / "js"
+SCRIPT = VIEWS / "types.js"
 
 
 def declared_in_script(name: str) -> dict[str, set[str]]:
@@ -59,8 +60,9 @@ def test_the_script_and_the_kernel_declare_the_same_messages() -> None:
 
 
 def test_every_op_the_script_sends_is_declared() -> None:
-    sent = set(re.findall(r'model\.send\(\{\s*op: "(\w+)"', SCRIPT.read_text()))
-    sent |= set(re.findall(r'op: /\*\* @type \{const\} \*/ \("(\w+)"\)', SCRIPT.read_text()))
+    code = "".join(p.read_text() for p in VIEWS.glob("*.js"))
+    sent = set(re.findall(r'model\.send\(\{\s*op: "(\w+)"', code))
+    sent |= set(re.findall(r'op: /\*\* @type \{const\} \*/ \("(\w+)"\)', code))
     assert sent == set(declared_in_script("ViewMessage"))
 
 
@@ -101,7 +103,7 @@ async def test_a_view_answers_a_hidden_threads_fetch_with_the_refusal(rt: tl.Run
     await thread.send("hello")
     view = TraceView(rt, replay(thread))
     sent: list[Any] = []
-    view.send = sent.append  # type: ignore[method-assign]
+    view.send = sent.append
     view._answer({"op": "fetch_result", "thread": "thr_elsewhere", "call": "call_1"})
     view._answer({"op": "preview", "thread": "thr_elsewhere", "path": "/secret.txt"})
     view._answer({"op": "fetch_result", "thread": thread.id})  # malformed: no answer

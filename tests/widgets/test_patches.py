@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import copy
 import json
+from collections.abc import Mapping
 from typing import Any
 
 import pytest
@@ -18,8 +19,8 @@ from threadlab.widgets._replay import trace_for
 from ..helpers import scripted_prompt
 
 
-def merge(trace: dict[str, Any], patch: dict[str, Any]) -> None:
-    """What applyPatch in threadlab.js does."""
+def merge(trace: dict[str, Any], patch: Mapping[str, Any]) -> None:
+    """What applyPatch in js/patch.js does."""
     for thread in patch.get("threads", []):
         ids = [t["id"] for t in trace["threads"]]
         if thread["id"] in ids:

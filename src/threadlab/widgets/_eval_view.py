@@ -11,13 +11,15 @@ from typing import Any
 import traitlets
 
 from .. import EvalReport, EvalRow, Runtime
-from ._views import OpeningView
+from ._views import STATIC, OpeningView
 
 __all__ = ["EvalView"]
 
 
 class EvalView(OpeningView):
     """The table of one evaluation, filled in as its rows finish."""
+
+    _esm = STATIC / "eval.js"
 
     name = traitlets.Unicode("").tag(sync=True)
     target = traitlets.Unicode("").tag(sync=True)

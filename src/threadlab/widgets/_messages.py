@@ -1,7 +1,7 @@
 """The messages a view's front end and the kernel exchange on the widget's comm, typed.
 
-The views' script (`static/threadlab.js`) declares the same messages (`ViewMessage`,
-`KernelMessage`), and a test holds both sides to one list of ops and fields. What arrives
+The views' modules declare the same messages (`ViewMessage` and `KernelMessage` in
+`js/types.js`), and a test holds both sides to one list of ops and fields. What arrives
 from the front end is checked here before anything acts on it: anyone who can write to the
 comm is the sender, so a message of an unknown op or of the wrong shape is dropped.
 """

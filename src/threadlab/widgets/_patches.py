@@ -4,7 +4,7 @@ Sending the whole trace at every update costs what the run has done so far, ever
 200-call run sends its first card 200 times over. A patch carries only what changed since the
 last message: the threads and cards that differ, the messages added (a message never changes
 once stored), the files and drafts that differ, the run summary. The front end merges it into
-its copy (`applyPatch` in threadlab.js); a full trace still goes out now and then, and at the
+its copy (`applyPatch` in `js/patch.js`); a full trace still goes out now and then, and at the
 end, so a view opened mid-run catches up and the saved widget state is complete.
 
 `changes(state)` looks only at what events touched since the last look (`TraceState.changed`):

@@ -49,12 +49,13 @@ from ._run_stream import RunStream
 from ._static import request_text, static_html, static_text
 from ._trace import TraceState
 
-__all__ = ["OpeningView", "ThreadListView", "TraceView"]
+__all__ = ["STATIC", "OpeningView", "ThreadListView", "TraceView"]
 
 # IPython's display functions carry no type hints.
 _display: Callable[..., DisplayHandle | None] = ipython_display.display
 _update: Callable[..., None] = ipython_display.update_display
-_STATIC = Path(__file__).parent / "static"
+STATIC = Path(__file__).parent / "static"
+"""The views' scripts (one per view class, bundled from `js/`) and their styles."""
 PREVIEW_BYTES = 256 * 1024
 VIEW_MIME = "application/vnd.threadlab.view+json"
 """threadlab's own output type: the view's state, drawn by the threadlab JupyterLab
@@ -63,8 +64,9 @@ WIDGET_MIME = "application/vnd.jupyter.widget-view+json"
 
 
 class _View(anywidget.AnyWidget):
-    _esm = _STATIC / "threadlab.js"
-    _css = _STATIC / "threadlab.css"
+    # Each view class has a script of its own (`_esm`), bundled from `widgets/js/` by
+    # `tools/build_views.py`; the styles are shared.
+    _css = STATIC / "threadlab.css"
     view = traitlets.Unicode("inspector").tag(sync=True)
     handle: DisplayHandle | None = None
     """The view's output, once displayed."""
@@ -218,6 +220,8 @@ class _View(anywidget.AnyWidget):
 class TraceView(_View):
     """A thread and its descendants: conversation with a card per tool call, the subagent
     tree, and each thread's files. Live while a run streams; a replay when reopened."""
+
+    _esm = STATIC / "inspector.js"
 
     trace = traitlets.Dict().tag(sync=True)
     selected = traitlets.Unicode("").tag(sync=True)
@@ -434,6 +438,8 @@ class OpeningView(_View):
 
 class ThreadListView(OpeningView):
     """Persisted threads, newest first; opening one shows its inspector below the list."""
+
+    _esm = STATIC / "thread_list.js"
 
     def __init__(self, rt: Runtime, *, origin: str | None = None, **kwargs: Any) -> None:
         super().__init__(rt, view="threads", **kwargs)

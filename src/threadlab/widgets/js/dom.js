@@ -1,0 +1,76 @@
+// @ts-check
+// Building elements, and the boxes every view uses: capped text, copy buttons.
+
+/**
+ * Build an element: `class`, `on<event>` handlers and other attributes, then children.
+ * @param {string} tag
+ * @param {Record<string, any>} [attrs]
+ * @param {...(Node | string | number | null | undefined | false | Array<any>)} children
+ * @returns {HTMLElement}
+ */
+export function h(tag, attrs = {}, ...children) {
+  const node = document.createElement(tag);
+  for (const [key, value] of Object.entries(attrs)) {
+    if (key === "class") node.className = value;
+    else if (key.startsWith("on")) node.addEventListener(key.slice(2), value);
+    else if (value !== undefined && value !== null) node.setAttribute(key, value);
+  }
+  for (const child of children.flat()) {
+    if (child === null || child === undefined || child === false) continue;
+    node.append(child instanceof Node ? child : document.createTextNode(String(child)));
+  }
+  return node;
+}
+
+/** Past this many characters a value's box is capped, with "show all" to lift the cap. */
+const CAPPED_CHARS = 800;
+
+/**
+ * A box for a long value: capped in height, with a "show all" toggle when it is long.
+ * @param {HTMLElement} box
+ * @param {number} chars how long the value is
+ * @returns {HTMLElement[]}
+ */
+export function capped(box, chars) {
+  if (chars <= CAPPED_CHARS) return [box];
+  const toggle = h(
+    "button",
+    {
+      class: "tl-more",
+      "data-testid": "show-all",
+      onclick: () => {
+        const all = box.classList.toggle("tl-all");
+        toggle.textContent = all ? "show less" : "show all";
+      },
+    },
+    "show all",
+  );
+  return [box, toggle];
+}
+
+/**
+ * A small "copy" button for the text `what()` gives (the arguments as JSON, the result).
+ * @param {() => string} what
+ */
+export function copyButton(what) {
+  const button = /** @type {HTMLButtonElement} */ (
+    h("button", {
+      class: "tl-copy",
+      "data-testid": "copy",
+      title: "copy to the clipboard",
+      onclick: (/** @type {Event} */ e) => {
+        e.preventDefault();
+        navigator.clipboard?.writeText(what()).then(
+          () => {
+            button.textContent = "copied";
+          },
+          () => {
+            button.textContent = "copy failed";
+          },
+        );
+      },
+    })
+  );
+  button.textContent = "copy";
+  return button;
+}

@@ -1,0 +1,50 @@
+// @ts-check
+// The file browser: one thread's attachment filesystem.
+/** @import {Local, Model, Trace} from "./types.js" */
+import { h } from "./dom.js";
+import { previewPane } from "./preview.js";
+
+/**
+ * The selected thread's files, and the preview the user asked for (kept while it is the same
+ * file at the same size, so its scroll position survives updates).
+ * @param {Model} model
+ * @param {Trace} trace
+ * @param {string} threadId
+ * @param {Local} local
+ */
+export function files(model, trace, threadId, local) {
+  const list = trace.files?.[threadId] || [];
+  const preview = local.preview && local.preview.thread === threadId ? local.preview : null;
+  const rows = list.map((f) =>
+    h(
+      "li",
+      {},
+      h(
+        "button",
+        {
+          class: `tl-file${preview?.path === f.path ? " tl-selected" : ""}`,
+          "data-testid": "file",
+          "data-path": f.path,
+          onclick: () => model.send({ op: "preview", thread: threadId, path: f.path }),
+        },
+        f.path,
+      ),
+      h("span", { class: "tl-meta" }, ` ${f.size.toLocaleString("en")} B`),
+    ),
+  );
+  let shown = null;
+  if (preview) {
+    const sig = JSON.stringify([preview, local.previewSource]);
+    if (local.previewEl?.sig !== sig) {
+      local.previewEl = { el: previewPane(preview, local), sig };
+    }
+    shown = local.previewEl?.el;
+  }
+  return [
+    h("div", { class: "tl-heading" }, `files (${list.length})`),
+    rows.length
+      ? h("ul", { class: "tl-file-list" }, rows)
+      : h("div", { class: "tl-meta" }, "no files"),
+    shown,
+  ];
+}

@@ -1,0 +1,94 @@
+// @ts-check
+// The inspector: header, tree, conversation, files and timeline of one thread.
+/** @import {Local, Model, Skeleton, Trace} from "./types.js" */
+import { conversation } from "./conversation.js";
+import { h } from "./dom.js";
+import { files } from "./files.js";
+import { costText, usageText } from "./text.js";
+import { timeline } from "./timeline.js";
+import { tree } from "./tree.js";
+
+/**
+ * The inspector's frame, made once per output: later updates fill it, so the panes keep their
+ * scroll positions and the cards their open state.
+ * @param {HTMLElement} el
+ * @returns {Skeleton}
+ */
+function skeleton(el) {
+  const ui = {
+    status: h("span", { class: "tl-status", "data-testid": "run-status" }),
+    usage: h("span", { class: "tl-meta", "data-testid": "run-usage" }),
+    code: h("code", {}),
+    left: h("div", { class: "tl-left" }),
+    center: h("div", { class: "tl-center", "data-testid": "conversation" }),
+    right: h("div", { class: "tl-right tl-files", "data-testid": "file-browser" }),
+    error: h("div", { class: "tl-error" }),
+    timelineHead: h("span", {}),
+    timelineBody: h("div", { class: "tl-lanes" }),
+  };
+  const root = h(
+    "div",
+    { class: "tl-inspector", "data-testid": "inspector" },
+    h(
+      "div",
+      { class: "tl-header" },
+      h("b", {}, "threadlab"),
+      " ",
+      ui.code,
+      " ",
+      ui.status,
+      ui.usage,
+    ),
+    h(
+      "details",
+      { class: "tl-timeline", "data-testid": "timeline" },
+      h("summary", {}, ui.timelineHead),
+      ui.timelineBody,
+    ),
+    h("div", { class: "tl-panes" }, ui.left, ui.center, ui.right),
+    ui.error,
+  );
+  el.replaceChildren(root);
+  return { root, ...ui };
+}
+
+/**
+ * The whole inspector: header, tree, conversation and files.
+ * @param {Model} model
+ * @param {HTMLElement} el
+ * @param {Trace} trace
+ * @param {Local} local
+ */
+export function inspector(model, el, trace, local) {
+  const selected = local.selected || trace.root;
+  /** @param {string} id */
+  const select = (id) => {
+    local.selected = id;
+    local.memory.selected = id;
+    // Told as a message, not a synced change: a save would send the view's whole trace back.
+    model.send({ op: "select", thread: id });
+    local.redraw();
+  };
+  if (!local.ui || local.ui.root.parentNode !== el) local.ui = skeleton(el);
+  const ui = local.ui;
+  const run = trace.run || {};
+  ui.code.textContent = trace.root;
+  ui.status.className = `tl-status tl-${run.status}`;
+  ui.status.textContent = run.status || "";
+  const spent = [run.usage ? usageText(run.usage) : "", costText(run.cost_usd)].filter((p) => p);
+  ui.usage.textContent = spent.length ? ` ${spent.join(" · ")}` : "";
+  ui.left.replaceChildren(
+    h("div", { class: "tl-heading" }, "threads"),
+    tree(trace, selected, select),
+  );
+  ui.center.replaceChildren(...conversation(model, trace, selected, local));
+  ui.right.replaceChildren(
+    ...files(model, trace, selected, local).filter(/** @returns {x is HTMLElement} */ (x) => !!x),
+  );
+  const spans = timeline(trace);
+  ui.timelineHead.textContent = spans.head;
+  ui.timelineBody.replaceChildren(...spans.lanes);
+  ui.error.textContent = run.error || "";
+  // A run that waits for a decision did not fail: what it waits for reads as a note.
+  ui.error.className = run.status === "waiting" ? "tl-meta" : "tl-error";
+}

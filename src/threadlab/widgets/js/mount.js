@@ -1,0 +1,107 @@
+// @ts-check
+// What every view does on screen around its own drawing: local state, the kernel's
+// messages, redraws and the ticking counters.
+/** @import {KernelMessage, Local, Memory, Model} from "./types.js" */
+import { applyPatch } from "./patch.js";
+import { elapsed } from "./text.js";
+import { PAGE } from "./thread_list.js";
+
+/**
+ * What a person opened in each view (by the view's key): kept across the redraw that comes
+ * when the view's output is updated (at a run's end), so an opened card stays open.
+ * @type {Map<string, Memory>}
+ */
+const MEMORY = new Map();
+
+/**
+ * What every view does on screen, around its own drawing: keep what a person opened, take
+ * the kernel's messages (replies, errors, live patches), redraw on changes, and tick the
+ * elapsed counters. Returns the clean-up anywidget calls when the view goes.
+ * @param {Model} model
+ * @param {HTMLElement} el
+ * @param {(model: Model, el: HTMLElement, local: Local) => void} draw the view's own drawing
+ * @param {{ready?: boolean, ticking?: (model: Model) => boolean}} [options] `ready`: tell
+ *   the kernel once the view is on screen; `ticking`: redraw every second while it says so
+ *   (a countdown)
+ * @returns {() => void}
+ */
+export function mount(model, el, draw, options = {}) {
+  {
+    const key = model.get("key") || "";
+    const memory = MEMORY.get(key) || { open: new Set(), selected: null };
+    if (key) MEMORY.set(key, memory);
+    /** @type {Local} */
+    const local = {
+      memory,
+      selected: memory.selected || model.get("selected") || null,
+      fetched: {},
+      preview: null,
+      redraw: () => {},
+      ui: null,
+      cards: new Map(),
+      messages: new Map(),
+      previewEl: null,
+      forks: new Map(),
+      decisions: new Map(),
+      requests: {},
+      previewSource: false,
+      listQuery: "",
+      listShown: PAGE,
+      evalFailures: false,
+      evalDifferences: false,
+      clock: {},
+    };
+    local.redraw = () => draw(model, el, local);
+    model.on("msg:custom", (/** @type {KernelMessage} */ msg) => {
+      if (msg.op === "result") local.fetched[msg.call] = msg.text;
+      if (msg.op === "preview") local.preview = msg;
+      if (msg.op === "request") local.requests[msg.message] = msg.text;
+      if (msg.op === "fork_error") {
+        const point = local.forks.get(`${msg.thread} ${msg.at}`);
+        if (point) point.error.textContent = msg.error;
+      }
+      if (msg.op === "decide_error") {
+        const asked = local.decisions.get(`${msg.thread} ${msg.call}`);
+        if (asked) {
+          asked.error.textContent = msg.error;
+          asked.sent();
+        }
+      }
+      if (msg.op === "patch") {
+        // Merged into the model's own trace, in place (never saved back to the kernel): the
+        // notebook's saved widget state is the whole, current trace, and a patch costs what
+        // it carries, not what the run has done so far. The redraw below shows it.
+        const trace = model.get("trace");
+        if (trace?.root) applyPatch(trace, msg);
+      }
+      local.redraw();
+    });
+    for (const name of ["trace", "rows", "opened", "live", "finished"])
+      model.on(`change:${name}`, local.redraw);
+    // The kernel chose the thread to show (a branch made here, or one opened from the tree).
+    model.on("change:selected", () => {
+      local.selected = model.get("selected") || null;
+      memory.selected = local.selected;
+      local.redraw();
+    });
+    local.redraw();
+    // On screen: it can take decisions, and a live view that missed patches sent before it
+    // listened gets the whole trace once.
+    if (options.ready) model.send({ op: "ready" });
+    // The elapsed counters of running calls tick between updates.
+    const ticker = setInterval(() => {
+      for (const span of el.querySelectorAll(".tl-elapsed"))
+        span.textContent = elapsed(Number(span.getAttribute("data-since")));
+    }, 200);
+    const ticking = options.ticking;
+    const countdown = ticking
+      ? setInterval(() => {
+          if (ticking(model)) local.redraw();
+        }, 1000)
+      : null;
+    return () => {
+      clearInterval(ticker);
+      if (countdown !== null) clearInterval(countdown);
+    };
+  }
+}

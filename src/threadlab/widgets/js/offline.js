@@ -1,0 +1,47 @@
+// @ts-check
+// A view drawn from a saved output alone, with no kernel (the JupyterLab extension's).
+/** @import {Model} from "./types.js" */
+import { evalTable } from "./eval_table.js";
+import { drawInspector } from "./inspector_view.js";
+import { mount } from "./mount.js";
+import { NO_KERNEL } from "./text.js";
+import { threadList } from "./thread_list.js";
+
+/**
+ * A view drawn from a saved output's data alone (a reopened notebook whose kernel is gone):
+ * the same drawing as the live view, on a model that never reaches a kernel. What only the
+ * kernel has (a full result, a file's content, what a step was sent) says so when asked;
+ * forks and decisions are not offered.
+ * @param {HTMLElement} el
+ * @param {Record<string, unknown>} state
+ */
+export function renderOffline(el, state) {
+  /** @type {Record<string, unknown>} */
+  const values = { ...state, offline: true, live: false };
+  /** @type {Record<string, Array<(...args: any[]) => void>>} */
+  const handlers = {};
+  /** @type {Model} */
+  const model = {
+    get: (name) => values[name],
+    set: (name, value) => {
+      values[name] = value;
+    },
+    save_changes: () => {},
+    on: (event, callback) => {
+      handlers[event] = [...(handlers[event] || []), callback];
+    },
+    send: (/** @type {any} */ msg) => {
+      const reply =
+        msg.op === "fetch_result"
+          ? { op: "result", call: msg.call, text: NO_KERNEL }
+          : msg.op === "fetch_request"
+            ? { op: "request", message: msg.message, text: NO_KERNEL }
+            : msg.op === "preview"
+              ? { op: "preview", thread: msg.thread, path: msg.path, error: NO_KERNEL }
+              : null;
+      if (reply) for (const callback of handlers["msg:custom"] || []) callback(reply);
+    },
+  };
+  const draw = { threads: threadList, eval: evalTable }[String(values.view)] || drawInspector;
+  return mount(model, el, draw);
+}

@@ -1,0 +1,128 @@
+// @ts-check
+// The timeline: each model step and tool call of the run, as spans in time.
+/** @import {Trace, TraceThread} from "./types.js" */
+import { h } from "./dom.js";
+import { costText, usageText } from "./text.js";
+
+/**
+ * @typedef {{kind: "step" | "call", start: number, end: number, label: string,
+ *   detail: string}} Span
+ */
+
+/**
+ * @param {number} seconds
+ * @returns {string}
+ */
+function duration(seconds) {
+  return seconds < 1 ? `${Math.round(seconds * 1000)} ms` : `${seconds.toFixed(1)} s`;
+}
+
+/**
+ * What each thread did when: its model steps (from the message before a step to the step's
+ * own message) and its tool calls (their runs), with latency, tokens and cost.
+ * @param {Trace} trace
+ * @param {TraceThread} t
+ * @returns {Span[]}
+ */
+function spansOf(trace, t) {
+  /** @type {Span[]} */
+  const spans = [];
+  /** @type {Record<number, number>} the last message's time, by depth (a prompt tool's own) */
+  const last = {};
+  for (const m of trace.messages[t.id] || []) {
+    if (typeof m.at !== "number") continue;
+    const from = last[m.depth];
+    if (m.role === "assistant" && from !== undefined) {
+      const spent = [m.usage ? usageText(m.usage) : "", costText(m.cost_usd)].filter((x) => x);
+      spans.push({
+        kind: "step",
+        start: from,
+        end: m.at,
+        label: "model",
+        detail: [`model step · ${duration(m.at - from)}`, ...spent].join(" · "),
+      });
+    }
+    last[m.depth] = m.at;
+  }
+  for (const c of Object.values(trace.cards)) {
+    if (c.thread !== t.id || typeof c.finished_at !== "number" || c.duration_ms === null) continue;
+    const took = c.duration_ms / 1000;
+    spans.push({
+      kind: "call",
+      start: c.finished_at - took,
+      end: c.finished_at,
+      label: c.name,
+      detail: `${c.name}${c.label ? ` ${c.label}` : ""} · ${duration(took)} · ${c.status}`,
+    });
+  }
+  return spans;
+}
+
+/**
+ * The run on a time axis, a lane per thread (subagents under their parent): a bar per model
+ * step and per tool call, its latency, tokens and cost in its tooltip and its lane's line.
+ * @param {Trace} trace
+ * @returns {{head: string, lanes: HTMLElement[]}}
+ */
+export function timeline(trace) {
+  /** @type {Array<{t: TraceThread, depth: number, spans: Span[]}>} */
+  const rows = [];
+  const own = trace.threads.filter((t) => !t.relation);
+  /** @param {string | null} parent @param {number} depth */
+  const walk = (parent, depth) => {
+    for (const t of own.filter((x) => (x.parent || null) === parent)) {
+      rows.push({ t, depth, spans: spansOf(trace, t) });
+      walk(t.id, depth + 1);
+    }
+  };
+  walk(null, 0);
+  const all = rows.flatMap((r) => r.spans);
+  if (!all.length) return { head: "timeline", lanes: [] };
+  const t0 = Math.min(...all.map((x) => x.start));
+  const total = Math.max(...all.map((x) => x.end)) - t0 || 1;
+  const steps = all.filter((x) => x.kind === "step");
+  const calls = all.filter((x) => x.kind === "call");
+  /** @param {Span[]} spans */
+  const sum = (spans) => spans.reduce((acc, x) => acc + (x.end - x.start), 0);
+  const head =
+    `timeline · ${duration(total)} · ${steps.length} model steps (${duration(sum(steps))})` +
+    ` · ${calls.length} calls (${duration(sum(calls))})`;
+  const lanes = rows.map(({ t, depth, spans }) =>
+    h(
+      "div",
+      { class: "tl-lane", "data-testid": "timeline-lane", "data-thread": t.id },
+      h(
+        "div",
+        { class: "tl-lane-name", style: `padding-left:${Math.min(depth, 8) * 10}px` },
+        t.name || t.agent || t.id,
+      ),
+      h(
+        "div",
+        { class: "tl-lane-track" },
+        spans.map((x) =>
+          h(
+            "span",
+            {
+              class: `tl-span tl-span-${x.kind}`,
+              "data-testid": `timeline-${x.kind}`,
+              title: x.detail,
+              style:
+                `left:${(((x.start - t0) / total) * 100).toFixed(2)}%;` +
+                `width:${Math.max(((x.end - x.start) / total) * 100, 0.5).toFixed(2)}%`,
+            },
+            x.label,
+          ),
+        ),
+      ),
+    ),
+  );
+  lanes.push(
+    h(
+      "div",
+      { class: "tl-lane tl-axis" },
+      h("div", { class: "tl-lane-name" }, ""),
+      h("div", { class: "tl-lane-track" }, h("span", {}, "0"), h("span", {}, duration(total))),
+    ),
+  );
+  return { head, lanes };
+}

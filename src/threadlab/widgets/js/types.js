@@ -1,0 +1,83 @@
+// @ts-check
+// The types the views are written against (JSDoc, checked by tsc): the synced state the
+// Python side draws from, the messages on the widget's comm, and each view's local state.
+
+/**
+ * The synced state the Python side draws from (`TraceState.snapshot()`).
+ * @typedef {{id: string, parent: string | null, agent: string, name: string, status: string,
+ *   progress: string | null, relation?: string, cost_usd?: number | null}} TraceThread
+ * @typedef {{id: string, role: string, text: string, chars: number, depth: number,
+ *   side: string | null, calls: string[], attachments: string[],
+ *   usage: Record<string, number> | null, subagent: string | null,
+ *   cost_usd?: number | null, reasoning?: string, thread?: string, at?: number}} TraceMessage
+ * @typedef {{type: string, data: unknown, at?: number}} CardEvent
+ * @typedef {{id: string, thread: string, name: string, depth: number, progress: string | null,
+ *   status: string, duration_ms: number | null, result: string | null, result_chars: number,
+ *   args_chars: number, args: string, label: string, events: CardEvent[],
+ *   started_at: number | null, finished_at?: number | null, traceback: string | null,
+ *   approval: Approval | null}} Card
+ * @typedef {{state: "asked" | "approved" | "rejected", arguments?: string | null,
+ *   edited?: boolean, by?: string, reason?: string | null}} Approval
+ * @typedef {{path: string, size: number}} FileEntry
+ * @typedef {{status?: string, text?: string | null, error?: string | null,
+ *   usage?: Record<string, number> | null, cost_usd?: number | null}} RunSummary
+ * @typedef {{root: string, threads: TraceThread[], messages: Record<string, TraceMessage[]>,
+ *   cards: Record<string, Card>, files: Record<string, FileEntry[]>,
+ *   drafts: Record<string, string>, run: RunSummary}} Trace
+ * @typedef {{op: "preview", thread: string, path: string, error?: string, image?: string,
+ *   text?: string, size?: number, truncated?: boolean}} Preview
+ * @typedef {{id: string, agent: string, origin: string | null, notebook?: string | null,
+ *   created_at: number,
+ *   status: string, messages: number, children: number}} ThreadRow
+ * @typedef {{case: string, model: string, repeat: number, thread: string | null,
+ *   status: string, passed: boolean, scores: Record<string, unknown>, ms: number,
+ *   tokens: number, cost_usd: number | null, error: string | null,
+ *   note: string | null}} EvalCell
+ * @typedef {{get(name: string): any, set(name: string, value: unknown): void,
+ *   save_changes(): void, send(content: ViewMessage): void,
+ *   on(event: string, callback: (...args: any[]) => void): void}} Model
+ * @typedef {{el: HTMLElement, sig: string}} Keyed
+ * @typedef {{root: HTMLElement, status: HTMLElement, usage: HTMLElement, code: HTMLElement,
+ *   left: HTMLElement, center: HTMLElement, right: HTMLElement, error: HTMLElement,
+ *   timelineHead: HTMLElement, timelineBody: HTMLElement}} Skeleton
+ * @typedef {{selected: string | null, fetched: Record<string, string>, preview: Preview | null,
+ *   redraw: () => void, ui: Skeleton | null, cards: Map<string, Keyed>,
+ *   messages: Map<string, Keyed>, previewEl: Keyed | null,
+ *   forks: Map<string, {el: HTMLElement, error: HTMLElement}>,
+ *   decisions: Map<string, {el: HTMLElement, error: HTMLElement, sent: () => void}>,
+ *   requests: Record<string, string>, listQuery: string, listShown: number,
+ *   evalFailures: boolean, evalDifferences: boolean,
+ *   previewSource: boolean, memory: Memory,
+ *   clock: Record<string, {seen: number, started: number | null}>}} Local
+ * @typedef {{open: Set<string>, selected: string | null}} Memory
+ * @typedef {{thread: string, at: string, kind: "call" | "message", result?: string | null,
+ *   args?: string, text?: string}} ForkPoint
+ */
+
+/**
+ * The messages on the widget's comm, as the kernel declares them (`widgets/_messages.py`; a
+ * test holds both lists to the same ops and fields). From the view to the kernel:
+ * @typedef {{op: "fetch_result", thread: string, call: string}
+ *   | {op: "fetch_request", thread: string, message: string}
+ *   | {op: "preview", thread: string, path: string}
+ *   | {op: "select", thread: string}
+ *   | {op: "ready"}
+ *   | {op: "fork", thread: string, at: string, result?: unknown,
+ *       arguments?: Record<string, unknown>, message?: string}
+ *   | {op: "decide", thread: string, call: string, approved: boolean,
+ *       arguments?: Record<string, unknown>, reason?: string}
+ *   | {op: "open", thread: string}} ViewMessage
+ * From the kernel to the view:
+ * @typedef {{op: "result", call: string, text: string}
+ *   | {op: "request", message: string, text: string}
+ *   | Preview
+ *   | {op: "fork_error", thread: string, at: string, error: string}
+ *   | {op: "decide_error", thread: string, call: string, error: string}
+ *   | {op: "patch", threads?: TraceThread[], cards?: Record<string, Card>,
+ *       files?: Record<string, FileEntry[]>, messages?: Record<string, TraceMessage[]>,
+ *       drafts?: Record<string, string | null>, run?: RunSummary}} KernelMessage
+ * A decision taken in a card:
+ * @typedef {{approved: boolean, arguments?: Record<string, unknown>, reason?: string}} Decision
+ */
+
+export {};

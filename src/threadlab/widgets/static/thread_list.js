@@ -1,0 +1,1162 @@
+// src/threadlab/widgets/js/patch.js
+function applyPatch(trace, patch) {
+  for (const t of patch.threads || []) {
+    const at = trace.threads.findIndex((x) => x.id === t.id);
+    if (at >= 0) trace.threads[at] = t;
+    else trace.threads.push(t);
+  }
+  for (const [id, c] of Object.entries(patch.cards || {})) put(trace.cards, id, c);
+  for (const [tid, f] of Object.entries(patch.files || {})) put(trace.files, tid, f);
+  for (const [tid, added] of Object.entries(patch.messages || {})) {
+    const had = Object.hasOwn(trace.messages, tid) ? trace.messages[tid] : [];
+    put(trace.messages, tid, had.concat(added));
+  }
+  for (const [tid, text] of Object.entries(patch.drafts || {})) {
+    if (text === null) delete trace.drafts[tid];
+    else put(trace.drafts, tid, text);
+  }
+  if (patch.run) trace.run = patch.run;
+}
+function put(object, key, value) {
+  Object.defineProperty(object, key, {
+    value,
+    enumerable: true,
+    writable: true,
+    configurable: true
+  });
+}
+
+// src/threadlab/widgets/js/text.js
+var FINAL = /* @__PURE__ */ new Set(["success", "error", "interrupted"]);
+var MARK = {
+  success: "✓",
+  error: "✗",
+  interrupted: "✗",
+  running: "⟳",
+  queued: "⋯",
+  streaming: "…",
+  waiting: "‖"
+};
+var DECIDERS = { approver: "by the runtime's approver", api: "through the API", view: "here" };
+function decisionText(a) {
+  if (a.state === "asked") return "waits for your decision";
+  const edited = a.edited ? ` with edited arguments ${a.arguments}` : "";
+  const why = a.state === "rejected" && a.reason ? `: ${a.reason}` : "";
+  return `${a.state}${edited}${why} (${DECIDERS[a.by || "api"] || a.by})`;
+}
+function clockOf(local, c) {
+  const now = Date.now();
+  if (!local.clock[c.id]) local.clock[c.id] = { seen: now, started: null };
+  const clock = local.clock[c.id];
+  if (c.status === "running" && clock.started === null) clock.started = now;
+  return clock;
+}
+function elapsed(since) {
+  return `${((Date.now() - since) / 1e3).toFixed(1)} s`;
+}
+function progressOf(e) {
+  if (e.type !== "progress") return null;
+  const d = (
+    /** @type {any} */
+    e.data
+  );
+  if (typeof d === "number" && d >= 0 && d <= 1)
+    return { value: d, max: 1, label: `${Math.round(d * 100)}%` };
+  if (!d || typeof d !== "object") return null;
+  const step = d.step ?? d.done ?? d.current;
+  const of = d.of ?? d.total;
+  if (typeof step === "number" && typeof of === "number" && of > 0)
+    return { value: Math.min(step, of), max: of, label: `${step} / ${of}` };
+  const fraction = d.fraction ?? d.progress;
+  if (typeof fraction === "number" && fraction >= 0 && fraction <= 1)
+    return { value: fraction, max: 1, label: `${Math.round(fraction * 100)}%` };
+  return null;
+}
+function latestProgress(events) {
+  for (let i = events.length - 1; i >= 0; i--) {
+    const found = progressOf(events[i]);
+    if (found) return { ...found, label: found.label + pace(events, found) };
+  }
+  return null;
+}
+function pace(events, now) {
+  const timed = events.map((e) => ({ at: e.at, found: progressOf(e) })).filter((e) => e.found && typeof e.at === "number");
+  if (timed.length < 2 || now.value >= now.max) return "";
+  const first = timed[0];
+  const last = timed[timed.length - 1];
+  const seconds = (
+    /** @type {number} */
+    last.at - /** @type {number} */
+    first.at
+  );
+  const done = (
+    /** @type {any} */
+    last.found.value - /** @type {any} */
+    first.found.value
+  );
+  if (seconds <= 0 || done <= 0) return "";
+  const rate = done / seconds;
+  const left = Math.max(1, Math.round((now.max - now.value) / rate));
+  const shown = now.max === 1 ? `${Math.round(rate * 100)}%/s` : `${rate.toFixed(1)}/s`;
+  return ` · ${shown} · ETA ${left < 60 ? `${left}s` : `${Math.ceil(left / 60)} min`}`;
+}
+function readable(data) {
+  if (data === null || data === void 0) return "";
+  if (typeof data !== "object") return String(data);
+  if (Array.isArray(data)) return data.map(readable).join(", ");
+  return Object.entries(data).map(([key, value]) => `${key}: ${typeof value === "object" ? JSON.stringify(value) : value}`).join(", ");
+}
+function errorLine(c) {
+  const lines = (c.traceback || c.result || "").trim().split("\n");
+  const line = c.traceback ? lines[lines.length - 1] : lines[0];
+  return line.length > 120 ? `${line.slice(0, 119)}…` : line;
+}
+var USAGE_WORDS = [
+  ["input_tokens", "in"],
+  ["output_tokens", "out"],
+  ["cached_tokens", "cached"]
+];
+function costText(cost) {
+  if (cost === null) return "cost unknown";
+  if (!cost) return "";
+  return `$${cost < 1 ? cost.toFixed(4) : cost.toFixed(2)}`;
+}
+function usageText(usage) {
+  if (!usage) return "";
+  const parts = USAGE_WORDS.filter(([key]) => key in usage).map(
+    ([key, word]) => `${usage[key].toLocaleString("en")} ${word}`
+  );
+  return parts.length ? `${parts.join(" / ")} tokens` : "";
+}
+var NO_KERNEL = "not kept in the notebook: the kernel that made this view is gone (%threadlab open the thread to see it)";
+
+// src/threadlab/widgets/js/dom.js
+function h(tag, attrs = {}, ...children) {
+  const node = document.createElement(tag);
+  for (const [key, value] of Object.entries(attrs)) {
+    if (key === "class") node.className = value;
+    else if (key.startsWith("on")) node.addEventListener(key.slice(2), value);
+    else if (value !== void 0 && value !== null) node.setAttribute(key, value);
+  }
+  for (const child of children.flat()) {
+    if (child === null || child === void 0 || child === false) continue;
+    node.append(child instanceof Node ? child : document.createTextNode(String(child)));
+  }
+  return node;
+}
+var CAPPED_CHARS = 800;
+function capped(box, chars) {
+  if (chars <= CAPPED_CHARS) return [box];
+  const toggle = h(
+    "button",
+    {
+      class: "tl-more",
+      "data-testid": "show-all",
+      onclick: () => {
+        const all = box.classList.toggle("tl-all");
+        toggle.textContent = all ? "show less" : "show all";
+      }
+    },
+    "show all"
+  );
+  return [box, toggle];
+}
+function copyButton(what) {
+  const button = (
+    /** @type {HTMLButtonElement} */
+    h("button", {
+      class: "tl-copy",
+      "data-testid": "copy",
+      title: "copy to the clipboard",
+      onclick: (e) => {
+        e.preventDefault();
+        navigator.clipboard?.writeText(what()).then(
+          () => {
+            button.textContent = "copied";
+          },
+          () => {
+            button.textContent = "copy failed";
+          }
+        );
+      }
+    })
+  );
+  button.textContent = "copy";
+  return button;
+}
+
+// src/threadlab/widgets/js/values.js
+function jsonObject(text) {
+  if (!/^\s*[[{]/.test(text)) return void 0;
+  try {
+    const value = JSON.parse(text);
+    return value && typeof value === "object" ? value : void 0;
+  } catch {
+    return void 0;
+  }
+}
+var JSON_ROWS = 50;
+function jsonTree(value, key, depth = 0) {
+  const label = key === null ? null : h("span", { class: "tl-json-key" }, `${key}: `);
+  if (!value || typeof value !== "object")
+    return h("div", { class: "tl-json-leaf" }, label, JSON.stringify(value));
+  const entries = Array.isArray(value) ? value.map((item, i) => [String(i), item]) : Object.entries(value);
+  const size = Array.isArray(value) ? `[${entries.length} items]` : `{${entries.length} keys}`;
+  const node = h(
+    "details",
+    { class: "tl-json", "data-testid": "json-node" },
+    h("summary", {}, label, h("span", { class: "tl-meta" }, size))
+  );
+  const fill = (upTo) => {
+    const rows = entries.slice(0, upTo).map(([k, item]) => jsonTree(item, k, depth + 1));
+    const rest = entries.length - upTo;
+    const more = rest > 0 ? h(
+      "button",
+      { class: "tl-more", onclick: () => fill(upTo + JSON_ROWS * 4) },
+      `${rest} more`
+    ) : null;
+    node.replaceChildren(
+      node.firstChild || "",
+      h("div", { class: "tl-json-children" }, rows, more)
+    );
+  };
+  fill(JSON_ROWS);
+  node.open = depth === 0;
+  return node;
+}
+function readableArgs(text) {
+  const value = jsonObject(text);
+  if (!value || Array.isArray(value)) return [text];
+  return Object.entries(value).map(([key, item]) => {
+    if (item && typeof item === "object") return jsonTree(item, key);
+    if (typeof item !== "string") return h("div", {}, `${key}: ${JSON.stringify(item)}`);
+    if (!item.includes("\n")) return h("div", {}, `${key}: ${item}`);
+    const block = item.split("\n").map((line) => `  ${line}`).join("\n");
+    return h("div", {}, `${key}: |
+${block}`);
+  });
+}
+function resultBox(result) {
+  const value = jsonObject(result);
+  return value ? h("div", { class: "tl-result", "data-testid": "tool-result" }, jsonTree(value, null)) : h("pre", { class: "tl-result", "data-testid": "tool-result" }, result);
+}
+
+// src/threadlab/widgets/js/card.js
+function cardParts(model, c, fetched, local) {
+  const full = fetched[c.id];
+  const result = full !== void 0 ? full : c.result || "";
+  const more = full === void 0 && c.result_chars > (c.result || "").length ? h(
+    "button",
+    {
+      class: "tl-more",
+      onclick: () => model.send({ op: "fetch_result", thread: c.thread, call: c.id })
+    },
+    `load all ${c.result_chars} characters`
+  ) : null;
+  const progress = latestProgress(c.events || []);
+  const events = (c.events || []).filter((e) => progressOf(e) === null).map((e) => h("li", {}, h("b", {}, e.type), " ", readable(e.data)));
+  const clock = clockOf(local, c);
+  const active = c.status === "streaming" || c.status === "running" || c.status === "queued";
+  const since = c.status === "running" ? clock.started || clock.seen : clock.seen;
+  const summary = h(
+    "summary",
+    {},
+    h("span", { class: "tl-mark" }, MARK[c.status] || "•"),
+    h("b", { class: "tl-name" }, c.name),
+    c.label ? h("span", { class: "tl-label", "data-testid": "tool-label" }, c.label) : null,
+    c.progress ? h("span", { class: "tl-progress", "data-testid": "tool-progress" }, c.progress) : null,
+    // A failed call says why in its closed card: the error's last line (the exception).
+    c.status === "error" && c.result ? h("span", { class: "tl-error-line", "data-testid": "tool-error-line" }, errorLine(c)) : null,
+    h(
+      "span",
+      { class: "tl-meta", "data-testid": "tool-meta" },
+      c.status,
+      c.status === "streaming" ? ` · ${c.args_chars.toLocaleString("en")} chars of arguments` : "",
+      c.duration_ms !== null && !active ? ` · ${Math.round(c.duration_ms)} ms` : "",
+      active ? " · " : "",
+      active ? h("span", { class: "tl-elapsed", "data-since": String(since) }, elapsed(since)) : null
+    )
+  );
+  return [
+    summary,
+    c.approval && c.approval.state !== "asked" ? h("div", { class: "tl-decided", "data-testid": "decision" }, decisionText(c.approval)) : null,
+    c.args ? h(
+      "div",
+      { class: "tl-args-box" },
+      h(
+        "div",
+        { class: "tl-heading" },
+        "arguments ",
+        copyButton(() => c.args)
+      ),
+      ...capped(
+        h("div", { class: "tl-args", "data-testid": "tool-args" }, readableArgs(c.args)),
+        c.args.length
+      )
+    ) : null,
+    result ? h(
+      "div",
+      { class: "tl-heading" },
+      "result ",
+      copyButton(() => result)
+    ) : null,
+    ...result ? capped(resultBox(result), result.length) : [],
+    more,
+    c.traceback ? h("div", { class: "tl-heading" }, "traceback") : null,
+    c.traceback ? h("pre", { class: "tl-traceback", "data-testid": "tool-traceback" }, c.traceback) : null,
+    progress ? h(
+      "div",
+      { class: "tl-bar", "data-testid": "tool-progress-bar" },
+      h("progress", { value: String(progress.value), max: String(progress.max) }),
+      h("span", { class: "tl-meta" }, progress.label)
+    ) : null,
+    events.length ? h("ul", { class: "tl-events", "data-testid": "tool-events" }, events) : null
+  ].filter((part) => part !== null);
+}
+function card(model, c, fetched, local) {
+  const sig = JSON.stringify([c, fetched[c.id] ?? null]);
+  const kept = local.cards.get(c.id);
+  if (kept && kept.sig === sig) return kept.el;
+  let el = kept?.el;
+  if (!el) {
+    const opened = local.memory.open;
+    el = h("details", { class: "tl-card", "data-testid": "tool-card", "data-call": c.id });
+    el.open = opened.has(c.id);
+    el.addEventListener("toggle", (e) => {
+      if (e.target !== e.currentTarget) return;
+      if (
+        /** @type {HTMLDetailsElement} */
+        el.open
+      ) opened.add(c.id);
+      else opened.delete(c.id);
+    });
+  }
+  el.className = `tl-card tl-${c.status}`;
+  el.setAttribute("data-status", c.status);
+  const [head, ...rest] = cardParts(model, c, fetched, local);
+  const summary = el.firstElementChild;
+  if (summary?.tagName === "SUMMARY" && head?.tagName === "SUMMARY") {
+    summary.replaceChildren(...head.childNodes);
+    el.replaceChildren(summary, ...rest);
+  } else {
+    el.replaceChildren(...[head, ...rest].filter((part) => part !== void 0));
+  }
+  local.cards.set(c.id, { el, sig });
+  return el;
+}
+
+// src/threadlab/widgets/js/decision.js
+function decisionControl(model, local, c) {
+  const key = `${c.thread} ${c.id}`;
+  const kept = local.decisions.get(key);
+  if (kept) return kept.el;
+  const error = h("div", { class: "tl-error", "data-testid": "decide-error" });
+  const editor = (
+    /** @type {HTMLTextAreaElement} */
+    h("textarea", { class: "tl-fork-editor", "data-testid": "decide-editor", rows: "4" })
+  );
+  editor.value = c.approval?.arguments ?? "{}";
+  const reason = (
+    /** @type {HTMLInputElement} */
+    h("input", {
+      class: "tl-reason",
+      "data-testid": "reject-reason",
+      placeholder: "reason (optional)",
+      "aria-label": "reason for rejecting"
+    })
+  );
+  const buttons = [];
+  const enable = (on) => {
+    for (const b of buttons) b.disabled = !on;
+  };
+  const send = (decision) => {
+    error.textContent = "";
+    enable(false);
+    model.send({ op: "decide", thread: c.thread, call: c.id, ...decision });
+  };
+  const editForm = h(
+    "div",
+    { class: "tl-fork-form", "data-testid": "decide-form" },
+    editor,
+    h(
+      "button",
+      {
+        class: "tl-fork-run",
+        "data-testid": "approve-edited",
+        onclick: () => {
+          let value;
+          try {
+            value = JSON.parse(editor.value);
+          } catch (e) {
+            error.textContent = `not JSON: ${e instanceof Error ? e.message : e}`;
+            return;
+          }
+          if (typeof value !== "object" || !value || Array.isArray(value)) {
+            error.textContent = "the arguments must be a JSON object";
+            return;
+          }
+          send({ approved: true, arguments: (
+            /** @type {Record<string, unknown>} */
+            value
+          ) });
+        }
+      },
+      "approve with these arguments"
+    )
+  );
+  editForm.hidden = true;
+  const button = (label, id, onclick) => {
+    const b = (
+      /** @type {HTMLButtonElement} */
+      h("button", { class: `tl-decide tl-${id}`, "data-testid": id, onclick }, label)
+    );
+    buttons.push(b);
+    return b;
+  };
+  const el = h(
+    "div",
+    { class: "tl-decision", "data-testid": "decision-bar", "data-call": c.id },
+    h("span", { class: "tl-ask" }, `‖ ${c.name} waits for your decision`),
+    h(
+      "div",
+      { class: "tl-decide-row" },
+      button("Approve", "approve", () => send({ approved: true })),
+      c.approval?.arguments ? button("Edit arguments", "edit-arguments", () => {
+        editForm.hidden = !editForm.hidden;
+      }) : null,
+      button("Reject", "reject", () => send({ approved: false, reason: reason.value })),
+      reason
+    ),
+    editForm,
+    error
+  );
+  buttons.push(
+    /** @type {HTMLButtonElement} */
+    editForm.querySelector("button")
+  );
+  local.decisions.set(key, { el, error, sent: () => enable(true) });
+  return el;
+}
+
+// src/threadlab/widgets/js/fork.js
+var FORK_MODES = {
+  result: "a different result",
+  arguments: "other arguments",
+  message: "a different message"
+};
+function forkControl(model, local, point) {
+  const key = `${point.thread} ${point.at}`;
+  const kept = local.forks.get(key);
+  if (kept) return kept.el;
+  const initial = {
+    result: JSON.stringify(point.result ?? ""),
+    arguments: point.args || "{}",
+    message: point.text || ""
+  };
+  const modes = point.kind === "call" ? ["result", "arguments"] : ["message"];
+  const error = h("div", { class: "tl-error", "data-testid": "fork-error" });
+  const editor = (
+    /** @type {HTMLTextAreaElement} */
+    h("textarea", { class: "tl-fork-editor", "data-testid": "fork-editor", rows: "3" })
+  );
+  editor.value = initial[modes[0]];
+  const mode = (
+    /** @type {HTMLSelectElement} */
+    h(
+      "select",
+      {
+        "data-testid": "fork-mode",
+        onchange: () => {
+          editor.value = initial[mode.value];
+          error.textContent = "";
+        }
+      },
+      modes.map((m) => h("option", { value: m }, FORK_MODES[m]))
+    )
+  );
+  const submit = () => {
+    const chosen = mode.value;
+    let value = editor.value;
+    if (chosen !== "message") {
+      try {
+        value = JSON.parse(editor.value);
+      } catch (e) {
+        error.textContent = `not JSON: ${e instanceof Error ? e.message : e}`;
+        return;
+      }
+      if (chosen === "arguments" && (typeof value !== "object" || !value || Array.isArray(value))) {
+        error.textContent = "the arguments must be a JSON object";
+        return;
+      }
+    }
+    error.textContent = "";
+    const at = { op: (
+      /** @type {const} */
+      "fork"
+    ), thread: point.thread, at: point.at };
+    if (chosen === "message") model.send({ ...at, message: String(value) });
+    else if (chosen === "arguments")
+      model.send({ ...at, arguments: (
+        /** @type {Record<string, unknown>} */
+        value
+      ) });
+    else model.send({ ...at, result: value });
+  };
+  const form = h(
+    "div",
+    { class: "tl-fork-form", "data-testid": "fork-form" },
+    mode,
+    editor,
+    h(
+      "button",
+      { class: "tl-fork-run", "data-testid": "fork-run", onclick: submit },
+      "run the branch"
+    ),
+    error
+  );
+  form.hidden = true;
+  const el = h(
+    "div",
+    { class: "tl-fork-point", "data-at": point.at },
+    h(
+      "button",
+      {
+        class: "tl-fork",
+        "data-testid": "fork-here",
+        title: "a new thread from this point, with your change; this one stays as it is",
+        onclick: () => {
+          form.hidden = !form.hidden;
+        }
+      },
+      "fork from here"
+    ),
+    form
+  );
+  local.forks.set(key, { el, error });
+  return el;
+}
+
+// src/threadlab/widgets/js/conversation.js
+function messageLine(model, m, trace, local) {
+  const child = m.subagent ? trace.threads.find((t) => t.id === m.subagent) : void 0;
+  const asked = local.requests[m.id];
+  const sig = JSON.stringify([m, child?.name, child?.status, asked ?? null]);
+  const kept = local.messages.get(m.id);
+  if (kept && kept.sig === sig) return kept.el;
+  const who = m.subagent ? [
+    h("b", {}, `report from ${child?.name || m.subagent}`),
+    child ? h("span", { class: `tl-status tl-${child.status}` }, child.status) : null
+  ] : h("b", {}, m.role + (m.side ? ` (${m.side})` : ""));
+  const el = h(
+    "div",
+    {
+      class: `tl-msg tl-${m.subagent ? "report" : m.role}`,
+      style: `margin-left:${m.depth * 16}px`,
+      "data-testid": m.subagent ? "subagent-report" : null
+    },
+    who,
+    " ",
+    m.text,
+    m.attachments.length ? h("span", { class: "tl-meta" }, ` · attached: ${m.attachments.join(", ")}`) : null,
+    m.usage ? h("span", { class: "tl-meta" }, ` · ${usageText(m.usage)}`) : null,
+    m.role === "assistant" && costText(m.cost_usd) ? h("span", { class: "tl-meta", "data-testid": "step-cost" }, ` · ${costText(m.cost_usd)}`) : null,
+    m.reasoning ? h(
+      "details",
+      { class: "tl-thinking", "data-testid": "thinking" },
+      h("summary", {}, "thinking"),
+      h("pre", {}, m.reasoning)
+    ) : null,
+    m.role === "assistant" ? requestPart(model, m, local) : null
+  );
+  for (const open of kept?.el.querySelectorAll("details[open]") || []) {
+    const again = el.querySelector(`details[data-testid="${open.getAttribute("data-testid")}"]`);
+    if (again) again.open = true;
+  }
+  local.messages.set(m.id, { el, sig });
+  return el;
+}
+function requestPart(model, m, local) {
+  const text = local.requests[m.id];
+  const part = h(
+    "details",
+    {
+      class: "tl-request",
+      "data-testid": "step-request",
+      ontoggle: (e) => {
+        const open = (
+          /** @type {HTMLDetailsElement} */
+          e.currentTarget.open
+        );
+        if (open && m.thread && local.requests[m.id] === void 0)
+          model.send({ op: "fetch_request", thread: m.thread, message: m.id });
+      }
+    },
+    h("summary", {}, "request"),
+    h("pre", {}, text ?? "loading…")
+  );
+  return part;
+}
+function conversation(model, trace, threadId, local) {
+  const out = [];
+  const placed = /* @__PURE__ */ new Set();
+  const forkable = !model.get("live") && !model.get("offline") && trace.run?.status !== "running";
+  const placeCard = (c) => {
+    placed.add(c.id);
+    out.push(
+      h("div", { style: `margin-left:${c.depth * 16}px` }, card(model, c, local.fetched, local))
+    );
+    if (c.status === "waiting" && c.approval?.state === "asked" && !model.get("offline"))
+      out.push(decisionControl(model, local, c));
+    if (forkable && c.depth === 0 && FINAL.has(c.status))
+      out.push(
+        forkControl(model, local, {
+          thread: threadId,
+          at: c.id,
+          kind: "call",
+          result: local.fetched[c.id] ?? c.result,
+          args: c.args
+        })
+      );
+  };
+  for (const m of trace.messages[threadId] || []) {
+    if (m.role === "tool" || m.depth > 0 && m.role !== "assistant") continue;
+    if (m.text || m.role === "assistant" && (m.usage || m.reasoning))
+      out.push(messageLine(model, m, trace, local));
+    if (forkable && m.role === "user" && m.depth === 0 && !m.subagent)
+      out.push(
+        forkControl(model, local, { thread: threadId, at: m.id, kind: "message", text: m.text })
+      );
+    for (const id of m.calls) {
+      const c = trace.cards[id];
+      if (c) placeCard(c);
+    }
+  }
+  const draft = trace.drafts?.[threadId];
+  if (draft)
+    out.push(
+      h(
+        "div",
+        { class: "tl-msg tl-assistant tl-draft", "data-testid": "draft" },
+        h("b", {}, "assistant"),
+        " ",
+        draft
+      )
+    );
+  for (const c of Object.values(trace.cards || {}))
+    if (c.thread === threadId && !placed.has(c.id)) placeCard(c);
+  return out;
+}
+
+// src/threadlab/widgets/js/preview.js
+function escapeHtml(text) {
+  return text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+}
+function markdownInline(line) {
+  return escapeHtml(line).replace(/`([^`]+)`/g, "<code>$1</code>").replace(/\*\*([^*]+)\*\*/g, "<strong>$1</strong>").replace(/(^|[^*])\*([^*]+)\*/g, "$1<em>$2</em>").replace(/\[([^\]]+)\]\((https?:[^)\s]+)\)/g, '<a href="$2">$1</a>');
+}
+function markdownHtml(text) {
+  const out = [];
+  let list = null;
+  let fence = false;
+  const closeList = () => {
+    if (list) out.push(`</${list}>`);
+    list = null;
+  };
+  for (const line of text.split("\n")) {
+    if (/^```/.test(line)) {
+      closeList();
+      out.push(fence ? "</code></pre>" : "<pre><code>");
+      fence = !fence;
+      continue;
+    }
+    if (fence) {
+      out.push(`${escapeHtml(line)}
+`);
+      continue;
+    }
+    const heading = /^(#{1,6})\s+(.*)$/.exec(line);
+    const item = /^\s*(?:([-*+])|\d+[.)])\s+(.*)$/.exec(line);
+    if (item) {
+      const kind = item[1] ? "ul" : "ol";
+      if (list !== kind) {
+        closeList();
+        out.push(`<${kind}>`);
+        list = kind;
+      }
+      out.push(`<li>${markdownInline(item[2])}</li>`);
+      continue;
+    }
+    closeList();
+    if (heading)
+      out.push(`<h${heading[1].length}>${markdownInline(heading[2])}</h${heading[1].length}>`);
+    else if (/^>\s?/.test(line))
+      out.push(`<blockquote>${markdownInline(line.replace(/^>\s?/, ""))}</blockquote>`);
+    else if (line.trim()) out.push(`<p>${markdownInline(line)}</p>`);
+  }
+  closeList();
+  if (fence) out.push("</code></pre>");
+  return `<div style="font-family:system-ui,sans-serif">${out.join("")}</div>`;
+}
+var SANDBOX_CSP = "default-src 'none'; style-src 'unsafe-inline'; img-src data:; font-src data:; media-src data:";
+function previewPane(preview, local) {
+  if (preview.error) return h("div", { class: "tl-error" }, preview.error);
+  const name = preview.path.split("/").pop() || "file";
+  const href = preview.image ? preview.image : URL.createObjectURL(new Blob([preview.text || ""], { type: "text/plain" }));
+  const download = h(
+    "a",
+    { class: "tl-download", "data-testid": "file-download", href, download: name },
+    preview.truncated ? "download (the first 256 KB)" : "download"
+  );
+  const markdown = /\.(md|markdown)$/i.test(preview.path) && !preview.image;
+  const html = (markdown || /\.html?$/i.test(preview.path)) && !preview.image;
+  const toggle = html ? h(
+    "button",
+    {
+      class: "tl-copy",
+      "data-testid": "preview-source",
+      onclick: () => {
+        local.previewSource = !local.previewSource;
+        local.redraw();
+      }
+    },
+    local.previewSource ? "rendered" : "source"
+  ) : null;
+  let body;
+  if (preview.image) body = h("img", { src: preview.image, alt: preview.path, class: "tl-image" });
+  else if (html && !local.previewSource) {
+    const frame = (
+      /** @type {HTMLIFrameElement} */
+      h("iframe", { class: "tl-frame", "data-testid": "file-frame", sandbox: "", title: name })
+    );
+    const page = markdown ? markdownHtml(preview.text || "") : preview.text || "";
+    frame.srcdoc = `<meta http-equiv="Content-Security-Policy" content="${SANDBOX_CSP}">${page}`;
+    body = frame;
+  } else body = h("pre", { class: "tl-preview", "data-testid": "file-preview" }, preview.text);
+  return h(
+    "div",
+    { class: "tl-preview-pane", "data-testid": "preview-pane" },
+    h("div", {}, toggle, " ", download),
+    body
+  );
+}
+
+// src/threadlab/widgets/js/files.js
+function files(model, trace, threadId, local) {
+  const list = trace.files?.[threadId] || [];
+  const preview = local.preview && local.preview.thread === threadId ? local.preview : null;
+  const rows = list.map(
+    (f) => h(
+      "li",
+      {},
+      h(
+        "button",
+        {
+          class: `tl-file${preview?.path === f.path ? " tl-selected" : ""}`,
+          "data-testid": "file",
+          "data-path": f.path,
+          onclick: () => model.send({ op: "preview", thread: threadId, path: f.path })
+        },
+        f.path
+      ),
+      h("span", { class: "tl-meta" }, ` ${f.size.toLocaleString("en")} B`)
+    )
+  );
+  let shown = null;
+  if (preview) {
+    const sig = JSON.stringify([preview, local.previewSource]);
+    if (local.previewEl?.sig !== sig) {
+      local.previewEl = { el: previewPane(preview, local), sig };
+    }
+    shown = local.previewEl?.el;
+  }
+  return [
+    h("div", { class: "tl-heading" }, `files (${list.length})`),
+    rows.length ? h("ul", { class: "tl-file-list" }, rows) : h("div", { class: "tl-meta" }, "no files"),
+    shown
+  ];
+}
+
+// src/threadlab/widgets/js/timeline.js
+function duration(seconds) {
+  return seconds < 1 ? `${Math.round(seconds * 1e3)} ms` : `${seconds.toFixed(1)} s`;
+}
+function spansOf(trace, t) {
+  const spans = [];
+  const last = {};
+  for (const m of trace.messages[t.id] || []) {
+    if (typeof m.at !== "number") continue;
+    const from = last[m.depth];
+    if (m.role === "assistant" && from !== void 0) {
+      const spent = [m.usage ? usageText(m.usage) : "", costText(m.cost_usd)].filter((x) => x);
+      spans.push({
+        kind: "step",
+        start: from,
+        end: m.at,
+        label: "model",
+        detail: [`model step · ${duration(m.at - from)}`, ...spent].join(" · ")
+      });
+    }
+    last[m.depth] = m.at;
+  }
+  for (const c of Object.values(trace.cards)) {
+    if (c.thread !== t.id || typeof c.finished_at !== "number" || c.duration_ms === null) continue;
+    const took = c.duration_ms / 1e3;
+    spans.push({
+      kind: "call",
+      start: c.finished_at - took,
+      end: c.finished_at,
+      label: c.name,
+      detail: `${c.name}${c.label ? ` ${c.label}` : ""} · ${duration(took)} · ${c.status}`
+    });
+  }
+  return spans;
+}
+function timeline(trace) {
+  const rows = [];
+  const own = trace.threads.filter((t) => !t.relation);
+  const walk = (parent, depth) => {
+    for (const t of own.filter((x) => (x.parent || null) === parent)) {
+      rows.push({ t, depth, spans: spansOf(trace, t) });
+      walk(t.id, depth + 1);
+    }
+  };
+  walk(null, 0);
+  const all = rows.flatMap((r) => r.spans);
+  if (!all.length) return { head: "timeline", lanes: [] };
+  const t0 = Math.min(...all.map((x) => x.start));
+  const total = Math.max(...all.map((x) => x.end)) - t0 || 1;
+  const steps = all.filter((x) => x.kind === "step");
+  const calls = all.filter((x) => x.kind === "call");
+  const sum = (spans) => spans.reduce((acc, x) => acc + (x.end - x.start), 0);
+  const head = `timeline · ${duration(total)} · ${steps.length} model steps (${duration(sum(steps))}) · ${calls.length} calls (${duration(sum(calls))})`;
+  const lanes = rows.map(
+    ({ t, depth, spans }) => h(
+      "div",
+      { class: "tl-lane", "data-testid": "timeline-lane", "data-thread": t.id },
+      h(
+        "div",
+        { class: "tl-lane-name", style: `padding-left:${Math.min(depth, 8) * 10}px` },
+        t.name || t.agent || t.id
+      ),
+      h(
+        "div",
+        { class: "tl-lane-track" },
+        spans.map(
+          (x) => h(
+            "span",
+            {
+              class: `tl-span tl-span-${x.kind}`,
+              "data-testid": `timeline-${x.kind}`,
+              title: x.detail,
+              style: `left:${((x.start - t0) / total * 100).toFixed(2)}%;width:${Math.max((x.end - x.start) / total * 100, 0.5).toFixed(2)}%`
+            },
+            x.label
+          )
+        )
+      )
+    )
+  );
+  lanes.push(
+    h(
+      "div",
+      { class: "tl-lane tl-axis" },
+      h("div", { class: "tl-lane-name" }, ""),
+      h("div", { class: "tl-lane-track" }, h("span", {}, "0"), h("span", {}, duration(total)))
+    )
+  );
+  return { head, lanes };
+}
+
+// src/threadlab/widgets/js/tree.js
+function tree(trace, selected, select) {
+  const kids = {};
+  for (const t of trace.threads) {
+    const key = t.parent || "";
+    kids[key] = kids[key] || [];
+    kids[key].push(t);
+  }
+  const below = (t) => {
+    const busy = [];
+    const walk = (at) => {
+      for (const child of kids[at.id] || []) {
+        if (child.progress) busy.push(child.progress);
+        walk(child);
+      }
+    };
+    walk(t);
+    return busy.length ? `${busy.length} below: ${busy[0]}` : "";
+  };
+  const node = (t) => h(
+    "li",
+    {},
+    h(
+      "button",
+      {
+        class: `tl-node${t.id === selected ? " tl-selected" : ""}`,
+        "data-testid": "tree-node",
+        "data-thread": t.id,
+        onclick: () => select(t.id)
+      },
+      h("b", {}, t.name || t.agent || t.id),
+      h("span", { class: `tl-status tl-${t.status}` }, t.status),
+      t.progress ? h("span", { class: "tl-progress" }, t.progress) : null,
+      below(t) ? h("span", { class: "tl-progress tl-below", "data-testid": "progress-below" }, below(t)) : null,
+      costText(t.cost_usd) ? h(
+        "span",
+        { class: "tl-meta", "data-testid": "thread-cost" },
+        ` ${costText(t.cost_usd)}`
+      ) : null
+    ),
+    kids[t.id] ? h("ul", {}, kids[t.id].map(node)) : null
+  );
+  return h("ul", { class: "tl-tree", "data-testid": "subagent-tree" }, (kids[""] || []).map(node));
+}
+
+// src/threadlab/widgets/js/inspector.js
+function skeleton(el) {
+  const ui = {
+    status: h("span", { class: "tl-status", "data-testid": "run-status" }),
+    usage: h("span", { class: "tl-meta", "data-testid": "run-usage" }),
+    code: h("code", {}),
+    left: h("div", { class: "tl-left" }),
+    center: h("div", { class: "tl-center", "data-testid": "conversation" }),
+    right: h("div", { class: "tl-right tl-files", "data-testid": "file-browser" }),
+    error: h("div", { class: "tl-error" }),
+    timelineHead: h("span", {}),
+    timelineBody: h("div", { class: "tl-lanes" })
+  };
+  const root = h(
+    "div",
+    { class: "tl-inspector", "data-testid": "inspector" },
+    h(
+      "div",
+      { class: "tl-header" },
+      h("b", {}, "threadlab"),
+      " ",
+      ui.code,
+      " ",
+      ui.status,
+      ui.usage
+    ),
+    h(
+      "details",
+      { class: "tl-timeline", "data-testid": "timeline" },
+      h("summary", {}, ui.timelineHead),
+      ui.timelineBody
+    ),
+    h("div", { class: "tl-panes" }, ui.left, ui.center, ui.right),
+    ui.error
+  );
+  el.replaceChildren(root);
+  return { root, ...ui };
+}
+function inspector(model, el, trace, local) {
+  const selected = local.selected || trace.root;
+  const select = (id) => {
+    local.selected = id;
+    local.memory.selected = id;
+    model.send({ op: "select", thread: id });
+    local.redraw();
+  };
+  if (!local.ui || local.ui.root.parentNode !== el) local.ui = skeleton(el);
+  const ui = local.ui;
+  const run = trace.run || {};
+  ui.code.textContent = trace.root;
+  ui.status.className = `tl-status tl-${run.status}`;
+  ui.status.textContent = run.status || "";
+  const spent = [run.usage ? usageText(run.usage) : "", costText(run.cost_usd)].filter((p) => p);
+  ui.usage.textContent = spent.length ? ` ${spent.join(" · ")}` : "";
+  ui.left.replaceChildren(
+    h("div", { class: "tl-heading" }, "threads"),
+    tree(trace, selected, select)
+  );
+  ui.center.replaceChildren(...conversation(model, trace, selected, local));
+  ui.right.replaceChildren(
+    ...files(model, trace, selected, local).filter(
+      /** @returns {x is HTMLElement} */
+      (x) => !!x
+    )
+  );
+  const spans = timeline(trace);
+  ui.timelineHead.textContent = spans.head;
+  ui.timelineBody.replaceChildren(...spans.lanes);
+  ui.error.textContent = run.error || "";
+  ui.error.className = run.status === "waiting" ? "tl-meta" : "tl-error";
+}
+
+// src/threadlab/widgets/js/thread_list.js
+var PAGE = 50;
+function threadList(model, el, local) {
+  const rows = model.get("rows") || [];
+  const opened = model.get("opened") || {};
+  const query = local.listQuery.trim().toLowerCase();
+  const matching = query ? rows.filter(
+    (r) => [r.id, r.agent, r.notebook || r.origin || "", r.status].some(
+      (f) => f.toLowerCase().includes(query)
+    )
+  ) : rows;
+  const shown = matching.slice(0, local.listShown);
+  const search = (
+    /** @type {HTMLInputElement} */
+    h("input", {
+      class: "tl-reason",
+      "data-testid": "thread-search",
+      placeholder: "search by id, agent, notebook or status",
+      "aria-label": "search threads",
+      oninput: () => {
+        local.listQuery = search.value;
+        local.listShown = PAGE;
+        local.redraw();
+        const again = (
+          /** @type {HTMLInputElement | null} */
+          el.querySelector("[data-testid=thread-search]")
+        );
+        again?.focus();
+        again?.setSelectionRange(again.value.length, again.value.length);
+      }
+    })
+  );
+  search.value = local.listQuery;
+  const table = h(
+    "table",
+    { class: "tl-list", "data-testid": "thread-list" },
+    h(
+      "tr",
+      {},
+      ["thread", "agent", "notebook", "created", "status", "messages", "subagents", ""].map(
+        (c) => h("th", {}, c)
+      )
+    ),
+    shown.map(
+      (r) => h(
+        "tr",
+        {
+          class: r.id === opened.root ? "tl-opened" : "",
+          "data-testid": "thread-row",
+          "data-thread": r.id
+        },
+        h("td", {}, h("code", {}, r.id)),
+        h("td", {}, r.agent),
+        h("td", { title: r.origin || "" }, r.notebook || r.origin || ""),
+        h("td", { class: "tl-date" }, new Date(r.created_at * 1e3).toLocaleString()),
+        h("td", {}, r.status),
+        h("td", {}, r.messages),
+        h("td", {}, r.children),
+        h(
+          "td",
+          {},
+          h(
+            "button",
+            {
+              "data-testid": "open-thread",
+              disabled: model.get("offline") ? "" : null,
+              title: model.get("offline") ? NO_KERNEL : null,
+              onclick: () => model.send({ op: "open", thread: r.id })
+            },
+            "open"
+          )
+        )
+      )
+    )
+  );
+  const more = matching.length > shown.length ? h(
+    "button",
+    {
+      class: "tl-more",
+      "data-testid": "more-threads",
+      onclick: () => {
+        local.listShown += PAGE;
+        local.redraw();
+      }
+    },
+    `show ${Math.min(PAGE, matching.length - shown.length)} more of ${matching.length}`
+  ) : null;
+  const holder = h("div", {});
+  el.replaceChildren(h("div", {}, search, table, more, holder));
+  if (opened.root) inspector(model, holder, opened, local);
+}
+
+// src/threadlab/widgets/js/mount.js
+var MEMORY = /* @__PURE__ */ new Map();
+function mount(model, el, draw, options = {}) {
+  {
+    const key = model.get("key") || "";
+    const memory = MEMORY.get(key) || { open: /* @__PURE__ */ new Set(), selected: null };
+    if (key) MEMORY.set(key, memory);
+    const local = {
+      memory,
+      selected: memory.selected || model.get("selected") || null,
+      fetched: {},
+      preview: null,
+      redraw: () => {
+      },
+      ui: null,
+      cards: /* @__PURE__ */ new Map(),
+      messages: /* @__PURE__ */ new Map(),
+      previewEl: null,
+      forks: /* @__PURE__ */ new Map(),
+      decisions: /* @__PURE__ */ new Map(),
+      requests: {},
+      previewSource: false,
+      listQuery: "",
+      listShown: PAGE,
+      evalFailures: false,
+      evalDifferences: false,
+      clock: {}
+    };
+    local.redraw = () => draw(model, el, local);
+    model.on("msg:custom", (msg) => {
+      if (msg.op === "result") local.fetched[msg.call] = msg.text;
+      if (msg.op === "preview") local.preview = msg;
+      if (msg.op === "request") local.requests[msg.message] = msg.text;
+      if (msg.op === "fork_error") {
+        const point = local.forks.get(`${msg.thread} ${msg.at}`);
+        if (point) point.error.textContent = msg.error;
+      }
+      if (msg.op === "decide_error") {
+        const asked = local.decisions.get(`${msg.thread} ${msg.call}`);
+        if (asked) {
+          asked.error.textContent = msg.error;
+          asked.sent();
+        }
+      }
+      if (msg.op === "patch") {
+        const trace = model.get("trace");
+        if (trace?.root) applyPatch(trace, msg);
+      }
+      local.redraw();
+    });
+    for (const name of ["trace", "rows", "opened", "live", "finished"])
+      model.on(`change:${name}`, local.redraw);
+    model.on("change:selected", () => {
+      local.selected = model.get("selected") || null;
+      memory.selected = local.selected;
+      local.redraw();
+    });
+    local.redraw();
+    if (options.ready) model.send({ op: "ready" });
+    const ticker = setInterval(() => {
+      for (const span of el.querySelectorAll(".tl-elapsed"))
+        span.textContent = elapsed(Number(span.getAttribute("data-since")));
+    }, 200);
+    const ticking = options.ticking;
+    const countdown = ticking ? setInterval(() => {
+      if (ticking(model)) local.redraw();
+    }, 1e3) : null;
+    return () => {
+      clearInterval(ticker);
+      if (countdown !== null) clearInterval(countdown);
+    };
+  }
+}
+
+// src/threadlab/widgets/js/thread_list_view.js
+var thread_list_view_default = {
+  /** @param {{model: Model, el: HTMLElement}} view */
+  render({ model, el }) {
+    return mount(model, el, threadList);
+  }
+};
+export {
+  thread_list_view_default as default
+};
