@@ -19,7 +19,7 @@ STATIC = ROOT / "src" / "threadlab" / "widgets" / "static"
 ESBUILD = ROOT / ".cache" / "npm" / "node_modules" / ".bin" / "esbuild"
 
 BUNDLES = {
-    "inspector_view.js": "inspector.js",  # TraceView
+    "inspector_view.js": "inspector.js",  # ThreadView
     "thread_list_view.js": "thread_list.js",  # ThreadListView
     "eval_view.js": "eval.js",  # EvalView
 }

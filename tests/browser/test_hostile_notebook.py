@@ -15,7 +15,7 @@ import nbformat
 
 import threadlab as tl
 from threadlab.models import call, text
-from threadlab.widgets import TraceView, replay
+from threadlab.widgets import ThreadView, replay
 from threadlab.widgets._views import VIEW_MIME
 
 from .conftest import Lab
@@ -41,7 +41,7 @@ async def saved_output(store: Path, url: str) -> dict[str, Any]:
     try:
         thread = await rt.create_thread("p")
         await thread.send("go")
-        data = TraceView(rt, replay(thread))._repr_mimebundle_()[0]
+        data = ThreadView(rt, replay(thread))._repr_mimebundle_()[0]
     finally:
         rt.close()
     return {VIEW_MIME: data[VIEW_MIME], "text/plain": "a view"}

@@ -28,7 +28,7 @@ def test_each_view_class_has_a_script_bundled_from_the_modules_as_they_are(
 
 @pytest.mark.parametrize(
     ("view", "script"),
-    [("TraceView", "inspector.js"), ("ThreadListView", "thread_list.js"), ("EvalView", "eval.js")],
+    [("ThreadView", "inspector.js"), ("ThreadListView", "thread_list.js"), ("EvalView", "eval.js")],
 )
 def test_each_view_class_loads_its_own_script(view: str, script: str) -> None:
     import threadlab.widgets as widgets

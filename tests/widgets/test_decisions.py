@@ -11,7 +11,7 @@ import pytest
 
 import threadlab as tl
 from threadlab.models import ScriptedModel, call, step, text
-from threadlab.widgets import CardApprover, LiveRun, TraceView, replay
+from threadlab.widgets import CardApprover, LiveRun, ThreadView, replay
 
 from .fake_comm import customs_of, install
 
@@ -42,7 +42,7 @@ def card_rt(registry: tl.Registry, store_dir: Any) -> Any:
     runtime.close()
 
 
-async def until_asked(view: TraceView, call_id: str) -> None:
+async def until_asked(view: ThreadView, call_id: str) -> None:
     """Until the card of `call_id` shows its question (the run waits on it)."""
     for _ in range(400):
         card = view.state.cards.get(call_id)
@@ -52,7 +52,7 @@ async def until_asked(view: TraceView, call_id: str) -> None:
     raise AssertionError(f"{call_id} never asked: {view.state.cards.get(call_id)}")
 
 
-def click(view: TraceView, thread_id: str, call_id: str, **decision: Any) -> None:
+def click(view: ThreadView, thread_id: str, call_id: str, **decision: Any) -> None:
     """What the card's buttons send."""
     view._on_message(view, {"op": "decide", "thread": thread_id, "call": call_id, **decision}, [])
 
@@ -119,7 +119,7 @@ async def test_with_no_view_on_screen_the_run_waits_and_a_reopened_view_resumes_
     assert live.view.trace["cards"]["c1"]["status"] == "waiting"
     assert live.view.trace["cards"]["c2"]["status"] == "queued"  # never started
     # The next day: the thread reopened in a view, the card still asks.
-    view = TraceView(card_rt, replay(card_rt.thread(thread.id)))
+    view = ThreadView(card_rt, replay(card_rt.thread(thread.id)))
     assert view.trace["cards"]["c1"]["approval"]["state"] == "asked"
     assert view.trace["run"]["status"] == "waiting"
     click(view, thread.id, "c1", approved=True)
@@ -146,7 +146,7 @@ async def test_a_click_on_a_call_that_does_not_wait_is_refused(
     approver.ready_s = 0.1
     thread = await card_rt.create_thread("p")
     await thread.send("clean up")
-    view = TraceView(card_rt, replay(thread))
+    view = ThreadView(card_rt, replay(thread))
     click(view, thread.id, "c9", approved=True)
     await view._deciding if view._deciding else None
     assert customs_of(sent)[-1]["error"] == "that call is not in this view"

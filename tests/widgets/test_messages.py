@@ -96,12 +96,12 @@ def test_a_fork_carries_only_the_change_the_view_sent() -> None:
 
 
 async def test_a_view_answers_a_hidden_threads_fetch_with_the_refusal(rt: tl.Runtime) -> None:
-    from threadlab.widgets import TraceView, replay
+    from threadlab.widgets import ThreadView, replay
 
     tl.define_prompt("p", prompt="x", model="offline", registry=rt.registry)
     thread = await rt.create_thread("p")
     await thread.send("hello")
-    view = TraceView(rt, replay(thread))
+    view = ThreadView(rt, replay(thread))
     sent: list[Any] = []
     view.send = sent.append
     view._answer({"op": "fetch_result", "thread": "thr_elsewhere", "call": "call_1"})

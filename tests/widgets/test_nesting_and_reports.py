@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import threadlab as tl
 from threadlab.models import text
-from threadlab.widgets import TraceState, replay, static_html
+from threadlab.widgets import ViewState, replay, static_html
 from threadlab.widgets._replay import trace_for
 from threadlab.widgets._static import static_text
 
@@ -56,7 +56,7 @@ async def test_a_finished_blocking_child_says_how_its_run_ended_while_the_parent
 
 
 def test_long_arguments_and_results_scroll_in_the_static_card() -> None:
-    state = TraceState("thr_1", lambda thread, message: None)
+    state = ViewState("thr_1", lambda thread, message: None)
     state.add_thread("thr_1", None, "a", "a")
     rows = "\n".join(f"row {i}" for i in range(200))
     state.cards["c1"] = {

@@ -12,7 +12,7 @@ import pytest
 
 import threadlab as tl
 from threadlab.models import call, step, text
-from threadlab.widgets import LiveRun, StaticTrace, ThreadListView, TraceView, replay, static_html
+from threadlab.widgets import LiveRun, StaticView, ThreadListView, ThreadView, replay, static_html
 
 from .fake_comm import cards_sent, customs_of, install, updates
 
@@ -171,7 +171,7 @@ async def test_static_html_is_script_free_and_uses_details(
     thread = await rt.create_thread("p", secrets={"API_KEY": SECRET})
     live = LiveRun(rt, thread, rate=20)
     await live.run("go")
-    bundle = StaticTrace(live.state)._repr_mimebundle_()
+    bundle = StaticView(live.state)._repr_mimebundle_()
     html = bundle["text/html"]
     assert "<script" not in html
     assert "&lt;script&gt;" in html
@@ -191,7 +191,7 @@ async def test_views_answer_fetch_and_preview_requests(
     thread = await rt.create_thread("p")
     await thread.send("go")
     await thread.files.write("/img.png", b"\x89PNG\r\n\x1a\n")
-    view = TraceView(rt, replay(thread))
+    view = ThreadView(rt, replay(thread))
     call_id = next(iter(view.trace["cards"]))
     view._on_message(view, {"op": "fetch_result", "thread": thread.id, "call": call_id}, [])
     view._on_message(view, {"op": "preview", "thread": thread.id, "path": "/page1.html"}, [])
@@ -213,7 +213,7 @@ async def test_views_answer_only_for_the_threads_they_show(
     await shown.send("go")
     await other.send("go")
     other_call = next(m.tool_call_id for m in other.messages if m.role == "tool")
-    views = [TraceView(rt, replay(shown)), ThreadListView(rt)]
+    views = [ThreadView(rt, replay(shown)), ThreadListView(rt)]
     for view in views:
         view._on_message(view, {"op": "fetch_result", "thread": other.id, "call": other_call}, [])
         view._on_message(view, {"op": "preview", "thread": other.id, "path": "/page2.html"}, [])
@@ -284,7 +284,7 @@ async def test_fork_from_here_in_a_view_runs_the_branch_there(
     define(registry, tl.models.ScriptedModel([write(1), text("done"), text("branch done")]))
     thread = await rt.create_thread("p")
     await thread.send("go")
-    view = TraceView(rt, replay(thread))
+    view = ThreadView(rt, replay(thread))
     call_id = next(iter(view.trace["cards"]))
     # Arguments the tool's schema refuses: the API's error goes back to the view.
     view._on_message(
@@ -327,7 +327,7 @@ async def test_a_branch_that_cannot_run_here_says_why_in_the_view(
     thread = await rt.create_thread("p")
     await thread.send("go")
     elsewhere = tl.Runtime(tl.Registry(), rt.store)  # a kernel that lost its definitions
-    view = TraceView(elsewhere, replay(elsewhere.thread(thread.id)))
+    view = ThreadView(elsewhere, replay(elsewhere.thread(thread.id)))
     call_id = next(iter(view.trace["cards"]))
     view._on_message(view, {"op": "fork", "thread": thread.id, "at": call_id, "result": "X"}, [])
     assert view._forking is not None
@@ -343,7 +343,7 @@ async def test_a_steps_request_is_sent_when_asked_for(
     define(registry, tl.models.ScriptedModel([write(1), text("done")]))
     thread = await rt.create_thread("p", secrets={"API_KEY": SECRET})
     await thread.send("go")
-    view = TraceView(rt, replay(thread))
+    view = ThreadView(rt, replay(thread))
     step = next(m for m in thread.messages if m.tool_calls)
     assert "request" not in json.dumps(view.trace)  # never part of the synced state
     view._on_message(view, {"op": "fetch_request", "thread": thread.id, "message": step.id}, [])

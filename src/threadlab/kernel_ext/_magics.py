@@ -38,7 +38,7 @@ from .. import (
     tool,
 )
 from ..models import ReplayModel
-from ..widgets import LiveRun, StaticTrace, ThreadDiff, ThreadListView, TraceView, replay
+from ..widgets import LiveRun, StaticView, ThreadDiff, ThreadListView, ThreadView, replay
 from ._arguments import parse_assignments, parse_variable, split_names, unquote
 from ._busy import KeepBusy
 from ._checks import warn_unknown
@@ -410,7 +410,7 @@ class ThreadlabMagics(Magics):
             # interactive while the kernel lives. Frozen: static HTML only. A thread that
             # waits keeps its cards' buttons.
             frozen = self.freeze_on_finish and not keep_live and not waiting
-            live.view.refresh_output(StaticTrace(live.state) if frozen else None)
+            live.view.refresh_output(StaticView(live.state) if frozen else None)
         for request in waiting:
             print(
                 f"{request.name} ({request.tool_call_id}) waits for a decision: decide in its"
@@ -527,11 +527,11 @@ class ThreadlabMagics(Magics):
             raise UsageError("usage: %threadlab threads [--all | --here | --notebook PATH]")
         return ThreadListView(self.memory.runtime, origin=this_notebook())
 
-    def _cmd_open(self, rest: list[str]) -> TraceView:
+    def _cmd_open(self, rest: list[str]) -> ThreadView:
         if len(rest) != 1:
             raise UsageError("usage: %threadlab open THREAD_ID")
         thread = self._thread_named("open", rest[0])
-        return TraceView(self.memory.runtime, replay(thread))
+        return ThreadView(self.memory.runtime, replay(thread))
 
     def _cmd_pending(self, rest: list[str]) -> Defined:
         if rest:

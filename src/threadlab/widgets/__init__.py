@@ -5,21 +5,21 @@ from ._diff import ThreadDiff
 from ._eval_view import EvalView
 from ._live import LiveRun
 from ._replay import replay
-from ._static import StaticTrace, static_html, static_text
+from ._static import StaticView, static_html, static_text
 from ._throttle import Throttle
-from ._trace import TraceState
-from ._views import ThreadListView, TraceView
+from ._view_state import ViewState
+from ._views import ThreadListView, ThreadView
 
 __all__ = [
     "CardApprover",
     "EvalView",
     "LiveRun",
-    "StaticTrace",
+    "StaticView",
     "ThreadDiff",
     "ThreadListView",
+    "ThreadView",
     "Throttle",
-    "TraceState",
-    "TraceView",
+    "ViewState",
     "replay",
     "static_html",
     "static_text",

@@ -9,21 +9,21 @@ from .. import RunFinishedEvent, Runtime, Thread
 from ._replay import trace_for
 from ._run_stream import RunStream
 from ._throttle import Throttle
-from ._trace import TraceState
-from ._views import TraceView
+from ._view_state import ViewState
+from ._views import ThreadView
 
 __all__ = ["LiveRun"]
 
 
 class LiveRun:
-    """One `send` of a thread, streamed into a new TraceView at most `rate` updates a
+    """One `send` of a thread, streamed into a new ThreadView at most `rate` updates a
     second."""
 
     def __init__(self, rt: Runtime, thread: Thread, rate: float) -> None:
         self.runtime = rt
         self.thread = thread
-        self.state: TraceState = trace_for(thread, rt.thread)
-        self.view = TraceView(rt, self.state, live=True)
+        self.state: ViewState = trace_for(thread, rt.thread)
+        self.view = ThreadView(rt, self.state, live=True)
         self._stream = RunStream(rt, thread, self.state, self.view.push, self._finishing, rate)
 
     def _finishing(self) -> None:

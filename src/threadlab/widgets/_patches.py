@@ -7,7 +7,7 @@ once stored), the files and drafts that differ, the run summary. The front end m
 its copy (`applyPatch` in `js/patch.js`); a full trace still goes out now and then, and at the
 end, so a view opened mid-run catches up and the saved widget state is complete.
 
-`changes(state)` looks only at what events touched since the last look (`TraceState.changed`):
+`changes(state)` looks only at what events touched since the last look (`ViewState.changed`):
 an update costs what changed, not what the run has done so far. `apply_patch` merges a patch
 into the kernel's copy of the trace, in place, as `applyPatch` does in the browser.
 """
@@ -18,7 +18,7 @@ import json
 from typing import Any
 
 from ._messages import Patch
-from ._trace import TraceState
+from ._view_state import ViewState
 
 __all__ = ["Patcher", "apply_patch"]
 
@@ -72,7 +72,7 @@ class Patcher:
             patch["run"] = snapshot["run"]
         return patch
 
-    def changes(self, state: TraceState) -> Patch:
+    def changes(self, state: ViewState) -> Patch:
         """What changed since the last patch or reset, looking only at what events touched:
         each part is a copy (the state goes on changing after it is sent)."""
         touched = state.take_changed()

@@ -7,21 +7,21 @@ from collections.abc import Callable, Iterable
 from typing import Any
 
 from .. import Message, Thread, ThreadEvent
-from ._trace import TraceState
+from ._view_state import ViewState
 
 __all__ = ["catch_up", "relate", "replay", "trace_for"]
 
 ThreadLookup = Callable[[str], Thread]
 
 
-def trace_for(thread: Thread, lookup: ThreadLookup) -> TraceState:
+def trace_for(thread: Thread, lookup: ThreadLookup) -> ViewState:
     """An empty trace of `thread`; `lookup` finds any thread of its tree by id (the messages a
     trace shows are read from the thread that holds them)."""
 
     def find(thread_id: str, message_id: str) -> Message | None:
         return lookup(thread_id).find_message(message_id)
 
-    state = TraceState(thread.id, find)
+    state = ViewState(thread.id, find)
     state.add_thread(thread.id, None, thread.agent, thread.name, thread.status)
     return state
 
@@ -32,7 +32,7 @@ def _tree(thread: Thread) -> Iterable[Thread]:
         yield from _tree(child)
 
 
-def replay(thread: Thread) -> TraceState:
+def replay(thread: Thread) -> ViewState:
     """The trace of a persisted thread and its descendants, rebuilt from their events."""
     threads = {t.id: t for t in _tree(thread)}
     state = trace_for(thread, threads.__getitem__)
@@ -40,7 +40,7 @@ def replay(thread: Thread) -> TraceState:
     return state
 
 
-def catch_up(state: TraceState, thread: Thread) -> None:
+def catch_up(state: ViewState, thread: Thread) -> None:
     """Fold into `state` what `thread` (already in it) and its descendants persisted (for a
     replay, or for children whose runs another process streamed: a worker's)."""
     tree = list(_tree(thread))
@@ -56,7 +56,7 @@ def catch_up(state: TraceState, thread: Thread) -> None:
     state.drafts.clear()
 
 
-def relate(state: TraceState, thread: Thread) -> TraceState:
+def relate(state: ViewState, thread: Thread) -> ViewState:
     """Show beside `thread` (the root of `state`) the thread it was forked from, as its parent
     in the tree, and its branches, under it: nodes that open those threads when selected."""
     origin = thread.forked_from

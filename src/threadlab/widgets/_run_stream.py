@@ -10,7 +10,7 @@ from collections.abc import Callable, Iterable
 from .. import MessageCreatedEvent, RunFinishedEvent, Runtime, Thread
 from ._replay import catch_up
 from ._throttle import Throttle
-from ._trace import TraceState
+from ._view_state import ViewState
 
 __all__ = ["RunStream"]
 
@@ -23,7 +23,7 @@ class RunStream:
         self,
         rt: Runtime,
         thread: Thread,
-        state: TraceState,
+        state: ViewState,
         push: Callable[[], None],
         finishing: Callable[[], None],
         rate: float,

@@ -9,9 +9,9 @@ from typing import Any
 
 from .. import SeenRequest
 from ._arguments import readable_arguments
-from ._trace import TraceState, cost_text, usage_text
+from ._view_state import ViewState, cost_text, usage_text
 
-__all__ = ["StaticTrace", "static_html", "static_text"]
+__all__ = ["StaticView", "static_html", "static_text"]
 
 _STYLE = (
     "font-family:var(--jp-ui-font-family,system-ui,sans-serif);font-size:13px;"
@@ -169,7 +169,7 @@ def readable(data: Any) -> str:
     return str(data)
 
 
-def _thread_html(trace: TraceState, thread_id: str, depth: int = 0) -> str:
+def _thread_html(trace: ViewState, thread_id: str, depth: int = 0) -> str:
     thread = trace.threads[thread_id]
     parts: list[str] = []
     for message in trace.messages.get(thread_id, []):
@@ -215,7 +215,7 @@ def _thread_html(trace: TraceState, thread_id: str, depth: int = 0) -> str:
     )
 
 
-def static_html(trace: TraceState) -> str:
+def static_html(trace: ViewState) -> str:
     run = trace.run
     head = (
         f"<div><b>threadlab</b> thread <code>{_e(trace.root_id)}</code>"
@@ -238,7 +238,7 @@ def _spent(run: dict[str, Any]) -> str:
     return "".join(f" · {part}" for part in parts if part)
 
 
-def _text_lines(trace: TraceState, thread_id: str, indent: str) -> list[str]:
+def _text_lines(trace: ViewState, thread_id: str, indent: str) -> list[str]:
     """A thread's calls, each under its own thread (a child's are never the lead's), nested
     calls indented under the call that started them."""
     lines = []
@@ -256,7 +256,7 @@ def _text_lines(trace: TraceState, thread_id: str, indent: str) -> list[str]:
     return lines
 
 
-def static_text(trace: TraceState) -> str:
+def static_text(trace: ViewState) -> str:
     lines = [f"threadlab thread {trace.root_id} — run {trace.run['status']}{_spent(trace.run)}"]
     lines += _text_lines(trace, trace.root_id, "  ")
     if trace.run.get("text"):
@@ -266,10 +266,10 @@ def static_text(trace: TraceState) -> str:
     return "\n".join(lines)
 
 
-class StaticTrace:
+class StaticView:
     """A finished trace as HTML (`<details>`, no script) with a text/plain fallback."""
 
-    def __init__(self, trace: TraceState) -> None:
+    def __init__(self, trace: ViewState) -> None:
         self.html = static_html(trace)
         self.text = static_text(trace)
 

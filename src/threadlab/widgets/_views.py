@@ -47,9 +47,9 @@ from ._patches import Patcher, apply_patch
 from ._replay import relate, replay
 from ._run_stream import RunStream
 from ._static import request_text, static_html, static_text
-from ._trace import TraceState
+from ._view_state import ViewState
 
-__all__ = ["STATIC", "OpeningView", "ThreadListView", "TraceView"]
+__all__ = ["STATIC", "OpeningView", "ThreadListView", "ThreadView"]
 
 # IPython's display functions carry no type hints.
 _display: Callable[..., DisplayHandle | None] = ipython_display.display
@@ -217,12 +217,14 @@ class _View(anywidget.AnyWidget):
         self.tell(reply)
 
 
-class TraceView(_View):
+class ThreadView(_View):
     """A thread and its descendants: conversation with a card per tool call, the subagent
     tree, and each thread's files. Live while a run streams; a replay when reopened."""
 
     _esm = STATIC / "inspector.js"
 
+    # The view state as synced. Its name stays "trace": saved notebooks hold it under that name
+    # (their outputs are drawn from it with no kernel), in this release and earlier ones.
     trace = traitlets.Dict().tag(sync=True)
     selected = traitlets.Unicode("").tag(sync=True)
     live = traitlets.Bool(False).tag(sync=True)
@@ -231,7 +233,7 @@ class TraceView(_View):
     """The most updates a second a run this view starts itself (a fork) sends."""
 
     def __init__(
-        self, rt: Runtime, state: TraceState, *, patches: bool = True, **kwargs: Any
+        self, rt: Runtime, state: ViewState, *, patches: bool = True, **kwargs: Any
     ) -> None:
         # The first state goes out with the widget itself, not as an extra update.
         snapshot = state.snapshot()
@@ -305,7 +307,7 @@ class TraceView(_View):
         thread = self._rt.thread(thread_id)
         self.show(relate(replay(thread), thread))
 
-    def show(self, state: TraceState) -> None:
+    def show(self, state: ViewState) -> None:
         """Show `state` from now on: the whole trace goes out once, then patches."""
         self.state = state
         self.finishing = False
@@ -365,7 +367,7 @@ class TraceView(_View):
         self.state.apply(decided[-1])  # recorded before the run: the card says so too
         await self._run_here(self._rt.thread(self.state.root_id), self.state)
 
-    async def _run_here(self, thread: Thread, state: TraceState) -> None:
+    async def _run_here(self, thread: Thread, state: ViewState) -> None:
         """Show `state` and run `thread` (its root) live here, from what its history leaves
         open: a branch made here, or a thread decided on here."""
         state.start_run()
@@ -416,9 +418,9 @@ class OpeningView(_View):
 
     def __init__(self, rt: Runtime, **kwargs: Any) -> None:
         super().__init__(rt, **kwargs)
-        self._opened: TraceState | None = None
+        self._opened: ViewState | None = None
 
-    def open_thread(self, thread_id: str) -> TraceState:
+    def open_thread(self, thread_id: str) -> ViewState:
         """Show the inspector of `thread_id` below the rows."""
         state = replay(self._rt.thread(thread_id))
         self.opened = state.snapshot()

@@ -1,6 +1,6 @@
 """The normalised state every view draws: a thread tree built from its events.
 
-Live runs and reopened threads feed the same events through `TraceState.apply`, so what a
+Live runs and reopened threads feed the same events through `ViewState.apply`, so what a
 person sees after a kernel restart is exactly what they saw while the run happened.
 """
 
@@ -30,7 +30,7 @@ from .. import (
 )
 from ._arguments import LIVE_ARGUMENT_CHARS, argument_label, folded_arguments
 
-__all__ = ["PREVIEW_CHARS", "Changed", "TraceState", "cost_text", "usage_text"]
+__all__ = ["PREVIEW_CHARS", "Changed", "ViewState", "cost_text", "usage_text"]
 
 # What a view holds of a message or result; the rest is fetched on demand.
 PREVIEW_CHARS = 600
@@ -99,7 +99,7 @@ class Changed:
     run: bool = False
 
 
-class TraceState:
+class ViewState:
     """Threads, their conversations, tool-call cards and files, as plain JSON-able data."""
 
     def __init__(self, root_id: str, lookup: MessageLookup) -> None:
