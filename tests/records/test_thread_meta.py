@@ -55,3 +55,13 @@ def test_unreadable_metadata_is_none() -> None:
     assert ThreadMeta.read("[1, 2") is None
     assert ThreadMeta.read('{"blocking": "sometimes"}') is None
     assert ThreadMeta.read(None) == ThreadMeta()
+
+
+def test_the_answering_agent_is_stored_under_its_first_name() -> None:
+    # Stores written before the field was renamed hold it as "owner": both directions keep it.
+    old = ThreadMeta.read('{"owner": "reviewer", "name": "helper"}')
+    assert old is not None
+    assert old.answering_agent == "reviewer"
+    handed_on = old.model_copy(update={"answering_agent": "writer"})
+    assert json.loads(handed_on.dumps()) == {"owner": "writer", "name": "helper"}
+    assert json.loads(ThreadMeta(answering_agent="writer").dumps()) == {"owner": "writer"}

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from ._runs import ForkPoint, ThreadStatus
 
@@ -16,12 +16,13 @@ __all__ = ["ThreadMeta"]
 class ThreadMeta(BaseModel):
     """A thread's metadata. Keys it does not know (a later release's) are kept as they are."""
 
-    model_config = ConfigDict(extra="allow", use_attribute_docstrings=True)
+    model_config = ConfigDict(extra="allow", use_attribute_docstrings=True, populate_by_name=True)
 
     origin: str | None = None
     """Where it was created (a notebook's path), when that was given."""
-    owner: str | None = None
-    """The agent answering now, once it was handed off (None: the thread's own agent)."""
+    answering_agent: str | None = Field(default=None, alias="owner")
+    """The agent answering now, once it was handed off (None: the thread's own agent). Stored
+    under its first name, "owner", which stores written before keep."""
     name: str | None = None
     """A child's instance label (None: the agent's name)."""
     relationship: str | None = None
@@ -61,4 +62,4 @@ class ThreadMeta(BaseModel):
 
     def dumps(self) -> str:
         """As stored: the fields that differ from their defaults."""
-        return self.model_dump_json(exclude_defaults=True)
+        return self.model_dump_json(exclude_defaults=True, by_alias=True)

@@ -102,7 +102,7 @@ class Worker:
         if meta is None or meta.runs_on != "workers":
             self._not_ours.add(record.id)
             return False
-        agent = meta.owner or record.target
+        agent = meta.answering_agent or record.target
         registry = self.runtime.registry
         if registry.agent(agent) is None and registry.prompt(agent) is None:
             if record.id not in self._warned:  # once, not at every look

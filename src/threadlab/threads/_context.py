@@ -140,7 +140,7 @@ class ThreadContext:
     @property
     def answering_agent(self) -> str:
         """The agent answering now: the thread's own, or the one a handoff passed it to."""
-        return self.meta.owner or self.record.target
+        return self.meta.answering_agent or self.record.target
 
     @property
     def name(self) -> str:
