@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import AliasChoices, BaseModel, ConfigDict, Field, ValidationError
 
 from ._runs import ForkPoint, ThreadStatus
 
@@ -20,7 +20,11 @@ class ThreadMeta(BaseModel):
 
     origin: str | None = None
     """Where it was created (a notebook's path), when that was given."""
-    answering_agent: str | None = Field(default=None, alias="owner")
+    answering_agent: str | None = Field(
+        default=None,
+        validation_alias=AliasChoices("answering_agent", "owner"),
+        serialization_alias="owner",
+    )
     """The agent answering now, once it was handed off (None: the thread's own agent). Stored
     under its first name, "owner", which stores written before keep."""
     name: str | None = None

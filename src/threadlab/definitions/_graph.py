@@ -105,16 +105,16 @@ class ThreadGraph:
         self._add_agent(self.agent)
 
     def _add_agent(self, agent: AgentDefinition) -> None:
-        owner = f"agent {agent.name!r}"
+        what = f"agent {agent.name!r}"
         sides = [agent.side_a] + ([agent.side_b] if agent.side_b else [])
         for side in sides:
-            self._add_prompt(side.prompt, owner)
+            self._add_prompt(side.prompt, what)
             for tool_name in (side.session_stop, side.session_fail, side.stop_tool):
                 if tool_name is not None and tool_name not in self.tools:
                     tool = self.registry.tool(tool_name)
                     if tool is None:
                         raise DefinitionError(
-                            f"{owner} ends its session or turn with tool {tool_name!r}, which is"
+                            f"{what} ends its session or turn with tool {tool_name!r}, which is"
                             " not a defined tool"
                         )
                     self._add_tool(tool)
@@ -122,7 +122,7 @@ class ThreadGraph:
                 child = self.registry.agent(relationship.name)
                 if child is None:
                     raise DefinitionError(
-                        f"{owner} declares subagent {relationship.name!r}, which is not a"
+                        f"{what} declares subagent {relationship.name!r}, which is not a"
                         " defined agent"
                     )
                 self.relationships.append(relationship)
@@ -140,47 +140,47 @@ class ThreadGraph:
         if prompt is None:
             raise DefinitionError(f"{referrer} refers to prompt {name!r}, which is not defined")
         self.prompts[name] = prompt
-        owner = f"prompt {name!r}"
-        self.declarations.extend(Declaration(v, owner) for v in prompt.variables)
+        what = f"prompt {name!r}"
+        self.declarations.extend(Declaration(v, what) for v in prompt.variables)
         key = self.model_key_variable(prompt)
         if key is not None:
-            self.declarations.append(Declaration(key, f"model {prompt.model!r} ({owner})"))
+            self.declarations.append(Declaration(key, f"model {prompt.model!r} ({what})"))
         for part in prompt.prompt:
             if isinstance(part, Include):
-                self._add_prompt(part.prompt, owner)
+                self._add_prompt(part.prompt, what)
         for tool_name in prompt.tool_names():
             if tool_name.startswith(MCP_PREFIX):
-                self._add_mcp_tools(tool_name.removeprefix(MCP_PREFIX), owner)
+                self._add_mcp_tools(tool_name.removeprefix(MCP_PREFIX), what)
                 continue
             definition = self.registry.get(tool_name)
             if definition is None:
-                raise DefinitionError(f"{owner} lists tool {tool_name!r}, which is not defined")
+                raise DefinitionError(f"{what} lists tool {tool_name!r}, which is not defined")
             if isinstance(definition, ToolDefinition):
                 if tool_name not in self.tools:
                     self._add_tool(definition)
             elif isinstance(definition, PromptDefinition):
                 if not definition.expose_as_tool:
                     raise DefinitionError(
-                        f"{owner} lists prompt {tool_name!r} as a tool, but that prompt is not"
+                        f"{what} lists prompt {tool_name!r} as a tool, but that prompt is not"
                         " exposed as a tool (define it with expose_as_tool=True)"
                     )
-                self._add_prompt(tool_name, owner)
+                self._add_prompt(tool_name, what)
             else:
-                self._add_agent_tool(definition, owner)
+                self._add_agent_tool(definition, what)
 
-    def _add_mcp_tools(self, server: str, owner: str) -> None:
+    def _add_mcp_tools(self, server: str, what: str) -> None:
         if self.registry.mcp_server(server) is None:
             raise DefinitionError(
-                f"{owner} lists '{MCP_PREFIX}{server}', but no MCP server {server!r} is defined"
+                f"{what} lists '{MCP_PREFIX}{server}', but no MCP server {server!r} is defined"
             )
         for tool in self.registry.tools():
             if tool.mcp_server == server and tool.name not in self.tools:
                 self._add_tool(tool)
 
-    def _add_agent_tool(self, agent: AgentDefinition, owner: str) -> None:
+    def _add_agent_tool(self, agent: AgentDefinition, what: str) -> None:
         if not agent.expose_as_tool:
             raise DefinitionError(
-                f"{owner} lists agent {agent.name!r} as a tool, but that agent is not exposed"
+                f"{what} lists agent {agent.name!r} as a tool, but that agent is not exposed"
                 " as a tool (define it with expose_as_tool=True)"
             )
         if agent.type == "ai_human":

@@ -77,28 +77,28 @@ def define_mcp_server(
         >>> server.local_name("read"), reg.mcp_server("files") is server
         ('fs_read', True)
     """
-    owner = f"MCP server {name!r}"
+    what = f"MCP server {name!r}"
     if not isinstance(name, str) or not _NAME.match(name):
         raise DefinitionError(
-            f"{owner}: invalid name: use 1-64 letters, digits, '_' or '-', starting with a"
+            f"{what}: invalid name: use 1-64 letters, digits, '_' or '-', starting with a"
             " letter or '_'"
         )
     if (command is None) == (url is None):
-        raise DefinitionError(f"{owner}: give exactly one of command= (stdio) or url= (HTTP)")
+        raise DefinitionError(f"{what}: give exactly one of command= (stdio) or url= (HTTP)")
     if url is not None and not re.match(r"^https?://", url):
-        raise DefinitionError(f"{owner}: url must start with http:// or https://, got {url!r}")
+        raise DefinitionError(f"{what}: url must start with http:// or https://, got {url!r}")
     if command is not None and not (isinstance(command, str) and command.strip()):
-        raise DefinitionError(f"{owner}: command must be a program to run, got {command!r}")
+        raise DefinitionError(f"{what}: command must be a program to run, got {command!r}")
     if prefix is not None and not _NAME.match(prefix):
-        raise DefinitionError(f"{owner}: prefix {prefix!r} is not a valid name start")
+        raise DefinitionError(f"{what}: prefix {prefix!r} is not a valid name start")
     if headers is not None and command is not None:
-        raise DefinitionError(f"{owner}: headers= is for an HTTP server (url=)")
-    check_approval(owner, approval)
+        raise DefinitionError(f"{what}: headers= is for an HTTP server (url=)")
+    check_approval(what, approval)
     if not isinstance(timeout, int | float) or timeout <= 0:
-        raise DefinitionError(f"{owner}: timeout must be a positive number of seconds")
+        raise DefinitionError(f"{what}: timeout must be a positive number of seconds")
     listed = None if tools is None else tuple(tools)
     if listed is not None and (not listed or not all(isinstance(t, str) for t in listed)):
-        raise DefinitionError(f"{owner}: tools= must name at least one of the server's tools")
+        raise DefinitionError(f"{what}: tools= must name at least one of the server's tools")
     definition = MCPServerDefinition(
         name=name,
         command=command,

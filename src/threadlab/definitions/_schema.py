@@ -34,14 +34,14 @@ class ArgsSchema:
 
     def __init__(
         self,
-        owner: str,
+        what: str,
         declared: type[BaseModel] | dict[str, Any] | None,
         *,
         trusted: bool = False,
     ) -> None:
         """`trusted`: a schema of threadlab's own, known to be valid: not checked, and the
         jsonschema machinery (slow to import) is loaded only when a value needs it."""
-        self.owner = owner
+        self.what = what
         self.model: type[BaseModel] | None = None
         self._declared: dict[str, Any] | None = None
         self._validator: jsonschema.protocols.Validator | None = None
@@ -54,7 +54,7 @@ class ArgsSchema:
         elif isinstance(declared, dict):
             if declared.get("type") != "object":
                 raise DefinitionError(
-                    f'{owner}: args schema must be a JSON Schema with "type": "object"'
+                    f'{what}: args schema must be a JSON Schema with "type": "object"'
                     f" (got type {declared.get('type')!r})"
                 )
             self.json_schema = dict(declared)
@@ -64,7 +64,7 @@ class ArgsSchema:
                 self._jsonschema_validator()  # a schema that is not valid: said now
         else:
             raise DefinitionError(
-                f"{owner}: args must be a pydantic BaseModel subclass, a JSON Schema dict or None"
+                f"{what}: args must be a pydantic BaseModel subclass, a JSON Schema dict or None"
                 f" (got {type(declared).__name__})"
             )
 
@@ -82,7 +82,7 @@ class ArgsSchema:
                 validator_cls.check_schema(declared)
             except jsonschema.SchemaError as exc:
                 raise DefinitionError(
-                    f"{self.owner}: args is not a valid JSON Schema: {exc.message}"
+                    f"{self.what}: args is not a valid JSON Schema: {exc.message}"
                 ) from None
             self._validator = validator_cls(declared)
         return self._validator
