@@ -4,7 +4,18 @@ from __future__ import annotations
 
 import asyncio
 
-from . import fanout, fork, growth, overhead, providers, sandbox, scanner, storage, widgets
+from . import (
+    fanout,
+    fork,
+    growth,
+    overhead,
+    providers,
+    sandbox,
+    scanner,
+    storage,
+    thread_hop,
+    widgets,
+)
 
 
 def main() -> None:
@@ -24,6 +35,8 @@ def main() -> None:
     print(fork.report(asyncio.run(fork.measure())))
     print("\n## Work that grows with the thread\n")
     print(growth.report(asyncio.run(growth.measure())))
+    print("\n## Handing a sync call to a thread\n")
+    print(thread_hop.report(asyncio.run(thread_hop.measure())))
     print("\n## run_code latency\n")
     print(sandbox.report(asyncio.run(sandbox.main())))
 

@@ -14,6 +14,7 @@ from benchmarks import (
     sandbox,
     scanner,
     storage,
+    thread_hop,
     widgets,
 )
 
@@ -139,3 +140,14 @@ async def test_growth_benchmark_exports_every_run_both_ways() -> None:
     assert all(p.live_ms > 0 and p.whole_ms > 0 for p in measured.exports)
     assert [p.calls for p in measured.updates] == [20, 40]
     assert "view update" in growth.report(measured)
+
+
+async def test_thread_hop_benchmark_times_each_way_to_a_thread() -> None:
+    results = await thread_hop.measure(calls=5)
+    assert set(results) == {
+        "threadlab pooled threads",
+        "asyncio.to_thread",
+        "loop default executor",
+    }
+    assert all(us > 0 for us in results.values())
+    assert "| threadlab pooled threads |" in thread_hop.report(results)

@@ -1,0 +1,54 @@
+"""What handing a sync call to another thread and awaiting it costs, by itself: threadlab's
+pooled threads (`execution/_thread_pool.py`) side by side with asyncio's `to_thread` and the
+loop's default executor (what pydantic-ai's and most async code's sync tools go through).
+
+A sync tool call must leave the loop's thread (a timeout and cancellation hold only so), so
+this round trip is in every sync call on both sides of `benchmarks.overhead`'s sync shape: it
+is the floor of what a sync call costs over an async one.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Awaitable, Callable
+
+from threadlab.execution._thread_pool import on_pooled_thread
+
+
+def _noop() -> int:
+    return 1
+
+
+async def _time(hop: Callable[[], Awaitable[object]], calls: int) -> float:
+    """Microseconds per round trip, best of three."""
+    best = float("inf")
+    for _ in range(3):
+        started = time.perf_counter()
+        for _ in range(calls):
+            await hop()
+        best = min(best, (time.perf_counter() - started) / calls * 1e6)
+    return best
+
+
+async def measure(calls: int = 2000) -> dict[str, float]:
+    loop = asyncio.get_running_loop()
+    hops: dict[str, Callable[[], Awaitable[object]]] = {
+        "threadlab pooled threads": lambda: on_pooled_thread(_noop, name="bench"),
+        "asyncio.to_thread": lambda: asyncio.to_thread(_noop),
+        "loop default executor": lambda: loop.run_in_executor(None, _noop),
+    }
+    for hop in hops.values():  # threads started, first calls out of the way
+        await _time(hop, 20)
+    return {label: await _time(hop, calls) for label, hop in hops.items()}
+
+
+def report(results: dict[str, float]) -> str:
+    ours = results["threadlab pooled threads"]
+    rows = ["| round trip | µs per call | ratio (threadlab / this) |", "|---|---|---|"]
+    rows += [f"| {label} | {us:.0f} | {ours / us:.2f} |" for label, us in results.items()]
+    return "\n".join(rows)
+
+
+if __name__ == "__main__":
+    print(report(asyncio.run(measure())))
