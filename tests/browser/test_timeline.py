@@ -14,8 +14,8 @@ CELLS = [
     "%load_ext threadlab\nimport asyncio",
     '%%tool\nasync def nap(state, seconds: float) -> str:\n    """Rest a while."""\n'
     "    await asyncio.sleep(0.4)\n    return 'rested'",
-    "%%prompt worker --tools nap\nWork.",
-    '%%agent crew\n[side_a]\nprompt = "worker"',
+    "%%prompt helper --tools nap\nWork.",
+    '%%agent crew\n[side_a]\nprompt = "helper"',
     "%%prompt lead\nDelegate.",
     '%%agent team\n[side_a]\nprompt = "lead"\n[[side_a.subagents]]\nname = "crew"',
     "%%thread team\nget some rest",

@@ -184,7 +184,7 @@ async def test_references_to_undefined_names_are_reported_at_create_thread(
 def test_value_types_take_their_first_field_positionally() -> None:
     assert tl.Variable("REGION", scoped=True).scoped
     assert tl.Side("w_a", session_stop="finish").prompt == "w_a"
-    assert tl.Subagent("worker").name == "worker"
+    assert tl.Subagent("helper").name == "helper"
     assert tl.SubpromptConfig("researcher", include_errors=False).name == "researcher"
     assert tl.ToolConfig("search", env={"K": "v"}).env == {"K": "v"}
     assert tl.Text("hi").content == "hi"

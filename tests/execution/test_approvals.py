@@ -352,32 +352,32 @@ async def test_prompt_agent_and_subagent_tools_ask_too(
                      expose_as_tool=True, approval="always", registry=registry)  # fmt: skip
     tl.define_prompt("work", prompt="Work.", model=FunctionModel(lambda m, t: text("worked")),
                      registry=registry)  # fmt: skip
-    tl.define_agent("worker", side_a="work", registry=registry)
+    tl.define_agent("deputy", side_a="work", registry=registry)
     tl.define_agent("quiet", side_a="work", registry=registry)
 
-    def only_workers(call: tl.ToolCall, state: tl.ThreadState) -> bool:
+    def only_deputies(call: tl.ToolCall, state: tl.ThreadState) -> bool:
         return call.arguments.get("name") != "harmless"  # type: ignore[union-attr]
 
     create = "subagent_create"
     script = [
         step(
             call("helper", {"message": "hi"}, id="ask_helper"),
-            call(create, {"agent": "worker", "name": "w", "message": "go"}, id="make_worker"),
+            call(create, {"agent": "deputy", "name": "w", "message": "go"}, id="make_deputy"),
             call(create, {"agent": "quiet", "name": "q", "message": "go"}, id="make_quiet"),
-            call(create, {"agent": "worker", "name": "harmless", "message": "go"}, id="free"),
+            call(create, {"agent": "deputy", "name": "harmless", "message": "go"}, id="free"),
         ),
         text("done"),
     ]
     tl.define_prompt("lead", prompt="Lead.", model=tl.models.ScriptedModel(script),
                      tools=["helper"], registry=registry)  # fmt: skip
-    subagents = [tl.Subagent("worker", approval=only_workers), tl.Subagent("quiet")]
+    subagents = [tl.Subagent("deputy", approval=only_deputies), tl.Subagent("quiet")]
     tl.define_agent("boss", side_a=tl.Side("lead", subagents=subagents), registry=registry)
     boss = await rt.create_thread("boss")
     assert [r.tool_call_id for r in (await boss.send("go")).pending] == ["ask_helper"]
     await boss.approve("ask_helper")
-    assert [r.tool_call_id for r in (await boss.resume()).pending] == ["make_worker"]
-    await boss.reject("make_worker", "no")
-    run = await boss.resume()  # the quiet one and the harmless worker do not ask
+    assert [r.tool_call_id for r in (await boss.resume()).pending] == ["make_deputy"]
+    await boss.reject("make_deputy", "no")
+    run = await boss.resume()  # the quiet one and the harmless deputy do not ask
     assert (run.status, run.text) == ("completed", "done")
     assert sorted(c.name for c in boss.children) == ["harmless", "q"]
 

@@ -13,7 +13,7 @@ import threadlab as tl
 from threadlab.models import FunctionModel, ScriptedModel, call, step, text
 
 from ..helpers import HangingTool, tool_messages
-from .test_subagents import create_then, worker
+from .test_subagents import create_then, helper
 
 
 def define_files(registry: tl.Registry, ran: list[str]) -> None:
@@ -137,7 +137,7 @@ async def test_a_branch_of_a_branch_of_a_branch(rt: tl.Runtime, registry: tl.Reg
 
 async def test_children_are_forked_at_the_same_point(rt: tl.Runtime, registry: tl.Registry) -> None:
     """A resumable child that kept working after the fork point is seen as it was."""
-    worker(registry)
+    helper(registry)
     tl.define_prompt(
         "lead",
         prompt="Lead.",
@@ -146,7 +146,7 @@ async def test_children_are_forked_at_the_same_point(rt: tl.Runtime, registry: t
         ),
         registry=registry,
     )
-    resumable = tl.Subagent("worker", resumable=True)
+    resumable = tl.Subagent("helper", resumable=True)
     tl.define_agent("boss", side_a=tl.Side("lead", subagents=[resumable]), registry=registry)
     thread = await rt.create_thread("boss")
     await thread.send("go")

@@ -135,10 +135,10 @@ async def test_resume_names_a_definition_that_no_longer_exists(
 async def test_a_dual_ai_session_goes_on_from_the_side_whose_call_was_open(
     rt: tl.Runtime, registry: tl.Registry
 ) -> None:
-    from .test_subagents import worker
+    from .test_subagents import helper
 
-    worker(registry)  # side A's `finish` ends the session (session_stop)
-    thread = await rt.create_thread("worker")
+    helper(registry)  # side A's `finish` ends the session (session_stop)
+    thread = await rt.create_thread("helper")
     thread._context.persist(
         [
             tl.Message(role="user", content="the task", side="a"),

@@ -16,8 +16,8 @@ from threadlab.models import ScriptedModel, call, step, text
 from ..helpers import HangingTool, tool_messages
 
 
-def worker(registry: tl.Registry, reply: Any = None, **agent: Any) -> None:
-    """A dual_ai `worker` whose side A writes /attachments/out.txt and finishes at once."""
+def helper(registry: tl.Registry, reply: Any = None, **agent: Any) -> None:
+    """A dual_ai `helper` whose side A writes /attachments/out.txt and finishes at once."""
 
     async def finish(state: tl.ThreadState, args: dict[str, Any]) -> tl.ToolResult:
         first = state.get_messages()[0]
@@ -37,7 +37,7 @@ def worker(registry: tl.Registry, reply: Any = None, **agent: Any) -> None:
     tl.define_prompt("work", prompt="Work.", model=model, registry=registry)
     tl.define_prompt("check", prompt="Check.", registry=registry)
     tl.define_agent(
-        "worker",
+        "helper",
         type="dual_ai",
         side_a=tl.Side("work", session_stop="finish"),
         side_b="check",
@@ -57,7 +57,7 @@ def lead(registry: tl.Registry, steps: list[Any], *relationships: tl.Subagent) -
 
 
 def create(name: str = "w1", message: str = "task", **kw: Any) -> Any:
-    return call("subagent_create", {"agent": "worker", "name": name, "message": message, **kw})
+    return call("subagent_create", {"agent": "helper", "name": name, "message": message, **kw})
 
 
 def create_then(then: Callable[[str], Any]) -> tl.models.FunctionModel:
@@ -77,24 +77,24 @@ def create_then(then: Callable[[str], Any]) -> tl.models.FunctionModel:
 async def test_lifecycle_tools_are_offered_with_precise_schemas(
     rt: tl.Runtime, registry: tl.Registry
 ) -> None:
-    worker(registry)
-    model = lead(registry, [text("hi")], tl.Subagent("worker"), tl.Subagent("worker2", hidden=True))
-    tl.define_agent("worker2", type="dual_ai", side_a="work", side_b="check", registry=registry)
+    helper(registry)
+    model = lead(registry, [text("hi")], tl.Subagent("helper"), tl.Subagent("helper2", hidden=True))
+    tl.define_agent("helper2", type="dual_ai", side_a="work", side_b="check", registry=registry)
     await (await rt.create_thread("boss")).send("hi")
     specs = {t.name: t for t in model.requests[0].tools}
     assert set(specs) == {"subagents", "subagent_create", "subagent_message"}
     create_schema = specs["subagent_create"].parameters
-    assert create_schema["properties"]["agent"]["enum"] == ["worker"]  # hidden not offered
+    assert create_schema["properties"]["agent"]["enum"] == ["helper"]  # hidden not offered
     assert create_schema["required"] == ["agent", "name", "message"]
     assert specs["subagent_message"].parameters["required"] == ["reference", "message"]
-    assert "worker: Does work." in specs["subagent_create"].description
+    assert "helper: Does work." in specs["subagent_create"].description
 
 
 async def test_blocking_child_returns_its_session_result_with_attachments_copied_back(
     rt: tl.Runtime, registry: tl.Registry
 ) -> None:
-    worker(registry)
-    lead(registry, [create(), text("ok")], tl.Subagent("worker"))
+    helper(registry)
+    lead(registry, [create(), text("ok")], tl.Subagent("helper"))
     thread = await rt.create_thread("boss")
     events = [e async for e in thread.stream("go")]
     (child,) = thread.children
@@ -109,7 +109,7 @@ async def test_blocking_child_returns_its_session_result_with_attachments_copied
     assert child.status == "completed"
     assert (child.name, child.agent, child.blocking, child.resumable) == (
         "w1",
-        "worker",
+        "helper",
         True,
         False,
     )
@@ -124,9 +124,9 @@ async def test_blocking_child_returns_its_session_result_with_attachments_copied
 async def test_non_blocking_child_result_arrives_as_a_queued_message_in_the_same_run(
     rt: tl.Runtime, registry: tl.Registry
 ) -> None:
-    worker(registry)
+    helper(registry)
     model = lead(
-        registry, [create(), text("waiting"), text("got it")], tl.Subagent("worker", blocking=False)
+        registry, [create(), text("waiting"), text("got it")], tl.Subagent("helper", blocking=False)
     )
     thread = await rt.create_thread("boss")
     run = await thread.send("go")
@@ -152,9 +152,9 @@ async def test_send_can_return_before_non_blocking_children_finish(
         await gate.wait()
         return call("finish")
 
-    worker(registry, reply=tl.models.FunctionModel(slow))
+    helper(registry, reply=tl.models.FunctionModel(slow))
     lead(
-        registry, [create(), text("started"), text("later")], tl.Subagent("worker", blocking=False)
+        registry, [create(), text("started"), text("later")], tl.Subagent("helper", blocking=False)
     )
     thread = await rt.create_thread("boss")
     run = await thread.send("go", wait_children=False)
@@ -180,7 +180,7 @@ async def test_explicit_communication_queues_nothing_but_notify_parent_does(
         return "told"
 
     tl.define_tool("tell", description="Tell.", execute=tell, registry=registry)
-    worker(registry, reply=ScriptedModel([call("tell"), call("finish")]))
+    helper(registry, reply=ScriptedModel([call("tell"), call("finish")]))
     tl.define_prompt(
         "work",
         prompt="Work.",
@@ -191,7 +191,7 @@ async def test_explicit_communication_queues_nothing_but_notify_parent_does(
     lead(
         registry,
         [create(), text("waiting"), text("heard")],
-        tl.Subagent("worker", blocking=False, parent_communication="explicit"),
+        tl.Subagent("helper", blocking=False, parent_communication="explicit"),
     )
     thread = await rt.create_thread("boss")
     await thread.send("go")
@@ -204,11 +204,11 @@ async def test_explicit_communication_queues_nothing_but_notify_parent_does(
 async def test_resumable_children_take_messages_and_persist(
     rt: tl.Runtime, registry: tl.Registry
 ) -> None:
-    worker(registry)
+    helper(registry)
     lead(
         registry,
         [create(), call("subagent_message", {"reference": "REF", "message": "more"}), text("x")],
-        tl.Subagent("worker", resumable=True),
+        tl.Subagent("helper", resumable=True),
     )
     thread = await rt.create_thread("boss")
     # The second step must use the reference the first returned: script it with a function.
@@ -233,7 +233,7 @@ async def test_resumable_children_take_messages_and_persist(
 async def test_messaging_a_non_resumable_child_or_an_unknown_reference_is_an_error(
     rt: tl.Runtime, registry: tl.Registry
 ) -> None:
-    worker(registry)
+    helper(registry)
 
     def two_messages(ref: str) -> Any:
         return step(
@@ -243,7 +243,7 @@ async def test_messaging_a_non_resumable_child_or_an_unknown_reference_is_an_err
 
     tl.define_prompt("lead", prompt="Lead.", model=create_then(two_messages), registry=registry)
     tl.define_agent(
-        "boss", side_a=tl.Side("lead", subagents=[tl.Subagent("worker")]), registry=registry
+        "boss", side_a=tl.Side("lead", subagents=[tl.Subagent("helper")]), registry=registry
     )
     thread = await rt.create_thread("boss")
     await thread.send("go")
@@ -257,29 +257,29 @@ async def test_messaging_a_non_resumable_child_or_an_unknown_reference_is_an_err
 async def test_max_instances_and_bad_lifecycle_arguments_are_error_results(
     rt: tl.Runtime, registry: tl.Registry
 ) -> None:
-    worker(registry)
+    helper(registry)
     lead(
         registry,
         [
             step(
                 create("a"),
                 create("b"),
-                call("subagent_create", {"agent": "worker", "name": "  ", "message": "m"}),
+                call("subagent_create", {"agent": "helper", "name": "  ", "message": "m"}),
                 call("subagent_create", {"agent": "stranger", "name": "s", "message": "m"}),
-                call("subagent_create", {"agent": "worker", "name": "c"}),
+                call("subagent_create", {"agent": "helper", "name": "c"}),
             ),
             text("done"),
         ],
-        tl.Subagent("worker", max_instances=1),
+        tl.Subagent("helper", max_instances=1),
     )
     thread = await rt.create_thread("boss")
     await thread.send("go")
     ok, capped, blank, stranger, no_message = tool_messages(thread)
     assert ok.tool_status == "success"
-    assert "max_instances (1) of subagent 'worker' reached" in (capped.content or "")
+    assert "max_instances (1) of subagent 'helper' reached" in (capped.content or "")
     assert blank.tool_status == "error"
     assert "name" in (blank.content or "")
-    assert "'stranger' is not one of ['worker']" in (stranger.content or "")
+    assert "'stranger' is not one of ['helper']" in (stranger.content or "")
     assert "- (arguments): 'message' is a required property" in (no_message.content or "")
     assert len(thread.children) == 1
 
@@ -287,11 +287,11 @@ async def test_max_instances_and_bad_lifecycle_arguments_are_error_results(
 async def test_the_subagents_tool_lists_relationships_and_live_children(
     rt: tl.Runtime, registry: tl.Registry
 ) -> None:
-    worker(registry)
+    helper(registry)
     lead(
         registry,
         [create(), call("subagents"), text("done")],
-        tl.Subagent("worker", resumable=True, max_instances=3),
+        tl.Subagent("helper", resumable=True, max_instances=3),
     )
     thread = await rt.create_thread("boss")
     await thread.send("go")
@@ -300,7 +300,7 @@ async def test_the_subagents_tool_lists_relationships_and_live_children(
     assert listing == {
         "relationships": [
             {
-                "name": "worker",
+                "name": "helper",
                 "description": "Does work. (blocking, resumable)",
                 "blocking": True,
                 "resumable": True,
@@ -308,7 +308,7 @@ async def test_the_subagents_tool_lists_relationships_and_live_children(
                 "max_instances": 3,
             }
         ],
-        "children": [{"reference": child.id, "agent": "worker", "name": "w1", "status": "idle"}],
+        "children": [{"reference": child.id, "agent": "helper", "name": "w1", "status": "idle"}],
     }
 
 
@@ -330,7 +330,7 @@ async def test_registry_hook_and_handles(rt: tl.Runtime, registry: tl.Registry) 
         return "ok"
 
     tl.define_tool("inspect_children", description="x", execute=inspect_children, registry=registry)
-    worker(registry)
+    helper(registry)
     tl.define_prompt(
         "lead",
         prompt="Lead.",
@@ -340,7 +340,7 @@ async def test_registry_hook_and_handles(rt: tl.Runtime, registry: tl.Registry) 
     )
     tl.define_agent(
         "boss",
-        side_a=tl.Side("lead", subagents=[tl.Subagent("worker")]),
+        side_a=tl.Side("lead", subagents=[tl.Subagent("helper")]),
         hooks=["track"],
         registry=registry,
     )
@@ -351,7 +351,7 @@ async def test_registry_hook_and_handles(rt: tl.Runtime, registry: tl.Registry) 
     (info, parent_id, unknown) = found[0]
     assert (info.reference, info.agent, info.name, info.status) == (
         child.id,
-        "worker",
+        "helper",
         "w1",
         "completed",
     )
@@ -364,8 +364,8 @@ async def test_registry_hook_and_handles(rt: tl.Runtime, registry: tl.Registry) 
 async def test_optional_relationships_follow_their_env_flag(
     rt: tl.Runtime, registry: tl.Registry
 ) -> None:
-    worker(registry)
-    model = lead(registry, [text("a"), text("b")], tl.Subagent("worker", optional="USE_WORKER"))
+    helper(registry)
+    model = lead(registry, [text("a"), text("b")], tl.Subagent("helper", optional="USE_WORKER"))
     off = await rt.create_thread("boss", env={"USE_WORKER": "no"})
     await off.send("x")
     on = await rt.create_thread("boss", env={"USE_WORKER": "Yes"})
@@ -376,11 +376,11 @@ async def test_optional_relationships_follow_their_env_flag(
 async def test_immediate_children_start_before_the_first_model_call(
     rt: tl.Runtime, registry: tl.Registry
 ) -> None:
-    worker(registry)
+    helper(registry)
     model = lead(
         registry,
         [text("started"), text("reported")],
-        tl.Subagent("worker", immediate=True, hidden=True),
+        tl.Subagent("helper", immediate=True, hidden=True),
     )
     thread = await rt.create_thread("boss")
     run = await thread.send("kick off")
@@ -397,7 +397,7 @@ async def test_cancelling_the_parent_cancels_and_repairs_its_children(
     hang = HangingTool("never")
 
     tl.define_tool("hang", description="x", execute=hang, registry=registry)
-    worker(registry, reply=ScriptedModel([call("hang")]))
+    helper(registry, reply=ScriptedModel([call("hang")]))
     tl.define_prompt(
         "work",
         prompt="Work.",
@@ -405,7 +405,7 @@ async def test_cancelling_the_parent_cancels_and_repairs_its_children(
         model=ScriptedModel([call("hang")]),
         registry=registry,
     )
-    lead(registry, [create(), text("x")], tl.Subagent("worker", blocking=False))
+    lead(registry, [create(), text("x")], tl.Subagent("helper", blocking=False))
     thread = await rt.create_thread("boss")
     task = asyncio.create_task(thread.send("go"))
     await hang.entered.wait()
@@ -434,7 +434,7 @@ async def test_messages_to_a_busy_child_are_queued_in_order_never_interleaved(
         order.append(f"end {last_user}")
         return text("done")
 
-    worker(registry, reply=tl.models.FunctionModel(record))
+    helper(registry, reply=tl.models.FunctionModel(record))
     tl.define_prompt(
         "work", prompt="Work.", model=tl.models.FunctionModel(record), registry=registry
     )
@@ -447,7 +447,7 @@ async def test_messages_to_a_busy_child_are_queued_in_order_never_interleaved(
     tl.define_prompt("lead", prompt="Lead.", model=create_then(three_messages), registry=registry)
     tl.define_agent(
         "boss",
-        side_a=tl.Side("lead", subagents=[tl.Subagent("worker", blocking=False, resumable=True)]),
+        side_a=tl.Side("lead", subagents=[tl.Subagent("helper", blocking=False, resumable=True)]),
         registry=registry,
     )
     thread = await rt.create_thread("boss")
@@ -462,7 +462,7 @@ async def test_messages_to_a_busy_child_are_queued_in_order_never_interleaved(
 async def test_attachments_are_validated_then_copied_with_rewritten_paths(
     rt: tl.Runtime, registry: tl.Registry
 ) -> None:
-    worker(registry)
+    helper(registry)
     lead(
         registry,
         [
@@ -473,7 +473,7 @@ async def test_attachments_are_validated_then_copied_with_rewritten_paths(
             ),
             text("done"),
         ],
-        tl.Subagent("worker"),
+        tl.Subagent("helper"),
     )
     thread = await rt.create_thread("boss")
     await thread.files.write("/data/in.csv", "a,b")
@@ -495,11 +495,11 @@ async def test_attachments_are_validated_then_copied_with_rewritten_paths(
 async def test_attachments_given_to_many_children_share_stored_content(
     rt: tl.Runtime, registry: tl.Registry
 ) -> None:
-    worker(registry)
+    helper(registry)
     lead(
         registry,
         [step(*[create(f"w{i}", attachments=["/big.bin"]) for i in range(20)]), text("done")],
-        tl.Subagent("worker"),
+        tl.Subagent("helper"),
     )
     thread = await rt.create_thread("boss")
     await thread.files.write("/big.bin", b"\x01" * (50 * 1024 * 1024))
@@ -517,8 +517,8 @@ async def test_attachments_given_to_many_children_share_stored_content(
 async def test_a_dual_ai_childs_first_message_is_addressed_to_side_a(
     rt: tl.Runtime, registry: tl.Registry
 ) -> None:
-    worker(registry)
-    lead(registry, [create(message="build it"), text("done")], tl.Subagent("worker"))
+    helper(registry)
+    lead(registry, [create(message="build it"), text("done")], tl.Subagent("helper"))
     thread = await rt.create_thread("boss")
     await thread.send("go")
     (child,) = thread.children
@@ -536,11 +536,11 @@ async def test_after_subagent_created_hooks_see_the_running_execution(
         execute=lambda state, info: seen.append(state.execution),
         registry=registry,
     )
-    worker(registry)
+    helper(registry)
     model = ScriptedModel([create(), text("done")])
     tl.define_prompt("lead", prompt="Lead.", model=model, hooks=["track"], registry=registry)
     tl.define_agent(
-        "boss", side_a=tl.Side("lead", subagents=[tl.Subagent("worker")]), registry=registry
+        "boss", side_a=tl.Side("lead", subagents=[tl.Subagent("helper")]), registry=registry
     )
     thread = await rt.create_thread("boss")
     run = await thread.send("go")
@@ -553,11 +553,11 @@ async def test_an_attachment_copy_that_cannot_happen_creates_no_child(
     rt: tl.Runtime, registry: tl.Registry
 ) -> None:
     name = "p" * 250 + ".html"  # 255 bytes: valid, but "-2" makes a twin's name too long
-    worker(registry)
+    helper(registry)
     lead(
         registry,
         [create(attachments=[f"/a/{name}", f"/b/{name}"]), create(name="w2"), text("done")],
-        tl.Subagent("worker", max_instances=1),
+        tl.Subagent("helper", max_instances=1),
     )
     thread = await rt.create_thread("boss")
     await thread.files.write(f"/a/{name}", "one")
@@ -574,11 +574,11 @@ async def test_an_attachment_copy_that_cannot_happen_creates_no_child(
 
 
 async def test_instance_names_are_unique_per_parent(rt: tl.Runtime, registry: tl.Registry) -> None:
-    worker(registry)
+    helper(registry)
     lead(
         registry,
         [step(create(name="w"), create(name="w"), create(name="w")), text("done")],
-        tl.Subagent("worker"),
+        tl.Subagent("helper"),
     )
     thread = await rt.create_thread("boss")
     await thread.send("go")
@@ -588,11 +588,11 @@ async def test_instance_names_are_unique_per_parent(rt: tl.Runtime, registry: tl
 async def test_two_children_handing_back_the_same_path_keep_both_files(
     rt: tl.Runtime, registry: tl.Registry
 ) -> None:
-    worker(registry)
+    helper(registry)
     lead(
         registry,
         [create(name="w1", message="one"), create(name="w2", message="two"), text("done")],
-        tl.Subagent("worker"),
+        tl.Subagent("helper"),
     )
     thread = await rt.create_thread("boss")
     await thread.send("go")

@@ -19,7 +19,7 @@ import threadlab as tl
 from threadlab.models import FinishChunk, FunctionModel, call, step, text
 from threadlab.otel import SEMCONV_VERSION, export_thread
 
-from ..execution.test_subagents import create, worker
+from ..execution.test_subagents import create, helper
 from ..helpers import HangingTool, scripted_prompt
 
 SECRET = "tok-otel-3141592653"
@@ -51,7 +51,7 @@ def define(registry: tl.Registry) -> None:
         variables=[tl.Variable("API_KEY", type="secret", required=True)],
         registry=registry,
     )
-    worker(registry)
+    helper(registry)
     done = [0]
 
     def lead(messages: Any, tools: Any) -> Any:
@@ -65,7 +65,7 @@ def define(registry: tl.Registry) -> None:
     tl.define_prompt("lead", prompt="Lead.", model=Counting(lead), tools=["fetch"],
                      registry=registry)  # fmt: skip
     tl.define_agent(
-        "boss", side_a=tl.Side("lead", subagents=[tl.Subagent("worker")]), registry=registry
+        "boss", side_a=tl.Side("lead", subagents=[tl.Subagent("helper")]), registry=registry
     )
 
 
@@ -128,7 +128,7 @@ async def test_a_run_is_a_trace_of_genai_spans(registry: tl.Registry, store_dir:
     (creator,) = by_name(spans, "execute_tool subagent_create")
     assert creator.attributes is not None
     assert creator.attributes["gen_ai.tool.type"] == "extension"
-    (child,) = list(by_name(spans, "invoke_agent worker"))
+    (child,) = list(by_name(spans, "invoke_agent helper"))
     assert (child.attributes or {})["gen_ai.agent.description"] == "Does work."
     assert child.parent is not None
     assert child.parent.span_id == creator.context.span_id

@@ -24,7 +24,7 @@ def define(registry: tl.Registry, release: asyncio.Event, started: asyncio.Event
 
     tl.define_prompt("work", prompt="Work.", model=FunctionModel(work), tools=["hold"],
                      registry=registry)  # fmt: skip
-    tl.define_agent("worker", side_a=tl.Side("work"), tool_description="Does work.",
+    tl.define_agent("helper", side_a=tl.Side("work"), tool_description="Does work.",
                     expose_as_tool=True, registry=registry)  # fmt: skip
 
     def lead(messages: list[tl.Message], tools: Any) -> Any:
@@ -34,13 +34,13 @@ def define(registry: tl.Registry, release: asyncio.Event, started: asyncio.Event
         if last.role == "user" and last.content == "ping":
             return text("pong")
         if last.role == "user":
-            return call("subagent_create", {"agent": "worker", "name": "w", "message": "go"})
-        return text("waiting for the worker")
+            return call("subagent_create", {"agent": "helper", "name": "w", "message": "go"})
+        return text("waiting for the helper")
 
     tl.define_prompt("lead", prompt="Lead.", model=FunctionModel(lead), registry=registry)
     tl.define_agent(
         "boss",
-        side_a=tl.Side("lead", subagents=[tl.Subagent("worker", blocking=False)]),
+        side_a=tl.Side("lead", subagents=[tl.Subagent("helper", blocking=False)]),
         registry=registry,
     )
 

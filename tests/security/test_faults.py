@@ -106,18 +106,18 @@ async def test_a_second_cancel_during_clean_up_still_leaves_every_call_one_resul
     tl.define_tool("finish", description="Finish.", execute=lambda s, a: "done", registry=registry)
     tl.define_prompt("check", prompt="Check.", registry=registry)
     tl.define_agent(
-        "worker",
+        "helper",
         type="dual_ai",
         side_a=tl.Side("work", session_stop="finish"),
         side_b="check",
         registry=registry,
     )
-    create = call("subagent_create", {"agent": "worker", "name": "w", "message": "go"})
+    create = call("subagent_create", {"agent": "helper", "name": "w", "message": "go"})
     lead = ScriptedModel([create, call("hang")])
     tl.define_prompt("lead", prompt="Lead.", model=lead, tools=["hang"], registry=registry)
     tl.define_agent(
         "boss",
-        side_a=tl.Side("lead", subagents=[tl.Subagent("worker", blocking=False)]),
+        side_a=tl.Side("lead", subagents=[tl.Subagent("helper", blocking=False)]),
         registry=registry,
     )
     thread = await rt.create_thread("boss")
@@ -166,7 +166,7 @@ async def test_a_timed_out_sync_tool_cannot_write_into_the_thread_afterwards(
     scripted_prompt(registry, [call("late"), text("ok")], tools=["late"])
     thread = await rt.create_thread("p")
     await thread.send("go")
-    await asyncio.sleep(1.0)  # the abandoned worker thread wakes up and tries
+    await asyncio.sleep(1.0)  # the abandoned pooled thread wakes up and tries
     assert len(refused) == 3
     assert all("abandoned" in reason for reason in refused)
     assert await thread.files.list() == []

@@ -9,15 +9,15 @@ from threadlab.widgets import ViewState, replay, static_html
 from threadlab.widgets._replay import trace_for
 from threadlab.widgets._static import static_text
 
-from ..execution.test_subagents import create, lead, worker
+from ..execution.test_subagents import create, helper, lead
 
 
 async def test_a_childs_calls_and_report_belong_to_the_child(
     rt: tl.Runtime, registry: tl.Registry
 ) -> None:
-    worker(registry)
+    helper(registry)
     steps = [create("w1", "write notes"), text("waiting"), text("all done")]
-    lead(registry, steps, tl.Subagent("worker", blocking=False))
+    lead(registry, steps, tl.Subagent("helper", blocking=False))
     thread = await rt.create_thread("boss")
     await thread.send("go")
 
@@ -43,8 +43,8 @@ async def test_a_childs_calls_and_report_belong_to_the_child(
 async def test_a_finished_blocking_child_says_how_its_run_ended_while_the_parent_runs(
     rt: tl.Runtime, registry: tl.Registry
 ) -> None:
-    worker(registry)
-    lead(registry, [create("w1", "write notes"), text("all done")], tl.Subagent("worker"))
+    helper(registry)
+    lead(registry, [create("w1", "write notes"), text("all done")], tl.Subagent("helper"))
     thread = await rt.create_thread("boss")
     seen: list[tuple[str, str]] = []
     state = trace_for(thread, rt.thread)
