@@ -70,7 +70,7 @@ async def test_the_traceback_is_kept_for_people_and_the_model_gets_one_line(
     assert SECRET not in second
     assert "[secret:API_KEY]" in second
     assert third is not None
-    assert "in sync_convert" in third  # a sync tool, run in a worker thread, too
+    assert "in sync_convert" in third  # a sync tool, run on a pooled thread, too
     assert "_thread_pool" not in third
     assert fourth is None
     # The card shows it, live or reopened; the model's view has only the one line.
