@@ -288,7 +288,7 @@ def give_result(branch: ThreadContext, call: ToolCall, result: Any) -> None:
     outcome = result if isinstance(result, ToolResult) else ToolResult(result=result)
     message = result_message(call, outcome, branch.redactor)
     with branch.transaction():
-        branch.emit(
+        branch.events.emit(
             ToolCallFinishedEvent(
                 tool_call_id=call.id, name=call.name, status=outcome.status, duration_ms=0.0,
                 **branch.base(),

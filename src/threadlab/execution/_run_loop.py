@@ -185,7 +185,7 @@ class RunLoop:
                 if argument and isinstance(call.arguments, dict)
                 else None
             )
-            event = self.context.emit(
+            event = self.context.events.emit(
                 ToolCallStartedEvent(
                     tool_call_id=call.id,
                     name=call.name,
@@ -394,11 +394,11 @@ class RunLoop:
             draft = await collect_stream(
                 stream,
                 tools,
-                self.context.emit,
+                self.context.events.emit,
                 on_started,
                 base,
                 self.context.redactor,
-                live=self.context.listening,
+                live=self.context.events.listening,
             )
         except Exception as exc:  # provider and model failures end the turn, never the cell
             name = getattr(chosen, "name", chosen)
@@ -547,7 +547,7 @@ class RunLoop:
                 self._wait_for(call, request)  # the request stays on record, undecided
                 raise
         if answer is not None:
-            decided = self.context.emit(
+            decided = self.context.events.emit(
                 ApprovalDecidedEvent(
                     tool_call_id=call.id,
                     approved=answer.approved,
@@ -597,7 +597,7 @@ class RunLoop:
         self._request(frame, call)
         place = {"type", "at", "thread_id", "thread_path", "depth", "parent_tool_call_id"}
         copied = decided.model_dump(exclude=place)
-        return self.context.emit(
+        return self.context.events.emit(
             ApprovalDecidedEvent(**{**copied, **frame.event_base(self.context.base())})
         )
 
@@ -610,7 +610,7 @@ class RunLoop:
         )
 
     def _request(self, frame: Frame, call: ToolCall) -> None:
-        self.context.emit(
+        self.context.events.emit(
             ApprovalRequestedEvent(
                 tool_call_id=call.id,
                 name=call.name,
@@ -619,7 +619,7 @@ class RunLoop:
             )
         )
         # Stored at once: while a person decides, another process lists it as pending.
-        self.context.flush()
+        self.context.events.flush()
 
     def _checked_attachments(self, result: ToolResult) -> ToolResult:
         """A result's attachments must be files of this thread; they are stored normalised."""
@@ -654,7 +654,7 @@ class RunLoop:
     ) -> None:
         redactor = self.context.redactor
         message = result_message(call, result, redactor)
-        self.context.emit(
+        self.context.events.emit(
             ToolCallFinishedEvent(
                 tool_call_id=call.id,
                 name=call.name,

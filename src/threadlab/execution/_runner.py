@@ -203,7 +203,7 @@ def _claim(
     status and the user's message commit together. `take` is asked only once the claim is
     won, so a message taken from the queue is never put back behind newer ones."""
     leases = context.leases
-    unsubscribe = context.subscribe(listener) if listener else None
+    unsubscribe = context.events.subscribe(listener) if listener else None
     claimed = False
     message: Message | None = None
     try:
@@ -216,8 +216,8 @@ def _claim(
                 leases.take(run_id, context.id)
                 if context.parent_id is not None:
                     context.set_child_status("running")
-                context.bind_loop()
-                context.emit(ThreadStatusEvent(status="running", **context.base()))
+                context.events.bind_loop()
+                context.events.emit(ThreadStatusEvent(status="running", **context.base()))
                 if message is not None:
                     (message,) = context.persist([message])
     except BaseException:
@@ -281,8 +281,8 @@ def _finish(
     if (outcome.status == "waiting") != context.meta.waiting:
         context.set_meta(waiting=outcome.status == "waiting")
     base = context.base()
-    context.emit(ThreadStatusEvent(status="idle", **base))
-    context.emit(
+    context.events.emit(ThreadStatusEvent(status="idle", **base))
+    context.events.emit(
         RunFinishedEvent(
             run_id=outcome.id,
             status=outcome.status,
@@ -307,6 +307,6 @@ def _finish(
                 context.set_child_status(
                     "completed" if outcome.session_status == "completed" else "failed"
                 )
-        context.flush()
+        context.events.flush()
         context.leases.finish(outcome.id, outcome.status, outcome.text, outcome.error)
     return outcome

@@ -173,7 +173,7 @@ class Supervisor:
         except MissingVariableError as exc:
             return ToolResult("error", error=str(exc))
         paths = copy_attachments(self.context.files, child.files, sources)
-        self.context.emit(
+        self.context.events.emit(
             SubagentCreatedEvent(
                 child_thread_id=child.id, name=label, **frame.event_base(self.context.base())
             )
@@ -246,7 +246,7 @@ class Supervisor:
                 except MissingVariableError as exc:
                     log.warning("immediate subagent %r not started: %s", relationship.name, exc)
                     continue
-                self.context.emit(
+                self.context.events.emit(
                     SubagentCreatedEvent(
                         child_thread_id=child.id,
                         name=relationship.name,
@@ -282,8 +282,8 @@ class Supervisor:
             with child.transaction():
                 if not child.busy():
                     child.set_child_status("queued")
-                    child.emit(ThreadStatusEvent(status="queued", **child.base()))
-                    child.flush()
+                    child.events.emit(ThreadStatusEvent(status="queued", **child.base()))
+                    child.events.flush()
                 child.inbox.put(Message(role="user", content=message, attachments=tuple(paths)))
             if child not in self.remote:
                 self.remote.append(child)
@@ -346,7 +346,7 @@ class Supervisor:
         )
         if self._told.get(child.id) != shown:
             self._told[child.id] = shown
-            child.relay(ThreadStatusEvent(status=shown, **child.base()))
+            child.events.relay(ThreadStatusEvent(status=shown, **child.base()))
 
     def _abandoned(self, child: ThreadContext) -> None:
         """A child whose worker stopped mid-run (killed, its machine gone): nobody runs it and

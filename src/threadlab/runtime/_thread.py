@@ -335,8 +335,8 @@ class Thread:
         """Record `event` in the thread whose call `request` is."""
         caller = self if request.thread_id == self.id else self._runtime.thread(request.thread_id)
         context = caller._context
-        context.emit(event.model_copy(update=context.base()))
-        context.flush()
+        context.events.emit(event.model_copy(update=context.base()))
+        context.events.flush()
 
     async def queue(
         self, message: str, *, attachments: Iterable[str] = (), model: str | None = None

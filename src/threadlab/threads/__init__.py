@@ -16,7 +16,7 @@ from ._paths import normalize_path, normalize_prefix
 from ._redaction import MIN_SECRET_LENGTH, Redactor, StreamRedaction
 from ._scoping import missing_in_descendants
 from ._secret_box import SecretBox
-from ._sink import Emit, EventSink, EventT, Listener
+from ._sink import Emit, EventSink, EventT, Listener, ThreadEvents
 from ._state import ExecutionInfo, SyncState, ThreadState
 
 __all__ = [
@@ -35,6 +35,7 @@ __all__ = [
     "ThreadContext",
     "ThreadDirectory",
     "ThreadEnv",
+    "ThreadEvents",
     "ThreadFiles",
     "ThreadHandle",
     "ThreadHistory",

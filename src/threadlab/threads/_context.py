@@ -1,7 +1,8 @@
 """`ThreadContext`: one thread as the machinery sees it — who it is (its record and
 metadata), its place among its parent and children, its definitions and env, and the parts
-that each do one job: its `history` (messages and events), its `inbox` (messages waiting for
-its next step), its `files` and the store's `leases` of runs.
+that each do one job: its `history` (messages and events as stored), its `events` (emitted,
+heard live, written with the next step), its `inbox` (messages waiting for its next step),
+its `files` and the store's `leases` of runs.
 
 The public `Thread` handle, the run loop, `ThreadState` and the subagent supervisor are all
 written against this one object, instead of reaching into each other's private members; the
@@ -12,7 +13,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Iterable, Sequence
 from contextlib import AbstractContextManager
 from typing import Any, Protocol
 
@@ -22,7 +23,6 @@ from .._records import (
     EventOrigin,
     FileWrittenEvent,
     Message,
-    ThreadEvent,
     ThreadMeta,
     ThreadStatus,
 )
@@ -36,7 +36,7 @@ from ._inbox import ThreadInbox
 from ._lease import RunLeases
 from ._redaction import Redactor
 from ._secret_box import SecretBox
-from ._sink import EventSink, EventT, Listener
+from ._sink import EventSink, ThreadEvents
 
 __all__ = ["ThreadContext", "ThreadDirectory", "ThreadHandle"]
 
@@ -99,6 +99,7 @@ class ThreadContext:
         self._sink = EventSink(store, self.redactor, self.id)
         if parent is not None:
             self._sink.upstream = parent._sink
+        self.events = ThreadEvents(self._sink)
         self.history = ThreadHistory(store, self.id, self.redactor, self._sink, self._damaged)
         self.inbox = ThreadInbox(store, self.id)
         self.files = ThreadFiles(store, self.id, self._file_written)
@@ -255,19 +256,11 @@ class ThreadContext:
             )
         return self._env
 
-    # writing: events and messages, and the transactions they commit in
+    # writing: messages, and the transactions they and the events commit in
 
     def base(self) -> EventOrigin:
         """The fields every event of this thread carries."""
         return {"thread_id": self.id, "thread_path": self.path}
-
-    def emit(self, event: EventT) -> EventT:
-        """Redact the event, hand it to live listeners and buffer it for the next write."""
-        return self._sink.emit(event)
-
-    def relay(self, event: ThreadEvent) -> None:
-        """Hand an event to live listeners only (it is already stored, or never will be)."""
-        self._sink.relay(event)
 
     def persist(
         self, messages: Sequence[Message], base: EventOrigin | None = None
@@ -275,26 +268,9 @@ class ThreadContext:
         """Redact, announce and persist messages with the buffered events, in one transaction."""
         return self.history.persist(messages, base or self.base())
 
-    def flush(self) -> None:
-        """Write the buffered events."""
-        self._sink.persist()
-
     def transaction(self) -> AbstractContextManager[None]:
         """One store transaction: everything written in it commits together."""
         return self._store.transaction()
-
-    def subscribe(self, listener: Listener) -> Callable[[], None]:
-        """Hear the thread's events (and its descendants') live; returns the unsubscriber."""
-        return self._sink.subscribe(listener)
-
-    def bind_loop(self) -> None:
-        """Deliver events on the running loop (emits from pooled threads hop onto it)."""
-        self._sink.bind_loop()
-
-    @property
-    def listening(self) -> bool:
-        """Whether anyone hears the thread's events live."""
-        return self._sink.listening
 
     def redact(self, text: str) -> str:
         return self.redactor.text(text)
@@ -306,7 +282,7 @@ class ThreadContext:
             event = FileWrittenEvent(
                 path=file.path, size=file.size, digest=file.digest, **self.base()
             )
-        self.emit(event)
+        self.events.emit(event)
         if not self.running:
             self._sink.persist()
 

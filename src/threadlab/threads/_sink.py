@@ -15,7 +15,7 @@ from .._records import Message, ThreadEvent
 from ..store import Store, StoredEvent, StoredMessage
 from ._redaction import Redactor
 
-__all__ = ["LIVE_ONLY", "Emit", "EventSink", "EventT", "Listener"]
+__all__ = ["LIVE_ONLY", "Emit", "EventSink", "EventT", "Listener", "ThreadEvents"]
 
 LIVE_ONLY = frozenset({"text_delta", "tool_call_delta"})
 """Events for live consumers only (`Thread.stream`, views), never persisted: the messages hold
@@ -112,6 +112,41 @@ class EventSink:
             if self._pending:
                 self._store.add_events(self._pending)
                 self._pending = []
+
+
+class ThreadEvents:
+    """A thread's events as the machinery running it uses them: emit (redacted, heard live,
+    buffered for the next write), relay (heard live only), listen, and write what is buffered.
+    The sink behind it, and the store it writes to, stay private to `threads/`."""
+
+    def __init__(self, sink: EventSink) -> None:
+        self._sink = sink
+
+    def emit(self, event: EventT) -> EventT:
+        """Redact the event, hand it to live listeners and buffer it for the next write;
+        returns it as delivered."""
+        return self._sink.emit(event)
+
+    def relay(self, event: ThreadEvent) -> None:
+        """Hand an event to live listeners only (it is already stored, or never will be)."""
+        self._sink.relay(event)
+
+    def subscribe(self, listener: Listener) -> Callable[[], None]:
+        """Hear the thread's events (and its descendants') live; returns the unsubscriber."""
+        return self._sink.subscribe(listener)
+
+    def bind_loop(self) -> None:
+        """Deliver events on the running loop (emits from pooled threads hop onto it)."""
+        self._sink.bind_loop()
+
+    @property
+    def listening(self) -> bool:
+        """Whether anyone hears the thread's events live."""
+        return self._sink.listening
+
+    def flush(self) -> None:
+        """Write the buffered events, in the caller's transaction if there is one."""
+        self._sink.persist()
 
 
 # The fields of each event type that carry free text (everything else is structure).

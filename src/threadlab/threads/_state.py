@@ -269,7 +269,7 @@ class ThreadState:
         self._check_live()
         tool_call_id = self.execution.tool_call_id if self.execution else None
         base = self._event_base or self._context.base()
-        self._context.emit(
+        self._context.events.emit(
             CustomEvent(event_type=event_type, data=data, tool_call_id=tool_call_id, **base)
         )
 
