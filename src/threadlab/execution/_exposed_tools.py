@@ -184,7 +184,7 @@ def _agent_tool(loop: OfferingRun, frame: Frame, agent: AgentDefinition) -> Tool
         async def handoff(state: Any, args: Any) -> Any:
             if frame.depth != 0:
                 return ToolResult("error", error="a handoff can only happen at the top level")
-            loop.context.set_meta(answering_agent=agent.name)
+            loop.context.identity.set_meta(answering_agent=agent.name)
             frame.ending = "handoff"
             return {"handoff": agent.name}
 

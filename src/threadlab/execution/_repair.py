@@ -20,7 +20,7 @@ def repair(context: ThreadContext, runs: list[RunRecord] | None = None) -> None:
     if leases.any_live(runs) or context.running:
         return  # its owner is at work: the calls without results are still running
     orphaned = list(runs)
-    if not orphaned and not context.meta.interrupted:
+    if not orphaned and not context.identity.meta.interrupted:
         return  # nothing can be unanswered: spare reading the whole history
     context.history.reload(force=True)
     missing = [
@@ -35,8 +35,8 @@ def repair(context: ThreadContext, runs: list[RunRecord] | None = None) -> None:
         for m, call in unanswered_calls(context.history.all())
     ]
     if not missing and not orphaned:
-        if context.meta.interrupted:
-            context.set_meta(interrupted=False)
+        if context.identity.meta.interrupted:
+            context.identity.set_meta(interrupted=False)
         return
     reason = unfinished_text("owner_gone")
     with context.transaction():
@@ -50,6 +50,6 @@ def repair(context: ThreadContext, runs: list[RunRecord] | None = None) -> None:
         for run in orphaned:
             leases.finish(run.id, "interrupted", None, reason)
         if orphaned and context.parent_id is not None:
-            context.set_child_status("idle" if context.resumable else "failed")
-        if context.meta.interrupted:
-            context.set_meta(interrupted=False)
+            context.identity.set_child_status("idle" if context.identity.resumable else "failed")
+        if context.identity.meta.interrupted:
+            context.identity.set_meta(interrupted=False)

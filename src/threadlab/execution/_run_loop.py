@@ -497,7 +497,7 @@ class RunLoop:
             elif decided is not None and decided[1] is not None:
                 result = ToolResult("error", error=f"rejected: {decided[1]}")
             else:
-                waited_for = self.context.meta.waiting_on.get(call.id)
+                waited_for = self.context.identity.meta.waiting_on.get(call.id)
                 if waited_for is not None:  # its blocking child paused: it goes on now
                     result = await self.supervisor.resume_waiting(waited_for)
                 else:
@@ -574,13 +574,13 @@ class RunLoop:
         waits with it (its requests are this run's), and the call stays open; the thread
         remembers which child to resume for it. A call whose child ended is forgotten."""
         waiting = self.supervisor.take_waiting()
-        remembered = dict(self.context.meta.waiting_on)
+        remembered = dict(self.context.identity.meta.waiting_on)
         if waiting is None:
             if remembered.pop(call.id, None) is not None:
-                self.context.set_meta(waiting_on=remembered)
+                self.context.identity.set_meta(waiting_on=remembered)
             return False
         child_id, requests = waiting
-        self.context.set_meta(waiting_on={**remembered, call.id: child_id})
+        self.context.identity.set_meta(waiting_on={**remembered, call.id: child_id})
         self.update(
             status="waiting",
             error=f"tool call {call.id} ({call.name}) waits for its subagent's decision",

@@ -50,7 +50,7 @@ async def execute_run(
     async with context.lock:
         runs = context.leases.running(context.id)
         # Messages to a dual_ai thread are addressed to side A.
-        agent = context.registry.agent(context.answering_agent)
+        agent = context.registry.agent(context.identity.answering_agent)
         side: Literal["a"] | None = "a" if agent and agent.type == "dual_ai" else None
         message = Message(role="user", content=content, attachments=paths, side=side)
         if context.leases.any_live(runs):
@@ -104,7 +104,7 @@ async def resume_child(host: RunHost, child: ThreadContext) -> Run:
     parent = child.parent()
 
     def report(run: Run) -> None:
-        implicit = child.parent_communication == "implicit"
+        implicit = child.identity.parent_communication == "implicit"
         if parent is not None and implicit and run.status != "waiting":
             deliver_report(parent, child, child_outcome(parent, child, run))
 
@@ -215,7 +215,7 @@ def _claim(
                 context.running = claimed = True
                 leases.take(run_id, context.id)
                 if context.parent_id is not None:
-                    context.set_child_status("running")
+                    context.identity.set_child_status("running")
                 context.events.bind_loop()
                 context.events.emit(ThreadStatusEvent(status="running", **context.base()))
                 if message is not None:
@@ -277,9 +277,9 @@ def _finish(
 ) -> Run:
     if outcome.status == "interrupted":
         # Looked at when the thread is next opened: a call may still lack its result.
-        context.set_meta(interrupted=True)
-    if (outcome.status == "waiting") != context.meta.waiting:
-        context.set_meta(waiting=outcome.status == "waiting")
+        context.identity.set_meta(interrupted=True)
+    if (outcome.status == "waiting") != context.identity.meta.waiting:
+        context.identity.set_meta(waiting=outcome.status == "waiting")
     base = context.base()
     context.events.emit(ThreadStatusEvent(status="idle", **base))
     context.events.emit(
@@ -298,13 +298,13 @@ def _finish(
             report(outcome)
         if context.parent_id is not None:
             if outcome.status == "interrupted":
-                context.set_child_status("terminated")
+                context.identity.set_child_status("terminated")
             elif outcome.status == "waiting":
-                context.set_child_status("waiting")
-            elif context.resumable:
-                context.set_child_status("idle")
+                context.identity.set_child_status("waiting")
+            elif context.identity.resumable:
+                context.identity.set_child_status("idle")
             else:
-                context.set_child_status(
+                context.identity.set_child_status(
                     "completed" if outcome.session_status == "completed" else "failed"
                 )
         context.events.flush()

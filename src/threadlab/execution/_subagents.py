@@ -194,17 +194,19 @@ class Supervisor:
             return ToolResult(
                 "error", error=f"unknown reference {reference!r}; your children: {known}"
             )
-        if not child.resumable:
+        if not child.identity.resumable:
             return ToolResult(
                 "error",
-                error=f"child {child.name!r} ({reference}) is not resumable: subagent_message"
-                " only reaches resumable children",
+                error=f"child {child.identity.name!r} ({reference}) is not resumable:"
+                " subagent_message only reaches resumable children",
             )
         if child.status() == "terminated":
-            return ToolResult("error", error=f"child {child.name!r} ({reference}) is terminated")
+            return ToolResult(
+                "error", error=f"child {child.identity.name!r} ({reference}) is terminated"
+            )
         sources = as_paths(attachments)
         paths = copy_attachments(self.context.files, child.files, sources)
-        if child.blocking:
+        if child.identity.blocking:
             return self._blocking_outcome(child, await self.run_child(child, message, paths))
         self._background(child, message, paths)
         return ToolResult("success", result={"status": "queued"})
@@ -260,7 +262,7 @@ class Supervisor:
 
     def _unique_name(self, label: str) -> str:
         """Instance names are unique per parent: a taken one gets "-2", "-3"..."""
-        taken = {child.name for child in self.context.children()}
+        taken = {child.identity.name for child in self.context.children()}
         unique, counter = label, 1
         while unique in taken:
             counter += 1
@@ -276,12 +278,12 @@ class Supervisor:
             await hooks.run("after_subagent_created", state, child.child_info())
 
     def _background(self, child: ThreadContext, message: str, paths: list[str]) -> None:
-        if child.runs_on_workers:
+        if child.identity.runs_on_workers:
             # Left in the store for a worker, in whatever process serves this store; the
             # status first, so the worker's "running" is never overwritten by it.
             with child.transaction():
                 if not child.busy():
-                    child.set_child_status("queued")
+                    child.identity.set_child_status("queued")
                     child.events.emit(ThreadStatusEvent(status="queued", **child.base()))
                     child.events.flush()
                 child.inbox.put(Message(role="user", content=message, attachments=tuple(paths)))
@@ -289,7 +291,7 @@ class Supervisor:
                 self.remote.append(child)
             self._told[child.id] = "queued"
             return
-        child.set_child_status("running")
+        child.identity.set_child_status("running")
         self.tasks.append(asyncio.create_task(self._run_child(child, message, paths)))
 
     async def _run_child(self, child: ThreadContext, message: str | None, paths: list[str]) -> None:
@@ -299,10 +301,10 @@ class Supervisor:
         except asyncio.CancelledError:
             raise
         except Exception as exc:  # the child could not run at all: the parent hears of it
-            child.set_child_status("failed")
+            child.identity.set_child_status("failed")
             report_failure(self.context, child, str(exc))
             return
-        if child.parent_communication == "implicit" and run.status != "waiting":
+        if child.identity.parent_communication == "implicit" and run.status != "waiting":
             deliver_report(self.context, child, outcome)  # a waiting child reports when done
 
     async def wait(
@@ -353,8 +355,10 @@ class Supervisor:
         nothing waits for it. Its history is repaired, and its parent hears it failed."""
         repair(child)
         if child.status() in ("queued", "running"):  # repair found no run to close
-            child.set_child_status("idle" if child.resumable else "failed")
-        log.warning("child %s (%s): its worker stopped before it finished", child.name, child.id)
+            child.identity.set_child_status("idle" if child.identity.resumable else "failed")
+        log.warning(
+            "child %s (%s): its worker stopped before it finished", child.identity.name, child.id
+        )
         failure = "its worker stopped before it finished; what it did is in its history"
         report_failure(self.context, child, failure)
 
@@ -383,13 +387,13 @@ def child_outcome(parent: ThreadContext, child: ThreadContext, run: Run) -> dict
 def deliver_report(parent: ThreadContext, child: ThreadContext, outcome: dict[str, Any]) -> None:
     """Queue a non-blocking child's outcome on its parent (implicit communication)."""
     verb = "completed" if outcome["status"] == "completed" else "failed"
-    text = f"Subagent {child.name!r} ({child.id}) {verb}:\n{outcome['result'] or ''}"
+    text = f"Subagent {child.identity.name!r} ({child.id}) {verb}:\n{outcome['result'] or ''}"
     parent.deliver(text, outcome["attachments"], child.id)
 
 
 def report_failure(parent: ThreadContext, child: ThreadContext, error: str) -> None:
     """A non-blocking child that could not run, or not to its end: its parent hears it
     failed (when it hears of its children at all: implicit communication)."""
-    if child.parent_communication == "implicit":
+    if child.identity.parent_communication == "implicit":
         outcome = {"reference": child.id, "status": "failed", "result": error, "attachments": []}
         deliver_report(parent, child, outcome)

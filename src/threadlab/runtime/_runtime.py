@@ -325,7 +325,7 @@ class Runtime:
         context = ThreadContext(
             self, self.store, self._leases, self.secrets, self.registry, record, parent
         )
-        context.model_override = context.meta.model  # a model chosen when it was made
+        context.model_override = context.identity.meta.model  # a model chosen when it was made
         self._contexts[record.id] = context
         return context
 

@@ -95,12 +95,12 @@ class Thread:
     @property
     def agent(self) -> str:
         """The agent (or bare prompt) this thread was created for."""
-        return self._context.agent
+        return self._context.identity.agent
 
     @property
     def answering_agent(self) -> str:
         """The agent answering now: the thread's agent, or the one it was handed off to."""
-        return self._context.answering_agent
+        return self._context.identity.answering_agent
 
     @property
     def owner(self) -> str:
@@ -120,32 +120,32 @@ class Thread:
     @property
     def name(self) -> str:
         """A child's instance label; a root thread's agent."""
-        return self._context.name
+        return self._context.identity.name
 
     @property
     def description(self) -> str:
         """A child's agent description (empty for a root thread)."""
-        return self._context.description
+        return self._context.identity.description
 
     @property
     def blocking(self) -> bool:
         """Whether the parent waits for this child's runs."""
-        return self._context.blocking
+        return self._context.identity.blocking
 
     @property
     def resumable(self) -> bool:
         """Whether this child can be messaged again after its first session."""
-        return self._context.resumable
+        return self._context.identity.resumable
 
     @property
     def origin(self) -> str | None:
         """Where the thread was created (a notebook's path), when that was given."""
-        return self._context.meta.origin
+        return self._context.identity.meta.origin
 
     @property
     def created_at(self) -> float:
         """When the thread was created (seconds since the epoch)."""
-        return self._context.record.created_at
+        return self._context.identity.record.created_at
 
     @property
     def status(self) -> ThreadStatus:
@@ -193,7 +193,7 @@ class Thread:
     @property
     def forked_from(self) -> ForkPoint | None:
         """Where this branch was forked from (None for a thread that is no branch)."""
-        return self._context.meta.forked_from
+        return self._context.identity.meta.forked_from
 
     @property
     def branches(self) -> list[Thread]:
@@ -350,7 +350,7 @@ class Thread:
         context = self._context
         paths = tuple(context.files.require(p).path for p in attachments)
         with context.transaction():
-            context.set_meta(runs_on="workers", model=model)
+            context.identity.set_meta(runs_on="workers", model=model)
             context.inbox.put(Message(role="user", content=message, attachments=paths))
         context.model_override = model
 
@@ -377,7 +377,7 @@ class Thread:
         found: list[Thread] = []
         for child in self.children:
             found += child._decided_children()
-            waited_for = child.id in self._context.meta.waiting_on.values()
+            waited_for = child.id in self._context.identity.meta.waiting_on.values()
             decided = not pending_requests(child._context)
             if child.status == "waiting" and not waited_for and decided:
                 found.append(child)

@@ -131,7 +131,7 @@ class Worker:
 
 def _reporter(child: ThreadContext) -> _Report | None:
     parent = child.parent()
-    if parent is None or child.parent_communication != "implicit":
+    if parent is None or child.identity.parent_communication != "implicit":
         return None
     return _Report(parent, child)
 
@@ -153,7 +153,7 @@ def _fail(child: ThreadContext, error: str) -> None:
     not retried forever."""
     with child.transaction():
         child.inbox.take_all()
-        child.set_child_status("failed")
+        child.identity.set_child_status("failed")
         parent = child.parent()
         if parent is not None:
             report_failure(parent, child, error)

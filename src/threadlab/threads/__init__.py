@@ -10,6 +10,7 @@ from ._context import ThreadContext, ThreadDirectory, ThreadHandle
 from ._env import ThreadEnv, VariableType
 from ._files import ThreadFiles
 from ._history import ThreadHistory
+from ._identity import ThreadIdentity
 from ._inbox import ThreadInbox
 from ._lease import HOST_NAME, RunLeases, is_live, new_lease, process_started_at
 from ._paths import normalize_path, normalize_prefix
@@ -39,6 +40,7 @@ __all__ = [
     "ThreadFiles",
     "ThreadHandle",
     "ThreadHistory",
+    "ThreadIdentity",
     "ThreadInbox",
     "ThreadState",
     "VariableType",

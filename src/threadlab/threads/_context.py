@@ -1,8 +1,8 @@
-"""`ThreadContext`: one thread as the machinery sees it — who it is (its record and
-metadata), its place among its parent and children, its definitions and env, and the parts
-that each do one job: its `history` (messages and events as stored), its `events` (emitted,
-heard live, written with the next step), its `inbox` (messages waiting for its next step),
-its `files` and the store's `leases` of runs.
+"""`ThreadContext`: one thread as the machinery sees it — its place among its parent and
+children, its definitions and env, and the parts that each do one job: its `identity` (record
+and metadata), `history` (messages and events as stored), `events` (emitted, heard live,
+written with the next step), `inbox` (messages waiting for its next step), `files`, and the
+store's `leases` of runs.
 
 The public `Thread` handle, the run loop, `ThreadState` and the subagent supervisor are all
 written against this one object, instead of reaching into each other's private members; the
@@ -23,7 +23,6 @@ from .._records import (
     EventOrigin,
     FileWrittenEvent,
     Message,
-    ThreadMeta,
     ThreadStatus,
 )
 from ..definitions import Registry, ThreadGraph
@@ -32,6 +31,7 @@ from ._attachments import copy_attachments
 from ._env import ThreadEnv
 from ._files import ThreadFiles
 from ._history import ThreadHistory
+from ._identity import ThreadIdentity
 from ._inbox import ThreadInbox
 from ._lease import RunLeases
 from ._redaction import Redactor
@@ -88,12 +88,11 @@ class ThreadContext:
         self._store = store
         self.leases = leases
         self.registry = registry
-        self.record = record
         self.id = record.id
         self.parent_id = record.parent_id
         self.path: tuple[str, ...] = (*parent.path, record.id) if parent else (record.id,)
         self.damage: list[str] = []  # what of this thread could not be read from the store
-        self.meta: ThreadMeta = self._read_meta(record.metadata)
+        self.identity = ThreadIdentity(store, record, self._damaged)
         # One redactor per thread tree: a child inherits its parent's secrets.
         self.redactor: Redactor = parent.redactor if parent is not None else Redactor()
         self._sink = EventSink(store, self.redactor, self.id)
@@ -120,54 +119,10 @@ class ThreadContext:
     def running(self, value: bool) -> None:
         self.history.live = value
 
-    def _read_meta(self, raw: str | None) -> ThreadMeta:
-        meta = ThreadMeta.read(raw)
-        if meta is None:
-            self._damaged("its metadata cannot be read; defaults are used")
-            return ThreadMeta()
-        return meta
-
     def _damaged(self, what: str) -> None:
         if what not in self.damage:
             self.damage.append(what)
             log.warning("thread %s is damaged: %s", self.id, what)
-
-    # who it is
-
-    @property
-    def agent(self) -> str:
-        return self.record.target
-
-    @property
-    def answering_agent(self) -> str:
-        """The agent answering now: the thread's own, or the one a handoff passed it to."""
-        return self.meta.answering_agent or self.record.target
-
-    @property
-    def name(self) -> str:
-        return self.meta.name or self.record.target
-
-    @property
-    def description(self) -> str:
-        return self.meta.description
-
-    @property
-    def blocking(self) -> bool:
-        return self.meta.blocking
-
-    @property
-    def resumable(self) -> bool:
-        return self.meta.resumable
-
-    @property
-    def parent_communication(self) -> str:
-        return self.meta.parent_communication
-
-    @property
-    def runs_on_workers(self) -> bool:
-        """A child its parent leaves in the store for a worker (`Runtime.serve`), instead of
-        running it in the parent's process."""
-        return self.meta.runs_on == "workers"
 
     def _run_somewhere(self) -> bool:
         """Whether this process or another holds a live run of the thread."""
@@ -183,23 +138,13 @@ class ThreadContext:
         """ "running" or "idle"; a child reports its lifecycle too."""
         if self._run_somewhere():
             return "running"
-        record = self._store.get_thread(self.id)
-        if record is not None:
-            self.meta = self._read_meta(record.metadata)
-        if self.meta.waiting:
+        meta = self.identity.reread()
+        if meta.waiting:
             return "waiting"
         if self.parent_id is not None:
-            status = self.meta.status
+            status = meta.status
             return status if status in _CHILD_STATUSES else "idle"
         return "idle"
-
-    def set_meta(self, **values: Any) -> None:
-        """Change fields of the thread's metadata (`ThreadMeta`) and store it."""
-        self.meta = self.meta.model_copy(update=values)
-        self._store.update_thread_metadata(self.id, self.meta.dumps())
-
-    def set_child_status(self, status: ThreadStatus) -> None:
-        self.set_meta(status=status)
 
     # relationships
 
@@ -212,11 +157,11 @@ class ThreadContext:
     def child_info(self) -> ChildInfo:
         return ChildInfo(
             reference=self.id,
-            agent=self.agent,
-            name=self.name,
-            description=self.description,
-            blocking=self.blocking,
-            resumable=self.resumable,
+            agent=self.identity.agent,
+            name=self.identity.name,
+            description=self.identity.description,
+            blocking=self.identity.blocking,
+            resumable=self.identity.resumable,
             status=self.status(),
         )
 
@@ -229,10 +174,10 @@ class ThreadContext:
         """The definitions of the agent answering now, resolved in the registry as it is now
         (a redefined prompt takes effect from the next step; an unchanged registry gives the
         graph already resolved)."""
-        key = (self.registry.version, self.answering_agent)  # a handoff changes it
+        key = (self.registry.version, self.identity.answering_agent)  # a handoff changes it
         if self._graph is not None and self._graph_key == key:
             return self._graph
-        self._graph = ThreadGraph(self.registry, self.answering_agent)
+        self._graph = ThreadGraph(self.registry, self.identity.answering_agent)
         self._graph_key = key
         if self._env is not None:
             self._env.graph = self._graph
@@ -245,7 +190,7 @@ class ThreadContext:
     def adopt_graph(self, graph: ThreadGraph) -> None:
         """Use a graph already built (at creation, where it was checked)."""
         self._graph = graph
-        self._graph_key = (self.registry.version, self.answering_agent)
+        self._graph_key = (self.registry.version, self.identity.answering_agent)
 
     @property
     def env(self) -> ThreadEnv:

@@ -99,7 +99,7 @@ class ThreadState:
     @property
     def agent_id(self) -> str:
         """The agent (or bare prompt) the thread was created for."""
-        return self._context.agent
+        return self._context.identity.agent
 
     @property
     def parent_id(self) -> str | None:
