@@ -16,25 +16,7 @@ import typing as _typing
 import warnings as _warnings
 
 from . import mcp, models
-from ._errors import (
-    CallContextError,
-    CodeOptionError,
-    DefinitionError,
-    MCPServerError,
-    MissingVariableError,
-    ModelError,
-    PathError,
-    ReplayDivergedError,
-    SandboxUnavailableError,
-    SecretKeyError,
-    SecretValueError,
-    StoreURLError,
-    StoreVersionError,
-    ThreadBusyError,
-    ThreadlabError,
-    ThreadNotFoundError,
-)
-from ._records import (
+from ._data import (
     Approval,
     ApprovalDecidedEvent,
     ApprovalRequest,
@@ -60,6 +42,24 @@ from ._records import (
     ToolCallFinishedEvent,
     ToolCallStartedEvent,
     ToolResult,
+)
+from ._errors import (
+    CallContextError,
+    CodeOptionError,
+    DefinitionError,
+    MCPServerError,
+    MissingVariableError,
+    ModelError,
+    PathError,
+    ReplayDivergedError,
+    SandboxUnavailableError,
+    SecretKeyError,
+    SecretValueError,
+    StoreURLError,
+    StoreVersionError,
+    ThreadBusyError,
+    ThreadlabError,
+    ThreadNotFoundError,
 )
 from ._version import __version__
 from .definitions import (

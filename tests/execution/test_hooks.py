@@ -7,7 +7,7 @@ from typing import Any
 import pytest
 
 import threadlab as tl
-from threadlab._records import HookName
+from threadlab._data import HookName
 from threadlab.models import call, text
 
 from ..helpers import scripted_prompt, tool_messages

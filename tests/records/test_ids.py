@@ -7,7 +7,7 @@ import os
 import random
 import re
 
-from threadlab._records import new_id
+from threadlab._data import new_id
 
 
 def test_ids_have_the_readable_shape() -> None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import json
 
-from threadlab._records import ForkPoint, ThreadMeta
+from threadlab._data import ForkPoint, ThreadMeta
 
 
 def test_it_reads_a_childs_metadata_as_an_earlier_release_stored_it() -> None:

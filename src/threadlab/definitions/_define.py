@@ -8,8 +8,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ValidationError
 
+from .._data import HookName
 from .._errors import DefinitionError
-from .._records import HookName
 from ._registry import Registry, default_registry
 from ._schema import ArgsSchema
 from ._types import (

@@ -7,7 +7,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict
 
-from .._records import HOOK_NAMES, HookName
+from .._data import HOOK_NAMES, HookName
 from .._urls import shown
 from ._schema import ArgsSchema
 from ._values import Env, Include, Side, SubpromptConfig, Text, ToolConfig, Variable

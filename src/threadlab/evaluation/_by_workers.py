@@ -11,7 +11,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from .._records import Run, RunFinishedEvent
+from .._data import Run, RunFinishedEvent
 from ..runtime import Runtime, Thread
 from ..threads import is_live
 from ._cases import Case, EvalError

@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from .._records import Run, ToolCall
+from .._data import Run, ToolCall
 from ..runtime import Thread
 from ._cases import Case
 

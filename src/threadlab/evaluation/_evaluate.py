@@ -8,8 +8,8 @@ import time
 from collections.abc import Callable, Iterable
 from typing import Any
 
+from .._data import Run
 from .._errors import ThreadlabError
-from .._records import Run
 from ..definitions import agent_for
 from ..runtime import Runtime, Thread
 from ._by_workers import Queued, queue_all, wait_for_rows

@@ -10,7 +10,7 @@ import inspect
 from collections.abc import Callable
 from typing import Any
 
-from .._records import (
+from .._data import (
     Approval,
     ApprovalDecidedEvent,
     ApprovalRequest,

@@ -9,7 +9,7 @@ from typing import Any, Protocol
 
 from pydantic import BaseModel
 
-from .._records import Message, Run, ToolResult
+from .._data import Message, Run, ToolResult
 from ..definitions import (
     MCP_PREFIX,
     AgentDefinition,

@@ -24,8 +24,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from .._errors import ThreadBusyError, ThreadlabError, ThreadNotFoundError
-from .._records import (
+from .._data import (
     ForkPoint,
     Message,
     ThreadMeta,
@@ -35,6 +34,7 @@ from .._records import (
     ToolResult,
     new_id,
 )
+from .._errors import ThreadBusyError, ThreadlabError, ThreadNotFoundError
 from ..definitions import Registry
 from ..store import FileRecord, Store, StoredEvent, StoredMessage, ThreadRecord
 from ..threads import RunLeases, ThreadContext

@@ -8,7 +8,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Literal
 
-from .._records import EventOrigin, Message, SideName, ToolCall, ToolResult
+from .._data import EventOrigin, Message, SideName, ToolCall, ToolResult
 from ..definitions import Side
 
 __all__ = ["Frame", "StepBudget"]

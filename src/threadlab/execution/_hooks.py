@@ -9,7 +9,7 @@ import logging
 from collections.abc import Callable
 from typing import Any
 
-from .._records import HookName
+from .._data import HookName
 from ..definitions import HookDefinition, Registry, is_async_callable
 from ._thread_pool import on_pooled_thread
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from .._records import ToolCall
+from .._data import ToolCall
 from ..definitions import ArgsSchema, Subagent, ToolDefinition
 from ..threads import ThreadState
 from ._approvals import rule_says

@@ -6,8 +6,8 @@ import itertools
 from collections.abc import Callable, Iterator, Sequence
 from typing import overload
 
+from .._data import Message
 from .._errors import DefinitionError
-from .._records import Message
 from ..definitions import Env, Include, PromptDefinition, Registry, Text
 
 __all__ = ["MessageWindow", "earlier_messages", "render_system", "side_view"]

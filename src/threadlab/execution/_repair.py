@@ -3,7 +3,7 @@ worker that stopped, an interrupted run): every tool call gets exactly one resul
 
 from __future__ import annotations
 
-from .._records import unanswered_calls, unfinished_result, unfinished_text
+from .._data import unanswered_calls, unfinished_result, unfinished_text
 from ..store import RunRecord
 from ..threads import ThreadContext
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from .._records import Message, RequestEntry, StepRequest, rebuild_request
+from .._data import Message, RequestEntry, StepRequest, rebuild_request
 from ..models import ModelRequest
 from ..threads import ThreadContext
 from ._frames import Frame

@@ -14,8 +14,7 @@ import time
 from collections.abc import Coroutine, Sequence
 from typing import Any, Literal
 
-from .._errors import DefinitionError, PathError, ReplayDivergedError
-from .._records import (
+from .._data import (
     ApprovalDecidedEvent,
     ApprovalRequest,
     ApprovalRequestedEvent,
@@ -29,6 +28,7 @@ from .._records import (
     ToolResult,
     unfinished_result,
 )
+from .._errors import DefinitionError, PathError, ReplayDivergedError
 from ..definitions import PromptDefinition, Side, ThreadGraph, ToolDefinition
 from ..models import ModelRequest, ToolPurpose, ToolSpec, provider_name, step_cost
 from ..threads import ExecutionInfo, ThreadContext, ThreadState

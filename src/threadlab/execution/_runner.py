@@ -9,14 +9,14 @@ import functools
 from collections.abc import Callable, Iterable
 from typing import Literal
 
-from .._errors import MissingVariableError
-from .._records import (
+from .._data import (
     Message,
     Run,
     RunFinishedEvent,
     ThreadStatusEvent,
     new_id,
 )
+from .._errors import MissingVariableError
 from ..store import RunRecord
 from ..threads import Listener, ThreadContext
 from ._host import RunHost

@@ -12,7 +12,7 @@ from collections.abc import Mapping
 from contextvars import ContextVar
 from dataclasses import dataclass, field
 
-from .._records import Budget
+from .._data import Budget
 
 __all__ = ["SPENDING", "Spend"]
 

@@ -11,7 +11,7 @@ from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from .._records import (
+from .._data import (
     MAX_NESTING,
     EventOrigin,
     Reasoning,

@@ -13,8 +13,7 @@ import logging
 from collections.abc import Awaitable, Callable
 from typing import Any, Literal, Protocol
 
-from .._errors import MissingVariableError
-from .._records import (
+from .._data import (
     ApprovalRequest,
     Message,
     Run,
@@ -23,6 +22,7 @@ from .._records import (
     ThreadStatusEvent,
     ToolResult,
 )
+from .._errors import MissingVariableError
 from ..definitions import PromptDefinition, Subagent, ThreadGraph, relationship_enabled
 from ..threads import (
     ExecutionInfo,

@@ -12,7 +12,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from .._records import MAX_NESTING, Message, ToolCall, ToolResult, nesting_depth
+from .._data import MAX_NESTING, Message, ToolCall, ToolResult, nesting_depth
 from ..definitions import ToolDefinition, is_async_callable
 from ..threads import Redactor, ThreadState
 from ._thread_pool import on_pooled_thread

@@ -14,8 +14,8 @@ import secrets
 from collections.abc import Iterable
 from typing import Any, Literal
 
+from .._data import CustomEvent, ToolCallStartedEvent
 from .._errors import DefinitionError, ThreadlabError
-from .._records import CustomEvent, ToolCallStartedEvent
 from ..definitions import AgentDefinition, PromptDefinition, Registry, default_registry
 from ..runtime import Runtime
 from ._relay import relay_prompt

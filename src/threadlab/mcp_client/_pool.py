@@ -9,8 +9,8 @@ import contextvars
 import os
 from typing import Any
 
+from .._data import ToolResult
 from .._errors import DefinitionError, MCPServerError
-from .._records import ToolResult
 from ..definitions import (
     MCP_PREFIX,
     MCPServerDefinition,

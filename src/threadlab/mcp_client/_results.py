@@ -8,7 +8,7 @@ import mimetypes
 import re
 from typing import Any
 
-from .._records import ToolResult
+from .._data import ToolResult
 from ..threads import ThreadState
 
 __all__ = ["tool_result"]

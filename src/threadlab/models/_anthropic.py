@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections.abc import AsyncIterator, Sequence
 from typing import Any
 
-from .._records import Message, Reasoning
+from .._data import Message, Reasoning
 from ._base import FinishChunk, ModelChunk, ModelRequest, ReasoningChunk, TextChunk, ToolSpec
 from ._call_assembly import CallAssembler
 from ._endpoint import SdkName

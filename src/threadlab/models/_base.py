@@ -11,7 +11,7 @@ from collections.abc import AsyncIterator, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal, Protocol
 
-from .._records import Message
+from .._data import Message
 
 __all__ = [
     "FinishChunk",

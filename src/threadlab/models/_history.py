@@ -12,7 +12,7 @@ from __future__ import annotations
 import json
 from collections.abc import Sequence
 
-from .._records import Message, ToolCall
+from .._data import Message, ToolCall
 
 __all__ = ["arguments_text", "message_text", "paired", "system_text"]
 

@@ -11,7 +11,7 @@ import asyncio
 import json
 from collections.abc import AsyncIterator, Sequence
 
-from .._records import Message, ToolCall
+from .._data import Message, ToolCall
 from ._base import ModelChunk, ModelRequest, ToolSpec
 from ._schema_values import generate_arguments
 from ._scripted import ScriptedCall, Step, stream_step

@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import AsyncIterator, Sequence
 from typing import Any
 
-from .._records import Message
+from .._data import Message
 from ._base import FinishChunk, ModelChunk, ModelRequest, ReasoningChunk, TextChunk, ToolSpec
 from ._call_assembly import CallAssembler
 from ._endpoint import SdkName

@@ -12,8 +12,8 @@ from __future__ import annotations
 from collections.abc import AsyncIterator, Sequence
 from typing import Any
 
+from .._data import Message
 from .._errors import ModelError
-from .._records import Message
 from ._base import FinishChunk, ModelChunk, ModelRequest, ReasoningChunk, TextChunk
 from ._call_assembly import CallAssembler
 from ._endpoint import SdkName

@@ -17,8 +17,8 @@ import json
 from collections.abc import AsyncIterator, Callable, Iterable, Sequence
 from typing import Any, Protocol
 
+from .._data import ApprovalDecidedEvent, Message
 from .._errors import ModelError, ReplayDivergedError
-from .._records import ApprovalDecidedEvent, Message
 from ._base import Model, ModelChunk, ModelRequest
 from ._scripted import ScriptedCall, Step, stream_step
 

@@ -12,7 +12,7 @@ from collections.abc import AsyncIterator, Awaitable, Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from .._records import Message, new_id
+from .._data import Message, new_id
 from ._base import FinishChunk, ModelChunk, ModelRequest, TextChunk, ToolCallChunk, ToolSpec
 
 __all__ = [

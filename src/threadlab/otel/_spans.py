@@ -37,7 +37,7 @@ from opentelemetry.sdk.trace import ReadableSpan
 from opentelemetry.sdk.util.instrumentation import InstrumentationScope
 from opentelemetry.trace import SpanContext, SpanKind, Status, StatusCode, TraceFlags
 
-from .._records import (
+from .._data import (
     CustomEvent,
     Message,
     MessageCreatedEvent,

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .._records import ThreadMeta
+from .._data import ThreadMeta
 from ..store import Store, ThreadSummary
 from ..threads import RunLeases
 

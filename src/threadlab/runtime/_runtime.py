@@ -10,8 +10,8 @@ import time
 from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any, Literal
 
+from .._data import Budget, Run, ThreadMeta, new_id
 from .._errors import CallContextError, MissingVariableError, ThreadNotFoundError
-from .._records import Budget, Run, ThreadMeta, new_id
 from ..definitions import (
     AgentDefinition,
     Registry,

@@ -11,8 +11,7 @@ import warnings
 from collections.abc import AsyncIterator, Iterable, Mapping
 from typing import Any, Literal, Protocol
 
-from .._errors import ThreadBusyError, ThreadlabError
-from .._records import (
+from .._data import (
     ApprovalDecidedEvent,
     ApprovalRequest,
     ForkPoint,
@@ -25,6 +24,7 @@ from .._records import (
     ThreadStatus,
     rebuild_request,
 )
+from .._errors import ThreadBusyError, ThreadlabError
 from ..execution import (
     RunHost,
     execute_run,

@@ -15,7 +15,7 @@ import asyncio
 import logging
 from typing import Protocol
 
-from .._records import Run, ThreadMeta
+from .._data import Run, ThreadMeta
 from ..execution import RunHost, child_outcome, deliver_report, report_failure, run_queued
 from ..store import ThreadRecord
 from ..threads import ThreadContext

@@ -17,14 +17,14 @@ from collections.abc import Iterable, Sequence
 from contextlib import AbstractContextManager
 from typing import Any, Protocol
 
-from .._errors import CallContextError
-from .._records import (
+from .._data import (
     ChildInfo,
     EventOrigin,
     FileWrittenEvent,
     Message,
     ThreadStatus,
 )
+from .._errors import CallContextError
 from ..definitions import Registry, ThreadGraph
 from ..store import FileRecord, Store, ThreadRecord
 from ._attachments import copy_attachments

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
-from .._records import EventOrigin, Message, MessageCreatedEvent, ThreadEvent, event_from_json
+from .._data import EventOrigin, Message, MessageCreatedEvent, ThreadEvent, event_from_json
 from ..store import Store
 from ._redaction import Redactor, redact_message
 from ._sink import EventSink

@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from .._records import ThreadMeta, ThreadStatus
+from .._data import ThreadMeta, ThreadStatus
 from ..store import Store, ThreadRecord
 
 __all__ = ["ThreadIdentity"]

@@ -3,7 +3,7 @@ report, a message a worker will pick up), kept in the store so any process can t
 
 from __future__ import annotations
 
-from .._records import Message
+from .._data import Message
 from ..store import Store
 
 __all__ = ["ThreadInbox"]

@@ -14,8 +14,8 @@ import json
 import re
 from typing import Any
 
+from .._data import Message
 from .._errors import SecretValueError
-from .._records import Message
 
 __all__ = ["MIN_SECRET_LENGTH", "Redactor", "StreamRedaction", "redact_message"]
 

@@ -11,7 +11,7 @@ import threading
 from collections.abc import Callable, Sequence
 from typing import Any, Protocol, TypeVar, cast
 
-from .._records import Message, ThreadEvent
+from .._data import Message, ThreadEvent
 from ..store import Store, StoredEvent, StoredMessage
 from ._redaction import Redactor
 

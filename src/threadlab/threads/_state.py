@@ -8,8 +8,8 @@ from collections.abc import Callable, Coroutine, Iterable
 from dataclasses import dataclass
 from typing import Any, Literal, TypeVar
 
+from .._data import ChildInfo, CustomEvent, EventOrigin, Message, SideName
 from .._errors import CallContextError
-from .._records import ChildInfo, CustomEvent, EventOrigin, Message, SideName
 from ..definitions import PromptDefinition
 from ..sandbox import (
     Bridged,

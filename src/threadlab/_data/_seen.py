@@ -1,4 +1,4 @@
-"""What a model step saw, rebuilt from the stored `StepRequest` records: the messages it was
+"""What a model step saw, rebuilt from the stored `StepRequest`s: the messages it was
 sent (system prompt included), the tools on offer and how they could be called."""
 
 from __future__ import annotations

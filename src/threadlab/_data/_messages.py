@@ -1,4 +1,4 @@
-"""The persisted message records of a thread."""
+"""The persisted messages of a thread."""
 
 from __future__ import annotations
 

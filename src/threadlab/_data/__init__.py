@@ -1,6 +1,6 @@
 """Plain data every layer shares: messages, events, tool results and run outcomes.
 
-Nothing here has behaviour beyond building and (de)serialising records, and nothing here
+Nothing here has behaviour beyond building and (de)serialising these values, and nothing here
 imports the rest of threadlab, so any layer may depend on it.
 """
 
