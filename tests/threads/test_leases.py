@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 import threadlab as tl
 from threadlab.threads import RunLeases
 
@@ -54,3 +56,24 @@ def test_a_store_without_a_location_keeps_its_own_runs(tmp_path: Path) -> None:
     finally:
         leases.release("run_2")
         store.close()
+
+
+def test_a_postgres_stores_location_names_the_database_without_its_password(
+    postgres_url: str,
+) -> None:
+    pytest.importorskip("psycopg")
+    with_password = postgres_url.replace("postgres@", "postgres:hunter2-pw-9931@", 1)
+    assert with_password != postgres_url
+    first, second = tl.PostgresStore(with_password), tl.PostgresStore(postgres_url)
+    try:
+        assert "hunter2-pw-9931" not in first.location
+        assert first.location == second.location  # one database, whichever URL opened it
+        holder = RunLeases(first)
+        with first.transaction():
+            holder.take("run_pg", "thr_pg")
+        (lease,) = RunLeases(second).running("thr_pg")
+        assert RunLeases(second).is_live(lease)
+        holder.release("run_pg")
+    finally:
+        first.close()
+        second.close()
