@@ -36,7 +36,7 @@ def main() -> None:
     print("\n## Work that grows with the thread\n")
     print(growth.report(asyncio.run(growth.measure())))
     print("\n## Handing a sync call to a thread\n")
-    print(thread_hop.report(asyncio.run(thread_hop.measure())))
+    print(asyncio.run(thread_hop.main()))
     print("\n## run_code latency\n")
     print(sandbox.report(asyncio.run(sandbox.main())))
 

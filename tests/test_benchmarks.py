@@ -151,3 +151,6 @@ async def test_thread_hop_benchmark_times_each_way_to_a_thread() -> None:
     }
     assert all(us > 0 for us in results.values())
     assert "| threadlab pooled threads |" in thread_hop.report(results)
+    async_ms, sync_ms = await thread_hop.sync_over_async(runs=1, calls=2, rounds=1)
+    assert async_ms > 0
+    assert sync_ms > 0

@@ -85,3 +85,81 @@ async def test_a_sync_tool_that_times_out_does_not_hold_up_the_calls_after_it(
     results = [m.content for m in tool_messages(thread)]
     assert "timed out" in (results[0] or "")
     assert results[1:] == [f"threadlab-tool-{thread.id}"] * 2
+
+
+async def ticks_during(call: Any) -> tuple[Any, int]:
+    """What `call` returns, and how often the loop ran another task meanwhile."""
+    ticks = 0
+
+    async def ticker() -> None:
+        nonlocal ticks
+        while True:
+            ticks += 1
+            await asyncio.sleep(0.005)
+
+    task = asyncio.create_task(ticker())
+    await asyncio.sleep(0)  # the ticker's first tick is not the call's doing
+    before = ticks
+    try:
+        result = await call
+    finally:
+        task.cancel()
+    return result, ticks - before
+
+
+async def test_a_short_call_is_taken_while_the_loop_lingers_on_a_reused_thread() -> None:
+    threads = ReusedThreads()
+
+    def short() -> int:
+        time.sleep(0.05)
+        return threading.get_ident()
+
+    first, ticks = await ticks_during(
+        on_pooled_thread(short, name="short", threads=threads, linger_s=1.0)
+    )
+    assert ticks == 0  # the loop waited for it: nothing else ran meanwhile
+    again = [
+        await on_pooled_thread(short, name="short", threads=threads, linger_s=1.0) for _ in range(3)
+    ]
+    assert again == [first] * 3  # each found the thread idle again
+    assert threads.size() == 1
+
+
+async def test_a_call_longer_than_the_linger_is_awaited_with_the_loop_free() -> None:
+    threads = ReusedThreads()
+
+    def slow() -> str:
+        time.sleep(0.3)
+        return "slow"
+
+    result, ticks = await ticks_during(
+        on_pooled_thread(slow, name="slow", threads=threads, linger_s=0.01)
+    )
+    assert result == "slow"
+    assert ticks >= 10  # the loop ran other tasks for most of the call
+
+
+async def test_an_error_taken_while_lingering_is_raised_with_its_traceback() -> None:
+    def broken() -> None:
+        raise ValueError("no luck")
+
+    with pytest.raises(ValueError, match="no luck") as raised:
+        await on_pooled_thread(broken, name="broken", threads=ReusedThreads(), linger_s=1.0)
+    assert raised.traceback[-1].name == "broken"
+    await asyncio.sleep(0.05)  # a late delivery, had there been one, would settle nothing
+
+
+async def test_a_sync_tool_that_calls_back_into_the_loop_still_finishes(
+    rt: tl.Runtime, registry: tl.Registry
+) -> None:
+    # state.sync waits for the loop, which lingers for the call: bounded, not a deadlock.
+    def remember(state: tl.ThreadState, args: Any) -> str:
+        state.sync.set_env("SEEN", "yes", "text")
+        return f"env says {state.sync.env('SEEN')}"
+
+    tl.define_tool("remember", description="Remember.", execute=remember, registry=registry)
+    scripted_prompt(registry, [call("remember"), text("ok")], tools=["remember"])
+    thread = await rt.create_thread("p")
+    run = await thread.send("go")
+    assert run.status == "completed"
+    assert [m.content for m in tool_messages(thread)] == ["env says yes"]

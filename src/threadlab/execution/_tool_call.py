@@ -27,6 +27,10 @@ __all__ = [
 ]
 
 _PACKAGE = str(Path(__file__).resolve().parents[1])
+SYNC_LINGER_S = 0.002
+"""How long the loop waits, blocked, for a sync tool before awaiting it (`on_pooled_thread`):
+a call done by then costs no wake-up of the loop; a longer one delays the loop's other work by
+this much, once."""
 
 SOURCE_NAMERS: list[Callable[[str], str | None]] = []
 """Ways to name a traceback frame's file as its reader knows it (a notebook's kernel names
@@ -200,4 +204,6 @@ async def _on_pooled_thread(fn: Callable[..., Any], state: ThreadState, value: A
             raise TypeError("a sync execute returned an awaitable; make execute async")
         return result
 
-    return await on_pooled_thread(call, name=f"threadlab-tool-{state.thread_id}")
+    # A short tool (most of a notebook's) is taken without going back through the loop.
+    name = f"threadlab-tool-{state.thread_id}"
+    return await on_pooled_thread(call, name=name, linger_s=SYNC_LINGER_S)
