@@ -74,7 +74,7 @@ def fork_point(
     `ThreadlabError` naming what does not, with nothing written."""
     if store.get_thread(thread_id) is None:
         raise ThreadNotFoundError(f"no thread {thread_id!r} in this store")
-    if leases.any_live(leases.running(thread_id)):
+    if leases.held_now(thread_id):
         raise ThreadBusyError(f"thread {thread_id} is running: fork it once its run has ended")
     stored = store.list_messages(thread_id)
     places = store.message_places(thread_id)

@@ -209,7 +209,7 @@ def _claim(
     try:
         with context.transaction():
             leases.lock(context.id)
-            if leases.any_live(leases.running(context.id)):
+            if leases.held_now(context.id):
                 busy()
             elif take is None or (message := take()) is not None:
                 context.running = claimed = True

@@ -126,7 +126,7 @@ class ThreadContext:
 
     def _run_somewhere(self) -> bool:
         """Whether this process or another holds a live run of the thread."""
-        return self.running or self.leases.any_live(self.leases.running(self.id))
+        return self.running or self.leases.held_now(self.id)
 
     def busy(self) -> bool:
         """Whether someone, in any process, runs the thread now or a message waits for it."""

@@ -119,6 +119,10 @@ class RunLeases:
     def any_live(self, runs: list[RunRecord]) -> bool:
         return any(self.is_live(r) for r in runs)
 
+    def held_now(self, thread_id: str) -> bool:
+        """Whether a live run holds the thread now (in this process or another)."""
+        return self.any_live(self.running(thread_id))
+
     def lock(self, thread_id: str) -> None:
         """Serialise, until the transaction ends, with anyone else claiming the thread."""
         self._store.lock_thread(thread_id)
