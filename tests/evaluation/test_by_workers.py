@@ -14,7 +14,7 @@ import pytest
 
 import threadlab as tl
 from threadlab import scorers
-from threadlab.evaluation._by_workers import RERUN_NOTE
+from threadlab.evaluation._by_workers import RERUN_NOTE, Queued, queue_all, wait_for_rows
 
 from ..runtime.team import ROOT, define_team, worker_command, workers
 
@@ -80,6 +80,39 @@ async def test_a_case_whose_worker_dies_is_run_again_here_once(store_spec: str) 
     assert [m.role for m in history] == ["user", "assistant", "tool", "assistant"]
     assert "interrupted" in (history[2].content or "")  # the call the worker died in
     assert (fine.status, fine.note) == ("completed", None)
+    rt.close()
+
+
+async def test_a_case_repaired_elsewhere_after_its_worker_died_is_run_again_here(
+    store_spec: str,
+) -> None:
+    # Whoever opens the thread first repairs it: here another runtime does, before this
+    # process looks (a second worker that had seen the case queued does the same).
+    rt = lead(store_spec)
+    queued = await queue_all(rt, "research", "t", [(tl.Case("doomed", "crash"), None, "m", 0)])
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "THREADLAB_SECRET_KEY": "k"}
+    with subprocess.Popen(worker_command(store_spec, 0.1), stdout=subprocess.DEVNULL,
+                          env=env, cwd=ROOT) as proc:  # fmt: skip
+        try:
+            assert proc.wait(60) == -signal.SIGKILL  # it died in the case's call
+        finally:
+            proc.kill()
+    registry = tl.Registry()
+    define_team(registry)
+    elsewhere = tl.Runtime(registry, store_spec, secret_key="k")
+    elsewhere.thread(queued[0].thread.id)
+    assert elsewhere.store.running_runs(queued[0].thread.id) == []  # repaired: ended there
+    elsewhere.close()
+    rows: list[tuple[str, str, str | None]] = []
+
+    async def finished(item: Queued, run: tl.Run, seconds: float, note: str | None) -> None:
+        rows.append((run.status, (run.text or "")[:9], note))
+
+    await asyncio.wait_for(wait_for_rows(rt, queued, finished), 60)
+    assert rows == [("completed", "found it,", RERUN_NOTE)]
+    history = rt.thread(queued[0].thread.id).messages
+    assert [m.role for m in history] == ["user", "assistant", "tool", "assistant"]
+    assert "interrupted" in (history[2].content or "")
     rt.close()
 
 

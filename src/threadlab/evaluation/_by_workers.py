@@ -74,19 +74,24 @@ async def wait_for_rows(
             if rt.store.has_queued(item.thread.id) or summary.last_run_status is None:
                 continue  # no worker took it yet
             note = None
+            died = False
             if summary.last_run_status == "running":
                 # The list is two reads: a run that ended between them looks orphaned. Ask
                 # again about this thread alone before calling its worker dead.
                 leases = rt.store.running_runs(item.thread.id)
                 if any(is_live(lease) for lease in leases):
                     continue
-                if leases and item.thread.id not in rerun:
-                    rerun.add(item.thread.id)  # its worker died: repaired, then run here
-                    run = await item.thread.resume()
-                    note = RERUN_NOTE
-                    if run.text is None:  # nothing was left open: what the worker finished
-                        run = _outcome(item.thread)
-                else:
+                died = bool(leases)
+            elif summary.last_run_status == "interrupted":
+                # Whoever opened the thread first after its worker died (another worker that
+                # had seen it queued, a notebook) repaired it and ended the run: then the run
+                # has no `run_finished` of its own, which every run that ended itself has.
+                died = not any(isinstance(e, RunFinishedEvent) for e in item.thread.events)
+            if died and item.thread.id not in rerun:
+                rerun.add(item.thread.id)  # repaired (if not yet), then run here
+                run = await item.thread.resume()
+                note = RERUN_NOTE
+                if run.text is None:  # nothing was left open: what the worker finished
                     run = _outcome(item.thread)
             else:
                 run = _outcome(item.thread)
