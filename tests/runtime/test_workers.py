@@ -116,6 +116,37 @@ async def test_a_worker_killed_mid_child_leaves_a_repaired_child_and_a_lead_that
     rt.close()
 
 
+async def test_a_dead_workers_child_repaired_elsewhere_first_is_still_reported_to_its_lead(
+    store_spec: str,
+) -> None:
+    # Whoever opens the child first after its worker died repairs it (another worker that had
+    # seen it queued, a notebook): that repair tells the lead, since nobody else will.
+    rt = lead_runtime(store_spec, 0.1)
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "THREADLAB_SECRET_KEY": "k"}
+    lead = await rt.create_thread("boss")
+    with subprocess.Popen(worker_command(store_spec, 0.1), stdout=subprocess.DEVNULL,
+                          env=env, cwd=ROOT) as worker:  # fmt: skip
+        try:
+            run = await asyncio.wait_for(lead.send("crash", wait_children=False), 30)
+            assert worker.wait(30) == -signal.SIGKILL
+        finally:
+            worker.kill()
+    assert run.status == "completed"
+    (child,) = lead.children
+    registry = tl.Registry()
+    define_team(registry)
+    elsewhere = tl.Runtime(registry, store_spec, secret_key="k")
+    assert elsewhere.thread(child.id).status == "failed"  # repaired there
+    assert elsewhere.store.has_queued(lead.id)  # the report waits for the lead
+    elsewhere.close()
+    again = await asyncio.wait_for(lead.resume(), 30)
+    assert again.status == "completed"
+    (report,) = [m for m in lead.messages if m.role == "user" and m.subagent_id == child.id]
+    assert "worker stopped before it finished" in (report.content or "")
+    assert lead.messages[-1].content == f"read the report of {child.id}"
+    rt.close()
+
+
 async def test_a_child_a_worker_cannot_run_is_reported_failed_not_retried(
     store_spec: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -11,9 +11,10 @@ from ._fork import fork_point, fork_tree, give_result
 from ._host import Limits, RunHost
 from ._model_choice import ModelResolver
 from ._repair import repair
+from ._reports import deliver_report, report_failure
 from ._runner import execute_run, resume_child, run_queued
 from ._scanner import ArgumentScanner
-from ._subagents import child_outcome, deliver_report, report_failure
+from ._subagents import child_outcome
 from ._tool_call import SOURCE_NAMERS
 from ._tool_specs import ToolSpecCache
 

@@ -6,22 +6,27 @@ from __future__ import annotations
 from .._data import unanswered_calls, unfinished_result, unfinished_text
 from ..store import RunRecord
 from ..threads import ThreadContext
+from ._reports import WORKER_STOPPED, report_failure
 
 __all__ = ["repair"]
 
 
-def repair(context: ThreadContext, runs: list[RunRecord] | None = None) -> None:
+def repair(context: ThreadContext, runs: list[RunRecord] | None = None) -> bool:
     """When no one is running the thread, give every tool call without a result its missing
     result (whether its run's owner died, or its run was marked interrupted before every
     call was answered) and close runs whose owner is gone. Persists only those results: it
-    never calls a model or re-runs a tool."""
+    never calls a model or re-runs a tool.
+
+    A child left to workers whose worker died is reported failed to its parent by whoever
+    repairs it first (its parent's process, another worker, a notebook opening it): nobody
+    else would tell the parent. True when this call closed runs whose owner is gone."""
     leases = context.leases
     runs = leases.running(context.id) if runs is None else runs
     if leases.any_live(runs) or context.running:
-        return  # its owner is at work: the calls without results are still running
+        return False  # its owner is at work: the calls without results are still running
     orphaned = list(runs)
     if not orphaned and not context.identity.meta.interrupted:
-        return  # nothing can be unanswered: spare reading the whole history
+        return False  # nothing can be unanswered: spare reading the whole history
     context.history.reload(force=True)
     missing = [
         unfinished_result(
@@ -37,19 +42,23 @@ def repair(context: ThreadContext, runs: list[RunRecord] | None = None) -> None:
     if not missing and not orphaned:
         if context.identity.meta.interrupted:
             context.identity.set_meta(interrupted=False)
-        return
+        return False
     reason = unfinished_text("owner_gone")
     with context.transaction():
         leases.lock(context.id)
         # Another process may have repaired it meanwhile: then there is nothing left to do.
         still = {r.id for r in leases.running(context.id)}
         if orphaned and not still & {r.id for r in orphaned}:
-            return
+            return False
         if missing:
             context.persist(missing)
         for run in orphaned:
             leases.finish(run.id, "interrupted", None, reason)
         if orphaned and context.parent_id is not None:
             context.identity.set_child_status("idle" if context.identity.resumable else "failed")
+            parent = context.parent()
+            if parent is not None and context.identity.runs_on_workers:
+                report_failure(parent, context, WORKER_STOPPED)
         if context.identity.meta.interrupted:
             context.identity.set_meta(interrupted=False)
+    return bool(orphaned)

@@ -21,8 +21,9 @@ from ..store import RunRecord
 from ..threads import Listener, ThreadContext
 from ._host import RunHost
 from ._repair import repair
+from ._reports import deliver_report
 from ._run_loop import RunLoop
-from ._subagents import child_outcome, deliver_report
+from ._subagents import child_outcome
 
 __all__ = ["execute_run", "needs_a_step", "resume_child", "resume_run", "run_queued"]
 

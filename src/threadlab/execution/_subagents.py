@@ -36,14 +36,13 @@ from ._frames import Frame
 from ._hooks import HookRunner
 from ._host import RunHost
 from ._repair import repair
+from ._reports import WORKER_STOPPED, deliver_report, report_failure
 
 __all__ = [
     "ChildRunner",
     "SupervisedRun",
     "Supervisor",
     "child_outcome",
-    "deliver_report",
-    "report_failure",
 ]
 
 log = logging.getLogger("threadlab.subagents")
@@ -353,14 +352,13 @@ class Supervisor:
     def _abandoned(self, child: ThreadContext) -> None:
         """A child whose worker stopped mid-run (killed, its machine gone): nobody runs it and
         nothing waits for it. Its history is repaired, and its parent hears it failed."""
-        repair(child)
-        if child.status() in ("queued", "running"):  # repair found no run to close
-            child.identity.set_child_status("idle" if child.identity.resumable else "failed")
+        if not repair(child):  # a run the repair closes, it reports to this thread itself
+            if child.status() in ("queued", "running"):
+                child.identity.set_child_status("idle" if child.identity.resumable else "failed")
+            report_failure(self.context, child, WORKER_STOPPED)
         log.warning(
             "child %s (%s): its worker stopped before it finished", child.identity.name, child.id
         )
-        failure = "its worker stopped before it finished; what it did is in its history"
-        report_failure(self.context, child, failure)
 
     async def cancel_all(self) -> None:
         """Cancel the children still running in the background (their runs repair
@@ -382,18 +380,3 @@ def child_outcome(parent: ThreadContext, child: ThreadContext, run: Run) -> dict
         "result": run.result if run.result is not None else run.error,
         "attachments": returned,
     }
-
-
-def deliver_report(parent: ThreadContext, child: ThreadContext, outcome: dict[str, Any]) -> None:
-    """Queue a non-blocking child's outcome on its parent (implicit communication)."""
-    verb = "completed" if outcome["status"] == "completed" else "failed"
-    text = f"Subagent {child.identity.name!r} ({child.id}) {verb}:\n{outcome['result'] or ''}"
-    parent.deliver(text, outcome["attachments"], child.id)
-
-
-def report_failure(parent: ThreadContext, child: ThreadContext, error: str) -> None:
-    """A non-blocking child that could not run, or not to its end: its parent hears it
-    failed (when it hears of its children at all: implicit communication)."""
-    if child.identity.parent_communication == "implicit":
-        outcome = {"reference": child.id, "status": "failed", "result": error, "attachments": []}
-        deliver_report(parent, child, outcome)
