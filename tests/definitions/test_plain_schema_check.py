@@ -1,10 +1,14 @@
 """The quick check of common argument schemas never accepts what jsonschema rejects, and does
-accept the plain valid cases (or it would save nothing)."""
+accept the plain valid cases (or it would save nothing); a schema it takes is a valid one, so
+defining a tool with it does not import jsonschema (seconds, with a notebook server's
+optional format packages)."""
 
 from __future__ import annotations
 
 import itertools
 import random
+import subprocess
+import sys
 from typing import Any
 
 import jsonschema
@@ -83,3 +87,50 @@ def test_it_accepts_the_plain_valid_case() -> None:
     assert not check({"n": 3})  # missing: jsonschema says why
     assert not check({"path": "/a", "n": True})  # a bool is no integer
     assert not check({"path": "/a", "extra": 1})
+
+
+MALFORMED: list[dict[str, Any]] = [
+    {"title": 3}, {"description": ["d"]}, {"$comment": None}, {"examples": "x"},
+    {"type": None}, {"type": []}, {"type": ["string", "string"]}, {"type": "text"},
+]  # fmt: skip
+
+
+def test_a_schema_it_takes_is_a_valid_schema() -> None:
+    rng = random.Random(11)
+    props = [*property_schemas(), *MALFORMED]
+    taken = 0
+    for _ in range(600):
+        names = rng.sample(["a", "b", "c"], rng.randint(0, 3))
+        schema: dict[str, Any] = {
+            "type": "object",
+            "properties": {n: rng.choice(props) for n in names},
+        }
+        if rng.random() < 0.5:
+            schema["required"] = rng.choices(names or ["a"], k=rng.randint(0, 3))
+        if rng.random() < 0.3:
+            schema.update(rng.choice([*MALFORMED[:4], {"title": "t"}, {"examples": [{}]}]))
+        if rng.random() < 0.3:
+            schema["additionalProperties"] = rng.choice([True, False, "no"])
+        if plain_check(schema) is not None:
+            taken += 1
+            jsonschema.Draft202012Validator.check_schema(schema)
+    assert taken > 100
+
+
+def test_defining_a_tool_with_a_plain_schema_does_not_import_jsonschema() -> None:
+    script = """
+import sys
+import threadlab as tl
+registry = tl.Registry()
+args = {"type": "object", "properties": {"path": {"type": "string"}}, "required": ["path"]}
+tl.define_tool("t", description="T.", execute=lambda s, a: "ok", args=args, registry=registry)
+assert "jsonschema" not in sys.modules, "imported for a plain schema"
+bad = {"type": "object", "properties": {"n": {"type": "integer", "minimum": "three"}}}
+try:
+    tl.define_tool("u", description="U.", execute=lambda s, a: "ok", args=bad, registry=registry)
+except tl.DefinitionError as exc:
+    print(exc)
+"""
+    out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                         check=True).stdout  # fmt: skip
+    assert "tool 'u': args is not a valid JSON Schema" in out

@@ -60,8 +60,10 @@ class ArgsSchema:
             self.json_schema = dict(declared)
             self._declared = declared
             self._plainly_valid = plain_check(declared)
-            if not trusted:
-                self._jsonschema_validator()  # a schema that is not valid: said now
+            if not trusted and self._plainly_valid is None:
+                # A schema that is not valid: said now. One of the common shape is known to be
+                # valid, which spares importing jsonschema (seconds) on a tool's definition.
+                self._jsonschema_validator()
         else:
             raise DefinitionError(
                 f"{what}: args must be a pydantic BaseModel subclass, a JSON Schema dict or None"
@@ -181,14 +183,32 @@ _TYPE_CHECKS: dict[str, Callable[[Any], bool]] = {
     "array": lambda v: type(v) is list,
     "object": lambda v: type(v) is dict,
 }
-_ANNOTATIONS = frozenset({"title", "description", "default", "examples", "$comment"})
+# What each annotation must be for the schema to be valid (`default` may be anything).
+_ANNOTATION_TYPES: dict[str, type | None] = {
+    "title": str,
+    "description": str,
+    "$comment": str,
+    "examples": list,
+    "default": None,
+}
+_ANNOTATIONS = frozenset(_ANNOTATION_TYPES)
+
+
+def _annotations_valid(schema: dict[str, Any]) -> bool:
+    for key, kind in _ANNOTATION_TYPES.items():
+        if kind is not None and key in schema and not isinstance(schema[key], kind):
+            return False
+    return True
 
 
 def plain_check(schema: dict[str, Any]) -> Callable[[dict[str, Any]], bool] | None:
     """For a schema of that common shape, a check that says True only for values jsonschema
     would accept too (False means "ask jsonschema", which also says why); None for any other
-    schema."""
+    schema. A schema it takes is a valid one (its annotations well typed, its required names
+    and types each listed once)."""
     if set(schema) - _ANNOTATIONS - {"type", "properties", "required", "additionalProperties"}:
+        return None
+    if not _annotations_valid(schema):
         return None
     if schema.get("type") != "object":
         return None
@@ -198,6 +218,8 @@ def plain_check(schema: dict[str, Any]) -> Callable[[dict[str, Any]], bool] | No
     if not isinstance(properties, dict) or not isinstance(closed, bool):
         return None
     if not isinstance(required, list) or not all(isinstance(r, str) for r in required):
+        return None
+    if len(set(required)) != len(required):
         return None
     checks: dict[str, Callable[[Any], bool]] = {}
     for name, prop in properties.items():
@@ -228,11 +250,15 @@ def _type_check(prop: Any) -> Callable[[Any], bool] | None:
         return lambda _: True
     if not isinstance(prop, dict) or set(prop) - _ANNOTATIONS - {"type"}:
         return None
-    kind = prop.get("type")
-    if kind is None:
+    if not _annotations_valid(prop):
+        return None
+    if "type" not in prop:
         return lambda _: True
+    kind = prop["type"]
     kinds = kind if isinstance(kind, list) else [kind]
     if not kinds or not all(isinstance(k, str) and k in _TYPE_CHECKS for k in kinds):
+        return None
+    if len(set(kinds)) != len(kinds):
         return None
     tests = [_TYPE_CHECKS[k] for k in kinds]
     if len(tests) == 1:
