@@ -16,7 +16,7 @@ import threadlab as tl
 from threadlab import scorers
 from threadlab.evaluation._by_workers import RERUN_NOTE, Queued, queue_all, wait_for_rows
 
-from ..runtime.team import ROOT, define_team, worker_command, workers
+from ..runtime.team import ROOT, define_team, worker_command, worker_that_dies, workers
 
 
 def lead(store: str) -> tl.Runtime:
@@ -90,13 +90,8 @@ async def test_a_case_repaired_elsewhere_after_its_worker_died_is_run_again_here
     # process looks (a second worker that had seen the case queued does the same).
     rt = lead(store_spec)
     queued = await queue_all(rt, "research", "t", [(tl.Case("doomed", "crash"), None, "m", 0)])
-    env = {**os.environ, "PYTHONPATH": str(ROOT), "THREADLAB_SECRET_KEY": "k"}
-    with subprocess.Popen(worker_command(store_spec, 0.1), stdout=subprocess.DEVNULL,
-                          env=env, cwd=ROOT) as proc:  # fmt: skip
-        try:
-            assert proc.wait(60) == -signal.SIGKILL  # it died in the case's call
-        finally:
-            proc.kill()
+    with worker_that_dies(store_spec):
+        pass
     registry = tl.Registry()
     define_team(registry)
     elsewhere = tl.Runtime(registry, store_spec, secret_key="k")

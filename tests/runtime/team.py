@@ -114,3 +114,17 @@ def workers(
             assert proc.stdout is not None
             proc.stdout.close()
     assert [p.returncode for p in procs] == [0] * count
+
+
+@contextmanager
+def worker_that_dies(store: str) -> Iterator[None]:
+    """One worker process, there to take a case that kills it (`crash`): the block ends once
+    it died so."""
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "THREADLAB_SECRET_KEY": "k"}
+    command = worker_command(store, 0.1)
+    with subprocess.Popen(command, stdout=subprocess.DEVNULL, env=env, cwd=ROOT) as proc:
+        try:
+            yield
+            assert proc.wait(60) == -signal.SIGKILL  # it died in the case's call
+        finally:
+            proc.kill()

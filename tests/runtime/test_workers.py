@@ -15,7 +15,7 @@ import pytest
 
 import threadlab as tl
 
-from .team import ROOT, define_team, worker_command, workers
+from .team import ROOT, define_team, worker_command, worker_that_dies, workers
 
 
 def lead_runtime(store: str, poll_interval: float) -> tl.Runtime:
@@ -122,15 +122,9 @@ async def test_a_dead_workers_child_repaired_elsewhere_first_is_still_reported_t
     # Whoever opens the child first after its worker died repairs it (another worker that had
     # seen it queued, a notebook): that repair tells the lead, since nobody else will.
     rt = lead_runtime(store_spec, 0.1)
-    env = {**os.environ, "PYTHONPATH": str(ROOT), "THREADLAB_SECRET_KEY": "k"}
     lead = await rt.create_thread("boss")
-    with subprocess.Popen(worker_command(store_spec, 0.1), stdout=subprocess.DEVNULL,
-                          env=env, cwd=ROOT) as worker:  # fmt: skip
-        try:
-            run = await asyncio.wait_for(lead.send("crash", wait_children=False), 30)
-            assert worker.wait(30) == -signal.SIGKILL
-        finally:
-            worker.kill()
+    with worker_that_dies(store_spec):
+        run = await asyncio.wait_for(lead.send("crash", wait_children=False), 30)
     assert run.status == "completed"
     (child,) = lead.children
     registry = tl.Registry()
