@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 
 from . import (
+    call_cost,
     fanout,
     fork,
     growth,
@@ -21,6 +22,8 @@ from . import (
 def main() -> None:
     print("## Overhead per tool call\n")
     print(overhead.report(asyncio.run(overhead.main())))
+    print("\n## Where a call's time goes\n")
+    print(call_cost.report(asyncio.run(call_cost.measure())))
     print("\n## Argument scanner\n")
     print(scanner.report(scanner.main()))
     print("\n## Subagent fan-out\n")

@@ -6,6 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from benchmarks import (
+    call_cost,
     fanout,
     fork,
     growth,
@@ -154,3 +155,16 @@ async def test_thread_hop_benchmark_times_each_way_to_a_thread() -> None:
     async_ms, sync_ms = await thread_hop.sync_over_async(runs=1, calls=2, rounds=1)
     assert async_ms > 0
     assert sync_ms > 0
+
+
+async def test_call_cost_benchmark_splits_a_call_into_the_store_and_the_rest() -> None:
+    short = await call_cost.measure(runs=2, calls=3, rounds=1)
+    long = await call_cost.measure(runs=2, calls=6, rounds=1)
+    # Three more calls in each of two runs: two more transactions for each (the floor).
+    for kind in ("BEGIN", "COMMIT"):
+        assert long.statements[kind] - short.statements[kind] == 2 * 3 * 2
+    assert 0 < short.store_total_s < short.ours_s
+    assert short.theirs_s > 0
+    table = call_cost.report(short)
+    assert "| store: COMMIT |" in table
+    assert "| the rest (Python) |" in table

@@ -1,0 +1,126 @@
+"""Where a tool call's time goes: the realistic shape of `overhead.py` (one integer argument
+streamed in 8-character chunks, 10 calls per run) on a SQLite store that times every statement
+it runs, so each call's time splits into the store's work, statement by statement, and the rest
+(the runtime's Python), beside pydantic-ai's time for the same workload in the same run.
+
+The floor of this shape is the store's part that persisting each step before the next needs:
+two transactions per call (the assistant message with its call, then the call's result), each
+a BEGIN IMMEDIATE, its rows and a COMMIT."""
+
+from __future__ import annotations
+
+import asyncio
+import functools
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+import threadlab as tl
+
+from .overhead import pydantic_ai_runs, threadlab_runs
+
+
+@dataclass
+class Timings:
+    """Seconds spent in each kind of statement, and how many ran."""
+
+    seconds: dict[str, float] = field(default_factory=dict)
+    counts: dict[str, int] = field(default_factory=dict)
+
+
+class TimedStore(tl.SQLiteStore):
+    """A SQLite store that adds up the time of each kind of statement it runs in `timings`."""
+
+    def __init__(self, directory: str, timings: Timings) -> None:
+        self.timings = timings  # before the store's first statements, its schema's
+        super().__init__(directory)
+
+    def _timed(self, sql: str, started: float) -> None:
+        words = sql.split()
+        kind = " ".join(words[:3:2]) if words[0] == "INSERT" else words[0]
+        seconds, counts = self.timings.seconds, self.timings.counts
+        seconds[kind] = seconds.get(kind, 0.0) + time.perf_counter() - started
+        counts[kind] = counts.get(kind, 0) + 1
+
+    def _execute(self, sql: str, params: Sequence[object] = ()) -> int:
+        started = time.perf_counter()
+        try:
+            return super()._execute(sql, params)
+        finally:
+            self._timed(sql, started)
+
+    def _executemany(self, sql: str, rows: Sequence[Sequence[object]]) -> None:
+        started = time.perf_counter()
+        try:
+            super()._executemany(sql, rows)
+        finally:
+            self._timed(sql, started)
+
+    def _read(self, sql: str, params: Sequence[object] = ()) -> list[tuple[object, ...]]:
+        started = time.perf_counter()
+        try:
+            return super()._read(sql, params)
+        finally:
+            self._timed(sql, started)
+
+
+@dataclass(frozen=True)
+class CallCost:
+    calls: int
+    ours_s: float
+    theirs_s: float
+    store_s: dict[str, float]  # by statement kind
+    statements: dict[str, int]
+
+    def per_call_us(self, seconds: float) -> float:
+        return seconds * 1e6 / self.calls
+
+    @property
+    def store_total_s(self) -> float:
+        return sum(self.store_s.values())
+
+
+async def measure(runs: int = 50, calls: int = 10, rounds: int = 5) -> CallCost:
+    """Each side's best of `rounds` alternating rounds of `runs` x `calls`, after a warm-up;
+    the store's statements as timed in threadlab's best round."""
+    await threadlab_runs(1, 2, realistic=True)
+    await pydantic_ai_runs(1, 2, realistic=True)
+    best: CallCost | None = None
+    theirs = float("inf")
+    for _ in range(rounds):
+        timings = Timings()
+        opener = functools.partial(TimedStore, timings=timings)
+        ours = await threadlab_runs(runs, calls, realistic=True, open_store=opener)
+        if best is None or ours < best.ours_s:
+            best = CallCost(runs * calls, ours, 0.0, timings.seconds, timings.counts)
+        theirs = min(theirs, await pydantic_ai_runs(runs, calls, realistic=True))
+    assert best is not None
+    return CallCost(best.calls, best.ours_s, theirs, best.store_s, best.statements)
+
+
+def report(cost: CallCost) -> str:
+    """The split as a table, in microseconds per call."""
+    lines = [
+        "| part | µs per call | statements per call |",
+        "|---|---|---|",
+    ]
+    for kind, seconds in sorted(cost.store_s.items(), key=lambda kv: -kv[1]):
+        count = cost.statements[kind] / cost.calls
+        lines.append(f"| store: {kind} | {cost.per_call_us(seconds):.0f} | {count:.2f} |")
+    store = cost.per_call_us(cost.store_total_s)
+    floor = cost.per_call_us(cost.store_s.get("BEGIN", 0.0) + cost.store_s.get("COMMIT", 0.0))
+    ours = cost.per_call_us(cost.ours_s)
+    lines += [
+        f"| store, in all | {store:.0f} | |",
+        f"| the rest (Python) | {ours - store:.0f} | |",
+        f"| **threadlab, a call** | **{ours:.0f}** | |",
+        f"| pydantic-ai, a call | {cost.per_call_us(cost.theirs_s):.0f} | |",
+        "",
+        f"ratio {cost.ours_s / cost.theirs_s:.3f}; the transactions alone (BEGIN + COMMIT,"
+        f" the floor) {floor:.0f} µs a call, ratio {floor / cost.per_call_us(cost.theirs_s):.3f}",
+    ]
+    return "\n".join(lines)
+
+
+if __name__ == "__main__":
+    print(report(asyncio.run(measure())))
