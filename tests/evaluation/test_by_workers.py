@@ -111,6 +111,26 @@ async def test_a_case_repaired_elsewhere_after_its_worker_died_is_run_again_here
     rt.close()
 
 
+async def test_a_case_no_worker_can_run_is_a_failed_row_not_a_wait_forever(
+    store_spec: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The evaluating process has the variable the target needs; the worker does not.
+    monkeypatch.setenv("ARCHIVE_TOKEN", "here only")
+    rt = lead(store_spec)
+    with workers(store_spec, 1, 0.1, without=("ARCHIVE_TOKEN",)):
+        report = await asyncio.wait_for(
+            tl.evaluate("archive", [tl.Case("a", "the notes")], runtime=rt), 60
+        )
+    (row,) = report.rows
+    assert (row.status, row.note) == ("failed", None)
+    assert "ARCHIVE_TOKEN" in (row.error or ""), row.error
+    thread = rt.thread(row.thread_id or "")
+    (ended,) = [e for e in thread.events if isinstance(e, tl.RunFinishedEvent)]
+    assert (ended.status, ended.error) == ("failed", row.error)
+    assert not rt.store.has_queued(thread.id)  # answered, not left to be retried
+    rt.close()
+
+
 async def test_workers_take_models_by_name(tmp_path: Path) -> None:
     rt = lead(str(tmp_path / "store"))
     with pytest.raises(tl.EvalError, match="runs left to workers take models by name"):

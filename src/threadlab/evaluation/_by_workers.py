@@ -9,7 +9,7 @@ import asyncio
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Literal
 
 from .._data import Run, RunFinishedEvent
 from ..runtime import Runtime, Thread
@@ -59,47 +59,45 @@ async def wait_for_rows(
     finished: Callable[[Queued, Run, float, str | None], Any],
 ) -> None:
     """Until every queued run has ended, at each look at the store, hand each one that ended
-    to `finished` (with its duration and a note)."""
+    to `finished` (with its duration and a note). Each look asks about the waiting threads
+    only (a few indexed reads each), whatever else the store holds."""
     waiting = {q.thread.id: q for q in queued}
-    rerun: set[str] = set()
-    misses: dict[str, int] = {}
     while waiting:
         await asyncio.sleep(min(rt.limits.poll_interval, 0.5))
-        for summary in rt.store.summarize_threads():
-            item = waiting.get(summary.record.id)
-            if item is None:
+        for thread_id, item in list(waiting.items()):
+            ended = _ended(rt, item.thread)
+            if ended is None:
                 continue
-            if summary.running is not None and is_live(summary.running):
-                continue  # a worker runs it now
-            if rt.store.has_queued(item.thread.id) or summary.last_run_status is None:
-                continue  # no worker took it yet
+            del waiting[thread_id]
             note = None
-            died = False
-            if summary.last_run_status == "running":
-                # The list is two reads: a run that ended between them looks orphaned. Ask
-                # again about this thread alone before calling its worker dead.
-                leases = rt.store.running_runs(item.thread.id)
-                if any(is_live(lease) for lease in leases):
-                    continue
-                died = bool(leases)
-            elif summary.last_run_status == "interrupted":
-                # Whoever opened the thread first after its worker died (another worker that
-                # had seen it queued, a notebook) repaired it and ended the run: then the run
-                # has no `run_finished` of its own, which every run that ended itself has.
-                died = not any(isinstance(e, RunFinishedEvent) for e in item.thread.events)
-            if died and item.thread.id not in rerun:
-                rerun.add(item.thread.id)  # repaired (if not yet), then run here
-                run = await item.thread.resume()
+            if ended == "died":
+                run = await item.thread.resume()  # repaired (if not yet), then run here
                 note = RERUN_NOTE
                 if run.text is None:  # nothing was left open: what the worker finished
                     run = _outcome(item.thread)
             else:
                 run = _outcome(item.thread)
-            if run.error == NO_OUTCOME and misses.get(item.thread.id, 0) < 20:
-                misses[item.thread.id] = misses.get(item.thread.id, 0) + 1
-                continue  # its last event is not in yet: at the next look
-            del waiting[item.thread.id]
             await finished(item, run, (time.perf_counter() - item.since), note)
+
+
+def _ended(rt: Runtime, thread: Thread) -> Literal["ended", "died"] | None:
+    """How the run left to the workers ended: "ended" by itself, "died" with its worker
+    (still marked running with no one alive to run it, or closed by whoever repaired it
+    first: then it has no `run_finished`); None while it waits for a worker or runs."""
+    if _finished(thread):
+        return "ended"
+    if rt.store.has_queued(thread.id):
+        return None  # no worker took it yet
+    leases = rt.store.running_runs(thread.id)
+    if any(is_live(lease) for lease in leases):
+        return None  # a worker runs it now
+    # A run ends with its `run_finished` in the transaction that ends its lease: one that
+    # ended since the first look has it now.
+    return "ended" if not leases and _finished(thread) else "died"
+
+
+def _finished(thread: Thread) -> bool:
+    return any(isinstance(e, RunFinishedEvent) for e in thread.events)
 
 
 def _outcome(thread: Thread) -> Run:

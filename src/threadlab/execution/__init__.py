@@ -12,7 +12,7 @@ from ._host import Limits, RunHost
 from ._model_choice import ModelResolver
 from ._repair import repair
 from ._reports import deliver_report, report_failure
-from ._runner import execute_run, resume_child, run_queued
+from ._runner import execute_run, fail_unstarted, resume_child, run_queued
 from ._scanner import ArgumentScanner
 from ._subagents import child_outcome
 from ._tool_call import SOURCE_NAMERS
@@ -29,6 +29,7 @@ __all__ = [
     "child_outcome",
     "deliver_report",
     "execute_run",
+    "fail_unstarted",
     "fork_point",
     "fork_tree",
     "give_result",

@@ -25,7 +25,14 @@ from ._reports import deliver_report
 from ._run_loop import RunLoop
 from ._subagents import child_outcome
 
-__all__ = ["execute_run", "needs_a_step", "resume_child", "resume_run", "run_queued"]
+__all__ = [
+    "execute_run",
+    "fail_unstarted",
+    "needs_a_step",
+    "resume_child",
+    "resume_run",
+    "run_queued",
+]
 
 
 async def execute_run(
@@ -138,6 +145,18 @@ async def run_queued(
 
         # Another worker claimed it meanwhile: the message stays where it is, first in line.
         return await _claim_and_run(context, loop, take, lambda: None, None, report)
+
+
+def fail_unstarted(context: ThreadContext, error: str) -> Run:
+    """A run that could not start at all (a worker lacks a variable or a definition it
+    needs): recorded as a run that ended "failed" with `error` (its lease taken and ended in
+    one transaction, its `run_finished` stored), so whoever waits on the thread reads why."""
+    outcome = Run(new_id("run"), context.id, "failed", error=error)
+    with context.transaction():
+        context.leases.take(outcome.id, context.id)
+        _finish(context, outcome)
+    context.leases.release(outcome.id)
+    return outcome
 
 
 def _prepare(

@@ -16,7 +16,14 @@ import logging
 from typing import Protocol
 
 from .._data import Run, ThreadMeta
-from ..execution import RunHost, child_outcome, deliver_report, report_failure, run_queued
+from ..execution import (
+    RunHost,
+    child_outcome,
+    deliver_report,
+    fail_unstarted,
+    report_failure,
+    run_queued,
+)
 from ..store import ThreadRecord
 from ..threads import ThreadContext
 from ._thread import Thread
@@ -150,10 +157,14 @@ class _Report:
 
 def _fail(child: ThreadContext, error: str) -> None:
     """The messages waiting for a child that cannot run are answered by a failure report,
-    not retried forever."""
+    not retried forever. A thread queued for workers on its own (an evaluation's case) has
+    nobody to report to: its run is recorded as failed, with the error, where its waiter
+    looks."""
     with child.transaction():
         child.inbox.take_all()
         child.identity.set_child_status("failed")
         parent = child.parent()
         if parent is not None:
             report_failure(parent, child, error)
+        else:
+            fail_unstarted(child, error)
