@@ -119,10 +119,12 @@ async def test_a_case_no_worker_can_run_is_a_failed_row_not_a_wait_forever(
     rt = lead(store_spec)
     with workers(store_spec, 1, 0.1, without=("ARCHIVE_TOKEN",)):
         report = await asyncio.wait_for(
-            tl.evaluate("archive", [tl.Case("a", "the notes")], runtime=rt), 60
-        )
+            tl.evaluate("archive", [tl.Case("a", "the notes")], runtime=rt,
+                        scorers=[scorers.called("note")]),
+            60,
+        )  # fmt: skip
     (row,) = report.rows
-    assert (row.status, row.note) == ("failed", None)
+    assert (row.status, row.note, row.scores) == ("error", None, {})  # as it would be here
     assert "ARCHIVE_TOKEN" in (row.error or ""), row.error
     thread = rt.thread(row.thread_id or "")
     (ended,) = [e for e in thread.events if isinstance(e, tl.RunFinishedEvent)]

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from .._data import Run, RunFinishedEvent
+from .._errors import ThreadlabError
 from ..runtime import Runtime, Thread
 from ..threads import is_live
 from ._cases import Case, EvalError
@@ -71,10 +72,13 @@ async def wait_for_rows(
             del waiting[thread_id]
             note = None
             if ended == "died":
-                run = await item.thread.resume()  # repaired (if not yet), then run here
                 note = RERUN_NOTE
-                if run.text is None:  # nothing was left open: what the worker finished
-                    run = _outcome(item.thread)
+                try:
+                    run = await item.thread.resume()  # repaired (if not yet), then run here
+                except ThreadlabError as exc:  # it cannot run here either (a variable)
+                    run = Run("run", item.thread.id, "failed", error=str(exc))
+                if run.text is None and run.error is None:  # nothing was left open
+                    run = _outcome(item.thread)  # what the worker finished
             else:
                 run = _outcome(item.thread)
             await finished(item, run, (time.perf_counter() - item.since), note)

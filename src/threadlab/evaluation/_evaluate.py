@@ -106,9 +106,15 @@ async def _by_workers(
     rows: list[EvalRow | None] = [None] * len(grid)
 
     async def finished(item: Queued, run: Run, seconds: float, note: str | None) -> None:
-        scorers = [*chosen, *shared, *per_case.get(item.case.name, [])]
-        row = await _scored(item.case, item.label, item.repeat, item.thread, run, seconds,
-                            scorers)  # fmt: skip
+        if run.status == "failed" and not item.thread.messages:
+            # It could not start in a worker (a variable missing there, say): as it would be
+            # here, an error row, not scored; its thread says why.
+            row = EvalRow(item.case.name, item.label, item.repeat, item.thread.id, "error",
+                          error=run.error, duration_ms=seconds * 1000)  # fmt: skip
+        else:
+            scorers = [*chosen, *shared, *per_case.get(item.case.name, [])]
+            row = await _scored(item.case, item.label, item.repeat, item.thread, run, seconds,
+                                scorers)  # fmt: skip
         row.note = note
         rows[item.index] = row
         if on_row is not None:
