@@ -14,7 +14,8 @@ import functools
 import sqlite3
 import tempfile
 import time
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -41,36 +42,31 @@ class TimedStore(tl.SQLiteStore):
         self.timings = timings  # before the store's first statements, its schema's
         super().__init__(directory)
 
-    def _timed(self, sql: str, started: float) -> None:
+    @contextmanager
+    def _timed(self, many: bool, sql: str, params: Sequence[Any]) -> Iterator[None]:
+        self.timings.log.append((many, sql, params))
         words = sql.split()
         kind = " ".join(words[:3:2]) if words[0] == "INSERT" else words[0]
-        seconds, counts = self.timings.seconds, self.timings.counts
-        seconds[kind] = seconds.get(kind, 0.0) + time.perf_counter() - started
-        counts[kind] = counts.get(kind, 0) + 1
+        started = time.perf_counter()
+        try:
+            yield
+        finally:
+            seconds, counts = self.timings.seconds, self.timings.counts
+            seconds[kind] = seconds.get(kind, 0.0) + time.perf_counter() - started
+            counts[kind] = counts.get(kind, 0) + 1
 
     def _execute(self, sql: str, params: Sequence[object] = ()) -> int:
-        self.timings.log.append((False, sql, params))
-        started = time.perf_counter()
-        try:
+        with self._timed(False, sql, params):
             return super()._execute(sql, params)
-        finally:
-            self._timed(sql, started)
 
     def _executemany(self, sql: str, rows: Sequence[Sequence[object]]) -> None:
-        self.timings.log.append((True, sql, list(rows)))
-        started = time.perf_counter()
-        try:
+        rows = list(rows)
+        with self._timed(True, sql, rows):
             super()._executemany(sql, rows)
-        finally:
-            self._timed(sql, started)
 
     def _read(self, sql: str, params: Sequence[object] = ()) -> list[tuple[object, ...]]:
-        self.timings.log.append((False, sql, params))
-        started = time.perf_counter()
-        try:
+        with self._timed(False, sql, params):
             return super()._read(sql, params)
-        finally:
-            self._timed(sql, started)
 
 
 @dataclass(frozen=True)

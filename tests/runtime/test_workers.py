@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import asyncio
 import os
-import signal
 import subprocess
 import sys
 from pathlib import Path
@@ -15,7 +14,7 @@ import pytest
 
 import threadlab as tl
 
-from .team import ROOT, define_team, worker_command, worker_that_dies, workers
+from .team import ROOT, define_team, worker_that_dies, workers
 
 
 def lead_runtime(store: str, poll_interval: float) -> tl.Runtime:
@@ -95,15 +94,9 @@ async def test_a_worker_killed_mid_child_leaves_a_repaired_child_and_a_lead_that
     store_spec: str,
 ) -> None:
     rt = lead_runtime(store_spec, 0.1)
-    env = {**os.environ, "PYTHONPATH": str(ROOT), "THREADLAB_SECRET_KEY": "k"}
-    command = worker_command(store_spec, 0.1)
-    worker = subprocess.Popen(command, stdout=subprocess.PIPE, text=True, env=env, cwd=ROOT)
-    assert worker.stdout is not None
-    assert worker.stdout.readline().startswith("threadlab worker serving")
     lead = await rt.create_thread("boss")
-    run = await asyncio.wait_for(lead.send("crash"), 30)
-    assert worker.wait(10) == -signal.SIGKILL
-    worker.stdout.close()
+    with worker_that_dies(store_spec):
+        run = await asyncio.wait_for(lead.send("crash"), 30)
     assert run.status == "completed"
     (child,) = lead.children
     assert child.status == "failed"
