@@ -14,7 +14,7 @@ import functools
 import sqlite3
 import tempfile
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -24,6 +24,9 @@ import threadlab as tl
 
 from .overhead import pydantic_ai_runs, threadlab_runs
 
+Log = list[tuple[bool, str, Sequence[Any]]]
+"""Statements in the order they ran: whether for many rows, the SQL, its parameters."""
+
 
 @dataclass
 class Timings:
@@ -32,7 +35,7 @@ class Timings:
 
     seconds: dict[str, float] = field(default_factory=dict)
     counts: dict[str, int] = field(default_factory=dict)
-    log: list[tuple[bool, str, Sequence[Any]]] = field(default_factory=list)
+    log: Log = field(default_factory=list)
 
 
 class TimedStore(tl.SQLiteStore):
@@ -77,6 +80,7 @@ class CallCost:
     store_s: dict[str, float]  # by statement kind
     statements: dict[str, int]
     raw_s: float  # the same statements replayed through sqlite3, nothing around them
+    raw_without_s: dict[str, float]  # replayed without some of the event rows, by which
 
     def per_call_us(self, seconds: float) -> float:
         return seconds * 1e6 / self.calls
@@ -86,7 +90,28 @@ class CallCost:
         return sum(self.store_s.values())
 
 
-def replay(log: list[tuple[bool, str, Sequence[Any]]]) -> float:
+# Event rows a replay can leave out, to price what storing them costs the store: the
+# `message_created` rows (each repeats a message row's id and role, and gives it its place in
+# the events' sequence), or every event row.
+LEAVE_OUT = {
+    "the message_created rows": lambda row: row[1] == "message_created",
+    "any event row": lambda row: True,
+}
+
+
+def without_events(log: Log, leave_out: Callable[[Sequence[Any]], bool]) -> Log:
+    """`log` without the event rows `leave_out` picks (an insert left with no rows goes)."""
+    kept: Log = []
+    for many, sql, params in log:
+        if many and sql.startswith("INSERT INTO events"):
+            params = [row for row in params if not leave_out(row)]
+            if not params:
+                continue
+        kept.append((many, sql, params))
+    return kept
+
+
+def replay(log: Log) -> float:
     """Seconds to run the statements of `log` again, in order, through `sqlite3` alone, on a
     new file set up as the store sets up its own (WAL, synchronous=NORMAL, no automatic
     checkpoints)."""
@@ -122,7 +147,11 @@ async def measure(runs: int = 50, calls: int = 10, rounds: int = 5) -> CallCost:
     assert best is not None
     ours, timings = best
     raw = min(replay(timings.log) for _ in range(3))
-    return CallCost(runs * calls, ours, theirs, timings.seconds, timings.counts, raw)
+    without = {
+        what: min(replay(without_events(timings.log, leave_out)) for _ in range(3))
+        for what, leave_out in LEAVE_OUT.items()
+    }
+    return CallCost(runs * calls, ours, theirs, timings.seconds, timings.counts, raw, without)
 
 
 def report(cost: CallCost) -> str:
@@ -140,6 +169,10 @@ def report(cost: CallCost) -> str:
     lines += [
         f"| store, in all | {store:.0f} | |",
         f"| (its statements through sqlite3 alone) | ({cost.per_call_us(cost.raw_s):.0f}) | |",
+        *(
+            f"| (the same without {what}) | ({cost.per_call_us(seconds):.0f}) | |"
+            for what, seconds in cost.raw_without_s.items()
+        ),
         f"| the rest (Python) | {ours - store:.0f} | |",
         f"| **threadlab, a call** | **{ours:.0f}** | |",
         f"| pydantic-ai, a call | {cost.per_call_us(cost.theirs_s):.0f} | |",

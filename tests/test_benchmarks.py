@@ -165,7 +165,33 @@ async def test_call_cost_benchmark_splits_a_call_into_the_store_and_the_rest() -
         assert long.statements[kind] - short.statements[kind] == 2 * 3 * 2
     assert 0 < short.store_total_s < short.ours_s
     assert short.raw_s > 0  # the same statements replayed: they all run again
+    assert set(short.raw_without_s) == set(call_cost.LEAVE_OUT)
+    assert all(s > 0 for s in short.raw_without_s.values())
     assert short.theirs_s > 0
     table = call_cost.report(short)
     assert "| store: COMMIT |" in table
     assert "| the rest (Python) |" in table
+
+
+def test_call_cost_leaves_out_only_the_event_rows_it_names() -> None:
+    events = "INSERT INTO events (thread_id, type, data) VALUES (?, ?, ?)"
+    messages = "INSERT INTO messages (id, thread_id, depth, data) VALUES (?, ?, ?, ?)"
+    log: call_cost.Log = [
+        (False, "BEGIN IMMEDIATE", ()),
+        (True, messages, [("m1", "t", 0, "{}")]),
+        (True, events, [("t", "tool_call_started", "{}"), ("t", "message_created", "{}")]),
+        (True, events, [("t", "message_created", "{}")]),
+        (False, "COMMIT", ()),
+    ]
+    created = call_cost.LEAVE_OUT["the message_created rows"]
+    assert call_cost.without_events(log, created) == [
+        log[0],
+        log[1],
+        (True, events, [("t", "tool_call_started", "{}")]),
+        log[4],
+    ]
+    assert call_cost.without_events(log, call_cost.LEAVE_OUT["any event row"]) == [
+        log[0],
+        log[1],
+        log[4],
+    ]
