@@ -89,6 +89,17 @@ def test_a_failed_transaction_writes_nothing(store_spec: str) -> None:
     store.close()
 
 
+def test_messages_are_counted_per_thread_as_listed(store_spec: str) -> None:
+    one, two = a_store(store_spec), a_store(store_spec)
+    assert one.count_messages("thr_m") == 0
+    one.add_messages([StoredMessage(f"m{i}", "thr_m", i % 2, "{}") for i in range(3)])
+    one.add_messages([StoredMessage("other", "thr_n", 0, "{}")])
+    assert two.count_messages("thr_m") == len(two.list_messages("thr_m")) == 3
+    assert two.count_messages("thr_n") == 1
+    one.close()
+    two.close()
+
+
 def test_two_stores_on_one_database_see_each_others_writes(store_spec: str) -> None:
     one, two = a_store(store_spec), a_store(store_spec)
     one.enqueue("t", "from one")

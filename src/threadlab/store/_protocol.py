@@ -157,6 +157,12 @@ class Store(Protocol):
         """A thread's messages (every depth), in the order they were added."""
         ...
 
+    def count_messages(self, thread_id: str) -> int:
+        """How many messages the thread has (every depth), without reading them: a thread's
+        history held in memory asks it before each run and reads the messages again only
+        when the store has more. (A store without it has its messages read each time.)"""
+        ...
+
     def add_events(self, events: Sequence[StoredEvent]) -> None:
         """Append events; each `seq` is assigned by the store, increasing across the store."""
         ...

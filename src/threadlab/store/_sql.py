@@ -201,6 +201,10 @@ class SqlStore:
         )
         return [StoredMessage(*row) for row in rows]  # type: ignore[arg-type]
 
+    def count_messages(self, thread_id: str) -> int:
+        rows = self._read("SELECT COUNT(*) FROM messages WHERE thread_id = ?", (thread_id,))
+        return int(str(rows[0][0]))
+
     def add_events(self, events: Sequence[StoredEvent]) -> None:
         if not events:
             return

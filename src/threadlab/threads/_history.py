@@ -33,6 +33,7 @@ class ThreadHistory:
         self.top: list[Message] = []
         """The top-level conversation (depth 0), as held in memory."""
         self._all: list[Message] = []
+        self._by_id: dict[str, Message] = {}  # a long thread's lookups stay O(1)
         self._loaded = False
         self._rows = 0
         self._events: list[ThreadEvent] = []
@@ -43,6 +44,11 @@ class ThreadHistory:
 
     def reload(self, *, force: bool = False) -> None:
         """Read the persisted messages again if the store has more than memory."""
+        if self._loaded and not force:
+            # Counting is cheap; reading a long thread's every row before each run is not.
+            count = getattr(self._store, "count_messages", None)
+            if count is not None and count(self._thread_id) == self._rows:
+                return
         stored = self._store.list_messages(self._thread_id)
         if self._loaded and not force and len(stored) == self._rows:
             return
@@ -53,6 +59,7 @@ class ThreadHistory:
             except ValueError:  # pydantic's ValidationError included
                 self._damaged(f"message {row.id} cannot be read and is left out")
         self._all = messages
+        self._by_id = {m.id: m for m in messages}
         self._rows = len(stored)
         self.top = [m for m in self._all if m.depth == 0]
         self._loaded = True
@@ -70,11 +77,11 @@ class ThreadHistory:
         return list(self._all)
 
     def find(self, message_id: str) -> Message | None:
-        for message in reversed(self._all):
-            if message.id == message_id:
-                return message
-        self.reload()
-        return next((m for m in self._all if m.id == message_id), None)
+        found = self._by_id.get(message_id)
+        if found is None:
+            self.reload()
+            found = self._by_id.get(message_id)
+        return found
 
     def events(self) -> list[ThreadEvent]:
         # Events are only ever appended: read (and parse) only those stored since last time,
@@ -100,6 +107,9 @@ class ThreadHistory:
         self._sink.persist(stored)
         for message in stored:
             self._all.append(message)
+            self._by_id[message.id] = message
             if message.depth == 0:
                 self.top.append(message)
+        # What memory holds is what the store holds: the next reload need not parse it again.
+        self._rows += len(stored)
         return stored
