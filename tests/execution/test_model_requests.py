@@ -103,3 +103,34 @@ async def test_the_record_of_a_long_thread_is_linear(rt: tl.Runtime, registry: t
     seen = again.thread(thread.id).model_request(thread.messages[-1].id)
     assert seen is not None
     assert as_sent(seen.messages) == as_sent(model.sent[-1].messages)
+
+
+async def test_a_runs_first_step_is_recorded_alike_carried_here_or_rebuilt_from_the_store(
+    rt: tl.Runtime, registry: tl.Registry
+) -> None:
+    # A run's first step records its request as a delta on the thread's last step: this
+    # process keeps that step's request from the run before; a fresh process rebuilds it
+    # from the store. Both must record the same delta.
+    model = tl.models.FunctionModel(lambda messages, tools: tl.models.text("ok"))
+    tl.define_prompt("p", prompt="Chat.", model=model, include_chat=True, registry=registry)
+    carried = await rt.create_thread("p")
+    rebuilt = await rt.create_thread("p")
+    for turn in range(3):
+        await carried.send(f"question {turn}")
+        fresh = tl.Runtime(registry, rt.store)  # a process that never ran the thread
+        await fresh.thread(rebuilt.id).send(f"question {turn}")
+
+    def shape(thread: tl.Thread) -> list[tuple[Any, ...]]:
+        steps = [m for m in thread.messages if m.role == "assistant"]
+        out = []
+        for before, message in zip([None, *steps], steps, strict=False):
+            request = message.request
+            assert request is not None
+            assert request.after == (before.id if before is not None else None)
+            out.append((request.keep, [e.ref is not None for e in request.add],
+                        request.tools is None, request.parameters is None))  # fmt: skip
+        return out
+
+    assert shape(rt.thread(carried.id)) == shape(rt.thread(rebuilt.id))
+    later = shape(rt.thread(carried.id))[1:]
+    assert all(keep > 0 and tools and parameters for keep, _, tools, parameters in later)

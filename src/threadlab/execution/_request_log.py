@@ -6,6 +6,7 @@ rebuilds any step's request whole."""
 
 from __future__ import annotations
 
+import weakref
 from dataclasses import dataclass
 from typing import Any
 
@@ -27,6 +28,12 @@ class _Sent:
     parameters: dict[str, Any]
 
 
+# The last request of each top-level chain, per thread, carried from one run to the next in
+# this process: a run's first step would otherwise rebuild it from the stored deltas, back
+# through every step the thread ever took (a long thread's runs would each start slower).
+_CARRIED: weakref.WeakKeyDictionary[ThreadContext, dict[_Key, _Sent]] = weakref.WeakKeyDictionary()
+
+
 class RequestLog:
     """The last request of each chain of one run, to record the next as a delta."""
 
@@ -34,6 +41,7 @@ class RequestLog:
         self.context = context
         self._last: dict[_Key, _Sent | None] = {}
         self._sending: dict[_Key, _Sent] = {}
+        self._carried = _CARRIED.setdefault(context, {})
 
     def record(
         self, frame: Frame, request: ModelRequest, parameters: dict[str, Any]
@@ -71,10 +79,12 @@ class RequestLog:
         sent = self._sending.pop(key)
         sent.message_id = message_id
         self._last[key] = sent
+        if not frame.depth:
+            self._carried[key] = sent
 
     def _entry(self, message: Message) -> RequestEntry:
         stored = self.context.history.find(message.id) if message.role != "system" else None
-        if stored is not None and stored == message:
+        if stored is not None and (stored is message or stored == message):
             return RequestEntry(ref=message.id)
         return RequestEntry(message=message)  # as sent: the store holds it otherwise, or not
 
@@ -85,6 +95,9 @@ class RequestLog:
             return None
         for message in reversed(self.context.history.top):
             if message.role == "assistant" and message.side == frame.side and message.request:
+                carried = self._carried.get(_key(frame))
+                if carried is not None and carried.message_id == message.id:
+                    return carried  # this process sent it: no need to rebuild it
                 seen = rebuild_request(message.id, self.context.history.find)
                 if seen is None:
                     return None
