@@ -134,3 +134,19 @@ async def test_a_runs_first_step_is_recorded_alike_carried_here_or_rebuilt_from_
     assert shape(rt.thread(carried.id)) == shape(rt.thread(rebuilt.id))
     later = shape(rt.thread(carried.id))[1:]
     assert all(keep > 0 and tools and parameters for keep, _, tools, parameters in later)
+
+
+def test_the_messages_a_step_keeps_are_counted_alike_fast_or_one_by_one() -> None:
+    from threadlab.execution._request_log import _kept
+
+    system = tl.Message(role="system", content="Chat.")
+    again = tl.Message(role="system", content="Chat.")  # a new run's: another id, same text
+    user, answer = tl.Message(role="user", content="hi"), tl.Message(role="assistant", content="yo")
+    copy = answer.model_copy()  # equal, not the same object
+    changed = answer.model_copy(update={"content": "YO"})
+    assert _kept([system, user, answer], [again, user, answer, user]) == 3
+    assert _kept([system, user, answer], [again, user, copy]) == 3
+    assert _kept([system, user, answer], [again, user, changed]) == 2
+    assert _kept([system, user], [tl.Message(role="system", content="Other."), user]) == 0
+    assert _kept([system, user, system], [again, user, again]) == 3  # text, not id, counts
+    assert _kept([], [again]) == 0

@@ -57,11 +57,7 @@ class RequestLog:
             {"name": t.name, "description": t.description, "parameters": t.parameters}
             for t in request.tools
         ]
-        keep = 0
-        if last is not None:
-            limit = min(len(last.messages), len(messages))
-            while keep < limit and _same(last.messages[keep], messages[keep]):
-                keep += 1
+        keep = 0 if last is None else _kept(last.messages, messages)
         self._sending[key] = _Sent("", messages, tools, parameters)
         return StepRequest(
             after=last.message_id if last is not None else None,
@@ -107,6 +103,19 @@ class RequestLog:
 
 def _key(frame: Frame) -> _Key:
     return (frame.depth, frame.side, frame.parent_tool_call_id)
+
+
+def _kept(earlier: list[Message], now: list[Message]) -> int:
+    """How many of `now`'s first messages are those of `earlier`, in order."""
+    limit = min(len(earlier), len(now))
+    # Usually all of them, most the very same objects: list equality checks those in C
+    # (identity first), where a step-by-step walk would cost a long thread each step.
+    if limit and _same(earlier[0], now[0]) and earlier[1:limit] == now[1:limit]:
+        return limit
+    keep = 0
+    while keep < limit and _same(earlier[keep], now[keep]):
+        keep += 1
+    return keep
 
 
 def _same(earlier: Message, now: Message) -> bool:
