@@ -11,6 +11,10 @@ events, each update built two ways, timed apart: from what the events touched, m
 kernel's copy in place (how a live view updates now), and from a copy of the whole state
 compared with what was sent, the kernel's copy replaced (how it updated before). The tables
 give mean times around a number of calls; flat means each costs what it did.
+
+Each run itself is timed too, beside pydantic-ai running the same 10 calls with the thread's
+history so far (`agent.run(..., message_history=...)`, how it continues a conversation): a
+run that continues a long thread should cost what a run of a short one does.
 """
 
 from __future__ import annotations
@@ -44,6 +48,7 @@ class Point:
 class Growth:
     exports: list[Point]
     updates: list[Point]  # per view update: what changed / whole state, in ms
+    runs: list[Point]  # per run: threadlab / pydantic-ai with the history so far, in ms
 
 
 async def measure(calls: int = 2000, per_run: int = 10, at: tuple[int, ...] = ()) -> Growth:
@@ -72,13 +77,20 @@ async def measure(calls: int = 2000, per_run: int = 10, at: tuple[int, ...] = ()
     export = live_export(provider)
     live: list[float] = []
     whole: list[float] = []
+    ours: list[float] = []
+    theirs: list[float] = []
+    anchor = _PydanticAiRuns(per_run)
     points = []
+    runs = []
     with tempfile.TemporaryDirectory() as directory:
         rt = tl.Runtime(registry, directory, secret_key="bench", max_steps=per_run + 5)
         thread = await rt.create_thread("bench")
         for done in range(per_run, calls + 1, per_run):
             left[0] = per_run
+            started = time.perf_counter()
             run = await thread.send("go")
+            ours.append(time.perf_counter() - started)
+            theirs.append(await anchor.run())
             started = time.perf_counter()
             export(thread, run)
             live.append(time.perf_counter() - started)
@@ -88,16 +100,58 @@ async def measure(calls: int = 2000, per_run: int = 10, at: tuple[int, ...] = ()
             assert len(tree.spans) == 2 * per_run + 2  # the run, each step, each call
             exporter.clear()
             if done in at:
-                points.append(
-                    Point(
-                        done,
-                        statistics.mean(live[-5:]) * 1000,
-                        statistics.mean(whole[-5:]) * 1000,
-                    )
-                )
+                points.append(Point(done, _mean_ms(live), _mean_ms(whole)))
+                runs.append(Point(done, _mean_ms(ours), _mean_ms(theirs)))
         updates = view_updates(thread, rt, per_run, at)
         rt.close()
-    return Growth(points, updates)
+    return Growth(points, updates, runs)
+
+
+def _mean_ms(seconds: list[float]) -> float:
+    """The mean of the last five, in ms."""
+    return statistics.mean(seconds[-5:]) * 1000
+
+
+class _PydanticAiRuns:
+    """pydantic-ai continuing one conversation, `per_run` no-op tool calls a run."""
+
+    def __init__(self, per_run: int) -> None:
+        from pydantic_ai import Agent
+        from pydantic_ai.messages import ModelMessage, ModelResponse, TextPart, ToolCallPart
+        from pydantic_ai.models.function import AgentInfo, FunctionModel
+
+        self.per_run = per_run
+        self.left = 0
+        self.history: list[ModelMessage] = []
+
+        def decide(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
+            if self.left == 0:
+                return ModelResponse(parts=[TextPart("done")])
+            self.left -= 1
+            return ModelResponse(parts=[ToolCallPart("noop", {})])
+
+        self.agent = Agent(FunctionModel(decide))
+
+        @self.agent.tool_plain
+        async def noop() -> str:
+            """Do nothing."""
+            return "ok"
+
+    async def run(self) -> float:
+        """Seconds one more run of the conversation takes."""
+        from pydantic_ai import UsageLimits
+
+        self.left = self.per_run
+        started = time.perf_counter()
+        result = await self.agent.run(
+            "go",
+            message_history=self.history,
+            usage_limits=UsageLimits(request_limit=None, tool_calls_limit=None),
+        )
+        took = time.perf_counter() - started
+        assert result.output == "done"
+        self.history = result.all_messages()
+        return took
 
 
 def view_updates(
@@ -140,9 +194,20 @@ def view_updates(
 
 def report(growth: Growth) -> str:
     lines = []
-    for points, (now, before), what in (
-        (growth.exports, ("live export ms/run", "whole-thread read ms/run"), "live export"),
-        (growth.updates, ("what changed ms/update", "whole state ms/update"), "view update"),
+    for points, (now, before), what, anchor in (
+        (
+            growth.exports,
+            ("live export ms/run", "whole-thread read ms/run"),
+            "live export",
+            "before",
+        ),
+        (
+            growth.updates,
+            ("what changed ms/update", "whole state ms/update"),
+            "view update",
+            "before",
+        ),
+        (growth.runs, ("threadlab ms/run", "pydantic-ai ms/run"), "a run", "pydantic-ai"),
     ):
         lines += [f"| calls so far | {now} | {before} |", "|---|---|---|"]
         lines += [f"| {p.calls} | {p.live_ms:.2f} | {p.whole_ms:.2f} |" for p in points]
@@ -150,7 +215,7 @@ def report(growth: Growth) -> str:
         lines.append("")
         lines.append(
             f"{what}, {last.calls} calls / {first.calls} calls: "
-            f"{last.live_ms / first.live_ms:.2f}x (before: {last.whole_ms / first.whole_ms:.2f}x)"
+            f"{last.live_ms / first.live_ms:.2f}x ({anchor}: {last.whole_ms / first.whole_ms:.2f}x)"
         )
         lines.append("")
     return "\n".join(lines).rstrip()
