@@ -140,7 +140,11 @@ async def test_growth_benchmark_exports_every_run_both_ways() -> None:
     assert [p.calls for p in measured.exports] == [20, 40]
     assert all(p.live_ms > 0 and p.whole_ms > 0 for p in measured.exports)
     assert [p.calls for p in measured.updates] == [20, 40]
-    assert "view update" in growth.report(measured)
+    assert [p.calls for p in measured.runs] == [20, 40]
+    assert all(p.live_ms > 0 and p.whole_ms > 0 for p in measured.runs)
+    report = growth.report(measured)
+    assert "view update" in report
+    assert "| threadlab ms/run | pydantic-ai ms/run |" in report
 
 
 async def test_thread_hop_benchmark_times_each_way_to_a_thread() -> None:
