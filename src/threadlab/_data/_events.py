@@ -177,6 +177,11 @@ class ApprovalRequestedEvent(Event):
     """Its tool."""
     arguments: Any = None
     """The arguments it would run with."""
+    message_id: str | None = None
+    """The assistant message that made the call: a decision is bound to this call of this
+    message, so a later call that repeats the id asks again (None in stores from before)."""
+    progress: str | None = None
+    """The call's progress-argument value ("deleting old.log"), when its tool has one."""
 
 
 class ApprovalDecidedEvent(Event):
@@ -196,6 +201,8 @@ class ApprovalDecidedEvent(Event):
     """Why it was rejected (or why the approver could not decide)."""
     by: Literal["approver", "api", "view"] = "api"
     """Who decided: the runtime's approver, `thread.approve`/`reject`, or a view's buttons."""
+    message_id: str | None = None
+    """The assistant message whose call this decides (see `ApprovalRequestedEvent`)."""
 
 
 class RunFinishedEvent(Event):

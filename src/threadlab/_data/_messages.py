@@ -14,12 +14,14 @@ from ._aliases import SideName
 
 __all__ = [
     "MAX_NESTING",
+    "CallKey",
     "Message",
     "Reasoning",
     "RequestEntry",
     "StepRequest",
     "ToolCall",
     "UnfinishedCause",
+    "answers",
     "nesting_depth",
     "new_id",
     "unanswered_calls",
@@ -204,16 +206,47 @@ def unfinished_result(call: ToolCall, cause: UnfinishedCause, **placement: Any) 
     )
 
 
+CallKey = tuple[str, str]
+"""A tool call as one call of one message: (its assistant message's id, the call's id). A
+model may repeat a call id in later replies (a local server numbering `call_0`, `call_1` in
+each, a scripted model): the key still tells the calls apart."""
+
+
+def answers(messages: Sequence[Message]) -> dict[CallKey, Message]:
+    """The result of each answered tool call in `messages`, by call key. A tool message
+    answers the nearest call before it with its id that is still open, so a repeated id
+    pairs each result with its own call.
+
+    Examples:
+        >>> first = Message(id="m1", role="assistant", tool_calls=(ToolCall("c", "f", {}),))
+        >>> again = Message(id="m2", role="assistant", tool_calls=(ToolCall("c", "f", {}),))
+        >>> done = Message(role="tool", tool_call_id="c", content="ok")
+        >>> sorted(answers([first, done, again]))
+        [('m1', 'c')]
+    """
+    holders: dict[str, list[str]] = {}  # call id -> messages whose call with it is open
+    found: dict[CallKey, Message] = {}
+    for message in messages:
+        if message.role == "assistant":
+            for call in message.tool_calls:
+                holders.setdefault(call.id, []).append(message.id)
+        elif message.role == "tool" and message.tool_call_id is not None:
+            open_in = holders.get(message.tool_call_id)
+            if open_in:
+                found.setdefault((open_in.pop(), message.tool_call_id), message)
+    return found
+
+
 def unanswered_calls(messages: Sequence[Message]) -> list[tuple[Message, ToolCall]]:
     """Each tool call in `messages` that no tool message answers, with the assistant message
     that made it, in order: what a repair closes and what a resumed run runs."""
-    answered = {m.tool_call_id for m in messages if m.role == "tool"}
+    answered = answers(messages)
     return [
         (message, call)
         for message in messages
         if message.role == "assistant"
         for call in message.tool_calls
-        if call.id not in answered
+        if (message.id, call.id) not in answered
     ]
 
 

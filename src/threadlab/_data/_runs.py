@@ -49,7 +49,10 @@ class ApprovalRequest:
     arguments: Any
     """The arguments the model gave it."""
     progress: str | None = None
-    """Its progress argument's value, when the tool has one."""
+    """Its progress argument's value, when the tool has one ("deleting old.log")."""
+    message_id: str | None = None
+    """The assistant message that made the call (a model may repeat a call id in later
+    replies; the decision is bound to this call of this message)."""
 
 
 @dataclass(frozen=True)

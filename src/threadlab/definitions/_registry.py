@@ -101,13 +101,24 @@ class Registry:
 
     def check_arguments(self, name: str, arguments: object) -> list[str]:
         """What is wrong with `arguments` for a call to function tool `name` (empty: nothing),
-        as when a person edits a waiting call's arguments before approving it."""
+        as when a person edits a waiting call's arguments before approving it, or a fork
+        runs a call with other arguments. Stricter than for a model's own call: a field the
+        tool does not declare is refused too (unless its schema allows any), so an edit
+        cannot slip in what the card never showed as an argument."""
         tool = self.tool(name)
         if tool is None:
             return [f"tool {name!r} is not a function tool defined here"]
         if not isinstance(arguments, dict):
             return ["the arguments must be a JSON object"]
-        return list(tool.args.validate(dict(arguments))[1])
+        problems = list(tool.args.validate(dict(arguments))[1])
+        if "additionalProperties" in tool.args.json_schema:
+            return problems  # the schema says itself what it makes of other fields
+        declared = tool.args.properties
+        return problems + [
+            f"{field}: the tool {name!r} declares no such argument"
+            for field in sorted(map(str, arguments))
+            if field not in declared
+        ]
 
     def prompt(self, name: str) -> PromptDefinition | None:
         """The prompt called `name`, or None."""

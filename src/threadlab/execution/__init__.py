@@ -6,7 +6,7 @@ Internal machinery, not public surface: `threadlab.Runtime` and `threadlab.Threa
 in. Nothing here imports the runtime; it is written against `RunHost`.
 """
 
-from ._approvals import Approver, pending_requests
+from ._approvals import Approver, claim_decision, pending_requests
 from ._fork import fork_point, fork_tree, give_result
 from ._host import Limits, RunHost
 from ._model_choice import ModelResolver
@@ -27,6 +27,7 @@ __all__ = [
     "RunHost",
     "ToolSpecCache",
     "child_outcome",
+    "claim_decision",
     "deliver_report",
     "execute_run",
     "fail_unstarted",

@@ -15,8 +15,11 @@ from .._data import (
     ApprovalDecidedEvent,
     ApprovalRequest,
     ApprovalRequestedEvent,
+    CallKey,
     ToolCall,
+    answers,
 )
+from .._errors import ThreadBusyError, ThreadlabError
 from ..definitions import ToolDefinition, is_async_callable
 from ..threads import ThreadContext, ThreadState
 from ._thread_pool import on_pooled_thread
@@ -24,9 +27,11 @@ from ._thread_pool import on_pooled_thread
 __all__ = [
     "Approver",
     "ask",
-    "decisions",
+    "claim_decision",
+    "decision_on",
     "needs_decision",
     "pending_requests",
+    "progress_of",
     "rule_says",
 ]
 
@@ -55,23 +60,100 @@ async def rule_says(rule: Any, call: ToolCall, state: ThreadState) -> bool:
     return bool(verdict)
 
 
-def decisions(context: ThreadContext) -> dict[str, ApprovalDecidedEvent]:
-    """The decisions on record in the thread, by call id (the last one counts)."""
-    return {
-        e.tool_call_id: e for e in context.history.events() if isinstance(e, ApprovalDecidedEvent)
-    }
+def progress_of(tool: ToolDefinition | None, call: ToolCall) -> str | None:
+    """The value of the call's progress argument ("deleting old.log"), when its tool has one
+    and the model gave it as text."""
+    argument = tool.progress_argument if tool is not None else None
+    if not argument or not isinstance(call.arguments, dict):
+        return None
+    value = call.arguments.get(argument)
+    return value if isinstance(value, str) else None
+
+
+def _key(event: ApprovalRequestedEvent | ApprovalDecidedEvent) -> CallKey:
+    # A store from before decisions named their message: "" stands for any message.
+    return (event.message_id or "", event.tool_call_id)
+
+
+def _on_record(
+    context: ThreadContext,
+) -> tuple[dict[CallKey, ApprovalRequestedEvent], dict[CallKey, ApprovalDecidedEvent]]:
+    """The thread's requests (the last for each call) and decisions (the first for each
+    call: the one that won its claim), by call key."""
+    requested: dict[CallKey, ApprovalRequestedEvent] = {}
+    decided: dict[CallKey, ApprovalDecidedEvent] = {}
+    for event in context.history.events():
+        if isinstance(event, ApprovalRequestedEvent):
+            requested[_key(event)] = event
+        elif isinstance(event, ApprovalDecidedEvent):
+            decided.setdefault(_key(event), event)
+    return requested, decided
+
+
+def decision_on(
+    context: ThreadContext, message_id: str | None, call: ToolCall
+) -> ApprovalDecidedEvent | None:
+    """The decision bound to `call` of message `message_id`: made on this very call (its
+    message and id) and on the arguments it has now. A call whose id repeats an earlier
+    one's, or whose arguments changed since the decision (an edited branch), has none."""
+    requested, decided = _on_record(context)
+    for key in ((message_id or "", call.id), ("", call.id)):
+        decision = decided.get(key)
+        request = requested.get(key)
+        if decision is not None and request is not None:
+            if request.arguments == context.redactor.value(call.arguments):
+                return decision
+            return None
+    return None
 
 
 def pending_requests(context: ThreadContext) -> list[ApprovalRequest]:
-    """The calls of the thread that wait for a decision, in the order they asked."""
-    decided = decisions(context)
-    waiting: dict[str, ApprovalRequest] = {}
-    for event in context.history.events():
-        if isinstance(event, ApprovalRequestedEvent) and event.tool_call_id not in decided:
-            waiting[event.tool_call_id] = ApprovalRequest(
-                context.id, event.tool_call_id, event.name, event.arguments
+    """The calls of the thread that wait for a decision, in the order they asked: asked,
+    undecided and unanswered."""
+    requested, decided = _on_record(context)
+    if not requested:
+        return []
+    answered = answers(context.history.all())
+    answered_ids = {call_id for _, call_id in answered}
+    waiting: list[ApprovalRequest] = []
+    for key, event in requested.items():
+        done = key in answered if key[0] else key[1] in answered_ids
+        if key not in decided and not done:
+            waiting.append(
+                ApprovalRequest(
+                    context.id,
+                    event.tool_call_id,
+                    event.name,
+                    event.arguments,
+                    event.progress,
+                    event.message_id,
+                )
             )
-    return list(waiting.values())
+    return waiting
+
+
+def claim_decision(
+    context: ThreadContext, decision: ApprovalDecidedEvent, *, in_run: bool = False
+) -> ApprovalDecidedEvent:
+    """Record `decision` as a claim on its call, in one store transaction that holds the
+    thread's lock: it is stored only if the call still waits (asked, undecided, unanswered)
+    and — unless the run deciding it is this one (`in_run`) — nobody runs the thread. Of
+    decisions racing from several processes exactly one is stored; the others raise
+    `ThreadlabError` (`ThreadBusyError` while the thread runs) and record nothing."""
+    with context.transaction():
+        context.leases.lock(context.id)
+        if not in_run and context.leases.held_now(context.id):
+            raise ThreadBusyError(f"thread {context.id} is running: decide once its run has ended")
+        key = _key(decision)
+        waiting = {(r.message_id or "", r.tool_call_id) for r in pending_requests(context)}
+        if key not in waiting:
+            raise ThreadlabError(
+                f"tool call {decision.tool_call_id!r} of thread {context.id} does not wait"
+                " for a decision (decided already, answered, or never asked for one)"
+            )
+        stored = context.events.emit(decision.model_copy(update=context.base()))
+        context.events.flush()
+    return stored
 
 
 async def ask(approver: Approver, request: ApprovalRequest, limit_s: float) -> Approval | None:

@@ -141,12 +141,11 @@ def _at_call(
 
 
 def _checked(registry: Registry, name: str, arguments: Mapping[str, Any]) -> Mapping[str, Any]:
-    tool = registry.tool(name)
-    if tool is None:
+    if registry.tool(name) is None:
         raise ThreadlabError(
             f"cannot check arguments for {name!r}: no function tool of that name is defined"
         )
-    _, problems = tool.args.validate(dict(arguments))
+    problems = registry.check_arguments(name, dict(arguments))
     if problems:
         listed = "\n".join(f"- {p}" for p in problems)
         raise ThreadlabError(f"invalid arguments for tool {name!r}:\n{listed}")

@@ -1,16 +1,18 @@
 """What a run needs from the runtime that hosts it, as a small interface: the registry and
-store, the limits, model resolution, tool specs, and making child threads. The runtime
-implements it; nothing in this package imports the runtime."""
+store, the limits, the approver and budget, model resolution, tool specs, and making child
+threads. The runtime implements it; nothing in this package imports the runtime."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from typing import Any, Protocol
 
+from .._data import Budget
 from ..definitions import AgentDefinition, Registry, Resolve, Subagent, ToolDefinition
 from ..models import Model, ToolPurpose, ToolSpec
 from ..store import Store
 from ..threads import ThreadContext
+from ._approvals import Approver
 
 __all__ = ["Limits", "RunHost"]
 
@@ -35,6 +37,15 @@ class RunHost(Protocol):
     def store(self) -> Store: ...
     @property
     def limits(self) -> Limits: ...
+    @property
+    def approver(self) -> Approver | None:
+        """Asked before each call that needs a decision (None: such a call pauses the run)."""
+        ...
+
+    @property
+    def budget(self) -> Budget | None:
+        """What every run may spend, its descendants' model calls included."""
+        ...
 
     async def prepare_definitions(self) -> None:
         """Make the definitions a run may need available before its graph is read (the

@@ -3,9 +3,10 @@ worker that stopped, an interrupted run): every tool call gets exactly one resul
 
 from __future__ import annotations
 
-from .._data import unanswered_calls, unfinished_result, unfinished_text
+from .._data import CallKey, unanswered_calls, unfinished_result, unfinished_text
 from ..store import RunRecord
 from ..threads import ThreadContext
+from ._approvals import pending_requests
 from ._reports import WORKER_STOPPED, report_failure
 
 __all__ = ["repair"]
@@ -15,7 +16,9 @@ def repair(context: ThreadContext, runs: list[RunRecord] | None = None) -> bool:
     """When no one is running the thread, give every tool call without a result its missing
     result (whether its run's owner died, or its run was marked interrupted before every
     call was answered) and close runs whose owner is gone. Persists only those results: it
-    never calls a model or re-runs a tool.
+    never calls a model or re-runs a tool. A call that waited for a decision when its owner
+    died was never started: it and the calls after it in its message stay open, the call
+    still waiting (approve or reject it, then resume).
 
     A child left to workers whose worker died is reported failed to its parent by whoever
     repairs it first (its parent's process, another worker, a notebook opening it): nobody
@@ -28,6 +31,7 @@ def repair(context: ThreadContext, runs: list[RunRecord] | None = None) -> bool:
     if not orphaned and not context.identity.meta.interrupted:
         return False  # nothing can be unanswered: spare reading the whole history
     context.history.reload(force=True)
+    waiting = _never_started(context)
     missing = [
         unfinished_result(
             call,
@@ -38,6 +42,7 @@ def repair(context: ThreadContext, runs: list[RunRecord] | None = None) -> bool:
             side=m.side,
         )
         for m, call in unanswered_calls(context.history.all())
+        if (m.id, call.id) not in waiting
     ]
     if not missing and not orphaned:
         if context.identity.meta.interrupted:
@@ -54,6 +59,8 @@ def repair(context: ThreadContext, runs: list[RunRecord] | None = None) -> bool:
             context.persist(missing)
         for run in orphaned:
             leases.finish(run.id, "interrupted", None, reason)
+        if waiting:
+            context.identity.set_meta(waiting=True)  # the run ended waiting, as it would have
         if orphaned and context.parent_id is not None:
             context.identity.set_child_status("idle" if context.identity.resumable else "failed")
             parent = context.parent()
@@ -62,3 +69,18 @@ def repair(context: ThreadContext, runs: list[RunRecord] | None = None) -> bool:
         if context.identity.meta.interrupted:
             context.identity.set_meta(interrupted=False)
     return bool(orphaned)
+
+
+def _never_started(context: ThreadContext) -> set[CallKey]:
+    """The calls that wait for a decision, and the calls after each in its message: none of
+    them was started, so none is interrupted."""
+    keys: set[CallKey] = set()
+    for request in pending_requests(context):
+        message = context.history.find(request.message_id) if request.message_id else None
+        if message is None:
+            keys |= {(m.id, request.tool_call_id) for m in context.history.all()}
+            continue
+        ids = [c.id for c in message.tool_calls]
+        if request.tool_call_id in ids:
+            keys |= {(message.id, i) for i in ids[ids.index(request.tool_call_id) :]}
+    return keys

@@ -26,13 +26,21 @@ from .._data import (
     ToolCallFinishedEvent,
     ToolCallStartedEvent,
     ToolResult,
+    answers,
     unfinished_result,
 )
 from .._errors import DefinitionError, PathError, ReplayDivergedError
 from ..definitions import PromptDefinition, Side, ThreadGraph, ToolDefinition
 from ..models import ModelRequest, ToolPurpose, ToolSpec, provider_name, step_cost
 from ..threads import ExecutionInfo, ThreadContext, ThreadState
-from ._approvals import ask, decisions, needs_decision, pending_requests
+from ._approvals import (
+    ask,
+    claim_decision,
+    decision_on,
+    needs_decision,
+    pending_requests,
+    progress_of,
+)
 from ._exposed_tools import tools_for
 from ._frames import Frame, StepBudget
 from ._hooks import HookRunner
@@ -77,7 +85,7 @@ class RunLoop:
         self._system: Message | None = None  # the last system message, while its text holds
         self.requests = RequestLog(context)
         above = SPENDING.get()  # a child's run adds to its parent's, under the root's budget
-        self.spend = Spend(getattr(host, "budget", None) if above is None else None, above)
+        self.spend = Spend(host.budget if above is None else None, above)
 
     def update(self, **changes: Any) -> None:
         """Record something about the run's outcome."""
@@ -166,8 +174,8 @@ class RunLoop:
 
     async def _run_open_calls(self, frame: Frame, assistant: Message) -> None:
         """Run the calls of `assistant` that have no result yet, in `frame`."""
-        answered = {m.tool_call_id for m in self.context.history.top if m.role == "tool"}
-        open_calls = tuple(c for c in assistant.tool_calls if c.id not in answered)
+        answered = answers(self.context.history.top)
+        open_calls = tuple(c for c in assistant.tool_calls if (assistant.id, c.id) not in answered)
         if not open_calls:
             return
         prompt = self._prompt(frame)
@@ -178,18 +186,11 @@ class RunLoop:
         for call in open_calls:
             self._open[call.id] = (frame, call)
             # Its card and the hook, as when the call streamed in: it was never started.
-            tool = tools.get(call.name)
-            argument = tool.progress_argument if tool is not None else None
-            value = (
-                call.arguments.get(argument)
-                if argument and isinstance(call.arguments, dict)
-                else None
-            )
             event = self.context.events.emit(
                 ToolCallStartedEvent(
                     tool_call_id=call.id,
                     name=call.name,
-                    progress=value if isinstance(value, str) else None,
+                    progress=progress_of(tools.get(call.name), call),
                     **base,
                 )
             )
@@ -529,17 +530,27 @@ class RunLoop:
         self, frame: Frame, call: ToolCall, tool: ToolDefinition | None, state: ThreadState
     ) -> tuple[ToolCall, str | None] | None:
         """How `call` goes on: (the call to run, None), (the call, why it was rejected), or
-        None when it waits for a decision (the run then ends "waiting")."""
+        None when it waits for a decision (the run then ends "waiting"). A decision is bound
+        to this call of this message, with these arguments: one made on another call that
+        had the same id does not count."""
         if frame.depth or not (self.step or await needs_decision(tool, call, state)):
             return call, None
-        decided = decisions(self.context).get(call.id) or self._replayed_decision(frame, call)
-        approver = getattr(self.host, "approver", None)
-        request = ApprovalRequest(self.context.id, call.id, call.name, call.arguments)
+        message_id = frame.current_message_id
+        decided = decision_on(self.context, message_id, call) or self._replayed_decision(
+            frame, call
+        )
+        approver = self.host.approver
+        request = ApprovalRequest(
+            self.context.id, call.id, call.name, call.arguments, progress_of(tool, call), message_id
+        )
         answer = None
-        requested = call.id in {r.tool_call_id for r in pending_requests(self.context)}
+        requested = any(
+            (r.message_id, r.tool_call_id) == (message_id, call.id)
+            for r in pending_requests(self.context)
+        )
         if decided is None and approver is not None:
             if not requested:
-                self._request(frame, call)
+                self._request(frame, call, request)
                 requested = True
             try:
                 answer = await ask(approver, request, self.limits.hook_timeout)
@@ -547,7 +558,8 @@ class RunLoop:
                 self._wait_for(call, request)  # the request stays on record, undecided
                 raise
         if answer is not None:
-            decided = self.context.events.emit(
+            decided = claim_decision(
+                self.context,
                 ApprovalDecidedEvent(
                     tool_call_id=call.id,
                     approved=answer.approved,
@@ -555,12 +567,14 @@ class RunLoop:
                     arguments=dict(answer.arguments) if answer.arguments is not None else None,
                     reason=answer.reason,
                     by=getattr(approver, "decided_by", "approver"),
+                    message_id=message_id,
                     **frame.event_base(self.context.base()),
-                )
+                ),
+                in_run=True,
             )
         if decided is None:
             if not requested:
-                self._request(frame, call)
+                self._request(frame, call, request)
             self._wait_for(call, request)
             return None
         if not decided.approved:
@@ -591,14 +605,27 @@ class RunLoop:
     def _replayed_decision(self, frame: Frame, call: ToolCall) -> ApprovalDecidedEvent | None:
         """A replayed call gets the decision the recording made on it, on record again."""
         recorded = getattr(self.context.model_override, "decision_for", None)
-        decided = recorded(call.id) if recorded is not None else None
+        decided = recorded(call) if recorded is not None else None
         if not isinstance(decided, ApprovalDecidedEvent):
             return None
-        self._request(frame, call)
+        tool = self.graph.registry.tool(call.name)
+        message_id = frame.current_message_id
+        self._request(
+            frame,
+            call,
+            ApprovalRequest(
+                self.context.id, call.id, call.name, call.arguments, progress_of(tool, call),
+                message_id,
+            ),
+        )  # fmt: skip
         place = {"type", "at", "thread_id", "thread_path", "depth", "parent_tool_call_id"}
-        copied = decided.model_dump(exclude=place)
-        return self.context.events.emit(
-            ApprovalDecidedEvent(**{**copied, **frame.event_base(self.context.base())})
+        copied = decided.model_dump(exclude=place | {"message_id"})
+        return claim_decision(
+            self.context,
+            ApprovalDecidedEvent(
+                **copied, message_id=message_id, **frame.event_base(self.context.base())
+            ),
+            in_run=True,
         )
 
     def _wait_for(self, call: ToolCall, request: ApprovalRequest) -> None:
@@ -609,12 +636,14 @@ class RunLoop:
             pending=(*self.outcome.pending, request),
         )
 
-    def _request(self, frame: Frame, call: ToolCall) -> None:
+    def _request(self, frame: Frame, call: ToolCall, request: ApprovalRequest) -> None:
         self.context.events.emit(
             ApprovalRequestedEvent(
                 tool_call_id=call.id,
                 name=call.name,
                 arguments=call.arguments,
+                message_id=request.message_id,
+                progress=request.progress,
                 **frame.event_base(self.context.base()),
             )
         )

@@ -4,7 +4,8 @@ Every provider API rejects a tool call that has no result right after it, and a 
 call is not in the assistant message before it. The runtime keeps every call answered, but
 hooks (`filter_messages`, `prefilter_llm_history`) may cut the context anywhere; so before a
 request leaves, calls without a result and results without a call are dropped, and each
-result is placed right after its call's message, in the order of the calls.
+result is placed right after its call's message, in the order of the calls. A call id the
+model repeats in a later reply pairs with the result that follows that reply (`answers`).
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ from __future__ import annotations
 import json
 from collections.abc import Sequence
 
-from .._data import Message, ToolCall
+from .._data import Message, ToolCall, answers
 
 __all__ = ["arguments_text", "message_text", "paired", "system_text"]
 
@@ -26,10 +27,7 @@ def paired(messages: Sequence[Message]) -> list[Message]:
         >>> [m.role for m in paired([Message(role="user", content="hi"), lone])]
         ['user']
     """
-    results: dict[str, Message] = {}
-    for message in messages:
-        if message.role == "tool" and message.tool_call_id is not None:
-            results.setdefault(message.tool_call_id, message)
+    results = answers(messages)
     out: list[Message] = []
     for message in messages:
         if message.role == "tool":
@@ -37,14 +35,17 @@ def paired(messages: Sequence[Message]) -> list[Message]:
         if message.role != "assistant" or not message.tool_calls:
             out.append(message)
             continue
-        answered = tuple(c for c in message.tool_calls if c.id in results)
+        keys = [(message.id, c.id) for c in message.tool_calls]
+        answered = tuple(
+            c for c, key in zip(message.tool_calls, keys, strict=True) if key in results
+        )
         if answered != message.tool_calls:
             if not answered and not message.content:
                 continue
             message = message.model_copy(update={"tool_calls": answered})
         out.append(message)
-        # A call id answered twice (it cannot happen in a runtime history) is sent once.
-        out.extend(results.pop(c.id) for c in answered if c.id in results)
+        # A call id given twice in one message is answered (and sent) once.
+        out.extend(results.pop(key) for key in keys if key in results)
     return out
 
 

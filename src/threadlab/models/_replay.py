@@ -17,7 +17,7 @@ import json
 from collections.abc import AsyncIterator, Callable, Iterable, Sequence
 from typing import Any, Protocol
 
-from .._data import ApprovalDecidedEvent, Message
+from .._data import ApprovalDecidedEvent, Message, ToolCall
 from .._errors import ModelError, ReplayDivergedError
 from ._base import Model, ModelChunk, ModelRequest
 from ._scripted import ScriptedCall, Step, stream_step
@@ -74,21 +74,35 @@ class ReplayModel:
                 if message.role == "assistant":
                     self._recorded.setdefault(_key(history[:index]), message)
         # The decisions on the recorded calls: a replayed call that needs one gets it again.
-        self._decisions = {
-            event.tool_call_id: event
-            for thread in sources
-            for event in getattr(thread, "events", ())
-            if isinstance(event, ApprovalDecidedEvent)
-        }
+        # Each is bound to its call and that call's arguments (a model may repeat ids).
+        self._decisions: dict[tuple[str, str], ApprovalDecidedEvent] = {}
+        for thread in sources:
+            calls = {
+                (message.id, call.id): call
+                for message in thread.messages
+                if message.role == "assistant"
+                for call in message.tool_calls
+            }
+            latest = {call_id: call for (_, call_id), call in calls.items()}
+            for event in getattr(thread, "events", ()):
+                if isinstance(event, ApprovalDecidedEvent):
+                    made = (
+                        calls.get((event.message_id, event.tool_call_id))
+                        if event.message_id
+                        else latest.get(event.tool_call_id)
+                    )
+                    if made is not None:
+                        self._decisions.setdefault(_call_key(made), event)
         # The conversations that left the recording (their request at that point): what
         # follows in one of them is the fallback's own, while other conversations (another
         # case of an evaluation, say) still replay.
         self._diverged: list[_Key] = []
         self._resolve: Callable[[str], Model] | None = None
 
-    def decision_for(self, tool_call_id: str) -> ApprovalDecidedEvent | None:
-        """The decision recorded on a call the recording made (None: none was made)."""
-        return self._decisions.get(tool_call_id)
+    def decision_for(self, call: ToolCall) -> ApprovalDecidedEvent | None:
+        """The decision recorded on a call the recording made with this id and these
+        arguments (None: none was made)."""
+        return self._decisions.get(_call_key(call))
 
     @property
     def recordings(self) -> int:
@@ -183,3 +197,7 @@ def _as_step(message: Message) -> Step:
         for c in message.tool_calls
     )
     return Step(calls=calls, text=message.content)
+
+
+def _call_key(call: ToolCall) -> tuple[str, str]:
+    return (call.id, json.dumps(call.arguments, sort_keys=True, default=str))

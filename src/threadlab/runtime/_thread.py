@@ -27,6 +27,7 @@ from .._data import (
 from .._errors import ThreadBusyError, ThreadlabError
 from ..execution import (
     RunHost,
+    claim_decision,
     execute_run,
     fork_point,
     fork_tree,
@@ -319,24 +320,24 @@ class Thread:
         )
 
     def _waiting(self, tool_call_id: str) -> ApprovalRequest:
-        for request in self.pending:
-            if request.tool_call_id == tool_call_id:
-                if self._runtime.thread(request.thread_id).status == "running":
-                    raise ThreadBusyError(
-                        f"thread {request.thread_id} is running: decide once its run has ended"
-                    )
-                return request
+        found = [r for r in self.pending if r.tool_call_id == tool_call_id]
+        if found:
+            request = found[-1]  # the latest call with that id, where a model repeats ids
+            if self._runtime.thread(request.thread_id).status == "running":
+                raise ThreadBusyError(
+                    f"thread {request.thread_id} is running: decide once its run has ended"
+                )
+            return request
         raise ThreadlabError(
             f"tool call {tool_call_id!r} of thread {self.id} (or its descendants) does not"
             " wait for a decision (unknown, never asked for one, or decided already)"
         )
 
     def _decide(self, request: ApprovalRequest, event: ApprovalDecidedEvent) -> None:
-        """Record `event` in the thread whose call `request` is."""
+        """Record `event` in the thread whose call `request` is: a claim that one decision
+        wins, whichever process makes it (see `claim_decision`)."""
         caller = self if request.thread_id == self.id else self._runtime.thread(request.thread_id)
-        context = caller._context
-        context.events.emit(event.model_copy(update=context.base()))
-        context.events.flush()
+        claim_decision(caller._context, event.model_copy(update={"message_id": request.message_id}))
 
     async def queue(
         self, message: str, *, attachments: Iterable[str] = (), model: str | None = None

@@ -157,7 +157,7 @@ _FREE_TEXT: dict[str, tuple[str, ...]] = {
     "custom": ("data",),
     "run_finished": ("text", "error"),
     "tool_call_finished": ("traceback",),
-    "approval_requested": ("arguments",),
+    "approval_requested": ("arguments", "progress"),
     "approval_decided": ("arguments", "reason"),
 }
 # Names and ids a model or a tool chose: kept in shape, replaced whole if they hold a secret.
