@@ -63,6 +63,7 @@ def decide(store: str, thread_id: str, path: str, go: str) -> None:
     define(registry, [])
     rt = tl.Runtime(registry, store, secret_key="k")
     thread = rt.thread(thread_id)
+    Path(f"{go}.{os.getpid()}").touch()  # ready
     while not os.path.exists(go):
         pass  # spin: every decider starts its claim at the same moment
     try:

@@ -5,10 +5,10 @@ process was killed is still waiting, never "interrupted", and runs once when app
 
 from __future__ import annotations
 
+import asyncio
 import signal
 import subprocess
 import sys
-import time
 from pathlib import Path
 from typing import Any
 
@@ -123,9 +123,7 @@ async def test_a_decision_on_a_branch_with_other_arguments_does_not_carry(
     branch = await thread.fork("call_2", arguments={"path": "/etc"})
     run = await branch.resume()
     assert run.status == "waiting"
-    assert [(r.tool_call_id, r.arguments) for r in branch.pending] == [
-        ("call_2", {"path": "/etc"})
-    ]
+    assert [(r.tool_call_id, r.arguments) for r in branch.pending] == [("call_2", {"path": "/etc"})]
     assert "delete /etc" not in ran
 
 
@@ -177,7 +175,10 @@ async def test_one_decision_wins_across_processes(
     await thread.send("clean up")
     go = tmp_path / "go"
     deciders = [gate("decide", store_spec, thread.id, f"/p{n}", str(go)) for n in range(4)]
-    time.sleep(2.0)  # each process has imported and opened the thread, and spins
+    for _ in range(1200):  # until each process has opened the thread and spins
+        if len(list(tmp_path.glob("go.*"))) == len(deciders):
+            break
+        await asyncio.sleep(0.1)
     go.touch()
     said = [p.communicate(timeout=120) for p in deciders]
     outcomes = [out.strip() for out, _ in said]
@@ -200,7 +201,7 @@ async def test_a_call_whose_process_died_while_asking_is_still_waiting(
         for _ in range(600):
             if asked.exists():
                 break
-            time.sleep(0.1)
+            await asyncio.sleep(0.1)
         assert asked.read_text() == "deleting old.log"  # the approver read the progress first
         proc.send_signal(signal.SIGKILL)
         assert proc.wait(30) == -signal.SIGKILL
@@ -221,8 +222,8 @@ async def test_a_call_whose_process_died_while_asking_is_still_waiting(
     run = await thread.resume()
     assert (run.status, run.text) == ("completed", "resumed")
     assert ran == ["delete /old.log", "note /c"]
-    results = [(m.tool_call_id, m.content) for m in thread.messages if m.role == "tool"]
-    assert results == [
+    answered = [(m.tool_call_id, m.content) for m in thread.messages if m.role == "tool"]
+    assert answered == [
         ("call_1", "noted /a"),
         ("call_2", "deleted /old.log"),
         ("call_3", "noted /c"),
