@@ -153,16 +153,19 @@ def test_postgres_versions_migrations_and_wake_ups(postgres_url: str) -> None:
     import psycopg
 
     store = PostgresStore(postgres_url)
-    assert store.schema_version == 2
+    assert store.schema_version == 3
     store.add_thread(ThreadRecord("thr_old", None, "p", 1.0))
     store.start_run(RunRecord("run_old", "thr_old", "running", 123, "host", 2.0, 2.0))
     store.close()
     with psycopg.connect(postgres_url, autocommit=True) as db:
         # What version 1 wrote: no owner_started column.
         db.execute("ALTER TABLE runs DROP COLUMN owner_started")
+        db.execute("DROP TABLE env_log")
         db.execute("UPDATE meta SET value = '1' WHERE key = 'schema_version'")
     migrated = PostgresStore(postgres_url)
-    assert migrated.schema_version == 2
+    assert migrated.schema_version == 3
+    migrated.set_env("thr_old", "REGION", "text", b"eu")  # the env log is there
+    assert migrated.get_env("thr_old", before=10**9) == {"REGION": ("text", b"eu")}
     (run,) = migrated.running_runs("thr_old")
     assert (run.id, run.owner_pid, run.owner_started) == ("run_old", 123, None)
 

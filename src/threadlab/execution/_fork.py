@@ -37,7 +37,7 @@ from .._data import (
 from .._errors import ThreadBusyError, ThreadlabError, ThreadNotFoundError
 from ..definitions import Registry
 from ..store import FileRecord, Store, StoredEvent, StoredMessage, ThreadRecord
-from ..threads import RunLeases, ThreadContext
+from ..threads import Redactor, RunLeases, ThreadContext
 from ._tool_call import result_message
 
 __all__ = ["ForkCut", "fork_point", "fork_tree", "give_result"]
@@ -200,7 +200,8 @@ def _copy(
             changed = _changed(row.data, cut)
             if changed is not row.data:
                 store.update_message(row.id, changed)
-    for name, (kind, value) in store.get_env(thread_id).items():
+    # The env as it was at the cut: a value the original set after it is not the branch's.
+    for name, (kind, value) in store.get_env(thread_id, before=cut.seq).items():
         store.set_env(branch, name, kind, value)
     for file in _files_at(events, store.list_files(thread_id, "/")):
         store.put_file(branch, file)
@@ -281,11 +282,12 @@ def _child_status(events: Sequence[StoredEvent], resumable: bool) -> ThreadStatu
     return status
 
 
-def give_result(branch: ThreadContext, call: ToolCall, result: Any) -> None:
+def give_result(branch: ThreadContext, call: ToolCall, result: Any, redactor: Redactor) -> None:
     """Store `result` as the result of `call` in `branch` (instead of running it): a
-    `ToolResult` as it is, anything else as a successful result."""
+    `ToolResult` as it is, anything else as a successful result; redacted by `redactor`
+    (the original's, which knows every secret the value may hold)."""
     outcome = result if isinstance(result, ToolResult) else ToolResult(result=result)
-    message = result_message(call, outcome, branch.redactor)
+    message = result_message(call, outcome, redactor)
     with branch.transaction():
         branch.events.emit(
             ToolCallFinishedEvent(

@@ -250,6 +250,13 @@ class Thread:
         `tl.ThreadBusyError` while the thread is running.
         """
         context = self._context
+        # An edit is redacted like a sent message: the secrets of the thread (all of them, not
+        # only those the branch will have) never reach the branch's messages in plain text.
+        redactor = context.known_secrets()
+        if message is not None:
+            message = redactor.text(message)
+        if arguments is not None:
+            arguments = redactor.value(dict(arguments))
         cut = fork_point(
             self._runtime.store,
             context.leases,
@@ -262,7 +269,7 @@ class Thread:
         )
         branch = self._runtime.thread(fork_tree(self._runtime.store, self.id, cut, at))
         if result is not None and cut.call is not None:
-            give_result(branch._context, cut.call, result)
+            give_result(branch._context, cut.call, result, redactor)
         return branch
 
     @property

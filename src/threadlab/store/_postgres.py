@@ -24,7 +24,7 @@ from ._sql import SqlStore
 
 __all__ = ["NOTIFY_CHANNEL", "POSTGRES_SCHEMA_VERSION", "PostgresStore", "is_postgres_url"]
 
-POSTGRES_SCHEMA_VERSION = 2
+POSTGRES_SCHEMA_VERSION = 3
 NOTIFY_CHANNEL = "threadlab_queue"
 
 # Any fixed number: the key of the advisory lock that creates and migrates the schema.
@@ -33,6 +33,12 @@ _SCHEMA_LOCK = 0x7468726C  # "thrl"
 # From one version to the next (version 1 is the first schema, as created below at v1).
 _MIGRATIONS: dict[int, tuple[str, ...]] = {
     2: ("ALTER TABLE runs ADD COLUMN IF NOT EXISTS owner_started DOUBLE PRECISION",),
+    # 3: each change of a thread's env, placed in the events' sequence (forks cut it).
+    3: (
+        "CREATE TABLE IF NOT EXISTS env_log (seq BIGSERIAL PRIMARY KEY, thread_id TEXT NOT NULL,"
+        " after_event BIGINT NOT NULL, name TEXT NOT NULL, kind TEXT NOT NULL, value BYTEA)",
+        "CREATE INDEX IF NOT EXISTS env_log_thread ON env_log(thread_id, seq)",
+    ),
 }
 
 _SCHEMA_V1 = """

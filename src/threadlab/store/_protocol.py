@@ -210,8 +210,12 @@ class Store(Protocol):
         value as bytes (a secret's already encrypted; None: declared without a value)."""
         ...
 
-    def get_env(self, thread_id: str) -> dict[str, tuple[str, bytes | None]]:
-        """A thread's variables: name -> (type, value as stored)."""
+    def get_env(
+        self, thread_id: str, before: int | None = None
+    ) -> dict[str, tuple[str, bytes | None]]:
+        """A thread's variables: name -> (type, value as stored). With `before` (a place in
+        the events' sequence): as they were when the event before it was the last stored
+        (what a fork cut there sees)."""
         ...
 
     # files: content-addressed blobs, and each thread's paths pointing at them

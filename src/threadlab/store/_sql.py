@@ -293,16 +293,41 @@ class SqlStore:
 
     # env
     # The env table's `kind` column holds the variable type ("text" or "secret").
+    # Each change is also logged after the last event stored by then, so a fork reads the env
+    # as it was at its cut.
     def set_env(self, thread_id: str, name: str, variable_type: str, value: bytes | None) -> None:
-        self._write(
-            "INSERT INTO env VALUES (?, ?, ?, ?) ON CONFLICT (thread_id, name)"
-            " DO UPDATE SET kind = excluded.kind, value = excluded.value",
-            (thread_id, name, variable_type, value),
-        )
+        with self.transaction():
+            self._execute(
+                "INSERT INTO env VALUES (?, ?, ?, ?) ON CONFLICT (thread_id, name)"
+                " DO UPDATE SET kind = excluded.kind, value = excluded.value",
+                (thread_id, name, variable_type, value),
+            )
+            self._execute(
+                "INSERT INTO env_log (thread_id, after_event, name, kind, value)"
+                " SELECT ?, COALESCE(MAX(seq), 0), ?, ?, ? FROM events",
+                (thread_id, name, variable_type, value),
+            )
 
-    def get_env(self, thread_id: str) -> dict[str, tuple[str, bytes | None]]:
+    def get_env(
+        self, thread_id: str, before: int | None = None
+    ) -> dict[str, tuple[str, bytes | None]]:
         rows = self._read("SELECT name, kind, value FROM env WHERE thread_id = ?", (thread_id,))
-        return {str(r[0]): (str(r[1]), r[2]) for r in rows}  # type: ignore[misc]
+        env: dict[str, tuple[str, bytes | None]] = {
+            str(r[0]): (str(r[1]), _bytes(r[2])) for r in rows
+        }
+        if before is None:
+            return env
+        logged = self._read(
+            "SELECT name, kind, value, after_event FROM env_log WHERE thread_id = ? ORDER BY seq",
+            (thread_id,),
+        )
+        then: dict[str, tuple[str, bytes | None]] = {}
+        for name, kind, value, after in logged:
+            env.pop(str(name), None)  # logged: its value at the cut is the log's
+            if int(after) < before:  # type: ignore[call-overload]
+                then[str(name)] = (str(kind), _bytes(value))
+        # A variable never logged was set before the log existed: its value now is all there is.
+        return {**env, **then}
 
     # files
     def put_blob(self, digest: str, data: bytes) -> None:
@@ -465,3 +490,8 @@ class _Transaction:
                 store._committed()
         finally:
             store._lock.release()
+
+
+def _bytes(value: object) -> bytes | None:
+    """A BLOB / BYTEA column's value (PostgreSQL's driver may hand a memoryview)."""
+    return None if value is None else bytes(value)  # type: ignore[call-overload]

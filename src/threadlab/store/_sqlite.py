@@ -27,7 +27,7 @@ from ._sql import SqlStore
 
 __all__ = ["SCHEMA_VERSION", "SQLiteStore"]
 
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
 
 CHECKPOINT_EVERY = 100  # commits between two background checkpoints
 
@@ -37,6 +37,14 @@ _CHECKPOINTS = ThreadPoolExecutor(max_workers=1, thread_name_prefix="threadlab-c
 _MIGRATIONS: dict[int, tuple[str, ...]] = {
     # 2: a lease records when its owner process started, so a reused PID is not the owner.
     2: ("ALTER TABLE runs ADD COLUMN owner_started REAL",),
+    # 3: each change of a thread's env, placed in the events' sequence, so a fork sees the
+    # env as it was at its point.
+    3: (
+        "CREATE TABLE IF NOT EXISTS env_log (seq INTEGER PRIMARY KEY AUTOINCREMENT,"
+        " thread_id TEXT NOT NULL, after_event INTEGER NOT NULL, name TEXT NOT NULL,"
+        " kind TEXT NOT NULL, value BLOB)",
+        "CREATE INDEX IF NOT EXISTS env_log_thread ON env_log(thread_id, seq)",
+    ),
 }
 
 _SCHEMA = """
@@ -56,6 +64,10 @@ CREATE INDEX IF NOT EXISTS events_thread ON events(thread_id, seq);
 CREATE TABLE IF NOT EXISTS env (
     thread_id TEXT NOT NULL, name TEXT NOT NULL, kind TEXT NOT NULL, value BLOB,
     PRIMARY KEY (thread_id, name));
+CREATE TABLE IF NOT EXISTS env_log (
+    seq INTEGER PRIMARY KEY AUTOINCREMENT, thread_id TEXT NOT NULL,
+    after_event INTEGER NOT NULL, name TEXT NOT NULL, kind TEXT NOT NULL, value BLOB);
+CREATE INDEX IF NOT EXISTS env_log_thread ON env_log(thread_id, seq);
 CREATE TABLE IF NOT EXISTS blobs (digest TEXT PRIMARY KEY, data BLOB NOT NULL);
 CREATE TABLE IF NOT EXISTS files (
     thread_id TEXT NOT NULL, path TEXT NOT NULL, digest TEXT NOT NULL,

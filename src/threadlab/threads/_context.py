@@ -12,6 +12,7 @@ store and the event sink stay behind it.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 from collections.abc import Iterable, Sequence
 from contextlib import AbstractContextManager
@@ -24,7 +25,7 @@ from .._data import (
     Message,
     ThreadStatus,
 )
-from .._errors import CallContextError
+from .._errors import CallContextError, ThreadlabError
 from ..definitions import Registry, ThreadGraph
 from ..store import FileRecord, Store, ThreadRecord
 from ._attachments import copy_attachments
@@ -101,7 +102,7 @@ class ThreadContext:
         self.events = ThreadEvents(self._sink)
         self.history = ThreadHistory(store, self.id, self.redactor, self._sink, self._damaged)
         self.inbox = ThreadInbox(store, self.id)
-        self.files = ThreadFiles(store, self.id, self._file_written)
+        self.files = ThreadFiles(store, self.id, self._file_written, self._redact_name)
         self._secrets = secrets
         self._parent = parent
         self._env: ThreadEnv | None = None
@@ -219,6 +220,18 @@ class ThreadContext:
 
     def redact(self, text: str) -> str:
         return self.redactor.text(text)
+
+    def known_secrets(self) -> Redactor:
+        """The tree's redactor, once it knows this thread's secrets (they are learned when
+        its env is first read: read it now). A thread whose definitions are gone still has
+        the secrets it was given."""
+        if self._env is None:
+            with contextlib.suppress(ThreadlabError):
+                _ = self.env  # reading it registers the secrets
+        return self.redactor
+
+    def _redact_name(self, path: str) -> str:
+        return self.known_secrets().text(path)
 
     def _file_written(self, file: FileRecord | str) -> None:
         if isinstance(file, str):

@@ -17,7 +17,9 @@ __all__ = ["ThreadFiles"]
 class ThreadFiles:
     """`thread.files`: read, write, list and delete the files of one thread.
 
-    Paths are absolute POSIX paths in the thread's own namespace (see `normalize_path`).
+    Paths are absolute POSIX paths in the thread's own namespace (see `normalize_path`). A
+    name that holds a secret is stored with the secret replaced (`/[secret:KEY].txt`): that
+    is the name every listing, event and view shows, and the file is found by either.
     """
 
     def __init__(
@@ -25,14 +27,23 @@ class ThreadFiles:
         store: Store,
         thread_id: str,
         on_written: Callable[[FileRecord | str], None] | None = None,
+        redact: Callable[[str], str] | None = None,
     ) -> None:
         self._store = store
         self.thread_id = thread_id
         self._on_written = on_written
+        self._redact = redact
+
+    def _normal(self, path: object) -> str:
+        normal = normalize_path(path)
+        if self._redact is None:
+            return normal
+        redacted = self._redact(normal)
+        return normal if redacted == normal else normalize_path(redacted)
 
     def require(self, path: object) -> FileRecord:
         """The record of `path`, which must be a valid path that exists in this thread."""
-        normal = normalize_path(path)
+        normal = self._normal(path)
         record = self._store.get_file(self.thread_id, normal)
         if record is None:
             raise PathError(f"{normal} not found in thread {self.thread_id}")
@@ -46,7 +57,7 @@ class ThreadFiles:
         return data
 
     def write_sync(self, path: str, data: str | bytes) -> FileRecord:
-        normal = normalize_path(path)
+        normal = self._normal(path)
         if isinstance(data, str):
             data = data.encode()
         elif not isinstance(data, bytes | bytearray | memoryview):
@@ -67,7 +78,7 @@ class ThreadFiles:
 
     def link_sync(self, path: str, record: FileRecord) -> FileRecord:
         """Give this thread a file whose content is already stored (a copy that shares bytes)."""
-        normal = normalize_path(path)
+        normal = self._normal(path)
         linked = FileRecord(normal, record.size, record.digest, time.time())
         self._store.put_file(self.thread_id, linked)
         if self._on_written is not None:
@@ -75,13 +86,16 @@ class ThreadFiles:
         return linked
 
     def stat_sync(self, path: str) -> FileRecord | None:
-        return self._store.get_file(self.thread_id, normalize_path(path))
+        return self._store.get_file(self.thread_id, self._normal(path))
 
     def list_sync(self, prefix: str = "/") -> list[FileRecord]:
-        return self._store.list_files(self.thread_id, normalize_prefix(prefix))
+        listed = normalize_prefix(prefix)
+        if self._redact is not None and listed != "/":
+            listed = normalize_prefix(self._redact(listed))
+        return self._store.list_files(self.thread_id, listed)
 
     def delete_sync(self, path: str) -> bool:
-        normal = normalize_path(path)
+        normal = self._normal(path)
         deleted = self._store.delete_file(self.thread_id, normal)
         if deleted and self._on_written is not None:
             self._on_written(normal)  # a path alone: it is gone
