@@ -53,6 +53,14 @@ async def test_nothing_open_is_a_completed_run_without_a_model_call(
     run = await thread.resume()  # the scripted model has no step left: a call would fail
     assert run.status == "completed"
     assert len(thread.messages) == before
+    # Streamed, it still ends with its run's end (a stream's reader waits for one).
+    events = [e async for e in thread.stream()]
+    assert [(e.type, e.status) for e in events if isinstance(e, tl.RunFinishedEvent)] == [
+        ("run_finished", "completed")
+    ]
+    assert [e.type for e in events] == ["run_finished"]
+    fresh = await rt.create_thread("p")  # nothing at all yet
+    assert [e.type async for e in fresh.stream()] == ["run_finished"]
 
 
 async def test_open_calls_run_in_order_then_the_turn_goes_on(

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import random
 import time
@@ -22,6 +23,7 @@ __all__ = [
     "ToolCall",
     "UnfinishedCause",
     "answers",
+    "is_text",
     "nesting_depth",
     "new_id",
     "unanswered_calls",
@@ -248,6 +250,21 @@ def unanswered_calls(messages: Sequence[Message]) -> list[tuple[Message, ToolCal
         for call in message.tool_calls
         if (message.id, call.id) not in answered
     ]
+
+
+def is_text(value: object) -> bool:
+    """Whether every string in `value` (text, or a JSON-like value) is valid Unicode text: a
+    lone surrogate ("\\ud800") can be neither stored nor sent to a provider.
+
+    Examples:
+        >>> is_text({"path": "/a"}), is_text("a\ud800b")
+        (True, False)
+    """
+    try:
+        (value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)).encode()
+    except UnicodeEncodeError:
+        return False
+    return True
 
 
 MAX_NESTING = 100

@@ -27,6 +27,7 @@ from .._data import (
     ToolCallStartedEvent,
     ToolResult,
     answers,
+    is_text,
     unfinished_result,
 )
 from .._errors import DefinitionError, PathError, ReplayDivergedError
@@ -420,9 +421,10 @@ class RunLoop:
         model_id = str(getattr(model, "model", None) or getattr(model, "name", "") or "") or None
         cost = step_cost(model, draft.usage)
         self.spend.add(draft.usage, cost, model_id or "?")
+        text = draft.text if is_text(draft.text) else _as_text(draft.text)
         assistant = Message(
             role="assistant",
-            content=draft.text or None,
+            content=text or None,
             tool_calls=tuple(draft.calls),
             reasoning=draft.reasoning,
             usage=draft.usage,
@@ -803,6 +805,12 @@ class RunLoop:
             for v in tool.variables
             if v.required and not env.resolve(v.name, None, tool.name)
         ]
+
+
+def _as_text(text: str) -> str:
+    """A model's text with each lone surrogate (which no store or provider takes) replaced
+    by U+FFFD, the replacement character."""
+    return text.encode("utf-8", "surrogatepass").decode("utf-8", "replace")
 
 
 def _is_message(value: object) -> bool:

@@ -14,9 +14,10 @@ from .._data import (
     Run,
     RunFinishedEvent,
     ThreadStatusEvent,
+    is_text,
     new_id,
 )
-from .._errors import MissingVariableError
+from .._errors import MissingVariableError, ThreadlabError
 from ..store import RunRecord
 from ..threads import Listener, ThreadContext
 from ._host import RunHost
@@ -51,6 +52,12 @@ async def execute_run(
     it propagates. `step`: every tool call of the thread waits for a decision."""
     if content is None:
         return await resume_run(host, context, listener, wait_children=wait_children, step=step)
+    if not is_text(content):
+        where = next(i for i, c in enumerate(content) if 0xD800 <= ord(c) <= 0xDFFF)
+        raise ThreadlabError(
+            f"the message is not valid UTF-8 text: a lone surrogate at character {where}"
+            " (nothing was sent)"
+        )
     await host.prepare_definitions()
     if isinstance(attachments, str):  # one path, not its characters
         attachments = [attachments]
@@ -99,7 +106,10 @@ async def resume_run(
             return Run(new_id("run"), context.id, "queued")
         loop = _prepare(host, context, runs, wait_children, step)
         if not needs_a_step(context.history.top) and not context.inbox.waiting():
-            return Run(loop.outcome.id, context.id, "completed")
+            done = Run(loop.outcome.id, context.id, "completed")
+            if listener is not None:  # a stream still ends with its run's end (not stored)
+                listener(RunFinishedEvent(run_id=done.id, status=done.status, **context.base()))
+            return done
         claimed = _claim(context, loop.outcome.id, None, lambda: None, listener)
         if claimed is None:
             return Run(new_id("run"), context.id, "queued")

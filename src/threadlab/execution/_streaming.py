@@ -19,6 +19,7 @@ from .._data import (
     ToolCall,
     ToolCallDeltaEvent,
     ToolCallStartedEvent,
+    is_text,
     nesting_depth,
     new_id,
 )
@@ -60,12 +61,15 @@ def parse_arguments(raw: str) -> dict[str, object] | str:
     """The parsed argument object, or the raw text when it is not a JSON object."""
     if not raw.strip():
         return {}
+    if not is_text(raw):  # lone surrogates in the text itself: kept escaped, refused
+        return raw.encode("utf-8", "backslashreplace").decode("utf-8")
     try:
         value = json.loads(raw)
     except (ValueError, RecursionError):
         return raw
-    # Too deep to store or send back: kept as text, and the call gets an error result.
-    if not isinstance(value, dict) or nesting_depth(value) > MAX_NESTING:
+    # Too deep to store or send back, or holding a lone surrogate ("\ud800", which no text
+    # can hold): kept as the text it came as, and the call gets an error result.
+    if not isinstance(value, dict) or nesting_depth(value) > MAX_NESTING or not is_text(value):
         return raw
     return value
 
@@ -153,7 +157,8 @@ class _Collector:
             ToolCallStartedEvent(
                 tool_call_id=call.id,
                 name=call.name,
-                progress=progress,
+                # A value no store can hold (a lone surrogate) is not shown.
+                progress=progress if progress is None or is_text(progress) else None,
                 **self.base,
             )
         )

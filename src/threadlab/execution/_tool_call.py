@@ -12,7 +12,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from .._data import MAX_NESTING, Message, ToolCall, ToolResult, nesting_depth
+from .._data import MAX_NESTING, Message, ToolCall, ToolResult, is_text, nesting_depth
 from ..definitions import ToolDefinition, is_async_callable
 from ..threads import Redactor, ThreadState
 from ._thread_pool import on_pooled_thread
@@ -185,6 +185,11 @@ def _malformed(raw: str) -> str:
         deep = nesting_depth(value) > MAX_NESTING
     if deep:
         return f"the arguments are nested deeper than {MAX_NESTING} levels; send flatter ones"
+    if isinstance(value, dict) or not is_text(raw):
+        return (
+            "the arguments are not valid UTF-8 text (a lone surrogate such as \\ud800);"
+            f" received: {shown}"
+        )
     return f"the arguments must be a JSON object; received: {shown}"
 
 
