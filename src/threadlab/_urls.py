@@ -44,7 +44,11 @@ def hide(text: str, url: str) -> str:
     every URL in it without userinfo."""
     password = password_of(url)
     if password:
-        for spelling in {password, unquote(password), quote(password, safe="")}:
+        # A driver that split a malformed URL at another "@" quotes the pieces of the
+        # password on either side of it: those go too (the longer ones first).
+        pieces = [p for p in password.split("@") if len(p) >= 3] if "@" in password else []
+        spellings = {password, unquote(password), quote(password, safe=""), *pieces}
+        for spelling in sorted(spellings, key=len, reverse=True):
             if spelling:
                 text = text.replace(spelling, "***")
     return scrub(text)

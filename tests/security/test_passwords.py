@@ -129,3 +129,20 @@ def test_the_worker_takes_its_store_from_the_environment(tmp_path: Path) -> None
     )
     assert missing.returncode == 2
     assert "name the store with --store or THREADLAB_STORE" in missing.stderr
+
+
+def test_a_postgres_password_with_an_unencoded_at_sign_is_refused_without_any_of_it() -> None:
+    """psycopg reads such a URL's host from after the password's first "@" and quotes it
+    back in its error: no piece of the password may reach the message, repr or traceback."""
+    import traceback
+
+    pytest.importorskip("psycopg")
+    password = "Hunter2-first@second-Piece@third-Piece"
+    url = f"postgresql://admin:{password}@127.0.0.1:{closed_port()}/db"
+    with pytest.raises(tl.ThreadlabError, match='unencoded "@"; write it as %40') as raised:
+        tl.Runtime(store=url)
+    said = (
+        str(raised.value) + repr(raised.value) + "".join(traceback.format_exception(raised.value))
+    )
+    for piece in (password, *password.split("@")):
+        assert piece not in said

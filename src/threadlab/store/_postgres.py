@@ -18,7 +18,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from .._errors import ThreadlabError
-from .._urls import hide
+from .._urls import hide, password_of, shown
 from ._postgres_link import Link
 from ._sql import SqlStore
 
@@ -108,6 +108,13 @@ class PostgresStore(SqlStore):
             r"^postgres(ql)?\+psycopg://", "postgresql://", url, flags=re.IGNORECASE
         )
         self.location = hide(dsn, dsn)
+        password = password_of(dsn)
+        if password is not None and "@" in password:
+            # A driver would read the host from after the first "@" and quote it back.
+            raise ThreadlabError(
+                f"cannot open the PostgreSQL store {shown(url)}: its password holds an"
+                ' unencoded "@"; write it as %40 in the URL (percent-encoding)'
+            )
         try:
             self._link = Link(dsn, psycopg.connect(dsn, autocommit=True))
         except psycopg.Error as exc:
