@@ -13,7 +13,7 @@ import pytest
 
 import threadlab as tl
 
-from ._protocols import chat_chunks, chat_frames
+from ._protocols import PROVIDERS, chat_chunks, chat_frames, provider_frames
 from ._server import Reply, ScriptedServer
 from ._setup import KEY, arguments, new_thread, remote_prompt
 
@@ -127,6 +127,63 @@ async def test_a_childs_steps_count_against_its_parents_budget(
     )
     assert run.status == "stopped"  # the parent may not take another step either
     assert len(server.requests) == 2
+
+
+OUTPUT_LIMIT = {
+    "openai": "max_completion_tokens",
+    "openai-responses": "max_output_tokens",
+    "anthropic": "max_tokens",
+}
+
+
+@pytest.mark.parametrize("provider", PROVIDERS)
+async def test_a_token_budget_caps_each_steps_output_at_what_is_left(
+    registry: tl.Registry, store_dir: Any, server: ScriptedServer, provider: str
+) -> None:
+    """A step can no longer write a million tokens past a budget checked only before it:
+    each request asks for at most what the budget has left, in the field its API names."""
+    remote_prompt(registry, server, provider)
+    rt = tl.Runtime(registry, store_dir, secret_key="k", budget=tl.Budget(max_tokens=1000))
+    add = ("call_1", "add", arguments({"a": 1, "b": 2}))
+    server.reply(Reply(frames=provider_frames(provider, calls=[add], usage=(300, 100, 0))))
+    server.reply(Reply(frames=provider_frames(provider, "done", usage=(400, 50, 0))))
+    thread = await new_thread(rt, provider)
+    assert (await thread.send("add")).status == "completed"
+    field = OUTPUT_LIMIT[provider]
+    assert [r.body.get(field) for r in server.requests] == [1000, 600]
+    rt.close()
+
+
+async def test_the_models_own_output_limit_is_lowered_not_doubled(
+    registry: tl.Registry, store_dir: Any, server: ScriptedServer
+) -> None:
+    remote_prompt(registry, server, "openai", max_tokens=50_000)  # a compatible server's name
+    rt = tl.Runtime(registry, store_dir, secret_key="k", budget=tl.Budget(max_tokens=1000))
+    server.reply(reply(*chat_chunks("done", usage=(10, 10, 0))))
+    thread = await new_thread(rt)
+    await thread.send("hi")
+    (sent,) = server.requests
+    assert (sent.body.get("max_tokens"), "max_completion_tokens" in sent.body) == (1000, False)
+    rt.close()
+
+
+async def test_a_gateway_with_a_declared_provider_is_priced_by_it(
+    registry: tl.Registry, store_dir: Any, server: ScriptedServer
+) -> None:
+    """An OpenAI model behind a local gateway: the URL names no provider, the declared one
+    does, and a cost budget runs on that price instead of stopping at "unknown"."""
+    tl.define_model("remote", provider="openai", model="gpt-4o", base_url=f"{server.url}/v1",
+                    options={"max_retries": 0}, registry=registry)  # fmt: skip
+    tl.define_prompt("p", prompt="x", model="remote", registry=registry)
+    rt = tl.Runtime(registry, store_dir, secret_key="k", budget=tl.Budget(max_cost_usd=1.0))
+    server.reply(reply(*chat_chunks("hello", usage=(1000, 100, 0))))
+    thread = await new_thread(rt)
+    run = await thread.send("hi")
+    assert run.status == "completed"
+    expected = priced("gpt-4o", "openai", input_tokens=1000, output_tokens=100)
+    assert expected > 0
+    assert run.cost_usd == pytest.approx(expected)
+    rt.close()
 
 
 @pytest.mark.parametrize(

@@ -381,6 +381,7 @@ class RunLoop:
             tools=[self._spec(t, frame) for t in tools.values()],
             tool_choice=prompt.tool_choice,
             parallel_tool_calls=prompt.parallel_tool_calls,
+            max_output_tokens=self.spend.tokens_left(),
         )
         base = frame.event_base(self.context.base())
 

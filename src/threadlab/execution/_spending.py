@@ -41,11 +41,24 @@ class Spend:
                 spend.cost_usd += cost_usd
             spend = spend.parent
 
-    def over_budget(self) -> str | None:
-        """Why no further step may start (None: it may), against the root run's budget."""
+    def _root(self) -> Spend:
         root = self
         while root.parent is not None:
             root = root.parent
+        return root
+
+    def tokens_left(self) -> int | None:
+        """How many tokens the root run's budget has left (None: no token budget). A step
+        is sent it as its output limit, so what a step spends past the budget is bounded
+        by its input alone."""
+        root = self._root()
+        if root.budget is None or root.budget.max_tokens is None:
+            return None
+        return max(root.budget.max_tokens - root.tokens, 1)
+
+    def over_budget(self) -> str | None:
+        """Why no further step may start (None: it may), against the root run's budget."""
+        root = self._root()
         budget = root.budget
         if budget is None:
             return None

@@ -32,6 +32,7 @@ class MessagesApi:
     """The Messages API with `stream=True`."""
 
     sdk: SdkName = "anthropic"
+    output_limits: tuple[str, ...] = ("max_tokens",)
 
     def body(self, request: ModelRequest, model: str) -> dict[str, Any]:
         body: dict[str, Any] = {

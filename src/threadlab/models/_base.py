@@ -53,6 +53,9 @@ class ModelRequest:
     tools: Sequence[ToolSpec] = ()
     tool_choice: str = "auto"
     parallel_tool_calls: bool = False
+    max_output_tokens: int | None = None
+    """The most tokens the step may write (what the run's token budget has left; None: no
+    limit beyond the model's own). A remote model sends it as its API names it."""
 
 
 @dataclass(frozen=True)

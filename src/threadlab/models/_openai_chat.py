@@ -29,6 +29,7 @@ class ChatCompletionsApi:
     """Chat Completions with `stream=True`."""
 
     sdk: SdkName = "openai"
+    output_limits: tuple[str, ...] = ("max_completion_tokens", "max_tokens")
 
     def body(self, request: ModelRequest, model: str) -> dict[str, Any]:
         body: dict[str, Any] = {

@@ -29,6 +29,7 @@ class ResponsesApi:
     """The Responses API with `stream=True`."""
 
     sdk: SdkName = "openai"
+    output_limits: tuple[str, ...] = ("max_output_tokens",)
 
     def body(self, request: ModelRequest, model: str) -> dict[str, Any]:
         body: dict[str, Any] = {

@@ -1,7 +1,9 @@
 """What a model step cost, in US dollars, from the maintained `genai-prices` tables: the
 provider, the model id and the step's usage (cache reads and writes priced as such). A model
 that runs here (offline, scripted, a function, a replay) costs nothing; a remote one whose
-price the tables do not know costs None — unknown, never a guess."""
+price the tables do not know costs None — unknown, never a guess. A server at a `base_url` is
+priced by its URL when that names a known provider, else by the provider it was declared
+with (`provider="openai"` behind a local gateway serving "gpt-4o" is priced as OpenAI's)."""
 
 from __future__ import annotations
 
@@ -38,12 +40,15 @@ def step_cost(model: Any, usage: Mapping[str, int] | None) -> float | None:
 
     counts = {_USAGE_KEYS[k]: v for k, v in usage.items() if k in _USAGE_KEYS}
     used = genai_prices.Usage(**counts)
-    try:
-        if endpoint.base_url:  # a compatible server: its URL tells the provider
+    provider = _PROVIDER_IDS.get(getattr(model, "provider", ""), "")
+    if endpoint.base_url:  # a compatible server: its URL tells the provider, if it is known
+        try:
             price = genai_prices.calc_price(used, model.model, provider_api_url=endpoint.base_url)
-        else:
-            provider = _PROVIDER_IDS.get(getattr(model, "provider", ""), "")
-            price = genai_prices.calc_price(used, model.model, provider_id=provider)
+            return float(price.total_price)
+        except LookupError:
+            pass  # a gateway or a local server: the provider it was declared with says
+    try:
+        price = genai_prices.calc_price(used, model.model, provider_id=provider)
     except LookupError:
         return None
     return float(price.total_price)

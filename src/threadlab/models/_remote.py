@@ -35,6 +35,9 @@ class Api(Protocol):
     """One provider API: the request it takes and the stream it gives."""
 
     sdk: SdkName
+    output_limits: tuple[str, ...]
+    """The request fields that limit a step's output, as this API names them: the first is
+    sent; one the model's options already set is lowered instead."""
 
     def body(self, request: ModelRequest, model: str) -> dict[str, Any]:
         """The SDK call's keyword arguments for `request` (the model's options are laid over
@@ -78,6 +81,8 @@ class RemoteModel:
         # The model's options win over what the API writes; None removes a field (a server
         # that refuses `stream_options`, say).
         merged = {**self.api.body(request, self.model), **self.options}
+        if request.max_output_tokens is not None:
+            _limit_output(merged, self.api.output_limits, request.max_output_tokens)
         body = {key: value for key, value in merged.items() if value is not None}
         try:
             stream = await self.api.open(self.endpoint.client(), body)
@@ -165,3 +170,13 @@ def _parameter_names(function: Callable[..., Any]) -> frozenset[str]:
 def _parameters(create: Callable[..., Any]) -> frozenset[str]:
     # Bound methods are made afresh on each access: the signature is the function's.
     return _parameter_names(getattr(create, "__func__", create))
+
+
+def _limit_output(body: dict[str, Any], names: tuple[str, ...], limit: int) -> None:
+    """Bound the step's output by `limit` tokens: a limit the body already has (the API's
+    default, the model's options) is lowered to it, else the API's own field is added."""
+    given = [name for name in names if isinstance(body.get(name), int)]
+    for name in given:
+        body[name] = min(body[name], limit)
+    if not given:
+        body[names[0]] = limit
