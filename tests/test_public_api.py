@@ -49,6 +49,7 @@ PUBLIC = {
     "ThreadOverview",
     "CallContextError",
     "StoreURLError",
+    "StoreError",
     "StoreVersionError",
     "CodeOptionError",
     "SecretKeyError",
@@ -173,6 +174,7 @@ def test_every_error_is_a_threadlab_error_and_keeps_its_builtin_base() -> None:
     assert issubclass(tl.ThreadNotFoundError, LookupError)
     assert issubclass(tl.CallContextError, RuntimeError)
     assert issubclass(tl.StoreVersionError, RuntimeError)
+    assert issubclass(tl.StoreError, OSError)
     assert issubclass(tl.DefinitionError, ValueError)
     for name in tl.__all__:
         value = getattr(tl, name)

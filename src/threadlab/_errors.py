@@ -16,6 +16,7 @@ __all__ = [
     "SandboxUnavailableError",
     "SecretKeyError",
     "SecretValueError",
+    "StoreError",
     "StoreURLError",
     "StoreVersionError",
     "ThreadBusyError",
@@ -80,6 +81,11 @@ class SecretKeyError(ThreadlabError, ValueError):
 class StoreURLError(ThreadlabError, ValueError):
     """A store was named by a URL no store understands (only postgresql:// is a URL; a
     path names a SQLite store)."""
+
+
+class StoreError(ThreadlabError, OSError):
+    """The store cannot be read or written: its disk is full, or its file is damaged. The
+    message names the file and what to do; what was being written was not stored."""
 
 
 class StoreVersionError(ThreadlabError, RuntimeError):

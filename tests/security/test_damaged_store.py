@@ -4,12 +4,14 @@ by thread id."""
 from __future__ import annotations
 
 import logging
+import sqlite3
+from pathlib import Path
 
 import pytest
 
 import threadlab as tl
 from threadlab.models import text
-from threadlab.store import StoredMessage
+from threadlab.store import SQLiteStore, StoredMessage
 from threadlab.widgets import ThreadListView
 
 from ..helpers import scripted_prompt
@@ -56,3 +58,58 @@ async def test_the_thread_list_lists_and_opens_a_damaged_thread(
     assert (row["id"], row["status"]) == (thread.id, "completed")
     opened = view.open_thread(thread.id)  # and it opens, showing what can be read
     assert [m["role"] for m in opened.messages[thread.id]] == ["user", "assistant"]
+
+
+def test_a_file_that_is_no_store_is_a_store_error_naming_it(
+    registry: tl.Registry, store_dir: Path
+) -> None:
+    store_dir.mkdir(parents=True)
+    (store_dir / "threads.sqlite3").write_bytes(b"this is not a database at all" * 200)
+    with pytest.raises(tl.StoreError, match="is not a threadlab store or its header is dam"):
+        tl.Runtime(registry, store_dir)
+    with pytest.raises(tl.StoreError) as raised:
+        tl.Runtime(registry, store_dir)
+    assert str((store_dir / "threads.sqlite3").resolve()) in str(raised.value)
+    assert "move the file aside" in str(raised.value)
+
+
+async def test_a_damaged_page_is_a_store_error_not_a_sqlite_one(
+    registry: tl.Registry, store_dir: Path
+) -> None:
+    scripted_prompt(registry, [text(f"answer {n} " + "x" * 3000) for n in range(40)])
+    rt = tl.Runtime(registry, store_dir)
+    thread = await rt.create_thread("p")
+    for n in range(20):
+        await thread.send(f"message {n} " + "y" * 3000)
+    rt.close()  # the last connection checkpoints: the rows are in the file itself
+    path = store_dir / "threads.sqlite3"
+    data = bytearray(path.read_bytes())
+    assert len(data) > 16 * 4096
+    data[4 * 4096 : 12 * 4096] = b"\xa5" * (8 * 4096)  # pages 5-12: the tables' own pages
+    path.write_bytes(bytes(data))
+    with pytest.raises(tl.StoreError, match="is damaged") as raised:
+        again = tl.Runtime(registry, store_dir)
+        opened = again.thread(thread.id)
+        _ = opened.messages
+        await opened.send("one more")
+    assert not isinstance(raised.value, sqlite3.Error)
+    assert str(path.resolve()) in str(raised.value)
+
+
+async def test_a_full_disk_is_a_store_error_and_loses_what_was_stored(
+    registry: tl.Registry, store_dir: Path
+) -> None:
+    scripted_prompt(registry, [text("first"), text("second " + "z" * 20_000), text("third")])
+    rt = tl.Runtime(registry, store_dir)
+    thread = await rt.create_thread("p")
+    await thread.send("hello")
+    store = rt.store
+    assert isinstance(store, SQLiteStore)
+    (pages,) = store._db.execute("PRAGMA page_count").fetchone()
+    store._db.execute(f"PRAGMA max_page_count = {pages}")  # SQLite's own "disk is full"
+    with pytest.raises(tl.StoreError, match="is full: free some space"):
+        await thread.send("a long answer, please")
+    store._db.execute("PRAGMA max_page_count = 1073741823")
+    again = tl.Runtime(registry, store_dir).thread(thread.id)
+    assert [m.content for m in again.messages][:2] == ["hello", "first"]  # nothing lost
+    rt.close()

@@ -5,6 +5,7 @@ another process holds it), persist the user's message, run the loop, and record 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import functools
 from collections.abc import Callable, Iterable
 from typing import Literal
@@ -17,7 +18,7 @@ from .._data import (
     is_text,
     new_id,
 )
-from .._errors import MissingVariableError, ThreadlabError
+from .._errors import MissingVariableError, StoreError, ThreadlabError
 from ..store import RunRecord
 from ..threads import Listener, ThreadContext
 from ._host import RunHost
@@ -276,6 +277,12 @@ async def _run_claimed(
         try:
             message = claimed.message
             outcome = await (loop.run(message) if message is not None else loop.resume())
+        except StoreError as exc:
+            # The store itself failed (a full disk, a damaged file): the run ends failed if
+            # that can still be written, and the caller hears why, naming the file.
+            with contextlib.suppress(StoreError):
+                _finish(context, Run(run_id, context.id, "failed", error=str(exc)), report)
+            raise
         except Exception as exc:  # a definition broke mid-run: the run fails, visibly
             outcome = Run(run_id, context.id, "failed", error=context.redact(str(exc)))
         except BaseException:

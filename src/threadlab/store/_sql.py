@@ -118,6 +118,10 @@ class SqlStore:
         """This dialect cannot be told of other processes' commits: nothing to watch."""
         return lambda: None
 
+    def _rollback(self) -> None:
+        """End the open transaction, keeping nothing of it."""
+        self._execute("ROLLBACK")
+
     def lock_thread(self, thread_id: str) -> None:
         """A dialect whose write transactions exclude each other (SQLite) has nothing to add."""
 
@@ -484,9 +488,13 @@ class _Transaction:
                 return
             store._depth = 0
             if kind is not None:
-                store._execute("ROLLBACK")
+                store._rollback()
             else:
-                store._execute("COMMIT")
+                try:
+                    store._execute("COMMIT")
+                except BaseException:
+                    store._rollback()  # a commit that failed (a full disk) leaves it open
+                    raise
                 store._committed()
         finally:
             store._lock.release()

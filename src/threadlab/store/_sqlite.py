@@ -23,6 +23,7 @@ from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
+from .._errors import StoreError
 from ._sql import SqlStore
 
 __all__ = ["SCHEMA_VERSION", "SQLiteStore"]
@@ -97,29 +98,47 @@ class SQLiteStore(SqlStore):
         self.location = str(self.path.resolve())
         self._lock = threading.RLock()
         self._depth = 0
-        # isolation_level=None: we issue BEGIN/COMMIT ourselves, one transaction per step.
-        self._db = sqlite3.connect(
-            self.path, isolation_level=None, check_same_thread=False, timeout=30.0
-        )
-        self._db.execute("PRAGMA journal_mode=WAL")
-        self._db.execute(f"PRAGMA synchronous={'FULL' if durable else 'NORMAL'}")
-        self._db.execute("PRAGMA busy_timeout=30000")
-        self._db.execute("PRAGMA wal_autocheckpoint=0")  # see the module's docstring
         self._commits = 0
         self._checkpointing = threading.Event()
+        try:
+            # isolation_level=None: we issue BEGIN/COMMIT ourselves, one transaction per step.
+            self._db = sqlite3.connect(
+                self.path, isolation_level=None, check_same_thread=False, timeout=30.0
+            )
+            self._db.execute("PRAGMA journal_mode=WAL")
+            self._db.execute(f"PRAGMA synchronous={'FULL' if durable else 'NORMAL'}")
+            self._db.execute("PRAGMA busy_timeout=30000")
+            self._db.execute("PRAGMA wal_autocheckpoint=0")  # see the module's docstring
+        except sqlite3.DatabaseError as exc:
+            raise store_error(self.location, exc) from exc
         self._migrate(_SCHEMA, SCHEMA_VERSION, SCHEMA_VERSION, _MIGRATIONS, str(self.path))
 
     def _execute(self, sql: str, params: Sequence[object] = ()) -> int:
         with self._lock:
-            return self._db.execute(sql, params).rowcount
+            try:
+                return self._db.execute(sql, params).rowcount
+            except sqlite3.DatabaseError as exc:
+                raise store_error(self.location, exc) from exc
 
     def _executemany(self, sql: str, rows: Sequence[Sequence[object]]) -> None:
         with self._lock:
-            self._db.executemany(sql, rows)
+            try:
+                self._db.executemany(sql, rows)
+            except sqlite3.DatabaseError as exc:
+                raise store_error(self.location, exc) from exc
 
     def _read(self, sql: str, params: Sequence[object] = ()) -> list[tuple[object, ...]]:
         with self._lock:
-            return self._db.execute(sql, params).fetchall()
+            try:
+                return self._db.execute(sql, params).fetchall()
+            except sqlite3.DatabaseError as exc:
+                raise store_error(self.location, exc) from exc
+
+    def _rollback(self) -> None:
+        # SQLite ends a transaction itself on some errors (a full disk): nothing is left to
+        # roll back then, and saying so would hide the error that ended it.
+        if self._db.in_transaction:
+            self._execute("ROLLBACK")
 
     def _table_exists(self, name: str) -> bool:
         return bool(
@@ -149,3 +168,38 @@ def _checkpoint(path: Path, running: threading.Event) -> None:
         pass  # closed or deleted meanwhile: its last connection checkpointed, or nothing to do
     finally:
         running.clear()
+
+
+# What SQLite says of a store it cannot use, and what the person can do about it.
+_FAILURES = (
+    (
+        ("database or disk is full", "disk is full"),
+        "the disk holding the store {path} is full: free some space, then try again (what"
+        " was being written was not stored)",
+    ),
+    (
+        ("file is not a database",),
+        "{path} is not a threadlab store or its header is damaged: move the file aside to"
+        " start a new store in that folder, or restore it from a backup",
+    ),
+    (
+        ("malformed", "disk i/o error", "corrupt"),
+        "the store {path} is damaged ({said}): move the file aside to start a new store, or"
+        " restore it from a backup (`sqlite3 FILE .recover` may save what can be read)",
+    ),
+    (
+        ("unable to open", "readonly", "read-only"),
+        "the store {path} cannot be opened for writing ({said}): check the folder's"
+        " permissions and free space",
+    ),
+)
+
+
+def store_error(path: str, exc: sqlite3.DatabaseError) -> Exception:
+    """`exc` as a `StoreError` naming the file and what to do, when it says the store itself
+    is unusable; other errors (a constraint, a bug of ours) stay as they are."""
+    said = str(exc)
+    for signs, advice in _FAILURES:
+        if any(sign in said.lower() for sign in signs):
+            return StoreError(advice.format(path=path, said=said))
+    return exc
