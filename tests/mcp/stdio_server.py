@@ -1,14 +1,14 @@
 """An MCP server of the tests' own over stdio, on the official SDK's MCPServer:
-`python stdio_server.py [bad-schema]`. Its tools: `pid` (the server's process id) and `die`
-(the process exits in the middle of the call); with `bad-schema`, also `broken`, whose input
-schema is not valid JSON Schema."""
+`python stdio_server.py [bad-schema]`. Its tools: `pid` (the server's process id), `flood`
+(sends many progress notifications) and `die` (the process exits in the middle of the call);
+with `bad-schema`, also `broken`, whose input schema is not valid JSON Schema."""
 
 from __future__ import annotations
 
 import os
 import sys
 
-from mcp.server.mcpserver import MCPServer
+from mcp.server.mcpserver import Context, MCPServer
 
 server = MCPServer("test-stdio", log_level="WARNING")
 
@@ -17,6 +17,14 @@ server = MCPServer("test-stdio", log_level="WARNING")
 def pid() -> int:
     """This server's process id."""
     return os.getpid()
+
+
+@server.tool()
+async def flood(count: int, ctx: Context) -> str:
+    """Sends `count` progress notifications as fast as it can, then answers."""
+    for done in range(1, count + 1):
+        await ctx.report_progress(done, count)
+    return f"sent {count}"
 
 
 @server.tool()

@@ -190,6 +190,32 @@ async def test_a_server_that_dies_mid_call_is_an_error_then_started_again(
     assert processes_running(args[0]) == []
 
 
+async def test_a_flood_of_progress_is_stored_coalesced_and_heard_whole(
+    registry: tl.Registry, store_dir: Path
+) -> None:
+    """A server sending 10,000 progress notifications in one call: each is heard live, the
+    store keeps a few per second of the call and the last one."""
+    command, *args = stdio_server()
+    tl.define_mcp_server("local", command=command, args=args, registry=registry)
+    model = ScriptedModel([call("flood", {"count": 10_000}), text("done")])
+    tl.define_prompt("p", prompt="x", model=model, tools=["mcp:local"], registry=registry)
+    rt = tl.Runtime(registry, store_dir)
+    thread = await rt.create_thread("p")
+    started = time.monotonic()
+    heard = [e async for e in thread.stream("go") if isinstance(e, tl.CustomEvent)]
+    took = time.monotonic() - started
+    assert results(thread)[0] == ("success", '{"result": "sent 10000"}')
+    live = [e.data["step"] for e in heard if e.event_type == "progress"]
+    assert live[:10_000] == [float(n) for n in range(1, 10_001)]  # every one, in order
+    stored = [e.data for e in thread.events
+              if isinstance(e, tl.CustomEvent) and e.event_type == "progress"]  # fmt: skip
+    assert stored[0] == {"step": 1.0, "of": 10_000.0}
+    assert stored[-1] == {"step": 10_000.0, "of": 10_000.0}  # the last value is kept
+    assert len(stored) <= 4 * took + 2  # at most four a second, and the last
+    assert [s["step"] for s in stored] == sorted(s["step"] for s in stored)
+    await rt.aclose()
+
+
 @pytest.mark.parametrize(
     ("command", "expected"),
     [

@@ -7,6 +7,7 @@ from __future__ import annotations
 import asyncio
 import contextvars
 import os
+import time
 from typing import Any
 
 from .._data import ToolResult
@@ -145,6 +146,39 @@ def _needed(registry: Registry) -> list[MCPServerDefinition]:
     ]
 
 
+class StoredProgress:
+    """An MCP call's progress notifications as "progress" events: each one live, as it
+    comes; stored at most every `every` seconds, and the last one always, so a server that
+    sends thousands does not grow the store by as many rows."""
+
+    every = 0.25
+
+    def __init__(self, state: ThreadState) -> None:
+        self._state = state
+        self._stored_at = -self.every
+        self._unstored: dict[str, Any] | None = None
+
+    async def __call__(self, done: float, total: float | None, message: str | None) -> None:
+        data: dict[str, Any] = {"step": done}
+        if total is not None:
+            data["of"] = total
+        if message:
+            data["message"] = message
+        now = time.monotonic()
+        stored = now - self._stored_at >= self.every
+        if stored:
+            self._stored_at = now
+        self._unstored = None if stored else data
+        self._state.emit("progress", data, stored=stored)
+
+    def keep_last(self) -> None:
+        """Store the last value if it was only delivered live (live listeners hear it once
+        more: the same value)."""
+        if self._unstored is not None:
+            self._state.emit("progress", self._unstored)
+            self._unstored = None
+
+
 def _tool_definition(server: MCPServerDefinition, tool: Any) -> ToolDefinition:
     local = server.local_name(tool.name)
     remote = tool.name
@@ -154,16 +188,11 @@ def _tool_definition(server: MCPServerDefinition, tool: Any) -> ToolDefinition:
         if pool is None:
             raise MCPServerError("an MCP tool runs only inside a runtime's run")
         connection = await pool.connection(server)
-
-        async def progress(done: float, total: float | None, message: str | None) -> None:
-            data: dict[str, Any] = {"step": done}
-            if total is not None:
-                data["of"] = total
-            if message:
-                data["message"] = message
-            state.emit("progress", data)
-
-        returned = await connection.call(remote, args, progress)
+        progress = StoredProgress(state)
+        try:
+            returned = await connection.call(remote, args, progress)
+        finally:
+            progress.keep_last()
         call_id = state.execution.tool_call_id if state.execution else None
         return await tool_result(state, server.name, call_id or "call", returned)
 

@@ -55,13 +55,14 @@ class EventSink:
         self._listeners.append(listener)
         return lambda: self._listeners.remove(listener) if listener in self._listeners else None
 
-    def emit(self, event: EventT) -> EventT:
+    def emit(self, event: EventT, *, stored: bool = True) -> EventT:
         if self._redactor:
             event = self._redacted(event)
+        record = self._record if stored else self.relay
         if self._loop is not None and threading.get_ident() != self._loop_thread:
-            self._loop.call_soon_threadsafe(self._record, event)
+            self._loop.call_soon_threadsafe(record, event)
         else:
-            self._record(event)
+            record(event)
         return event
 
     def _redacted(self, event: EventT) -> EventT:
@@ -122,10 +123,10 @@ class ThreadEvents:
     def __init__(self, sink: EventSink) -> None:
         self._sink = sink
 
-    def emit(self, event: EventT) -> EventT:
-        """Redact the event, hand it to live listeners and buffer it for the next write;
-        returns it as delivered."""
-        return self._sink.emit(event)
+    def emit(self, event: EventT, *, stored: bool = True) -> EventT:
+        """Redact the event, hand it to live listeners and buffer it for the next write
+        (`stored=False`: live listeners only); returns it as delivered."""
+        return self._sink.emit(event, stored=stored)
 
     def relay(self, event: ThreadEvent) -> None:
         """Hand an event to live listeners only (it is already stored, or never will be)."""

@@ -264,13 +264,15 @@ class ThreadState:
 
     # events
 
-    def emit(self, event_type: str, data: Any = None) -> None:
-        """A custom thread event, delivered live and persisted with the step."""
+    def emit(self, event_type: str, data: Any = None, *, stored: bool = True) -> None:
+        """A custom thread event, delivered live and persisted with the step. `stored=False`:
+        delivered live only (a progress tick that the next one replaces)."""
         self._check_live()
         tool_call_id = self.execution.tool_call_id if self.execution else None
         base = self._event_base or self._context.base()
         self._context.events.emit(
-            CustomEvent(event_type=event_type, data=data, tool_call_id=tool_call_id, **base)
+            CustomEvent(event_type=event_type, data=data, tool_call_id=tool_call_id, **base),
+            stored=stored,
         )
 
 
