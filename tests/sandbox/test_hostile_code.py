@@ -176,6 +176,61 @@ def test_memory_bombs_hit_the_cap(code: str, language: Language) -> None:
     assert result.status == "memory", result
 
 
+PEAK = """
+import asyncio, json, os, sys, threading, time
+from threadlab.sandbox import start_code_run
+from threadlab.sandbox._resident import tree_resident_bytes
+
+mine = tree_resident_bytes(os.getpid())
+peak = 0
+def sample():  # the run's processes' resident memory, every millisecond
+    global peak
+    while True:
+        peak = max(peak, tree_resident_bytes(os.getpid()) - mine)
+        time.sleep(0.001)
+threading.Thread(target=sample, daemon=True).start()
+async def go():
+    return await start_code_run(sys.argv[1], language="javascript", memory_mb=128, timeout=30)
+result = asyncio.run(go())
+print(json.dumps({"status": result.status, "peak_mb": peak >> 20}))
+"""
+
+
+@pytest.mark.parametrize(
+    "code",
+    [
+        # One WebAssembly memory grown to 600 MiB (outside the heap the V8 flag caps).
+        "export default () => { const m = new WebAssembly.Memory({initial: 1, maximum: 65536});"
+        " m.grow(9600); const v = new Uint8Array(m.buffer);"
+        " for (let i = 0; i < v.length; i += 4096) v[i] = 1; return v.length; };",
+        # Ten of 100 MiB each, every one under a per-memory limit.
+        "export default () => { const kept = []; for (let n = 0; n < 10; n++) {"
+        " const m = new WebAssembly.Memory({initial: 1, maximum: 2048}); m.grow(1600);"
+        " const v = new Uint8Array(m.buffer); for (let i = 0; i < v.length; i += 4096) v[i] = 1;"
+        " kept.push(m); } return kept.length; };",
+        # A 600 MiB typed array.
+        "export default () => { const b = new Uint8Array(600 << 20);"
+        " for (let i = 0; i < b.length; i += 4096) b[i] = 1; return b.length; };",
+    ],
+    ids=["one-wasm-memory", "many-wasm-memories", "typed-array"],
+)
+def test_a_javascript_run_is_held_near_its_memory_cap(code: str) -> None:
+    """memory_mb=128: the run stops as over its cap, and its processes' peak resident memory
+    (sampled every millisecond) stays near 128 MiB plus Deno's own, not 1 GiB more."""
+    import json
+    import subprocess
+    import sys
+
+    said = subprocess.run(
+        [sys.executable, "-c", PEAK, code], capture_output=True, text=True, timeout=120,
+        check=True,
+    )  # fmt: skip
+    measured = json.loads(said.stdout.strip().splitlines()[-1])
+    assert measured["status"] == "memory", measured
+    # Deno's baseline (~40 MiB) + 128 MiB + what can be touched between two looks.
+    assert measured["peak_mb"] < 128 + 64 + 96, measured
+
+
 def test_an_infinite_loop_times_out(language: Language) -> None:
     code = {
         "javascript": "export default () => { for (;;) {} };",

@@ -19,6 +19,7 @@ from typing import Any
 
 from .._errors import CallContextError
 from ._lines import bounded_lines
+from ._resident import watch_resident
 from ._results import CodeFailure, CodeResult, CodeStatus
 
 __all__ = ["Bridged", "CodeRun", "Launch", "Plan", "Redaction", "on_loop"]
@@ -72,6 +73,9 @@ class Launch:
     memory_errors: tuple[str, ...] = ()  # error names/messages that mean the same
     memory_signals: tuple[int, ...] = ()
     cpu_signals: tuple[int, ...] = (signal.SIGXCPU, signal.SIGKILL)
+    resident_cap: int | None = None
+    """Bytes the run's processes may hold resident before it is stopped as over its memory
+    cap (None: the rlimits alone bound it)."""
 
 
 @dataclass
@@ -239,16 +243,26 @@ class CodeRun:
         pumping = asyncio.ensure_future(pump())
         draining = asyncio.ensure_future(drain_stderr())
         stopping = asyncio.ensure_future(self._terminated.wait())
+        cap = self._launch.resident_cap
+        watching = asyncio.ensure_future(
+            watch_resident(process.pid, cap) if cap is not None else asyncio.Event().wait()
+        )
         try:
             finished, _ = await asyncio.wait(
-                {pumping, stopping}, timeout=self._timeout, return_when=asyncio.FIRST_COMPLETED
+                {pumping, stopping, watching},
+                timeout=self._timeout,
+                return_when=asyncio.FIRST_COMPLETED,
             )
         finally:
-            for task in (pumping, stopping, *calls.cancel()):
+            for task in (pumping, stopping, watching, *calls.cancel()):
                 task.cancel()
             await _kill(process)
             with contextlib.suppress(asyncio.TimeoutError):
                 await asyncio.wait_for(draining, 1.0)
+        if watching in finished and pumping not in finished:
+            held = watching.result() >> 20
+            message = f"the code went over its memory cap ({held} MiB resident)"
+            return self._result("memory", started, CodeFailure(name="MemoryLimit", message=message))
         if stopping in finished and self._limit is not None:
             return self._result(
                 "error", started, CodeFailure(name="LimitExceeded", message=self._limit)

@@ -33,6 +33,9 @@ _IDENTIFIER = re.compile(r"^[A-Za-z_$][A-Za-z0-9_$]*$")
 # What Deno and V8 need before any code runs (address space reserved for the heap's cage,
 # the runtime's own allocations); the code's memory cap comes on top of it.
 _BASELINE_BYTES = 1024 << 20
+# What Deno holds resident before the code allocates anything (about 40 MiB measured, with
+# room): a run is stopped once its processes hold more than this plus its `memory_mb`.
+_RESIDENT_BASELINE_BYTES = 64 << 20
 
 
 _BINARY = "/sandbox/deno"
@@ -123,7 +126,9 @@ def prepare_deno(plan: Plan, *, typescript: bool) -> Launch:
         "run",
         *_FLAGS,
         "--import-map=import_map.json",
-        f"--v8-flags=--max-old-space-size={plan.memory_mb}",
+        # The heap, and each WebAssembly memory (64 KiB pages), within the cap.
+        f"--v8-flags=--max-old-space-size={plan.memory_mb},"
+        f"--wasm-max-mem-pages={max(plan.memory_mb * 16, 1)}",
         "entry.js",
     ]
     root = os.getuid() == 0
@@ -141,6 +146,11 @@ def prepare_deno(plan: Plan, *, typescript: bool) -> Launch:
         start={"globals": dict(plan.globals), "execute": plan.execute},
         workdir=str(workdir),
         memory_markers=("out of memory", "heap limit", "Fatal process out of memory"),
-        memory_errors=("Array buffer allocation failed", "Invalid array buffer length"),
+        memory_errors=(
+            "Array buffer allocation failed",
+            "Invalid array buffer length",
+            "Unable to grow instance memory",
+        ),
         memory_signals=(signal.SIGTRAP, signal.SIGABRT),
+        resident_cap=_RESIDENT_BASELINE_BYTES + (plan.memory_mb << 20),
     )
