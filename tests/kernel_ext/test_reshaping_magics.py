@@ -75,6 +75,44 @@ def test_replay_reruns_a_thread_on_its_recorded_answers(shell: InteractiveShell)
     assert [m.content for m in again.messages] == [m.content for m in thread.messages]
 
 
+FIX = '''
+@tl.tool
+def add(state: tl.ThreadState, a: int, b: int) -> int:
+    """Add two integers."""
+    return a + b
+'''
+
+
+def test_replay_after_a_fix_goes_its_own_way_on_the_targets_model(
+    shell: InteractiveShell, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The reshaping loop: fix the tool, replay with an empty cell. The recorded answers
+    replay up to the changed result; the prompt's own model answers from there."""
+    thread = first_thread(shell)
+    assert thread.messages[-1].content == "the sum is -1"
+    run(shell, FIX)
+    capsys.readouterr()
+    run(shell, f"%%thread calc --replay {thread.id}\n")  # the recorded first message
+    again = runtime(shell).thread(magics(shell).memory.last_thread["calc"])
+    assert again.id != thread.id
+    assert [m.content for m in again.messages if m.role == "user"] == ["What is 2 + 3?"]
+    assert again.messages[-1].content == "the sum is 5"
+    said = capsys.readouterr().out
+    assert f"replayed 1 model calls from {thread.id}, 1 answered by the model" in said
+
+
+def test_a_strict_replay_stops_where_the_conversation_differs(
+    shell: InteractiveShell, capsys: pytest.CaptureFixture[str]
+) -> None:
+    thread = first_thread(shell)
+    run(shell, FIX)
+    run(shell, f"%%thread calc --replay {thread.id} --strict\n")
+    again = runtime(shell).thread(magics(shell).memory.last_thread["calc"])
+    finished = [e for e in again.events if isinstance(e, tl.RunFinishedEvent)]
+    assert finished[-1].status == "failed"
+    assert (finished[-1].error or "").startswith("diverged at step 2")
+
+
 @pytest.mark.parametrize(
     ("cell", "error"),
     [
@@ -83,7 +121,8 @@ def test_replay_reruns_a_thread_on_its_recorded_answers(shell: InteractiveShell)
         ("%threadlab fork ID --at call_add --result {bad", "--result is not JSON"),
         ("%threadlab fork ID call_add", "usage: %threadlab fork"),
         ("%threadlab diff ID", "usage: %threadlab diff"),
-        ("%%thread calc --fallback offline\nhi", "--fallback goes with --replay"),
+        ("%%thread calc --fallback offline\nhi", "--fallback and --strict go with --replay"),
+        ("%%thread calc --replay ID --strict --fallback offline\nhi", "give one or the other"),
         ("x = 1\n%threadlab fork ID --at call_add", "a cell of its own"),
     ],
 )

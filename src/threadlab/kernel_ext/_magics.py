@@ -307,7 +307,11 @@ class ThreadlabMagics(Magics):
     @argument("--secret", action="append", help="A secret to ask for (hidden). Repeatable.")
     @argument("--live", action="store_true", help="Keep the live view when the run ends.")
     @argument("--replay", help="Run a new thread on this thread's recorded model answers.")
-    @argument("--fallback", help="With --replay: the model once the conversation differs.")
+    @argument(
+        "--fallback",
+        help="With --replay: the model once the conversation differs (default: the target's).",
+    )
+    @argument("--strict", action="store_true", help="With --replay: fail where it differs.")
     @argument("--step", action="store_true", help="Ask before every tool call runs.")
     @cell_magic
     def thread(self, line: str, cell: str) -> None:
@@ -325,21 +329,40 @@ class ThreadlabMagics(Magics):
         if args.id and args.new:
             raise UsageError("%%thread: use --id or --new, not both")
         message = cell.strip()
-        if not message:
-            raise UsageError("%%thread: the cell is the user message, and it is empty")
-        if args.fallback and not args.replay:
-            raise UsageError("%%thread: --fallback goes with --replay ID")
+        if (args.fallback or args.strict) and not args.replay:
+            raise UsageError("%%thread: --fallback and --strict go with --replay ID")
+        if args.fallback and args.strict:
+            raise UsageError("%%thread: --strict replays without a fallback; give one or the other")
+        replay: ReplayModel | None = None
         if args.replay:
             if args.id:
                 raise UsageError("%%thread: --replay starts a new thread; it cannot take --id")
+            recorded = self._thread_named("thread --replay", args.replay)
+            if not message:  # the recorded conversation's own first message
+                message = next((m.content or "" for m in recorded.messages if m.role == "user"), "")
             args.new = True
-            args.model = ReplayModel(
-                self._thread_named("thread --replay", args.replay), fallback=args.fallback
-            )
+            # After a fix the conversation changes at the fixed step: the target's own model
+            # answers from there, unless --strict asks for the replay to fail instead.
+            fallback = None if args.strict else args.fallback or self._own_model(args.target)
+            args.model = replay = ReplayModel(recorded, fallback=fallback)
+        if not message:
+            raise UsageError("%%thread: the cell is the user message, and it is empty")
         thread = await self._thread_for(args)
         self._check_definitions(thread)
         self.memory.last_thread[args.target] = thread.id
         await self._run_live(thread, message, keep_live=args.live, step=args.step)
+        if replay is not None:
+            print(
+                f"replayed {replay.calls_replayed} model calls from {args.replay},"
+                f" {replay.calls_forwarded} answered by the model"
+            )
+
+    def _own_model(self, target: str) -> Any:
+        """The model the target's first prompt names (a replay's fallback in a notebook)."""
+        registry = self.memory.runtime.registry
+        agent = registry.agent(target)
+        prompt = registry.prompt(agent.side_a.prompt if agent is not None else target)
+        return prompt.model if prompt is not None else "offline"
 
     async def fork_cell(self, line: str) -> None:
         """`%threadlab fork ID --at MSG_OR_CALL [--result JSON | --arguments JSON |
