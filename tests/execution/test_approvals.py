@@ -430,3 +430,18 @@ async def test_a_replay_reproduces_the_decisions_and_a_fork_keeps_those_before_i
     assert kept == ["d1"]
     run = await branch.resume()
     assert [r.tool_call_id for r in run.pending] == ["d2"]
+
+
+async def test_a_rejection_without_a_reason_says_so_and_one_with_a_reason_says_it(
+    rt: tl.Runtime, registry: tl.Registry
+) -> None:
+    ran = cleaner(registry)
+    thread = await rt.create_thread("p")
+    await thread.send("clean up")
+    await thread.reject("call_2")
+    await thread.resume()
+    results = {m.tool_call_id: m.content for m in thread.messages if m.role == "tool"}
+    assert results["call_2"] == "rejected (no reason was given)"  # not "rejected: rejected"
+    assert ran == ["note /a", "note /c"]
+    (decided,) = [e for e in thread.events if isinstance(e, tl.ApprovalDecidedEvent)]
+    assert decided.reason is None

@@ -499,7 +499,7 @@ class RunLoop:
                 reason = self.outcome.error or f"{self.failures} consecutive failed tool calls"
                 result = ToolResult("error", error=f"not run: the run stopped ({reason})")
             elif decided is not None and decided[1] is not None:
-                result = ToolResult("error", error=f"rejected: {decided[1]}")
+                result = ToolResult("error", error=decided[1])
             else:
                 waited_for = self.context.identity.meta.waiting_on.get(call.id)
                 if waited_for is not None:  # its blocking child paused: it goes on now
@@ -532,7 +532,7 @@ class RunLoop:
     async def _decision(
         self, frame: Frame, call: ToolCall, tool: ToolDefinition | None, state: ThreadState
     ) -> tuple[ToolCall, str | None] | None:
-        """How `call` goes on: (the call to run, None), (the call, why it was rejected), or
+        """How `call` goes on: (the call to run, None), (the call, its rejection's text), or
         None when it waits for a decision (the run then ends "waiting"). A decision is bound
         to this call of this message, with these arguments: one made on another call that
         had the same id does not count."""
@@ -581,7 +581,8 @@ class RunLoop:
             self._wait_for(call, request)
             return None
         if not decided.approved:
-            return call, decided.reason or "rejected"
+            reason = decided.reason
+            return call, f"rejected: {reason}" if reason else "rejected (no reason was given)"
         if decided.edited:
             return call.model_copy(update={"arguments": decided.arguments}), None
         return call, None
