@@ -313,7 +313,8 @@ class Thread:
         self, tool_call_id: str, reason: str = "", *, by: Literal["api", "view"] = "api"
     ) -> None:
         """Refuse a waiting call: `resume()` gives it the error result "rejected: <reason>"
-        ("rejected (no reason was given)" without one) and goes on. `tl.ThreadlabError` (nothing recorded) for a call that is not waiting."""
+        ("rejected (no reason was given)" without one) and goes on. `tl.ThreadlabError`
+        (nothing recorded) for a call that is not waiting."""
         request = self._waiting(tool_call_id)
         self._decide(
             request,
