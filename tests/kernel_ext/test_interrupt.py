@@ -68,6 +68,18 @@ def test_interrupting_a_running_thread_cell_leaves_a_valid_history(tmp_path: Pat
             "[('user', 'go'), ('assistant', None), ('tool', 'interrupted: the run was stopped"
             " before this call finished')] idle"
         ) in out
+        # Every part of the view that stays in the notebook says the same of the thread:
+        # the header, the root's node in the tree (no "calling hang" left), the card.
+        status, out = execute(
+            client,
+            "import gc\nfrom threadlab.widgets import ThreadView\n"
+            "(v,) = [o for o in gc.get_objects() if isinstance(o, ThreadView)]\n"
+            "print(v.trace['run']['status'],"
+            " [(n['status'], n['progress']) for n in v.trace['threads']],"
+            " [c['status'] for c in v.trace['cards'].values()])",
+        )
+        assert status == "ok", out
+        assert out.strip() == "interrupted [('interrupted', None)] ['interrupted']"
         assert execute(client, "print('still alive')")[1] == "still alive\n"
     finally:
         client.stop_channels()

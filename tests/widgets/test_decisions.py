@@ -5,13 +5,14 @@ screen the run ends "waiting", and a reopened view records the click and resumes
 from __future__ import annotations
 
 import asyncio
+import json
 from typing import Any
 
 import pytest
 
 import threadlab as tl
 from threadlab.models import ScriptedModel, call, step, text
-from threadlab.widgets import CardApprover, LiveRun, ThreadView, replay
+from threadlab.widgets import CardApprover, LiveRun, ThreadView, replay, static_html
 
 from .fake_comm import customs_of, install
 
@@ -101,6 +102,15 @@ async def test_the_run_waits_in_the_card_and_goes_on_after_each_click(
         "arguments": '{"path": "/tmp/b"}',
     }  # fmt: skip
     assert (cards["c3"]["status"], cards["c3"]["result"]) == ("error", "rejected: keep it")
+    # The card shows the arguments that ran, the model's proposal beside them, live and
+    # reopened, and in the static HTML the notebook keeps.
+    for shown in (cards, replay(thread).snapshot()["cards"]):
+        ran_with, proposed = json.loads(shown["c2"]["args"]), json.loads(shown["c2"]["proposed"])
+        assert (ran_with, shown["c2"]["label"], proposed) == ({"path": "/tmp/b"}, "/tmp/b",
+                                                               {"path": "/b"})  # fmt: skip
+        assert shown["c1"]["proposed"] is None
+    page = static_html(replay(thread))
+    assert page.index("/tmp/b") < page.index("edited from the model's proposal")
 
 
 async def test_with_no_view_on_screen_the_run_waits_and_a_reopened_view_resumes_it(

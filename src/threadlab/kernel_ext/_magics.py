@@ -420,7 +420,7 @@ class ThreadlabMagics(Magics):
             # "interrupted" result (a call still waiting for a decision stays waiting); end
             # the cell quietly with the trace as it stands.
             status = "waiting" if thread.status == "waiting" else "interrupted"
-            live.state.run = {"status": status, "text": None, "error": "interrupted"}
+            live.state.ended(status, "interrupted")
             live.view.finishing = True
             live.view.push()
             print(f"run interrupted; thread {thread.id} keeps a valid history")

@@ -50,6 +50,13 @@ def _card_html(card: dict[str, Any]) -> str:
         if card.get("args")
         else ""
     )
+    if card.get("proposed"):  # edited before it ran: the model's proposal, kept beside
+        args = (
+            f"<div><i>arguments (as run)</i></div>{args}"
+            "<div><i>edited from the model's proposal</i></div>"
+            f'<pre style="{_BOX};opacity:.6;text-decoration:line-through">'
+            f"{_e(readable_arguments(card['proposed']))}</pre>"
+        )
     trace = (
         '<pre style="white-space:pre-wrap;margin:4px 0;border-left:3px solid #cf222e;'
         f'padding-left:6px">{_e(card["traceback"])}</pre>'

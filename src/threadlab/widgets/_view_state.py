@@ -186,6 +186,11 @@ class ViewState:
             }
             if event.edited:  # what it ran with instead of what the model asked for
                 card["approval"]["arguments"] = json.dumps(event.arguments, ensure_ascii=False)
+                # The card shows what ran; the model's proposal stays visible beside it.
+                if card.get("proposed") is None:
+                    card["proposed"] = card["args"]
+                card["args"] = folded_arguments(event.arguments)
+                card["label"] = argument_label(event.arguments)
             if card["status"] == "waiting":
                 card["status"] = "running" if event.approved else "queued"
             thread["progress"] = None
@@ -242,6 +247,7 @@ class ViewState:
                 "started_at": None,
                 "finished_at": None,
                 "approval": None,
+                "proposed": None,  # the model's arguments, when a decision edited them
             }
             self.cards[call_id] = card
         return card
@@ -358,6 +364,20 @@ class ViewState:
                 self._take_result(card, message)
             else:
                 card["status"] = "interrupted"
+
+    def ended(self, status: str, error: str | None) -> None:
+        """The run ended `status` without its end reaching the view (a kernel interrupt):
+        the header, the root's node in the tree and its progress say the same, and no
+        thread that is not running still says what it was doing."""
+        self.run.update(status=status, text=None, error=error)
+        self.changed.run = True
+        root = self.threads.get(self.root_id)
+        if root is not None:
+            root["status"] = status
+        for thread in self.threads.values():
+            if thread["status"] != "running" and thread["progress"] is not None:
+                thread["progress"] = None
+            self.changed.threads.add(thread["id"])
 
     def take_changed(self) -> Changed:
         """What events touched since the last take (and start afresh)."""

@@ -15,7 +15,7 @@
  *   status: string, duration_ms: number | null, result: string | null, result_chars: number,
  *   args_chars: number, args: string, label: string, events: CardEvent[],
  *   started_at: number | null, finished_at?: number | null, traceback: string | null,
- *   approval: Approval | null}} Card
+ *   approval: Approval | null, proposed?: string | null}} Card
  * @typedef {{state: "asked" | "approved" | "rejected", arguments?: string | null,
  *   edited?: boolean, by?: string, reason?: string | null}} Approval
  * @typedef {{path: string, size: number}} FileEntry

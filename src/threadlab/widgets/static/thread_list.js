@@ -286,13 +286,20 @@ function cardParts(model, c, fetched, local) {
       h(
         "div",
         { class: "tl-heading" },
-        "arguments ",
+        c.proposed ? "arguments (as run) " : "arguments ",
         copyButton(() => c.args)
       ),
       ...capped(
         h("div", { class: "tl-args", "data-testid": "tool-args" }, readableArgs(c.args)),
         c.args.length
       )
+    ) : null,
+    // Edited before it ran: what ran is above, what the model proposed is kept here.
+    c.proposed ? h(
+      "div",
+      { class: "tl-edited-from", "data-testid": "edited-from" },
+      h("div", { class: "tl-heading" }, "edited from the model's proposal"),
+      ...capped(h("div", { class: "tl-args" }, readableArgs(c.proposed)), c.proposed.length)
     ) : null,
     result ? h(
       "div",
