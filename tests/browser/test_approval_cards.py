@@ -60,7 +60,11 @@ def walk(lab: Lab, page: Any, shots: Path) -> None:
     centre(bar.first)
     page.screenshot(path=str(shots / "approval-asked-dark.png"))
     set_theme(page, "JupyterLab Light")
-    bar.first.locator("[data-testid=approve]").click()
+    timed = click_timed(page, str(first), "approve")
+    # No timing assert (machines are noisy): the figures go to benchmarks/README.md.
+    print(f"approve: deciding… after {timed['deciding']:.0f} ms, started after"
+          f" {timed['started']:.0f} ms")  # fmt: skip
+    assert timed["disabled"]  # the buttons were disabled with the "deciding…" state
 
     # 2. The next one: its arguments edited; bad JSON and a wrong type are refused first.
     second = next_question(view, {first})
@@ -86,7 +90,9 @@ def walk(lab: Lab, page: Any, shots: Path) -> None:
     third = next_question(view, {first, second})
     asked = view.locator(f"[data-testid=decision-bar][data-call='{third}']")
     asked.locator("[data-testid=reject-reason]").fill("not today")
-    asked.locator("[data-testid=reject]").click()
+    timed = click_timed(page, third, "reject")
+    print(f"reject: deciding… after {timed['deciding']:.0f} ms, started after"
+          f" {timed['started']:.0f} ms")  # fmt: skip
 
     # After: the run completed; each card says what was decided (the frozen view too).
     done = cell.locator(".jp-OutputArea-output", has_text="rejected: not today")
@@ -104,6 +110,16 @@ def walk(lab: Lab, page: Any, shots: Path) -> None:
         or ("wiped /tmp/keep-this.txt" in output)
     )
     assert 'approved with edited arguments {"path": "/tmp/keep-this.txt"} (here)' in output
+    # The edited card shows what ran, and the model's proposal struck through beneath it.
+    edited = view.locator(f"[data-testid=tool-card][data-call='{second}']")
+    if edited.count():  # the live view (a frozen one is checked in the output's text)
+        edited.locator("summary").click()
+        assert "/tmp/keep-this.txt" in edited.locator("[data-testid=tool-args]").inner_text()
+        assert "/tmp/keep-this.txt" in edited.locator("[data-testid=tool-label]").inner_text()
+        struck = edited.locator("[data-testid=edited-from]")
+        assert "edited from the model's proposal" in struck.inner_text()
+        assert "keep-this" not in struck.inner_text()
+    assert "edited from the model's proposal" in output
     assert "completed" in output
     cell.scroll_into_view_if_needed()
     for details in cell.locator("details.threadlab-card").all():
@@ -127,6 +143,41 @@ def next_question(view: Any, answered: set[str]) -> str:
             return str(call)
         view.page.wait_for_timeout(100)
     raise AssertionError("no next question")
+
+
+CLICK_TIMED = """([call, button]) => new Promise((resolve) => {
+  const bar = () => document.querySelector(`[data-testid=decision-bar][data-call='${call}']`);
+  const card = () => document.querySelector(`[data-testid=tool-card][data-call='${call}']`);
+  const out = { deciding: null, started: null, disabled: false };
+  const t0 = performance.now();
+  const look = () => {
+    const b = bar();
+    if (out.deciding === null && b && /deciding/.test(b.textContent)) {
+      out.deciding = performance.now() - t0;
+      out.disabled = [...b.querySelectorAll("button")].every((x) => x.disabled);
+    }
+    const status = card()?.getAttribute("data-status");
+    if (out.started === null && status && status !== "waiting") {
+      out.started = performance.now() - t0;
+    }
+    if (out.deciding !== null && out.started !== null) { observer.disconnect(); resolve(out); }
+  };
+  const observer = new MutationObserver(look);
+  observer.observe(document.body, { subtree: true, childList: true, attributes: true,
+                                    characterData: true });
+  setTimeout(() => { observer.disconnect(); resolve(out); }, 20000);
+  bar().querySelector(`[data-testid=${button}]`).click();
+  look();
+})"""
+
+
+def click_timed(page: Any, call: str, button: str) -> dict[str, Any]:
+    """Click `button` in the decision bar of `call`; the milliseconds from the click to the
+    bar saying "deciding…" (buttons disabled) and to the card leaving "waiting"."""
+    timed: dict[str, Any] = page.evaluate(CLICK_TIMED, [call, button])
+    assert timed["deciding"] is not None, timed
+    assert timed["started"] is not None, timed
+    return timed
 
 
 def centre(element: Any) -> None:

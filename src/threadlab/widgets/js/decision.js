@@ -31,9 +31,14 @@ export function decisionControl(model, local, c) {
   );
   /** @type {HTMLButtonElement[]} */
   const buttons = [];
+  const ask = h("span", { class: "tl-ask", "data-testid": "decision-ask" });
+  const question = `‖ ${c.name} waits for your decision`;
+  ask.textContent = question;
   /** @param {boolean} on */
   const enable = (on) => {
     for (const b of buttons) b.disabled = !on;
+    // At once, before the kernel answers: the click was taken and nothing more can be sent.
+    ask.textContent = on ? question : `‖ ${c.name}: deciding…`;
   };
   /** @param {Decision} decision */
   const send = (decision) => {
@@ -84,7 +89,7 @@ export function decisionControl(model, local, c) {
   const el = h(
     "div",
     { class: "tl-decision", "data-testid": "decision-bar", "data-call": c.id },
-    h("span", { class: "tl-ask" }, `‖ ${c.name} waits for your decision`),
+    ask,
     h(
       "div",
       { class: "tl-decide-row" },

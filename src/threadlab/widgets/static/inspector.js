@@ -344,8 +344,12 @@ function decisionControl(model, local, c) {
     })
   );
   const buttons = [];
+  const ask = h("span", { class: "tl-ask", "data-testid": "decision-ask" });
+  const question = `‖ ${c.name} waits for your decision`;
+  ask.textContent = question;
   const enable = (on) => {
     for (const b of buttons) b.disabled = !on;
+    ask.textContent = on ? question : `‖ ${c.name}: deciding…`;
   };
   const send = (decision) => {
     error.textContent = "";
@@ -394,7 +398,7 @@ function decisionControl(model, local, c) {
   const el = h(
     "div",
     { class: "tl-decision", "data-testid": "decision-bar", "data-call": c.id },
-    h("span", { class: "tl-ask" }, `‖ ${c.name} waits for your decision`),
+    ask,
     h(
       "div",
       { class: "tl-decide-row" },
