@@ -7,7 +7,7 @@ import pytest
 from IPython.core.interactiveshell import InteractiveShell
 
 import threadlab as tl
-from threadlab.widgets import ThreadDiff
+from threadlab.widgets import ThreadDiff, replay, static_html
 
 from .test_magics import magics, run, shell
 
@@ -99,6 +99,14 @@ def test_replay_after_a_fix_goes_its_own_way_on_the_targets_model(
     assert again.messages[-1].content == "the sum is 5"
     said = capsys.readouterr().out
     assert f"replayed 1 model calls from {thread.id}, 1 answered by the model" in said
+    # The view marks each step: replayed, or a model call, and counts them in its header.
+    state = replay(again)
+    steps = [m["model"] for m in state.messages[again.id] if m["role"] == "assistant"]
+    assert steps == ["replay", "answer"]  # the FunctionModel the prompt names answered
+    page = static_html(state)
+    assert "1 calls replayed · 1 forwarded to the model" in page
+    assert page.count("[replayed]") == 1
+    assert page.count("[model call]") == 1
 
 
 def test_a_strict_replay_stops_where_the_conversation_differs(

@@ -419,7 +419,9 @@ class RunLoop:
             for key, value in draft.usage.items():
                 total[key] = total.get(key, 0) + value
             self.update(usage=total)
-        model_id = str(getattr(model, "model", None) or getattr(model, "name", "") or "") or None
+        model_id = draft.model or (
+            str(getattr(model, "model", None) or getattr(model, "name", "") or "") or None
+        )
         cost = step_cost(model, draft.usage)
         self.spend.add(draft.usage, cost, model_id or "?")
         text = draft.text if is_text(draft.text) else _as_text(draft.text)

@@ -55,6 +55,8 @@ class Draft:
     usage: dict[str, int] | None
     reasoning: tuple[Reasoning, ...] = ()
     response_id: str | None = None
+    model: str | None = None
+    """The model that answered, when the stream said (see `FinishChunk.model`)."""
 
 
 def parse_arguments(raw: str) -> dict[str, object] | str:
@@ -98,6 +100,7 @@ class _Collector:
         self.usage: dict[str, int] | None = None
         self.reasoning: dict[int, dict[str, Any]] = {}
         self.response_id: str | None = None
+        self.model: str | None = None
 
     def take_reasoning(self, chunk: ReasoningChunk) -> None:
         part = self.reasoning.setdefault(chunk.index, {"text": "", "api": chunk.api})
@@ -193,6 +196,7 @@ class _Collector:
             usage=self.usage,
             reasoning=tuple(Reasoning(**part) for _, part in sorted(self.reasoning.items())),
             response_id=self.response_id,
+            model=self.model,
         )
 
 
@@ -228,6 +232,7 @@ async def collect_stream(
             elif isinstance(chunk, FinishChunk):
                 collector.usage = chunk.usage
                 collector.response_id = chunk.response_id
+                collector.model = chunk.model
     finally:
         # Cancelled or failed mid-stream: the model's stream (an HTTP response, for a
         # provider) is closed now, not when the garbage collector finds it.

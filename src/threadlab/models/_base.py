@@ -92,6 +92,9 @@ class FinishChunk:
     usage: dict[str, int] | None = None
     response_id: str | None = None
     """The provider's id of the response, when it gives one."""
+    model: str | None = None
+    """The model that answered, when the stream knows better than the model object (a
+    replay's step answered by its fallback names the fallback)."""
 
 
 ModelChunk = TextChunk | ToolCallChunk | ReasoningChunk | FinishChunk

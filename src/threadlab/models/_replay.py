@@ -13,13 +13,14 @@ without one the step fails with "diverged at step N: ..." naming the first diffe
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from collections.abc import AsyncIterator, Callable, Iterable, Sequence
 from typing import Any, Protocol
 
 from .._data import ApprovalDecidedEvent, Message, ToolCall
 from .._errors import ModelError, ReplayDivergedError
-from ._base import Model, ModelChunk, ModelRequest
+from ._base import FinishChunk, Model, ModelChunk, ModelRequest
 from ._scripted import ScriptedCall, Step, stream_step
 
 __all__ = ["RecordedThread", "ReplayModel"]
@@ -128,7 +129,12 @@ class ReplayModel:
         if not left:
             self._diverged.append(key)  # past here this conversation is the fallback's own
         self.calls_forwarded += 1
-        async for chunk in self._fallback().stream(request):
+        fallback = self._fallback()
+        # Its step names the fallback's model, so a view tells it from the replayed ones.
+        answered_by = str(getattr(fallback, "model", None) or getattr(fallback, "name", "model"))
+        async for chunk in fallback.stream(request):
+            if isinstance(chunk, FinishChunk) and chunk.model is None:
+                chunk = dataclasses.replace(chunk, model=answered_by)
             yield chunk
 
     def _fallback(self) -> Model:

@@ -9,7 +9,7 @@ from typing import Any
 
 from .. import SeenRequest
 from ._arguments import readable_arguments
-from ._view_state import ViewState, cost_text, usage_text
+from ._view_state import ViewState, cost_text, replay_counts, usage_text
 
 __all__ = ["StaticView", "static_html", "static_text"]
 
@@ -179,6 +179,7 @@ def readable(data: Any) -> str:
 def _thread_html(trace: ViewState, thread_id: str, depth: int = 0) -> str:
     thread = trace.threads[thread_id]
     parts: list[str] = []
+    replaying = replay_counts(trace.messages.get(thread_id, [])) is not None
     for message in trace.messages.get(thread_id, []):
         if message["role"] == "user" and message["depth"] == 0:
             child = trace.threads.get(message.get("subagent") or "")
@@ -196,13 +197,17 @@ def _thread_html(trace: ViewState, thread_id: str, depth: int = 0) -> str:
                 # A prompt tool's inner calls sit under the card that started them.
                 indent = card["depth"] * 16
                 parts.append(f'<div style="margin-left:{indent}px">{_card_html(card)}</div>')
-        # A tools-only step still shows what it cost and what it thought.
-        shown = message["text"] or message.get("usage") or message.get("reasoning")
+        # A tools-only step still shows what it cost and what it thought (in a replay, how
+        # it was answered).
+        shown = message["text"] or message.get("usage") or message.get("reasoning") or replaying
         if message["role"] == "assistant" and shown and message["depth"] == 0:
             side = f" ({message['side']})" if message.get("side") else ""
+            origin = ""
+            if replaying:
+                origin = " [replayed]" if message.get("model") == "replay" else " [model call]"
             parts.append(
-                f"<p{_PRE}><b>assistant{side}</b>: {_e(message['text'])}{_usage_html(message)}</p>"
-                + _thinking_html(message)
+                f"<p{_PRE}><b>assistant{side}</b>{origin}: {_e(message['text'])}"
+                f"{_usage_html(message)}</p>" + _thinking_html(message)
             )
     files = trace.files.get(thread_id, {})
     if files:
@@ -226,7 +231,8 @@ def static_html(trace: ViewState) -> str:
     run = trace.run
     head = (
         f"<div><b>threadlab</b> thread <code>{_e(trace.root_id)}</code>"
-        f" — run {_e(run['status'])}{_e(_spent(run))}</div>"
+        f" — run {_e(run['status'])}"
+        f"{_e(_spent(run, replay_counts(trace.messages.get(trace.root_id, []))))}</div>"
     )
     error = f"<p style='color:#cf222e'>{_e(run['error'])}</p>" if run.get("error") else ""
     return (
@@ -240,8 +246,10 @@ def _cost(entry: dict[str, Any]) -> str:
     return f" · {cost}" if cost else ""
 
 
-def _spent(run: dict[str, Any]) -> str:
+def _spent(run: dict[str, Any], counts: tuple[int, int] | None = None) -> str:
     parts = [usage_text(run.get("usage")), cost_text(run.get("cost_usd", 0.0))]
+    if counts is not None:
+        parts.append(f"{counts[0]} calls replayed · {counts[1]} forwarded to the model")
     return "".join(f" · {part}" for part in parts if part)
 
 

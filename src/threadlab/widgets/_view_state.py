@@ -76,6 +76,14 @@ def usage_text(usage: dict[str, int] | None) -> str:
     return " / ".join(parts) + " tokens" if parts else ""
 
 
+def replay_counts(messages: list[dict[str, Any]]) -> tuple[int, int] | None:
+    """How a replay's top-level model steps were answered: (replayed from the recording,
+    answered by a model); None for a thread that replays nothing."""
+    steps = [m for m in messages if m["role"] == "assistant" and m["depth"] == 0]
+    replayed = sum(1 for m in steps if m.get("model") == "replay")
+    return (replayed, len(steps) - replayed) if replayed else None
+
+
 def _preview(text: str | None) -> str:
     if not text:
         return ""
@@ -277,6 +285,7 @@ class ViewState:
             "thread": tid,
             "at": event.at,  # when it was stored: an assistant message ends its model step
             "reasoning": _preview("\n\n".join(r.text for r in message.reasoning if r.text)),
+            "model": message.model,  # "replay": a replayed step (see `replay_counts`)
         }
         if message.role == "assistant":
             self._spent(tid, message.cost_usd)

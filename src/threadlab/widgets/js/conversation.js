@@ -5,7 +5,7 @@ import { card } from "./card.js";
 import { decisionControl } from "./decision.js";
 import { h } from "./dom.js";
 import { forkControl } from "./fork.js";
-import { costText, FINAL, usageText } from "./text.js";
+import { costText, FINAL, replayCounts, usageText } from "./text.js";
 
 /**
  * One message's line, kept per message id (its text does not change once stored). A report a
@@ -14,11 +14,12 @@ import { costText, FINAL, usageText } from "./text.js";
  * @param {TraceMessage} m
  * @param {Trace} trace
  * @param {Local} local
+ * @param {boolean} [replaying] the thread replays a recording: say how each step was answered
  */
-function messageLine(model, m, trace, local) {
+function messageLine(model, m, trace, local, replaying = false) {
   const child = m.subagent ? trace.threads.find((t) => t.id === m.subagent) : undefined;
   const asked = local.requests[m.id];
-  const sig = JSON.stringify([m, child?.name, child?.status, asked ?? null]);
+  const sig = JSON.stringify([m, child?.name, child?.status, asked ?? null, replaying]);
   const kept = local.messages.get(m.id);
   if (kept && kept.sig === sig) return kept.el;
   const who = m.subagent
@@ -35,6 +36,16 @@ function messageLine(model, m, trace, local) {
       "data-testid": m.subagent ? "subagent-report" : null,
     },
     who,
+    replaying && m.role === "assistant" && m.depth === 0
+      ? h(
+          "span",
+          {
+            class: `tl-origin tl-${m.model === "replay" ? "replayed" : "called"}`,
+            "data-testid": "step-origin",
+          },
+          m.model === "replay" ? "replayed" : "model call",
+        )
+      : null,
     " ",
     m.text,
     m.attachments.length
@@ -121,11 +132,14 @@ export function conversation(model, trace, threadId, local) {
         }),
       );
   };
+  const replaying = replayCounts(trace.messages[threadId] || []) !== null;
   for (const m of trace.messages[threadId] || []) {
     if (m.role === "tool" || (m.depth > 0 && m.role !== "assistant")) continue;
-    // An assistant step that only called tools still shows what it cost.
-    if (m.text || (m.role === "assistant" && (m.usage || m.reasoning)))
-      out.push(messageLine(model, m, trace, local));
+    // An assistant step that only called tools still shows what it cost (in a replay, how
+    // it was answered).
+    const shown = m.usage || m.reasoning || (replaying && m.depth === 0);
+    if (m.text || (m.role === "assistant" && shown))
+      out.push(messageLine(model, m, trace, local, replaying));
     if (forkable && m.role === "user" && m.depth === 0 && !m.subagent)
       out.push(
         forkControl(model, local, { thread: threadId, at: m.id, kind: "message", text: m.text }),

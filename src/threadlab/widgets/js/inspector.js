@@ -4,7 +4,7 @@
 import { conversation } from "./conversation.js";
 import { h } from "./dom.js";
 import { files } from "./files.js";
-import { costText, usageText } from "./text.js";
+import { costText, replayCounts, usageText } from "./text.js";
 import { timeline } from "./timeline.js";
 import { tree } from "./tree.js";
 
@@ -75,7 +75,12 @@ export function inspector(model, el, trace, local) {
   ui.code.textContent = trace.root;
   ui.status.className = `tl-status tl-${run.status}`;
   ui.status.textContent = run.status || "";
-  const spent = [run.usage ? usageText(run.usage) : "", costText(run.cost_usd)].filter((p) => p);
+  const counts = replayCounts(trace.messages[trace.root] || []);
+  const spent = [
+    run.usage ? usageText(run.usage) : "",
+    costText(run.cost_usd),
+    counts ? `${counts[0]} calls replayed · ${counts[1]} forwarded to the model` : "",
+  ].filter((p) => p);
   ui.usage.textContent = spent.length ? ` ${spent.join(" · ")}` : "";
   ui.left.replaceChildren(
     h("div", { class: "tl-heading" }, "threads"),

@@ -1,6 +1,6 @@
 // @ts-check
 // How values read in a view: statuses, progress, pace, durations, usage and cost.
-/** @import {Approval, Card, CardEvent, Local} from "./types.js" */
+/** @import {Approval, Card, CardEvent, Local, TraceMessage} from "./types.js" */
 
 export const FINAL = new Set(["success", "error", "interrupted"]);
 
@@ -168,3 +168,15 @@ export function usageText(usage) {
 /** What a view asks of the kernel, answered when no kernel is there to ask. */
 export const NO_KERNEL =
   "not kept in the notebook: the kernel that made this view is gone (%threadlab open the thread to see it)";
+
+/**
+ * How a replay's model steps were answered, for a thread that replays another's recording:
+ * [replayed from the recording, answered by a model]; null for a thread that replays nothing.
+ * @param {TraceMessage[]} messages
+ * @returns {[number, number] | null}
+ */
+export function replayCounts(messages) {
+  const steps = messages.filter((m) => m.role === "assistant" && m.depth === 0);
+  const replayed = steps.filter((m) => m.model === "replay").length;
+  return replayed ? [replayed, steps.length - replayed] : null;
+}

@@ -129,6 +129,11 @@ function usageText(usage) {
   return parts.length ? `${parts.join(" / ")} tokens` : "";
 }
 var NO_KERNEL = "not kept in the notebook: the kernel that made this view is gone (%threadlab open the thread to see it)";
+function replayCounts(messages) {
+  const steps = messages.filter((m) => m.role === "assistant" && m.depth === 0);
+  const replayed = steps.filter((m) => m.model === "replay").length;
+  return replayed ? [replayed, steps.length - replayed] : null;
+}
 
 // src/threadlab/widgets/js/dom.js
 function h(tag, attrs = {}, ...children) {
@@ -548,10 +553,10 @@ function forkControl(model, local, point) {
 }
 
 // src/threadlab/widgets/js/conversation.js
-function messageLine(model, m, trace, local) {
+function messageLine(model, m, trace, local, replaying = false) {
   const child = m.subagent ? trace.threads.find((t) => t.id === m.subagent) : void 0;
   const asked = local.requests[m.id];
-  const sig = JSON.stringify([m, child?.name, child?.status, asked ?? null]);
+  const sig = JSON.stringify([m, child?.name, child?.status, asked ?? null, replaying]);
   const kept = local.messages.get(m.id);
   if (kept && kept.sig === sig) return kept.el;
   const who = m.subagent ? [
@@ -566,6 +571,14 @@ function messageLine(model, m, trace, local) {
       "data-testid": m.subagent ? "subagent-report" : null
     },
     who,
+    replaying && m.role === "assistant" && m.depth === 0 ? h(
+      "span",
+      {
+        class: `tl-origin tl-${m.model === "replay" ? "replayed" : "called"}`,
+        "data-testid": "step-origin"
+      },
+      m.model === "replay" ? "replayed" : "model call"
+    ) : null,
     " ",
     m.text,
     m.attachments.length ? h("span", { class: "tl-meta" }, ` · attached: ${m.attachments.join(", ")}`) : null,
@@ -629,10 +642,12 @@ function conversation(model, trace, threadId, local) {
         })
       );
   };
+  const replaying = replayCounts(trace.messages[threadId] || []) !== null;
   for (const m of trace.messages[threadId] || []) {
     if (m.role === "tool" || m.depth > 0 && m.role !== "assistant") continue;
-    if (m.text || m.role === "assistant" && (m.usage || m.reasoning))
-      out.push(messageLine(model, m, trace, local));
+    const shown = m.usage || m.reasoning || replaying && m.depth === 0;
+    if (m.text || m.role === "assistant" && shown)
+      out.push(messageLine(model, m, trace, local, replaying));
     if (forkable && m.role === "user" && m.depth === 0 && !m.subagent)
       out.push(
         forkControl(model, local, { thread: threadId, at: m.id, kind: "message", text: m.text })
@@ -975,7 +990,12 @@ function inspector(model, el, trace, local) {
   ui.code.textContent = trace.root;
   ui.status.className = `tl-status tl-${run.status}`;
   ui.status.textContent = run.status || "";
-  const spent = [run.usage ? usageText(run.usage) : "", costText(run.cost_usd)].filter((p) => p);
+  const counts = replayCounts(trace.messages[trace.root] || []);
+  const spent = [
+    run.usage ? usageText(run.usage) : "",
+    costText(run.cost_usd),
+    counts ? `${counts[0]} calls replayed · ${counts[1]} forwarded to the model` : ""
+  ].filter((p) => p);
   ui.usage.textContent = spent.length ? ` ${spent.join(" · ")}` : "";
   ui.left.replaceChildren(
     h("div", { class: "tl-heading" }, "threads"),
