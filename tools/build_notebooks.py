@@ -397,11 +397,14 @@ print("the tool said:", [m.content for m in first.messages if m.role == "tool"])
         (
             "md",
             "## Or fix the tool and replay\n\nRe-run the tool's cell with the fix, then run the"
-            " thread again on its recorded model answers: the first step is replayed (no model"
-            " call); the fixed tool's result differs, so from there the fallback model answers.",
+            " thread again on its recorded model answers (an empty cell sends the recorded first"
+            " message): the first step is replayed (no model call); the fixed tool's result"
+            " differs, so from there the prompt's own model answers (`--fallback MODEL` names"
+            " another, `--strict` stops there instead). The view marks each step *replayed* or"
+            " *model call*.",
         ),
         ("code", SHOUT.format(body="return text.upper()")),
-        ("code", "%%thread shouter --replay {first.id} --fallback watchable\nShout hello."),
+        ("code", "%%thread shouter --replay {first.id}"),
         (
             "code",
             """replayed = rt.threads()[0]
