@@ -121,6 +121,11 @@ MODELS = {
     "step_cost",
     "provider_name",
     "Model",
+    "DescribedModel",
+    "ReplayingModel",
+    "PricedModel",
+    "ServedFrom",
+    "supports",
     "ModelRequest",
     "ModelChunk",
     "TextChunk",
@@ -139,6 +144,7 @@ MODELS = {
 # needs the otel extra): once imported, it is an attribute too.
 LAYERS = {
     "otel",
+    "testing",
     "definitions",
     "evaluation",
     "execution",

@@ -9,8 +9,9 @@ from pathlib import Path
 import pytest
 
 import threadlab as tl
+from threadlab import SQLiteStore, StoreVersionError
 from threadlab.models import call, text
-from threadlab.store import SCHEMA_VERSION, SQLiteStore, StoreVersionError
+from threadlab.store._sqlite import SCHEMA_VERSION
 
 
 def test_reopening_an_unknown_thread_is_a_clear_error(rt: tl.Runtime) -> None:

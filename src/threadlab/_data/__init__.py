@@ -49,6 +49,7 @@ from ._runs import (
     Run,
     RunStatus,
     SessionStatus,
+    StopReason,
     ThreadStatus,
 )
 from ._seen import SeenRequest, rebuild_request
@@ -82,6 +83,7 @@ __all__ = [
     "SessionStatus",
     "SideName",
     "StepRequest",
+    "StopReason",
     "SubagentCreatedEvent",
     "TextDeltaEvent",
     "ThreadEvent",

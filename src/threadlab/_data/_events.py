@@ -12,7 +12,7 @@ from typing import Annotated, Any, Literal, Required, TypedDict
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
 
-from ._runs import RunStatus
+from ._runs import RunStatus, StopReason
 
 __all__ = [
     "ApprovalDecidedEvent",
@@ -217,6 +217,8 @@ class RunFinishedEvent(Event):
     """The last assistant text of the turn."""
     error: str | None = None
     """Why it did not complete, if it did not."""
+    stop_reason: StopReason | None = None
+    """Why it ended, as a value (see `Run.stop_reason`)."""
 
 
 ThreadEvent = Annotated[

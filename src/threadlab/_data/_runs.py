@@ -20,11 +20,34 @@ __all__ = [
     "Run",
     "RunStatus",
     "SessionStatus",
+    "StopReason",
     "ThreadStatus",
 ]
 
 RunStatus = Literal["completed", "failed", "interrupted", "stopped", "queued", "waiting"]
 """How a run ended; see `Run.status`."""
+
+StopReason = Literal[
+    "completed",
+    "failed",
+    "interrupted",
+    "queued",
+    "stopped: budget",
+    "stopped: max_steps",
+    "stopped: max_consecutive_failures",
+    "waiting: approval",
+    "waiting: subagent",
+]
+"""Why a run ended, as a value a program can branch on (`Run.stop_reason`): the status, and for
+"stopped" and "waiting" which limit or which wait. `Run.error` says the same in words."""
+
+_REASON_OF_STATUS: dict[str, StopReason] = {
+    "completed": "completed",
+    "failed": "failed",
+    "interrupted": "interrupted",
+    "queued": "queued",
+    "waiting": "waiting: approval",
+}
 
 SessionStatus = Literal["completed", "failed"]
 """How a session ended, as its parent sees it."""
@@ -135,6 +158,14 @@ class Run:
     cost_usd: float | None = 0.0
     """What its model calls cost, its descendants' included, from known prices (US dollars);
     None when a step's price is unknown."""
+    stop_reason: StopReason | None = None
+    """Why it ended: `status`, and which limit stopped it or what it waits for
+    ("stopped: budget", "waiting: approval", …). Given from `status` when not set, except for
+    "stopped", which always says its limit."""
+
+    def __post_init__(self) -> None:
+        if self.stop_reason is None and self.status in _REASON_OF_STATUS:
+            object.__setattr__(self, "stop_reason", _REASON_OF_STATUS[self.status])
 
     def __repr__(self) -> str:
         shown = (self.text or "")[:60]

@@ -8,7 +8,7 @@ from __future__ import annotations
 import asyncio
 import inspect
 from collections.abc import Callable
-from typing import Any
+from typing import Any, Literal, Protocol, runtime_checkable
 
 from .._data import (
     Approval,
@@ -26,8 +26,11 @@ from ._thread_pool import on_pooled_thread
 
 __all__ = [
     "Approver",
+    "NamedApprover",
+    "TimedApprover",
     "ask",
     "claim_decision",
+    "decided_by",
     "decision_on",
     "needs_decision",
     "pending_requests",
@@ -41,6 +44,25 @@ pauses ("waiting") as it does without an approver. An approver with a `timeout_s
 is given that long instead of the hook timeout; `timeout_s = None` waits as long as it takes
 (a person deciding in a view). Its `decided_by` ("approver" unless it says "view") is who the
 `approval_decided` event names."""
+
+
+@runtime_checkable
+class TimedApprover(Protocol):
+    """An approver that sets how long it may take (None: as long as it takes)."""
+
+    timeout_s: float | None
+
+
+@runtime_checkable
+class NamedApprover(Protocol):
+    """An approver that says who decides: "view" for a person's buttons."""
+
+    decided_by: Literal["approver", "view"]
+
+
+def decided_by(approver: Approver) -> Literal["approver", "view"]:
+    """Who a decision of `approver` is recorded as made by."""
+    return approver.decided_by if isinstance(approver, NamedApprover) else "approver"
 
 
 async def needs_decision(tool: ToolDefinition | None, call: ToolCall, state: ThreadState) -> bool:
@@ -161,7 +183,7 @@ async def ask(approver: Approver, request: ApprovalRequest, limit_s: float) -> A
     `timeout_s`); a rejection naming what went wrong when it could not decide; None when it
     leaves the decision to later. A sync approver is asked from a pooled thread, so one that
     hangs cannot hold up the loop."""
-    limit: float | None = getattr(approver, "timeout_s", limit_s)
+    limit = approver.timeout_s if isinstance(approver, TimedApprover) else limit_s
     try:
         async with asyncio.timeout(limit):
             if is_async_callable(approver):

@@ -9,7 +9,7 @@ from typing import Any, Protocol
 
 from pydantic import BaseModel
 
-from .._data import Message, Run, ToolResult
+from .._data import Message, ToolResult
 from ..definitions import (
     MCP_PREFIX,
     AgentDefinition,
@@ -24,6 +24,7 @@ from ..definitions import (
 from ..threads import ThreadContext, as_paths
 from ._frames import Frame
 from ._lifecycle_tools import lifecycle_tools
+from ._run_state import RunState
 from ._runtime_tool import runtime_tool
 from ._subagents import Supervisor
 
@@ -40,9 +41,7 @@ class OfferingRun(Protocol):
     @property
     def supervisor(self) -> Supervisor: ...
     @property
-    def completed(self) -> bool: ...
-    @property
-    def outcome(self) -> Run: ...
+    def state(self) -> RunState: ...
 
     async def commit(self, frame: Frame, message: Message) -> Message: ...
     async def run_turn(self, frame: Frame) -> None: ...
@@ -152,8 +151,8 @@ async def run_prompt_tool(
     await loop.run_turn(nested)
     if nested.error is not None:
         return ToolResult("error", error=nested.error)
-    if not loop.completed:
-        return ToolResult("error", error=f"stopped: {loop.outcome.error}")
+    if not loop.state.going:
+        return ToolResult("error", error=f"stopped: {loop.state.outcome.error}")
     return _shape(nested, config)
 
 

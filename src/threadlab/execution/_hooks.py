@@ -9,11 +9,11 @@ import logging
 from collections.abc import Callable
 from typing import Any
 
-from .._data import HookName
+from .._data import HookName, Message
 from ..definitions import HookDefinition, Registry, is_async_callable
 from ._thread_pool import on_pooled_thread
 
-__all__ = ["HookRunner"]
+__all__ = ["HookRunner", "is_message", "is_message_list"]
 
 log = logging.getLogger("threadlab.hooks")
 
@@ -89,3 +89,13 @@ class HookRunner:
     def _ignored(self, definition: HookDefinition, hook: HookName, why: str) -> None:
         # Logged without the payload, and redacted: an exception's message may hold a secret.
         log.warning("hook %r (%s) %s; it was ignored", definition.id, hook, self._redact(why))
+
+
+def is_message(value: object) -> bool:
+    """What a hook that transforms a message must return."""
+    return isinstance(value, Message)
+
+
+def is_message_list(value: object) -> bool:
+    """What a hook that filters the model's input must return."""
+    return isinstance(value, list) and all(isinstance(m, Message) for m in value)

@@ -8,6 +8,7 @@ from typing import Any
 from .._errors import DefinitionError, ModelError
 from ..definitions import ModelDefinition, Registry, Resolve
 from ..models import Model, OfflineModel, remote_model
+from ._capabilities import is_replaying
 
 __all__ = ["ModelResolver"]
 
@@ -27,9 +28,8 @@ class ModelResolver:
         """The model `chosen` names; `variables` resolves a provider's key."""
         found = self._lookup(chosen)
         if not isinstance(found, ModelDefinition):
-            bind = getattr(found, "bind_fallback", None)
-            if callable(bind):  # a replay whose fallback may be a model's name
-                bind(lambda name: self.resolve(name, variables))
+            if is_replaying(found):  # its fallback may be a model's name
+                found.bind_fallback(lambda name: self.resolve(name, variables))
             return found
         if found.provider == "offline":
             return OfflineModel(**found.options)

@@ -291,7 +291,7 @@ async def _run_claimed(
                 raise
             interrupted = Run(
                 run_id, context.id, "interrupted", error="interrupted", session_status="failed"
-            )
+            )  # its stop reason follows from its status
             _finish(context, interrupted, report)
             raise
         return _finish(context, outcome, report)
@@ -325,6 +325,7 @@ def _finish(
             status=outcome.status,
             text=outcome.text,
             error=outcome.error,
+            stop_reason=outcome.stop_reason,
             **base,
         )
     )

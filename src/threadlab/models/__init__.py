@@ -3,15 +3,20 @@ default, remote providers through their SDKs, and scripted and function-driven t
 models."""
 
 from ._base import (
+    DescribedModel,
     FinishChunk,
     Model,
     ModelChunk,
     ModelRequest,
+    PricedModel,
     ReasoningChunk,
+    ReplayingModel,
+    ServedFrom,
     TextChunk,
     ToolCallChunk,
     ToolPurpose,
     ToolSpec,
+    supports,
 )
 from ._offline import OfflineModel
 from ._prices import step_cost
@@ -22,18 +27,22 @@ from ._replay import RecordedThread, ReplayModel
 from ._scripted import FunctionModel, ScriptedCall, ScriptedModel, Step, call, step, text
 
 __all__ = [
+    "DescribedModel",
     "FinishChunk",
     "FunctionModel",
     "Model",
     "ModelChunk",
     "ModelRequest",
     "OfflineModel",
+    "PricedModel",
     "ReasoningChunk",
     "RecordedThread",
     "RemoteModel",
     "ReplayModel",
+    "ReplayingModel",
     "ScriptedCall",
     "ScriptedModel",
+    "ServedFrom",
     "Step",
     "TextChunk",
     "ToolCallChunk",
@@ -44,5 +53,6 @@ __all__ = [
     "remote_model",
     "step",
     "step_cost",
+    "supports",
     "text",
 ]

@@ -7,21 +7,29 @@ arrives in pieces. A provider that delivers a call whole sends one chunk with ev
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncIterator, Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Literal, Protocol
+from typing import TYPE_CHECKING, Any, Literal, Protocol, runtime_checkable
+
+if TYPE_CHECKING:
+    from .._data import ApprovalDecidedEvent, ToolCall
 
 from .._data import Message
 
 __all__ = [
+    "DescribedModel",
     "FinishChunk",
     "Model",
     "ModelChunk",
     "ModelRequest",
+    "PricedModel",
+    "ReplayingModel",
+    "ServedFrom",
     "TextChunk",
     "ToolCallChunk",
     "ToolPurpose",
     "ToolSpec",
+    "supports",
 ]
 
 
@@ -100,9 +108,71 @@ class FinishChunk:
 ModelChunk = TextChunk | ToolCallChunk | ReasoningChunk | FinishChunk
 
 
+@runtime_checkable
 class Model(Protocol):
-    """A model the runtime can stream from."""
+    """A model the runtime can stream from. What else a model may do is declared in the
+    protocols below, each checked with `isinstance`."""
 
     name: str
 
     def stream(self, request: ModelRequest) -> AsyncIterator[ModelChunk]: ...
+
+
+@runtime_checkable
+class DescribedModel(Protocol):
+    """A model that calls a provider's model by its own id, with options of its own: its
+    steps are recorded under that id, its requests with those options (`RemoteModel`)."""
+
+    name: str
+    model: str
+    options: Mapping[str, Any]
+
+
+class ServedFrom(Protocol):
+    """Where a priced model is served from."""
+
+    base_url: str | None
+    """The server's URL; None: the provider's own API."""
+
+
+@runtime_checkable
+class PricedModel(Protocol):
+    """A model served by a provider, whose steps are priced from the provider's published
+    prices (`RemoteModel`): by its model id at its endpoint's URL, else by the provider it was
+    declared with (a gateway's URL names no provider)."""
+
+    name: str
+    model: str
+    provider: str
+    endpoint: ServedFrom
+
+
+@runtime_checkable
+class ReplayingModel(Protocol):
+    """A model that replays a recorded thread (`ReplayModel`): a replayed call gets the
+    decision the recording made on it, and steps past the recording go to a model that the
+    runtime resolves by name."""
+
+    def decision_for(self, call: ToolCall) -> ApprovalDecidedEvent | None: ...
+    def bind_fallback(self, resolve: Callable[[str], Model]) -> None: ...
+
+
+def supports(model: object, capability: type) -> bool:
+    """Whether `model` has `capability`, one of the protocols above (`DescribedModel`,
+    `PricedModel`, `ReplayingModel`), or is a `Model` at all. Decided once per class: an
+    `isinstance` against a protocol costs tens of microseconds, and a model is asked at
+    every step.
+
+    Examples:
+        >>> from threadlab.models import OfflineModel
+        >>> supports(OfflineModel(), Model), supports(OfflineModel(), PricedModel)
+        (True, False)
+    """
+    key = (type(model), capability)
+    known = _CAPABLE.get(key)
+    if known is None:
+        known = _CAPABLE[key] = isinstance(model, capability)
+    return known
+
+
+_CAPABLE: dict[tuple[type, type], bool] = {}

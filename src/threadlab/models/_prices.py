@@ -10,6 +10,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from ._base import PricedModel, supports
+
 __all__ = ["step_cost"]
 
 # threadlab's usage words → genai-prices' names.
@@ -31,16 +33,16 @@ def step_cost(model: Any, usage: Mapping[str, int] | None) -> float | None:
         >>> step_cost(OfflineModel(), {"input_tokens": 10})
         0.0
     """
-    endpoint = getattr(model, "endpoint", None)
-    if endpoint is None:
+    if not supports(model, PricedModel):
         return 0.0  # it ran in this process
+    endpoint = model.endpoint
     if not usage:
         return None
     import genai_prices  # its tables load when a remote step is first priced, not at import
 
     counts = {_USAGE_KEYS[k]: v for k, v in usage.items() if k in _USAGE_KEYS}
     used = genai_prices.Usage(**counts)
-    provider = _PROVIDER_IDS.get(getattr(model, "provider", ""), "")
+    provider = _PROVIDER_IDS.get(model.provider, "")
     if endpoint.base_url:  # a compatible server: its URL tells the provider, if it is known
         try:
             price = genai_prices.calc_price(used, model.model, provider_api_url=endpoint.base_url)

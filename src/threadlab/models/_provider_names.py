@@ -7,6 +7,8 @@ from __future__ import annotations
 from typing import Any
 from urllib.parse import urlsplit
 
+from ._base import PricedModel, supports
+
 __all__ = ["provider_name"]
 
 # Hosts of OpenAI-compatible (or Anthropic) endpoints whose provider the conventions name.
@@ -32,9 +34,9 @@ def provider_name(model: Any) -> str:
         >>> provider_name(OfflineModel())
         'threadlab'
     """
-    endpoint = getattr(model, "endpoint", None)
-    if endpoint is None:
+    if not supports(model, PricedModel):
         return "threadlab"
+    endpoint = model.endpoint
     if endpoint.base_url:
         host = (urlsplit(endpoint.base_url).hostname or "").lower()
         known = _HOSTS.get(host) or next(
@@ -42,4 +44,4 @@ def provider_name(model: Any) -> str:
         )
         if known:
             return known
-    return _APIS.get(getattr(model, "provider", ""), "openai")
+    return _APIS.get(model.provider, "openai")

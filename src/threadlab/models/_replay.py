@@ -16,11 +16,11 @@ from __future__ import annotations
 import dataclasses
 import json
 from collections.abc import AsyncIterator, Callable, Iterable, Sequence
-from typing import Any, Protocol
+from typing import Any, Protocol, cast
 
 from .._data import ApprovalDecidedEvent, Message, ToolCall
 from .._errors import ModelError, ReplayDivergedError
-from ._base import FinishChunk, Model, ModelChunk, ModelRequest
+from ._base import DescribedModel, FinishChunk, Model, ModelChunk, ModelRequest, supports
 from ._scripted import ScriptedCall, Step, stream_step
 
 __all__ = ["RecordedThread", "ReplayModel"]
@@ -131,7 +131,11 @@ class ReplayModel:
         self.calls_forwarded += 1
         fallback = self._fallback()
         # Its step names the fallback's model, so a view tells it from the replayed ones.
-        answered_by = str(getattr(fallback, "model", None) or getattr(fallback, "name", "model"))
+        answered_by = (
+            cast(DescribedModel, fallback).model
+            if supports(fallback, DescribedModel)
+            else fallback.name
+        ) or "model"
         async for chunk in fallback.stream(request):
             if isinstance(chunk, FinishChunk) and chunk.model is None:
                 chunk = dataclasses.replace(chunk, model=answered_by)

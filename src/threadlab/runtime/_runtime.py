@@ -24,7 +24,7 @@ from ..definitions import (
 from ..execution import Approver, Limits, ModelResolver, ToolSpecCache, repair
 from ..mcp_client import MCPPool
 from ..models import Model, ToolPurpose, ToolSpec
-from ..store import Store, ThreadRecord, open_store
+from ..store import LocatedStore, Store, ThreadRecord, open_store
 from ..threads import RunLeases, SecretBox, ThreadContext, missing_in_descendants
 from ._overview import ThreadOverview, overview
 from ._thread import Thread
@@ -334,7 +334,8 @@ class Runtime:
         self._handles.pop(thread_id, None)
 
     def _store_name(self) -> str:
-        return str(getattr(self.store, "path", type(self.store).__name__))
+        store = self.store
+        return store.location if isinstance(store, LocatedStore) else type(store).__name__
 
 
 def run(

@@ -1,12 +1,19 @@
-"""Persistence: one interface, SQLite by default, PostgreSQL for a team."""
+"""Persistence: one interface, SQLite by default, PostgreSQL for a team.
+
+The public namespace for writing a store of one's own: the `Store` protocol, the optional
+capabilities a store may add (`MessageCounter`, `LocatedStore`), and the records a store keeps.
+`threadlab.testing.StoreContract` is the contract the shipped stores pass, as a test class
+a third-party store runs."""
 
 import os
 import re
 
-from .._errors import StoreURLError, StoreVersionError
-from ._postgres import NOTIFY_CHANNEL, POSTGRES_SCHEMA_VERSION, PostgresStore, is_postgres_url
+from .._errors import StoreURLError
+from ._postgres import PostgresStore, is_postgres_url
 from ._protocol import (
     FileRecord,
+    LocatedStore,
+    MessageCounter,
     RunRecord,
     Store,
     StoredEvent,
@@ -14,19 +21,16 @@ from ._protocol import (
     ThreadRecord,
     ThreadSummary,
 )
-from ._sqlite import SCHEMA_VERSION, SQLiteStore
+from ._sqlite import SQLiteStore
 
 __all__ = [
-    "NOTIFY_CHANNEL",
-    "POSTGRES_SCHEMA_VERSION",
-    "SCHEMA_VERSION",
     "FileRecord",
+    "LocatedStore",
+    "MessageCounter",
     "PostgresStore",
     "RunRecord",
     "SQLiteStore",
     "Store",
-    "StoreURLError",
-    "StoreVersionError",
     "StoredEvent",
     "StoredMessage",
     "ThreadRecord",

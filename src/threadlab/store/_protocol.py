@@ -6,10 +6,12 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import AbstractContextManager
 from dataclasses import dataclass
-from typing import Protocol
+from typing import Protocol, runtime_checkable
 
 __all__ = [
     "FileRecord",
+    "LocatedStore",
+    "MessageCounter",
     "RunRecord",
     "Store",
     "StoredEvent",
@@ -108,12 +110,6 @@ class Store(Protocol):
     the last place it read could skip an event; it reads the thread whole unless it is the
     thread's only writer."""
 
-    location: str
-    """Where the store's data lives, without credentials (a SQLite file's path, a database
-    URL): two store objects of one location are one store. The runs a process holds are
-    kept per location, so a second Runtime of the process on the same store sees them as
-    live. A store without it counts as a location of its own."""
-
     def transaction(self) -> AbstractContextManager[None]:
         """A context in which every write commits together, or none does (an exception rolls
         back). Nested use joins the outer transaction. The runtime wraps each step in one."""
@@ -155,12 +151,6 @@ class Store(Protocol):
 
     def list_messages(self, thread_id: str) -> list[StoredMessage]:
         """A thread's messages (every depth), in the order they were added."""
-        ...
-
-    def count_messages(self, thread_id: str) -> int:
-        """How many messages the thread has (every depth), without reading them: a thread's
-        history held in memory asks it before each run and reads the messages again only
-        when the store has more. (A store without it has its messages read each time.)"""
         ...
 
     def add_events(self, events: Sequence[StoredEvent]) -> None:
@@ -298,3 +288,26 @@ class Store(Protocol):
         """Take the oldest message waiting for `thread_id` (None when there is none); of two
         takers exactly one gets it."""
         ...
+
+
+@runtime_checkable
+class MessageCounter(Protocol):
+    """What a store may do besides `Store`: count a thread's messages without reading them.
+    A thread's history held in memory asks before each run and reads the messages again
+    only when the store has more; a store without it has its messages read each time. Both
+    shipped stores have it."""
+
+    def count_messages(self, thread_id: str) -> int:
+        """How many messages the thread has (every depth)."""
+        ...
+
+
+@runtime_checkable
+class LocatedStore(Protocol):
+    """What a store may do besides `Store`: say where its data lives. Two store objects of one
+    location are one store: the runs a process holds are kept per location, so a second
+    Runtime of the process on the same store sees them as live. A store without it counts
+    as a location of its own. Both shipped stores have it."""
+
+    location: str
+    """Where the data lives, without credentials (a SQLite file's path, a database URL)."""

@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 
 from .._data import EventOrigin, Message, MessageCreatedEvent, ThreadEvent, event_from_json
-from ..store import Store
+from ..store import MessageCounter, Store
 from ._redaction import Redactor, redact_message
 from ._sink import EventSink
 
@@ -44,11 +44,15 @@ class ThreadHistory:
 
     def reload(self, *, force: bool = False) -> None:
         """Read the persisted messages again if the store has more than memory."""
-        if self._loaded and not force:
-            # Counting is cheap; reading a long thread's every row before each run is not.
-            count = getattr(self._store, "count_messages", None)
-            if count is not None and count(self._thread_id) == self._rows:
-                return
+        # Counting is cheap; reading a long thread's every row before each run is not.
+        store = self._store
+        if (
+            self._loaded
+            and not force
+            and isinstance(store, MessageCounter)
+            and store.count_messages(self._thread_id) == self._rows
+        ):
+            return
         stored = self._store.list_messages(self._thread_id)
         if self._loaded and not force and len(stored) == self._rows:
             return
@@ -87,7 +91,7 @@ class ThreadHistory:
         # Events are only ever appended: read (and parse) only those stored since last time,
         # where that cannot skip one: the store numbers events in commit order, or this
         # process runs the thread (then it is the only writer).
-        if not (self.live or getattr(self._store, "events_in_commit_order", False)):
+        if not (self.live or self._store.events_in_commit_order):
             self._events.clear()
             self._events_read_to = None
         for row in self._store.iter_events(self._thread_id, after=self._events_read_to):

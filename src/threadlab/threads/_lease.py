@@ -17,7 +17,7 @@ import time
 from collections.abc import Container
 from pathlib import Path
 
-from ..store import RunRecord, Store
+from ..store import LocatedStore, RunRecord, Store
 
 __all__ = [
     "HEARTBEAT_SECONDS",
@@ -105,8 +105,7 @@ class RunLeases:
 
     def __init__(self, store: Store) -> None:
         self._store = store
-        location = getattr(store, "location", None)
-        key = location if isinstance(location, str) else f"object:{id(store)}"
+        key = store.location if isinstance(store, LocatedStore) else f"object:{id(store)}"
         self._held = _HELD.setdefault(key, set())
 
     def running(self, thread_id: str) -> list[RunRecord]:

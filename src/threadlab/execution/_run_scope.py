@@ -1,0 +1,145 @@
+"""What every step of one run works with: the host's services, the thread, its definitions
+as of this step, the run's state, and the few things each step does the same way (persist a
+message with its hooks, build a tool's `ThreadState`, name a tool's spec)."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from .._data import Message, SideName, ToolCall
+from .._errors import DefinitionError
+from ..definitions import PromptDefinition, ThreadGraph, ToolDefinition
+from ..models import ToolPurpose, ToolSpec
+from ..threads import ExecutionInfo, ThreadContext, ThreadState
+from ._advance import drive
+from ._frames import Frame
+from ._hooks import HookRunner, is_message
+from ._host import Limits, RunHost
+from ._request_log import RequestLog
+from ._run_state import RunState
+from ._runtime_tool import RuntimeTool
+from ._steps import ModelStep
+from ._subagents import ChildRunner, Supervisor
+
+__all__ = ["RunScope"]
+
+
+class RunScope:
+    """One run's fixed parts and its state, handed to each step it advances."""
+
+    def __init__(
+        self,
+        host: RunHost,
+        context: ThreadContext,
+        graph: ThreadGraph,
+        state: RunState,
+        run_child: ChildRunner,
+        *,
+        step_mode: bool = False,
+    ) -> None:
+        self.host = host
+        self.context = context
+        self.graph = graph
+        """The definitions, re-read at each step (a redefined prompt applies from the next)."""
+        self.state = state
+        self.run_id = state.outcome.id
+        self.limits: Limits = host.limits
+        self.step_mode = step_mode
+        """Every top-level call waits for a decision (a debugger's step)."""
+        self.requests = RequestLog(context)
+        self.supervisor = Supervisor(self, run_child)
+        self._system: Message | None = None  # the last system message, while its text holds
+
+    async def run_turn(self, frame: Frame) -> None:
+        """Advance `frame`'s turn from a model step until no step follows."""
+        await drive(self, ModelStep(frame))
+
+    async def commit(
+        self,
+        frame: Frame,
+        message: Message,
+        hooks: HookRunner | None = None,
+        state: ThreadState | None = None,
+        *,
+        side: SideName | Literal["frame"] | None = "frame",
+    ) -> Message:
+        """Persist `message` in `frame` (its depth, parent links and — unless `side` names
+        one — the frame's side), with the message hooks around it."""
+        message = frame.stamp(message)
+        if side != "frame" and message.side != side:
+            message = message.model_copy(update={"side": side})
+        if hooks is not None and state is not None and hooks.has("before_create_message"):
+            message = await hooks.run(
+                "before_create_message", state, message, transform=True, expect=is_message
+            )
+        (message,) = self.context.persist([message], frame.event_base(self.context.base()))
+        if frame.nested is not None:
+            frame.nested.append(message)
+        else:
+            self.state.outcome.messages.append(message)
+        if hooks is not None and state is not None and hooks.has("after_create_message"):
+            await hooks.run("after_create_message", state, message)
+        return message
+
+    def system_message(self, text: str) -> Message:
+        # The same text at most steps: one record for them rather than a new one each step.
+        if self._system is None or self._system.content != text:
+            self._system = Message(role="system", content=text)
+        return self._system
+
+    def prompt_for(self, frame: Frame) -> PromptDefinition:
+        """`frame`'s prompt as defined now."""
+        self.graph = self.context.refresh_graph()
+        prompt = self.graph.prompts.get(frame.prompt_name) or self.graph.registry.prompt(
+            frame.prompt_name
+        )
+        if prompt is None:
+            raise DefinitionError(f"prompt {frame.prompt_name!r} is no longer defined")
+        return prompt
+
+    def hooks_for(self, prompt: PromptDefinition | None) -> HookRunner:
+        """The hooks `prompt` lists (else the agent's)."""
+        ids = (prompt.hooks if prompt else ()) or self.graph.agent.hooks
+        return HookRunner(self.graph.registry, ids, self.limits.hook_timeout, self.context.redact)
+
+    def spec_for(self, tool: ToolDefinition, frame: Frame) -> ToolSpec:
+        """`tool` as offered to the model in `frame`."""
+        purpose: ToolPurpose = tool.purpose if isinstance(tool, RuntimeTool) else "function"
+        if frame.depth == 0 and tool.name == frame.side_config.session_stop:
+            purpose = "session_stop"
+        elif frame.depth == 0 and tool.name == frame.side_config.session_fail:
+            purpose = "session_fail"
+        return self.host.tool_spec(tool, purpose)
+
+    def state_for(
+        self, frame: Frame, prompt: PromptDefinition, call: ToolCall | None = None
+    ) -> ThreadState:
+        """The `ThreadState` a tool (or a hook) gets in `frame`."""
+        return ThreadState(
+            self.context,
+            self.execution_info(frame, prompt, call),
+            prompt,
+            call.name if call else None,
+            frame.event_base(self.context.base()),
+        )
+
+    def execution_info(
+        self, frame: Frame, prompt: PromptDefinition, call: ToolCall | None = None
+    ) -> ExecutionInfo:
+        """What `state.execution` says inside `frame`."""
+        return ExecutionInfo(
+            self.run_id, frame.budget.used, prompt.name, call.id if call else None, frame.side
+        )
+
+    def state_outside_calls(self, prompt: PromptDefinition) -> ThreadState:
+        """The `ThreadState` of a hook that runs before any step."""
+        return ThreadState(self.context, ExecutionInfo(self.run_id, 0, prompt.name), prompt)
+
+    def missing_for(self, tool: ToolDefinition) -> list[tuple[str, str]]:
+        """`tool`'s required variables that do not resolve, named for the error."""
+        env = self.context.env
+        return [
+            (v.name, f"tool {tool.name!r}")
+            for v in tool.variables
+            if v.required and not env.resolve(v.name, None, tool.name)
+        ]

@@ -1,0 +1,80 @@
+"""The shapes a run's top level takes: an ai_human turn (which a handoff continues under the
+agent it hands to), or a dual_ai session of alternating sides up to its turn limit."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from .._data import SideName, ToolResult
+from ..definitions import Side
+from ._frames import Frame, StepBudget
+from ._tool_call import result_text
+
+if TYPE_CHECKING:
+    from ._run_scope import RunScope
+
+__all__ = ["ai_human", "other_side", "session", "session_ended", "top_frame"]
+
+
+async def ai_human(scope: RunScope, frame: Frame) -> None:
+    """Run `frame`'s turn, and the turns handoffs lead to."""
+    while True:
+        await scope.run_turn(frame)
+        if frame.ending != "handoff" or not scope.state.going:
+            return
+        scope.graph = scope.context.refresh_graph()
+        frame = top_frame(scope, scope.graph.agent.side_a, frame.turn_start, None, frame.budget)
+
+
+async def session(scope: RunScope, start: int, first: SideName = "a") -> None:
+    """Alternate the sides' turns from `first` until the session ends or runs out."""
+    agent = scope.graph.agent
+    limit = agent.max_session_turns or scope.limits.max_session_turns
+    side: SideName = first
+    for _ in range(limit):
+        side_config = agent.side_a if side == "a" else agent.side_b
+        assert side_config is not None  # a dual_ai agent has both sides
+        frame = top_frame(scope, side_config, start, side)
+        await scope.run_turn(frame)
+        if not scope.state.going or session_ended(scope, frame):
+            return
+        side = other_side(side)
+    scope.state.record(
+        session_status="failed",
+        result=scope.state.last_text_a,
+        error=f"the session reached max_session_turns ({limit})",
+    )
+
+
+def session_ended(scope: RunScope, frame: Frame) -> bool:
+    """Whether `frame`'s turn ended its dual_ai session (recorded in the outcome)."""
+    if frame.ending not in ("session_stop", "session_fail"):
+        return False
+    result = frame.session_result or ToolResult()
+    scope.state.record(
+        session_status="completed" if frame.ending == "session_stop" else "failed",
+        result=result_text(result),
+        attachments=tuple(result.attachments),
+    )
+    return True
+
+
+def top_frame(
+    scope: RunScope,
+    side_config: Side,
+    start: int,
+    side: SideName | None,
+    budget: StepBudget | None = None,
+) -> Frame:
+    """A top-level turn of `side_config` from history index `start`."""
+    return Frame(
+        prompt_name=side_config.prompt,
+        side_config=side_config,
+        budget=budget or StepBudget(side_config.max_steps or scope.limits.max_steps),
+        side=side,
+        turn_start=start,
+    )
+
+
+def other_side(side: SideName) -> SideName:
+    return "b" if side == "a" else "a"
