@@ -16,14 +16,16 @@ def _tools(registry: tl.Registry) -> None:
     )  # fmt: skip
 
 
-async def _ended(rt: tl.Runtime, registry: tl.Registry, steps: list[object], **side: int) -> tl.Run:
+async def _ended(
+    rt: tl.Runtime, registry: tl.Registry, steps: list[tl.models.Step], **side: int
+) -> tl.Run:
     _tools(registry)
     tl.define_prompt(
         "p", prompt="x", tools=["ok", "bad", "rm"], model=ScriptedModel(steps), registry=registry
     )
     target = "p"
     if side:
-        tl.define_agent("a", side_a=tl.Side("p", **side), registry=registry)  # type: ignore[arg-type]
+        tl.define_agent("a", side_a=tl.Side("p", **side), registry=registry)
         target = "a"
     thread = await rt.create_thread(target)
     run = await thread.send("go")
@@ -54,7 +56,7 @@ async def test_failures_in_a_row_are_named(registry: tl.Registry, store_dir: obj
 
 async def test_the_budget_is_named(registry: tl.Registry, store_dir: object) -> None:
     class Counted(ScriptedModel):
-        async def stream(self, request):  # type: ignore[no-untyped-def,override]
+        async def stream(self, request):  # type: ignore[no-untyped-def]
             async for chunk in super().stream(request):
                 yield chunk
             yield tl.models.FinishChunk(usage={"input_tokens": 80, "output_tokens": 40})

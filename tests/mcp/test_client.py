@@ -111,7 +111,7 @@ async def test_an_http_server_with_a_token_errors_and_a_changing_list(
                                        ("success", '{"result": "grown"}')]  # fmt: skip
             for _ in range(50):  # the change comes on its own stream
                 if registry.tool("extra") is None:
-                    await rt.prepare_definitions()
+                    await rt._host.prepare_definitions()
                     await asyncio.sleep(0.1)
             extra = registry.tool("extra")
             assert extra is not None

@@ -224,7 +224,7 @@ async def test_a_worker_that_loses_the_claim_leaves_the_queue_in_order(
     )
     # ...and commits its lease while the worker's claim waits for that lock.
     threading.Timer(0.5, lambda: other.execute("COMMIT")).start()
-    assert await run_queued(rt, rt.context(thread.id)) is None
+    assert await run_queued(rt._host, rt._host.context(thread.id)) is None
     other.close()
 
     waiting = [tl.Message.model_validate_json(m).content for m in rt.store.drain_queue(thread.id)]

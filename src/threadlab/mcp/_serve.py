@@ -17,6 +17,7 @@ from typing import Any, Literal
 from .._data import CustomEvent, ToolCallStartedEvent
 from .._errors import DefinitionError, ThreadlabError
 from ..definitions import AgentDefinition, PromptDefinition, Registry, default_registry
+from ..execution import ToolSpecCache
 from ..runtime import Runtime
 from ._relay import relay_prompt
 
@@ -47,6 +48,7 @@ class MCPService:
         self._task: asyncio.Task[None] | None = None
         self._watch: asyncio.Task[None] | None = None
         self._bus: Any = None
+        self._specs = ToolSpecCache(registry)
 
     @property
     def headers(self) -> dict[str, str]:
@@ -67,7 +69,7 @@ class MCPService:
         wanted = set(self._names) if self._names is not None else None
         for tool in self.registry.tools():
             if tool.mcp_server is None and (wanted is None or tool.name in wanted):
-                spec = self.runtime.tool_spec(tool)
+                spec = self._specs.spec(tool, "function")
                 out.append((tool.name, tool.description, dict(spec.parameters)))
         exposable: list[PromptDefinition | AgentDefinition] = [
             *self.registry.prompts(),

@@ -11,21 +11,17 @@ from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any, Literal
 
 from .._data import Budget, Run, ThreadMeta, new_id
-from .._errors import CallContextError, MissingVariableError, ThreadNotFoundError
+from .._errors import CallContextError, MissingVariableError
 from ..definitions import (
-    AgentDefinition,
     Registry,
-    Resolve,
-    Subagent,
     ThreadGraph,
-    ToolDefinition,
     default_registry,
 )
-from ..execution import Approver, Limits, ModelResolver, ToolSpecCache, repair
-from ..mcp_client import MCPPool
-from ..models import Model, ToolPurpose, ToolSpec
-from ..store import LocatedStore, Store, ThreadRecord, open_store
-from ..threads import RunLeases, SecretBox, ThreadContext, missing_in_descendants
+from ..execution import Approver, Limits
+from ..models import Model
+from ..store import Store, ThreadRecord, open_store
+from ..threads import SecretBox, missing_in_descendants
+from ._host import RuntimeHost
 from ._overview import ThreadOverview, overview
 from ._thread import Thread
 from ._worker import Worker
@@ -88,39 +84,66 @@ class Runtime:
         approver: Approver | None = None,
         budget: Budget | None = None,
     ) -> None:
-        self.registry = registry if registry is not None else default_registry()
+        registry = registry if registry is not None else default_registry()
         if budget is not None and not isinstance(budget, Budget):
             raise TypeError(f"budget must be a tl.Budget or None, got {budget!r}")
-        self.budget = budget
-        """What each run may spend (None: no limit)."""
         if approver is not None and not callable(approver):
             raise TypeError(
                 f"approver must be callable (request) -> bool | tl.Approval, got {approver!r}"
             )
-        self.approver = approver
-        """Asked before each call whose tool needs a decision; None: such a call pauses the
-        run ("waiting") until `thread.approve` / `thread.reject` and `thread.resume()`."""
-        self.store: Store = open_store(store)
-        self._leases = RunLeases(self.store)
-        self.limits = Limits(
+        if children not in ("here", "workers"):
+            raise ValueError(f'children must be "here" or "workers", not {children!r}')
+        limits = Limits(
             max_consecutive_failures=max_consecutive_failures,
             max_steps=max_steps,
             max_session_turns=max_session_turns,
             hook_timeout=hook_timeout,
             poll_interval=poll_interval,
         )
-        if children not in ("here", "workers"):
-            raise ValueError(f'children must be "here" or "workers", not {children!r}')
-        self.children = children
-        self.secrets = SecretBox(secret_key)
-        self._run_listeners: list[Callable[[Thread, Run], None]] = []
-        self._contexts: dict[str, ThreadContext] = {}
+        self._host = RuntimeHost(
+            registry,
+            open_store(store),
+            limits,
+            SecretBox(secret_key),
+            children,
+            approver,
+            budget,
+            self.thread,
+        )
         self._handles: dict[str, Thread] = {}
-        self._models = ModelResolver(self.registry)
-        self._specs = ToolSpecCache(self.registry)
-        self._mcp = MCPPool()
         if tracer_provider is not None:
             self.on_run_finished(_live_export(tracer_provider))
+
+    @property
+    def registry(self) -> Registry:
+        """The definitions this runtime runs."""
+        return self._host.registry
+
+    @property
+    def store(self) -> Store:
+        """Where its threads are persisted."""
+        return self._host.store
+
+    @property
+    def limits(self) -> Limits:
+        """The safety limits of every run."""
+        return self._host.limits
+
+    @property
+    def approver(self) -> Approver | None:
+        """Asked before each call whose tool needs a decision; None: such a call pauses the
+        run ("waiting") until `thread.approve` / `thread.reject` and `thread.resume()`."""
+        return self._host.approver
+
+    @property
+    def budget(self) -> Budget | None:
+        """What each run may spend (None: no limit)."""
+        return self._host.budget
+
+    @property
+    def children(self) -> Literal["here", "workers"]:
+        """Where the non-blocking children of its runs run."""
+        return self._host.children
 
     @property
     def max_consecutive_failures(self) -> int:
@@ -157,15 +180,16 @@ class Runtime:
         Raises DefinitionError for an unknown target or reference, and MissingVariableError
         naming every required variable of the agent graph that does not resolve.
         """
-        await self.prepare_definitions()
+        host = self._host
+        await host.prepare_definitions()
         graph = ThreadGraph(self.registry, target)
         if model is not None:
-            self._models.check(model)
+            host.check_model(model)
         meta = ThreadMeta(origin=origin or None)
         record = ThreadRecord(new_id("thr"), None, target, time.time(), meta.dumps())
         with self.store.transaction():
             self.store.add_thread(record)
-            context = self._new_context(record, None)
+            context = host.new_context(record, None)
             context.adopt_graph(graph)
             context.model_override = model
             context.env.set_given(env or {})
@@ -174,7 +198,7 @@ class Runtime:
                 self.registry, graph, context.env.resolve
             )
             if missing:
-                self._forget(record.id)
+                host.forget(record.id)
                 raise MissingVariableError(missing)  # rolls the thread back
         return self.thread(record.id)
 
@@ -182,12 +206,12 @@ class Runtime:
         """Reopen a persisted thread. A run whose process died is repaired on opening: its
         unfinished calls get "interrupted" results. `model` overrides the model of the
         thread's own prompts (not persisted)."""
-        context = self.context(thread_id)
+        context = self._host.context(thread_id)
         if model is not None:
             context.model_override = model
         handle = self._handles.get(thread_id)
         if handle is None:
-            handle = self._handles[thread_id] = Thread(self, context)
+            handle = self._handles[thread_id] = Thread(self._host, context)
         return handle
 
     def check(self, target: str) -> None:
@@ -203,7 +227,7 @@ class Runtime:
     def overview(self) -> list[ThreadOverview]:
         """Every root thread as a list shows it (status, counts, where it was made), newest
         first, in one query and without opening any: what `%threadlab threads` draws."""
-        return overview(self.store, self._leases)
+        return overview(self.store, self._host.leases)
 
     def threads(self) -> list[Thread]:
         """Every persisted thread that can be read, newest first. A thread that cannot be
@@ -223,119 +247,23 @@ class Runtime:
         `concurrency` at a time, each until its queue is empty, its report delivered to its
         parent. Wakes on the store's notifications (PostgreSQL) and looks every
         `poll_interval` seconds. When stopped, the runs under way finish first."""
-        await Worker(self, concurrency).serve(stop or asyncio.Event())
-
-    async def prepare_definitions(self) -> None:
-        """List the tools of the MCP servers the registry's prompts may use (each server
-        started or reached on first use, once per runtime) into the registry."""
-        await self._mcp.ready(self.registry)
+        await Worker(self._host, concurrency).serve(stop or asyncio.Event())
 
     def close(self) -> None:
         """Release the store, and end the MCP sessions (from a running event loop they end
         as it next runs: `aclose` waits for them)."""
-        self._mcp.close()
-        self.store.close()
+        self._host.close()
 
     async def aclose(self) -> None:
         """`close`, waiting until every MCP server this runtime started has stopped."""
-        await self._mcp.aclose()
-        self.store.close()
-
-    # the thread directory (ThreadDirectory)
-
-    def context(self, thread_id: str) -> ThreadContext:
-        """The context of a persisted thread, repaired when first opened here."""
-        known = self._contexts.get(thread_id)
-        if known is not None:
-            return known
-        record = self.store.get_thread(thread_id)
-        if record is None:
-            raise ThreadNotFoundError(f"no thread {thread_id!r} in {self._store_name()}")
-        parent = self.context(record.parent_id) if record.parent_id else None
-        context = self._new_context(record, parent)
-        repair(context)
-        return context
-
-    def handle(self, thread_id: str) -> Thread:
-        """The public handle of a thread (what `state.get_child_thread` returns)."""
-        return self.thread(thread_id)
-
-    # the run host (RunHost)
+        await self._host.aclose()
 
     def on_run_finished(self, listener: Callable[[Thread, Run], None]) -> Callable[[], None]:
         """Call `listener(thread, run)` after each run a thread handle of this runtime
         finished (`send` or `stream`; not a message that was only queued), a cancelled one
         included (status "interrupted", heard before `CancelledError` goes on); returns a
         function that removes it. A listener that raises is logged, never breaks the run."""
-        self._run_listeners.append(listener)
-
-        def remove() -> None:
-            if listener in self._run_listeners:
-                self._run_listeners.remove(listener)
-
-        return remove
-
-    def run_finished(self, thread: Thread, run: Run) -> None:
-        for listener in list(self._run_listeners):
-            try:
-                listener(thread, run)
-            except Exception:
-                log.exception("a run listener failed after run %s", run.id)
-
-    def resolve_model(self, chosen: Any, variables: Resolve) -> Model:
-        """The model for a name or a model object."""
-        return self._models.resolve(chosen, variables)
-
-    def tool_spec(self, tool: ToolDefinition, purpose: ToolPurpose = "function") -> ToolSpec:
-        """A tool as offered to a model."""
-        return self._specs.spec(tool, purpose)
-
-    def create_child(
-        self, parent: ThreadContext, relationship: Subagent, label: str, agent: AgentDefinition
-    ) -> ThreadContext:
-        """A child thread for `relationship`, with the env values the relationship gives it.
-        Raises MissingVariableError (and creates nothing) when its required variables do not
-        resolve."""
-        graph = ThreadGraph(self.registry, agent.name)
-        meta = ThreadMeta(
-            name=label,
-            relationship=relationship.name,
-            description=agent.tool_description,
-            blocking=relationship.blocking,
-            resumable=relationship.resumable,
-            parent_communication=relationship.parent_communication,
-            # A blocking child's outcome is the tool's result: it always runs here.
-            runs_on="workers" if self.children == "workers" and not relationship.blocking else None,
-        )
-        record = ThreadRecord(new_id("thr"), parent.id, agent.name, time.time(), meta.dumps())
-        with self.store.transaction():
-            self.store.add_thread(record)
-            context = self._new_context(record, parent)
-            context.adopt_graph(graph)
-            context.env.set_given(relationship.env or {})
-            missing = context.env.missing()
-            if missing:
-                self._forget(record.id)
-                raise MissingVariableError(missing)
-        return context
-
-    # helpers
-
-    def _new_context(self, record: ThreadRecord, parent: ThreadContext | None) -> ThreadContext:
-        context = ThreadContext(
-            self, self.store, self._leases, self.secrets, self.registry, record, parent
-        )
-        context.model_override = context.identity.meta.model  # a model chosen when it was made
-        self._contexts[record.id] = context
-        return context
-
-    def _forget(self, thread_id: str) -> None:
-        self._contexts.pop(thread_id, None)
-        self._handles.pop(thread_id, None)
-
-    def _store_name(self) -> str:
-        store = self.store
-        return store.location if isinstance(store, LocatedStore) else type(store).__name__
+        return self._host.on_run_finished(listener)
 
 
 def run(
