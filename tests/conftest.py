@@ -1,45 +1,46 @@
 from __future__ import annotations
 
+import os
+import subprocess
 from collections.abc import Iterator
 from pathlib import Path
+from typing import NoReturn
 
 import pytest
 
 import threadlab as tl
 
-# Tests that start other processes: a Jupyter kernel or server, a browser, PostgreSQL, worker
-# or server processes, the sandbox's Deno and Python runners, or a command line tool. They are
-# marked `processes`; `make test-fast` runs everything else.
-STARTS_PROCESSES = (
-    "tests/browser/",
-    "tests/notebooks/",
-    "tests/sandbox/",
-    "tests/mcp/",
-    "tests/kernel_ext/test_interrupt.py",
-    "tests/runtime/test_workers.py",
-    "tests/runtime/test_cross_process_wake_up.py",
-    "tests/evaluation/test_by_workers.py",
-    "tests/widgets/test_worker_children_view.py",
-    "tests/security/test_concurrency.py",
-    "tests/security/test_postgres_restart.py",
-    "tests/test_docs.py",
-    "tests/test_benchmarks.py",
-    "tests/test_import_weight.py",
-    "tests/test_layers.py",
-    "tests/frontend/",
-)
-
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    root = config.rootpath
+    # A test on PostgreSQL starts its server (the `store_spec` parameter or a postgres
+    # fixture): it is marked `processes` like the modules that say so themselves.
     for item in items:
-        where = item.path.relative_to(root).as_posix() if item.path.is_relative_to(root) else ""
         params = getattr(getattr(item, "callspec", None), "params", {})
-        on_postgres = params.get("store_spec") == "postgresql" or any(
+        if params.get("store_spec") == "postgresql" or any(
             name.startswith("postgres") for name in getattr(item, "fixturenames", ())
-        )
-        if where.startswith(STARTS_PROCESSES) or on_postgres:
+        ):
             item.add_marker(pytest.mark.processes)
+
+
+@pytest.fixture(autouse=True)
+def _starts_no_process_unless_marked(
+    request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A test not marked `processes` that starts one fails, naming it: `make test-fast` runs
+    exactly the tests that start none, and the marker says what a test does."""
+    if request.node.get_closest_marker("processes") is not None:
+        return
+
+    def refuse(*args: object, **kwargs: object) -> NoReturn:
+        raise AssertionError(
+            f"{request.node.nodeid} starts a process ({args[:2]!r}): mark it"
+            " `pytestmark = pytest.mark.processes`, or keep it in this process"
+        )
+
+    monkeypatch.setattr(subprocess.Popen, "_execute_child", refuse)
+    monkeypatch.setattr(os, "fork", refuse)
+    monkeypatch.setattr(os, "posix_spawn", refuse)
+    monkeypatch.setattr(os, "posix_spawnp", refuse)
 
 
 @pytest.fixture(autouse=True)

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 from benchmarks import (
     call_cost,
     fanout,
@@ -18,6 +19,8 @@ from benchmarks import (
     thread_hop,
     widgets,
 )
+
+pytestmark = pytest.mark.processes  # it starts the benchmarks' processes
 
 
 async def test_overhead_benchmark_runs_both_sides() -> None:

@@ -10,6 +10,8 @@ from pathlib import Path
 
 import pytest
 
+pytestmark = pytest.mark.processes  # it starts mypy on every example
+
 ROOT = Path(__file__).resolve().parents[1]
 PAGES = [ROOT / "README.md", *sorted((ROOT / "docs").rglob("*.md"))]
 BLOCK = re.compile(r"```python([^\n]*)\n(.*?)```", re.DOTALL)
@@ -123,6 +125,20 @@ def test_the_new_guides_examples_print_what_their_pages_say(tmp_path: Path) -> N
 def test_the_other_examples_run(title: str, tmp_path: Path) -> None:
     result = run_example(title, tmp_path)
     assert result.returncode == 0, result.stderr
+
+
+def test_the_store_contract_example_passes_under_pytest(tmp_path: Path) -> None:
+    script = tmp_path / "test_my_store.py"
+    script.write_text(examples()["test_my_store.py"])
+    result = subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", str(script)],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        timeout=300,
+    )
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "10 passed" in result.stdout  # every check of the contract ran
 
 
 def test_every_example_is_run_by_a_test_or_said_not_to_be() -> None:

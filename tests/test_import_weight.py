@@ -9,6 +9,8 @@ import sys
 
 import pytest
 
+pytestmark = pytest.mark.processes  # it starts a fresh interpreter per import
+
 HEAVY = ("jsonschema", "nbformat", "genai_prices")
 
 

@@ -10,6 +10,9 @@ import sys
 from pathlib import Path
 
 import grimp
+import pytest
+
+pytestmark = pytest.mark.processes  # it starts import-linter
 
 ROOT = Path(__file__).resolve().parents[1]
 PACKAGE = ROOT / "src" / "threadlab"

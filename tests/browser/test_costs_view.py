@@ -5,9 +5,13 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
+
 from .conftest import Lab
 from .test_lab import open_and_run
 from .test_live_inspector import set_theme
+
+pytestmark = pytest.mark.processes  # it starts JupyterLab in Chromium
 
 MODEL = '''
 import threadlab as tl

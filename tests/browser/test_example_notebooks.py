@@ -17,6 +17,8 @@ import pytest
 from .conftest import Lab
 from .test_live_inspector import set_theme, shut_down_kernels
 
+pytestmark = pytest.mark.processes  # it starts JupyterLab in Chromium
+
 NOTEBOOKS = Path(__file__).resolve().parents[2] / "notebooks"
 EXAMPLES = [
     "quickstart",

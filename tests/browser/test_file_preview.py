@@ -8,8 +8,12 @@ from __future__ import annotations
 import time
 from typing import Any
 
+import pytest
+
 from .conftest import Lab
 from .test_lab import open_and_run
+
+pytestmark = pytest.mark.processes  # it starts JupyterLab in Chromium
 
 NOTES = (
     "# Notes\n\nA **bold** start and `code`.\n\n- first\n- second\n\n"

@@ -7,9 +7,13 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from .conftest import Lab, shown_page
 from .test_lab import open_and_run
 from .test_live_inspector import set_theme
+
+pytestmark = pytest.mark.processes  # it starts JupyterLab in Chromium
 
 CELLS = [
     "%load_ext threadlab\nimport threadlab as tl",

@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import nbformat
+import pytest
 
 import threadlab as tl
 from threadlab.models import call, text
@@ -19,6 +20,8 @@ from threadlab.widgets import ThreadView, replay
 from threadlab.widgets._views import VIEW_MIME
 
 from .conftest import Lab
+
+pytestmark = pytest.mark.processes  # it starts JupyterLab in Chromium
 
 
 def markup(url: str, mark: int) -> str:

@@ -6,8 +6,12 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
+
 from .conftest import Lab
 from .test_lab import open_and_run
+
+pytestmark = pytest.mark.processes  # it starts JupyterLab in Chromium
 
 CELLS = [
     "%load_ext threadlab",

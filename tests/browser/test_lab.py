@@ -9,10 +9,13 @@ from pathlib import Path
 from typing import Any
 
 import nbformat
+import pytest
 
 from threadlab.widgets._views import VIEW_MIME, WIDGET_MIME
 
 from .conftest import Lab
+
+pytestmark = pytest.mark.processes  # it starts JupyterLab in Chromium
 
 SECRET = "sk-browser-secret-7781"
 

@@ -14,10 +14,13 @@ import urllib.request
 from pathlib import Path
 from typing import Any
 
+import pytest
 from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
 from .conftest import Lab, shown_page
 from .test_lab import run_cell, write_notebook
+
+pytestmark = pytest.mark.processes  # it starts JupyterLab in Chromium
 
 SETUP = '''%load_ext threadlab
 import asyncio, os

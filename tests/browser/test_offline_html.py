@@ -10,10 +10,13 @@ from pathlib import Path
 from typing import Any
 
 import nbformat
+import pytest
 from nbclient import NotebookClient
 from nbconvert import HTMLExporter
 
 from threadlab.widgets._views import VIEW_MIME, WIDGET_MIME
+
+pytestmark = pytest.mark.processes  # it starts JupyterLab in Chromium
 
 CELLS = [
     "%load_ext threadlab\nimport threadlab as tl",

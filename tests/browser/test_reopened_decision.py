@@ -6,9 +6,13 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
+
 from .conftest import Lab
 from .test_lab import run_cell, write_notebook
 from .test_live_inspector import set_theme
+
+pytestmark = pytest.mark.processes  # it starts JupyterLab in Chromium
 
 DEFINE = [
     "%load_ext threadlab\nimport threadlab as tl",

@@ -7,8 +7,12 @@ import shutil
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from .conftest import Lab
 from .test_lab import open_card, run_cell
+
+pytestmark = pytest.mark.processes  # it starts JupyterLab in Chromium
 
 NOTEBOOKS = Path(__file__).resolve().parents[2] / "notebooks"
 

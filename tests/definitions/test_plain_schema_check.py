@@ -12,6 +12,7 @@ import sys
 from typing import Any
 
 import jsonschema
+import pytest
 
 from threadlab.definitions._schema import plain_check
 
@@ -117,9 +118,12 @@ def test_a_schema_it_takes_is_a_valid_schema() -> None:
     assert taken > 100
 
 
+@pytest.mark.processes  # it starts another Python process
 def test_defining_a_tool_with_a_plain_schema_does_not_import_jsonschema() -> None:
     script = """
 import sys
+import pytest
+
 import threadlab as tl
 registry = tl.Registry()
 args = {"type": "object", "properties": {"path": {"type": "string"}}, "required": ["path"]}

@@ -18,6 +18,8 @@ from threadlab.evaluation._by_workers import RERUN_NOTE, Queued, queue_all, wait
 
 from ..runtime.team import ROOT, define_team, worker_command, worker_that_dies, workers
 
+pytestmark = pytest.mark.processes  # it starts worker processes
+
 
 def lead(store: str) -> tl.Runtime:
     registry = tl.Registry()

@@ -255,6 +255,7 @@ print(thread.id)
 """
 
 
+@pytest.mark.processes  # it starts a git worktree and an earlier threadlab
 def test_a_thread_stored_by_an_earlier_threadlab_forks(
     tmp_path: Any, registry: tl.Registry
 ) -> None:

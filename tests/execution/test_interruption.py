@@ -115,6 +115,7 @@ CRASHING_SCRIPT = textwrap.dedent(
 )
 
 
+@pytest.mark.processes  # it starts another Python process
 async def test_a_process_killed_inside_a_tool_is_repaired_on_reopen_and_continues(
     tmp_path: Path, registry: tl.Registry, store_spec: str
 ) -> None:
@@ -178,6 +179,7 @@ HOLDING_SCRIPT = textwrap.dedent(
 )
 
 
+@pytest.mark.processes  # it starts another Python process
 async def test_a_thread_live_in_another_process_is_shown_running_and_messages_queue(
     tmp_path: Path, registry: tl.Registry, store_spec: str
 ) -> None:

@@ -11,6 +11,8 @@ from tools import build_views as build
 
 from ..helpers import missing_package
 
+pytestmark = pytest.mark.processes  # it starts Node.js
+
 
 def test_each_view_class_has_a_script_bundled_from_the_modules_as_they_are(
     tmp_path: Path,

@@ -6,7 +6,11 @@ import shutil
 import subprocess
 from pathlib import Path
 
+import pytest
+
 from ..helpers import missing_package
+
+pytestmark = pytest.mark.processes  # it starts Node.js
 
 ROOT = Path(__file__).resolve().parents[2]
 

@@ -6,9 +6,12 @@ import time
 from pathlib import Path
 from typing import Any
 
+import pytest
 from jupyter_client.manager import start_new_kernel
 
 import threadlab as tl
+
+pytestmark = pytest.mark.processes  # it starts a Jupyter kernel
 
 
 def reply_to(client: Any, msg_id: str, timeout: float = 60) -> dict[str, Any]:

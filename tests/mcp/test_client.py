@@ -18,6 +18,8 @@ from threadlab.models import ScriptedModel, call, text
 
 from .conftest import HttpServer, processes_running, stdio_server
 
+pytestmark = pytest.mark.processes  # it starts MCP servers and clients in their own processes
+
 
 def results(thread: tl.Thread) -> list[tuple[str, str]]:
     return [(m.tool_status or "", m.content or "") for m in thread.messages if m.role == "tool"]

@@ -20,6 +20,8 @@ import threadlab as tl
 
 from .conftest import ROOT
 
+pytestmark = pytest.mark.processes  # it starts MCP servers and clients in their own processes
+
 INSPECTOR = ROOT / ".cache/npm/node_modules/.bin/mcp-inspector"
 
 

@@ -11,6 +11,8 @@ import nbformat
 import pytest
 from nbclient import NotebookClient
 
+pytestmark = pytest.mark.processes  # it starts a Jupyter kernel per notebook
+
 NOTEBOOKS = Path(__file__).resolve().parents[2] / "notebooks"
 
 

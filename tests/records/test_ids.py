@@ -7,6 +7,8 @@ import os
 import random
 import re
 
+import pytest
+
 from threadlab._data import new_id
 
 
@@ -22,6 +24,7 @@ def test_seeding_random_does_not_make_ids_repeat() -> None:
     assert not set(first) & {new_id("thr") for _ in range(5)}
 
 
+@pytest.mark.processes  # it starts another Python process (a fork)
 def test_a_forked_child_makes_ids_of_its_own() -> None:
     reading, writing = os.pipe()
     pid = os.fork()

@@ -7,8 +7,12 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
+import pytest
+
 import threadlab as tl
 from threadlab.models import FunctionModel, call, text
+
+pytestmark = pytest.mark.processes  # it starts a second Python process
 
 
 def define(registry: tl.Registry, release: asyncio.Event, started: asyncio.Event) -> None:

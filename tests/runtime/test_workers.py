@@ -16,6 +16,8 @@ import threadlab as tl
 
 from .team import ROOT, define_team, worker_that_dies, workers
 
+pytestmark = pytest.mark.processes  # it starts worker processes
+
 
 def lead_runtime(store: str, poll_interval: float) -> tl.Runtime:
     registry = tl.Registry()

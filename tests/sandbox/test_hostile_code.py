@@ -14,6 +14,8 @@ import pytest
 
 from threadlab.sandbox import CodeResult, Language, start_code_run
 
+pytestmark = pytest.mark.processes  # it starts the sandbox's Deno and Python runners
+
 # The same attack written for each sandbox: JavaScript (ES module, default export is the
 # result) and Python (function `main`).
 ATTACKS: dict[str, dict[str, str]] = {
@@ -180,6 +182,7 @@ PEAK = """
 import asyncio, json, os, sys, threading, time
 from threadlab.sandbox import start_code_run
 from threadlab.sandbox._resident import tree_resident_bytes
+
 
 mine = tree_resident_bytes(os.getpid())
 peak = 0

@@ -24,6 +24,8 @@ from threadlab.sandbox import CodeResult, start_code_run
 from ..helpers import scripted_prompt
 from .conftest import require_jail
 
+pytestmark = pytest.mark.processes  # it starts the sandbox's Deno and Python runners
+
 TOKEN = "marker-token-7f3a9c"
 
 

@@ -19,6 +19,8 @@ from threadlab.sandbox._jail import check_jail
 from ..helpers import scripted_prompt, tool_messages
 from .conftest import require_jail
 
+pytestmark = pytest.mark.processes  # it starts the sandbox's Deno and Python runners
+
 SECRET = "sk-sandbox-secret-4410"
 
 

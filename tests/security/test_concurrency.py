@@ -14,7 +14,11 @@ import time
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 import threadlab as tl
+
+pytestmark = pytest.mark.processes  # it starts competing processes
 
 SETUP = """
 import asyncio, time

@@ -20,6 +20,8 @@ from ..postgres import PostgresServer, fresh_database
 from ..runtime.team import workers
 from ..runtime.test_workers import lead_runtime
 
+pytestmark = pytest.mark.processes  # it starts a PostgreSQL server it restarts
+
 
 @pytest.fixture
 def server() -> Iterator[PostgresServer]:

@@ -7,12 +7,16 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
+import pytest
+
 import threadlab as tl
 from threadlab.widgets import LiveRun
 from threadlab.widgets._replay import replay
 
 from ..runtime.team import define_team, workers
 from .fake_comm import install
+
+pytestmark = pytest.mark.processes  # it starts a worker process
 
 
 async def test_the_live_view_shows_what_the_workers_children_did(

@@ -35,9 +35,8 @@ class StoreContract:
         from threadlab.testing import StoreContract
 
         class TestMyStore(StoreContract):
-            @pytest.fixture(autouse=True)
-            def _database(self, tmp_path):
-                self.url = f"mystore://{tmp_path}"
+            def setup_method(self):
+                self.url = f"mystore://{tempfile.mkdtemp()}"
 
             def open_store(self):
                 return MyStore(self.url)
