@@ -25,7 +25,7 @@ import httpx2
 from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
 
-served = get_ipython().magics_manager.registry["ThreadlabMagics"]._mcp_service
+served = get_ipython().magics_manager.registry["ThreadlabMagics"].mcp_service
 async with httpx2.AsyncClient(headers=served.headers) as http:
     async with Client(streamable_http_client(served.url, http_client=http)) as client:
         answer = await client.call_tool("shout", {"text": "hello"})
@@ -55,7 +55,7 @@ def test_serve_prints_the_url_and_token_and_clients_call_the_tools(
     run(shell, SHOUT)
     run(shell, "%threadlab mcp serve")
     printed = capsys.readouterr().out
-    served = magics(shell)._mcp_service
+    served = magics(shell).mcp_service
     assert f"serving shout at {served.url}" in printed
     assert printed.count(served.token) == 2  # the token line, and the config's header
     assert run(shell, CALL) == "HELLO"
@@ -66,7 +66,7 @@ def test_serve_prints_the_url_and_token_and_clients_call_the_tools(
     run(shell, "%threadlab mcp status")
     assert "serving shout at" in capsys.readouterr().out
     run(shell, "%threadlab mcp stop")
-    assert magics(shell)._mcp_service is None
+    assert magics(shell).mcp_service is None
     with pytest.raises(UsageError, match="nothing is served"):
         run(shell, "%threadlab mcp stop")
     with pytest.raises(UsageError, match="--port takes a number"):
