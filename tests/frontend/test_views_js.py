@@ -1,7 +1,9 @@
-"""The views' JavaScript unit tests (`threadlab.test.mjs`), run with Node's own test runner."""
+"""The views' JavaScript unit tests (`tests/frontend/*.test.mjs`, one file per view module),
+run with Node's own test runner and jsdom."""
 
 from __future__ import annotations
 
+import re
 import shutil
 import subprocess
 from pathlib import Path
@@ -31,5 +33,27 @@ def test_the_views_javascript_unit_tests_pass() -> None:
         timeout=120,
     )
     assert result.returncode == 0, result.stdout + result.stderr
-    assert "# fail 0" in result.stdout
-    assert "# pass 5" in result.stdout
+    counts = dict(re.findall(r"^# (tests|pass|fail) (\d+)$", result.stdout, re.M))
+    assert counts["fail"] == "0"
+    assert counts["pass"] == counts["tests"]
+    # Each test file names the module it tests (one file per module; the three widget entry
+    # modules share one), and every module has one.
+    assert int(counts["tests"]) >= 2 * len(MODULES)
+
+
+MODULES = sorted(
+    p.stem
+    for p in (ROOT / "src" / "threadlab" / "widgets" / "js").glob("*.js")
+    if p.stem != "types"  # declarations only
+)
+ENTRIES = {"inspector_view", "thread_list_view", "eval_view"}
+
+
+def test_every_view_module_has_its_unit_tests() -> None:
+    tested = {
+        p.name.removesuffix(".test.mjs") for p in (ROOT / "tests" / "frontend").glob("*.test.mjs")
+    }
+    untested = [m for m in MODULES if m not in tested and m not in ENTRIES]
+    assert untested == []
+    entries = (ROOT / "tests" / "frontend" / "widget_entries.test.mjs").read_text()
+    assert all(f"{m}.js" in entries for m in ENTRIES)

@@ -1,0 +1,23 @@
+// The file browser: a thread's files; a click asks the kernel for a preview.
+import assert from "node:assert/strict";
+import { test } from "node:test";
+import { aTrace, fakeModel, local, textOf, view } from "./setup.mjs";
+
+const { files } = await view("files.js");
+
+test("a thread's files are listed with their sizes, and a click asks for a preview", () => {
+  const model = fakeModel();
+  const parts = files(model, aTrace(), "t2", local());
+  assert.match(textOf(parts), /files \(1\)/);
+  assert.match(textOf(parts), /2,048 B/);
+  const button = parts[1].querySelector("[data-testid=file]");
+  button.click();
+  assert.deepEqual(model.sent, [{ op: "preview", thread: "t2", path: "/attachments/page.html" }]);
+});
+
+test("a thread without files says so, and a preview of another thread is not shown", () => {
+  const l = local({ preview: { op: "preview", thread: "t2", path: "/a.txt", text: "x" } });
+  const parts = files(fakeModel(), aTrace(), "t1", l);
+  assert.match(textOf(parts), /no files/);
+  assert.equal(parts[2], null);
+});

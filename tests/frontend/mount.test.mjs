@@ -1,0 +1,55 @@
+// What every view does around its drawing: the kernel's replies and patches, redraws,
+// what a person opened kept across a redraw of the output, and clean-up.
+import assert from "node:assert/strict";
+import { test } from "node:test";
+import { aTrace, fakeModel, view } from "./setup.mjs";
+
+const { mount } = await view("mount.js");
+
+test("a reply, a patch and a change each redraw; ready is sent once on screen", () => {
+  const model = fakeModel({ trace: aTrace(), key: "view-1" });
+  const seen = [];
+  const stop = mount(model, document.createElement("div"), (_m, _el, local) => seen.push(local), {
+    ready: true,
+  });
+  assert.deepEqual(model.sent, [{ op: "ready" }]);
+  const [local] = seen;
+  const say = (msg) => {
+    for (const f of model.handlers["msg:custom"]) f(msg);
+  };
+  say({ op: "result", call: "call_1", text: "the full result" });
+  assert.equal(local.fetched.call_1, "the full result");
+  say({ op: "patch", run: { status: "failed" } });
+  assert.equal(model.get("trace").run.status, "failed");
+  for (const f of model.handlers["change:trace"]) f();
+  assert.equal(seen.length, 4);
+  stop();
+});
+
+test("a refused decision's error lands in its bar and gives the buttons back", () => {
+  const model = fakeModel({ trace: aTrace() });
+  let local;
+  const stop = mount(model, document.createElement("div"), (_m, _el, l) => {
+    local = l;
+  });
+  let given = 0;
+  const error = document.createElement("div");
+  local.decisions.set("t1 call_1", { el: error, error, sent: () => given++ });
+  for (const f of model.handlers["msg:custom"])
+    f({ op: "decide_error", thread: "t1", call: "call_1", error: "unknown field" });
+  assert.equal(error.textContent, "unknown field");
+  assert.equal(given, 1);
+  stop();
+});
+
+test("what a person opened survives a new mount of the same view", () => {
+  const draws = [];
+  const draw = (_m, _el, l) => draws.push(l);
+  const stop1 = mount(fakeModel({ key: "view-2" }), document.createElement("div"), draw);
+  draws[0].memory.open.add("call_1");
+  const stop2 = mount(fakeModel({ key: "view-2" }), document.createElement("div"), draw);
+  assert.ok(draws[1].memory.open.has("call_1"));
+  const stop3 = mount(fakeModel({ key: "other" }), document.createElement("div"), draw);
+  assert.ok(!draws[2].memory.open.has("call_1"));
+  for (const stop of [stop1, stop2, stop3]) stop();
+});

@@ -1,0 +1,24 @@
+// The timeline: model steps and tool calls as spans, a lane per thread.
+import assert from "node:assert/strict";
+import { test } from "node:test";
+import { aTrace, view } from "./setup.mjs";
+
+const { timeline } = await view("timeline.js");
+
+test("each model step and each call is a span in its thread's lane", () => {
+  const { head, lanes } = timeline(aTrace());
+  assert.match(head, /2 model steps/);
+  assert.match(head, /1 calls \(120 ms\)/);
+  const lead = lanes.find((l) => l.getAttribute("data-thread") === "t1");
+  const spans = [...lead.querySelectorAll(".tl-span")].map((s) => s.textContent);
+  assert.deepEqual(spans.sort(), ["model", "model", "write_file"]);
+  const step = lead.querySelector("[data-testid=timeline-step][title*='120 in']");
+  assert.ok(step, "a step's tooltip carries its tokens");
+});
+
+test("a thread with nothing timed has no spans, and says timeline", () => {
+  const trace = aTrace();
+  for (const list of Object.values(trace.messages)) for (const m of list) delete m.at;
+  trace.cards = {};
+  assert.deepEqual(timeline(trace), { head: "timeline", lanes: [] });
+});
