@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 
 import threadlab as tl
-from threadlab.definitions import ThreadGraph
+from threadlab.definitions import ThreadDefinitions
 from threadlab.models import ScriptedModel, call, text
 
 from .conftest import HttpServer, processes_running, stdio_server
@@ -271,7 +271,7 @@ def test_definitions_that_do_not_fit_are_refused(registry: tl.Registry) -> None:
         tl.define_mcp_server("x", command="a", timeout=0, registry=registry)
     tl.define_prompt("p", prompt="x", tools=["mcp:nowhere"], registry=registry)
     with pytest.raises(tl.DefinitionError, match="no MCP server 'nowhere' is defined"):
-        ThreadGraph(registry, "p")
+        ThreadDefinitions(registry, "p")
 
 
 async def test_a_servers_tools_can_need_a_decision(

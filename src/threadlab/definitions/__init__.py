@@ -3,14 +3,6 @@ register them, the registry that holds them, and what a thread's definitions add
 
 from ._callables import is_async_callable
 from ._define import define_agent, define_hook, define_model, define_prompt, define_tool
-from ._graph import (
-    Declaration,
-    Resolve,
-    ThreadGraph,
-    agent_for,
-    relationship_enabled,
-    resolve_variable,
-)
 from ._mcp_servers import (
     MCP_PREFIX,
     MCPServerDefinition,
@@ -20,6 +12,14 @@ from ._mcp_servers import (
 )
 from ._registry import Registry, default_registry
 from ._schema import ArgsSchema
+from ._thread_definitions import (
+    Declaration,
+    Resolve,
+    ThreadDefinitions,
+    agent_for,
+    relationship_enabled,
+    resolve_variable,
+)
 from ._tool_decorator import tool
 from ._types import (
     HOOK_NAMES,
@@ -60,7 +60,7 @@ __all__ = [
     "Subagent",
     "SubpromptConfig",
     "Text",
-    "ThreadGraph",
+    "ThreadDefinitions",
     "ToolConfig",
     "ToolDefinition",
     "ToolEntry",

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import time
 from dataclasses import replace
-from typing import TYPE_CHECKING
 
 from .._data import HookName, ToolCall, ToolCallFinishedEvent, ToolResult
 from .._errors import PathError
@@ -14,16 +13,14 @@ from ..threads import ThreadState
 from ._approvals import needs_decision
 from ._frames import Frame
 from ._hooks import HookRunner
+from ._running import Running
 from ._steps import DecisionStep, ModelStep, Step, ToolCallStep
 from ._tool_call import result_message, run_tool_call
-
-if TYPE_CHECKING:
-    from ._run_scope import RunScope
 
 __all__ = ["run_call"]
 
 
-async def run_call(scope: RunScope, step: ToolCallStep) -> Step | None:
+async def run_call(scope: Running, step: ToolCallStep) -> Step | None:
     """Run `step`'s call and persist its result; the next call's step, the next model step,
     or None (the turn ended, stopped, or waits)."""
     state, limit = scope.state, scope.limits.max_consecutive_failures
@@ -84,7 +81,7 @@ def decided(step: ToolCallStep, call: ToolCall, rejection: str | None) -> ToolCa
     return replace(step, decided=True, edited=edited or step.edited, rejection=rejection)
 
 
-def _waits_with_child(scope: RunScope, call: ToolCall) -> bool:
+def _waits_with_child(scope: Running, call: ToolCall) -> bool:
     """Whether `call` ran a blocking child that paused for a decision: this run then waits
     with it (its requests are this run's), and the call stays open; the thread remembers
     which child to resume for it. A call whose child ended is forgotten."""
@@ -105,7 +102,7 @@ def _waits_with_child(scope: RunScope, call: ToolCall) -> bool:
     return True
 
 
-def _checked_attachments(scope: RunScope, result: ToolResult) -> ToolResult:
+def _checked_attachments(scope: Running, result: ToolResult) -> ToolResult:
     """A result's attachments must be files of this thread; they are stored normalised."""
     if not result.attachments:
         return result
@@ -129,7 +126,7 @@ def _note_ending(frame: Frame, call: ToolCall, result: ToolResult) -> None:
 
 
 async def _store_result(
-    scope: RunScope,
+    scope: Running,
     frame: Frame,
     call: ToolCall,
     result: ToolResult,

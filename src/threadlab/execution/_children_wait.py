@@ -4,18 +4,15 @@ another process) queue for the thread meanwhile."""
 from __future__ import annotations
 
 import asyncio
-from typing import TYPE_CHECKING
 
+from ._running import Running
 from ._shapes import ai_human, session, top_frame
 from ._steps import Step, WaitForChildren
-
-if TYPE_CHECKING:
-    from ._run_scope import RunScope
 
 __all__ = ["wait_for_children"]
 
 
-async def wait_for_children(scope: RunScope, step: WaitForChildren) -> Step | None:
+async def wait_for_children(scope: Running, step: WaitForChildren) -> Step | None:
     """Wait once; when a message was queued, answer it and wait again (the same step);
     None when nothing runs or waits any more."""
     waited = await _wait(scope)
@@ -23,13 +20,15 @@ async def wait_for_children(scope: RunScope, step: WaitForChildren) -> Step | No
         if step.dual:
             await session(scope, step.turn_start)
         else:
-            await ai_human(scope, top_frame(scope, scope.graph.agent.side_a, step.turn_start, None))
+            await ai_human(
+                scope, top_frame(scope, scope.definitions.agent.side_a, step.turn_start, None)
+            )
     elif not waited:
         return None
     return step if scope.state.going else None
 
 
-async def _wait(scope: RunScope) -> bool:
+async def _wait(scope: Running) -> bool:
     """Wait for the children still running, here or at workers. A message queued for this
     thread meanwhile (a child's report, a message from another process) ends the wait early:
     the thread answers it now, then waits on. A store that can tell (PostgreSQL) wakes the

@@ -7,22 +7,18 @@ call that had the same id does not count."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from .._data import ApprovalDecidedEvent, ApprovalRequest, ApprovalRequestedEvent, ToolCall
 from ._approvals import ask, claim_decision, decided_by, decision_on, pending_requests, progress_of
 from ._call_step import decided
 from ._capabilities import is_replaying
 from ._frames import Frame
+from ._running import Running
 from ._steps import DecisionStep, Step
-
-if TYPE_CHECKING:
-    from ._run_scope import RunScope
 
 __all__ = ["decide"]
 
 
-async def decide(scope: RunScope, step: DecisionStep) -> Step | None:
+async def decide(scope: Running, step: DecisionStep) -> Step | None:
     """The call's step with its decision made, or None: the run waits for one."""
     call_step = step.call_step
     frame, call = call_step.frame, call_step.call
@@ -80,9 +76,7 @@ async def decide(scope: RunScope, step: DecisionStep) -> Step | None:
     return decided(call_step, call, None)
 
 
-def _replayed_decision(
-    scope: RunScope, frame: Frame, call: ToolCall
-) -> ApprovalDecidedEvent | None:
+def _replayed_decision(scope: Running, frame: Frame, call: ToolCall) -> ApprovalDecidedEvent | None:
     """A replayed call gets the decision the recording made on it, on record again."""
     replay = scope.context.model_override
     if not is_replaying(replay):
@@ -91,7 +85,7 @@ def _replayed_decision(
     if not isinstance(recorded, ApprovalDecidedEvent):
         return None
     context = scope.context
-    tool = scope.graph.registry.tool(call.name)
+    tool = scope.definitions.registry.tool(call.name)
     message_id = frame.current_message_id
     _request(
         scope,
@@ -109,14 +103,14 @@ def _replayed_decision(
     )
 
 
-def _wait_for(scope: RunScope, call: ToolCall, request: ApprovalRequest) -> None:
+def _wait_for(scope: Running, call: ToolCall, request: ApprovalRequest) -> None:
     """The run ends "waiting" for a decision on `call`."""
     scope.state.wait(
         "waiting: approval", f"tool call {call.id} ({call.name}) waits for a decision", (request,)
     )
 
 
-def _request(scope: RunScope, frame: Frame, request: ApprovalRequest) -> None:
+def _request(scope: Running, frame: Frame, request: ApprovalRequest) -> None:
     context = scope.context
     context.events.emit(
         ApprovalRequestedEvent(

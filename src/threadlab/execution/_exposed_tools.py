@@ -18,7 +18,7 @@ from ..definitions import (
     Side,
     Subagent,
     SubpromptConfig,
-    ThreadGraph,
+    ThreadDefinitions,
     ToolDefinition,
 )
 from ..threads import ThreadContext, as_paths
@@ -35,7 +35,7 @@ class OfferingRun(Protocol):
     """What the runtime tools need from the run that offers them."""
 
     @property
-    def graph(self) -> ThreadGraph: ...
+    def definitions(self) -> ThreadDefinitions: ...
     @property
     def context(self) -> ThreadContext: ...
     @property
@@ -75,7 +75,7 @@ def tools_for(
 ) -> dict[str, ToolDefinition]:
     """Everything offered to `prompt` in this frame, in the prompt's order, then the side's
     session tools and the lifecycle tools of its subagent relationships."""
-    registry = loop.graph.registry
+    registry = loop.definitions.registry
     out: dict[str, ToolDefinition] = {}
     for entry in prompt.tools:
         name = entry if isinstance(entry, str) else entry.name

@@ -48,7 +48,7 @@ class RunHost(Protocol):
         ...
 
     async def prepare_definitions(self) -> None:
-        """Make the definitions a run may need available before its graph is read (the
+        """Make the definitions a run may need available before its definitions is read (the
         tools of MCP servers are listed from the servers)."""
         ...
 

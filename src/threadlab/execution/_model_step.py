@@ -5,7 +5,7 @@ calls before any of them runs."""
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from .._data import Message, ToolCallStartedEvent, is_text
 from .._errors import ReplayDivergedError
@@ -16,16 +16,14 @@ from ._exposed_tools import tools_for
 from ._frames import Frame
 from ._hooks import HookRunner, is_message_list
 from ._prompting import MessageWindow, earlier_messages, render_system, side_view
+from ._running import Running
 from ._steps import ModelStep, Step, ToolCallStep
 from ._streaming import collect_stream
-
-if TYPE_CHECKING:
-    from ._run_scope import RunScope
 
 __all__ = ["call_model"]
 
 
-async def call_model(scope: RunScope, step: ModelStep) -> Step | None:
+async def call_model(scope: Running, step: ModelStep) -> Step | None:
     """Take the thread's queue, check the limits, call the model; the step of its first call,
     another model step (a side that does not stop on an answer), or None: the turn is over."""
     frame, state = step.frame, scope.state
@@ -61,7 +59,7 @@ async def call_model(scope: RunScope, step: ModelStep) -> Step | None:
 
 
 async def _ask(
-    scope: RunScope,
+    scope: Running,
     frame: Frame,
     prompt: PromptDefinition,
     hooks: HookRunner,
@@ -72,7 +70,7 @@ async def _ask(
     thread_state = scope.state_for(frame, prompt)
     env = context.env
     system = render_system(
-        prompt, scope.graph.registry, lambda n: env.resolve(n, prompt), env.type_of
+        prompt, scope.definitions.registry, lambda n: env.resolve(n, prompt), env.type_of
     )
     head = [scope.system_message(system)] if system else []
     model_input: Sequence[Message] = _model_input(scope, frame, prompt, head)
@@ -160,7 +158,7 @@ async def _ask(
     return assistant
 
 
-def _model_choice(scope: RunScope, prompt: PromptDefinition, frame: Frame) -> Any:
+def _model_choice(scope: Running, prompt: PromptDefinition, frame: Frame) -> Any:
     # An override replaces the model of the thread's own prompts (its sides); a prompt
     # tool's nested turn keeps the model its prompt declares.
     override = scope.context.model_override
@@ -173,7 +171,7 @@ def _choice_name(chosen: Any) -> Any:
 
 
 def _model_input(
-    scope: RunScope, frame: Frame, prompt: PromptDefinition, head: list[Message]
+    scope: Running, frame: Frame, prompt: PromptDefinition, head: list[Message]
 ) -> Sequence[Message]:
     """The messages the model is sent at this step, after `head` (the system text)."""
     history = scope.context.history.top

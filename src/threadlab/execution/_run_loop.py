@@ -16,7 +16,7 @@ from collections.abc import Coroutine, Sequence
 from typing import Any
 
 from .._data import Message, Run, SideName, ToolCallStartedEvent, answers
-from ..definitions import ThreadGraph
+from ..definitions import ThreadDefinitions
 from ..threads import ThreadContext
 from ._advance import drive
 from ._approvals import progress_of
@@ -41,7 +41,7 @@ class RunLoop:
         self,
         host: RunHost,
         context: ThreadContext,
-        graph: ThreadGraph,
+        definitions: ThreadDefinitions,
         run_id: str,
         run_child: ChildRunner,
         *,
@@ -53,7 +53,7 @@ class RunLoop:
             Run(run_id, context.id, "completed"),
             Spend(host.budget if above is None else None, above),
         )
-        self.scope = RunScope(host, context, graph, self.state, run_child, step_mode=step)
+        self.scope = RunScope(host, context, definitions, self.state, run_child, step_mode=step)
         self.context = context
         self.wait_children = wait_children
 
@@ -66,7 +66,7 @@ class RunLoop:
         """The `before_create_message` hooks of side A's prompt, for the run's first message
         (which is persisted together with the run's lease, outside any await)."""
         scope = self.scope
-        prompt = scope.graph.prompts[scope.graph.agent.side_a.prompt]
+        prompt = scope.definitions.prompts[scope.definitions.agent.side_a.prompt]
         hooks = scope.hooks_for(prompt)
         if not hooks.has("before_create_message"):
             return user
@@ -116,10 +116,10 @@ class RunLoop:
     async def _from_message(self, user: Message) -> None:
         scope = self.scope
         start = len(self.context.history.top) - 1
-        dual = scope.graph.agent.type == "dual_ai"
-        first = top_frame(scope, scope.graph.agent.side_a, start, "a" if dual else None)
+        dual = scope.definitions.agent.type == "dual_ai"
+        first = top_frame(scope, scope.definitions.agent.side_a, start, "a" if dual else None)
         self.state.outcome.messages.append(user)
-        prompt = scope.graph.prompts[first.prompt_name]
+        prompt = scope.definitions.prompts[first.prompt_name]
         hooks = scope.hooks_for(prompt)
         if hooks.has("after_create_message"):
             await hooks.run("after_create_message", scope.state_for(first, prompt), user)
@@ -131,9 +131,9 @@ class RunLoop:
         scope = self.scope
         history = self.context.history.top
         start = _turn_start(history)
-        dual = scope.graph.agent.type == "dual_ai"
+        dual = scope.definitions.agent.type == "dual_ai"
         side: SideName | None = (history[-1].side or "a") if dual else None
-        agent = scope.graph.agent
+        agent = scope.definitions.agent
         side_config = agent.side_b if side == "b" and agent.side_b else agent.side_a
         frame = top_frame(scope, side_config, start, side)
         calling = _calling(history)

@@ -8,7 +8,7 @@ from typing import Literal
 
 from .._data import Message, SideName, ToolCall
 from .._errors import DefinitionError
-from ..definitions import PromptDefinition, ThreadGraph, ToolDefinition
+from ..definitions import PromptDefinition, ThreadDefinitions, ToolDefinition
 from ..models import ToolPurpose, ToolSpec
 from ..threads import ExecutionInfo, ThreadContext, ThreadState
 from ._advance import drive
@@ -25,13 +25,14 @@ __all__ = ["RunScope"]
 
 
 class RunScope:
-    """One run's fixed parts and its state, handed to each step it advances."""
+    """One run's fixed parts and its state, handed to each step it advances (the `Running`
+    the step handlers are written against)."""
 
     def __init__(
         self,
         host: RunHost,
         context: ThreadContext,
-        graph: ThreadGraph,
+        definitions: ThreadDefinitions,
         state: RunState,
         run_child: ChildRunner,
         *,
@@ -39,7 +40,7 @@ class RunScope:
     ) -> None:
         self.host = host
         self.context = context
-        self.graph = graph
+        self.definitions = definitions
         """The definitions, re-read at each step (a redefined prompt applies from the next)."""
         self.state = state
         self.run_id = state.outcome.id
@@ -89,18 +90,20 @@ class RunScope:
 
     def prompt_for(self, frame: Frame) -> PromptDefinition:
         """`frame`'s prompt as defined now."""
-        self.graph = self.context.refresh_graph()
-        prompt = self.graph.prompts.get(frame.prompt_name) or self.graph.registry.prompt(
+        self.definitions = self.context.refresh_definitions()
+        prompt = self.definitions.prompts.get(
             frame.prompt_name
-        )
+        ) or self.definitions.registry.prompt(frame.prompt_name)
         if prompt is None:
             raise DefinitionError(f"prompt {frame.prompt_name!r} is no longer defined")
         return prompt
 
     def hooks_for(self, prompt: PromptDefinition | None) -> HookRunner:
         """The hooks `prompt` lists (else the agent's)."""
-        ids = (prompt.hooks if prompt else ()) or self.graph.agent.hooks
-        return HookRunner(self.graph.registry, ids, self.limits.hook_timeout, self.context.redact)
+        ids = (prompt.hooks if prompt else ()) or self.definitions.agent.hooks
+        return HookRunner(
+            self.definitions.registry, ids, self.limits.hook_timeout, self.context.redact
+        )
 
     def spec_for(self, tool: ToolDefinition, frame: Frame) -> ToolSpec:
         """`tool` as offered to the model in `frame`."""

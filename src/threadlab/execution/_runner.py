@@ -180,13 +180,13 @@ def _prepare(
     """A loop for the thread's next run, once what a dead owner left is repaired."""
     repair(context, runs)
     context.history.reload()
-    graph = context.refresh_graph()
+    definitions = context.refresh_definitions()
     missing = context.env.missing()
     if missing:
         raise MissingVariableError(missing)
     run_child = functools.partial(_run_child, host)
     return RunLoop(
-        host, context, graph, new_id("run"), run_child, wait_children=wait_children, step=step
+        host, context, definitions, new_id("run"), run_child, wait_children=wait_children, step=step
     )
 
 

@@ -3,32 +3,30 @@ agent it hands to), or a dual_ai session of alternating sides up to its turn lim
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from .._data import SideName, ToolResult
 from ..definitions import Side
 from ._frames import Frame, StepBudget
+from ._running import Running
 from ._tool_call import result_text
-
-if TYPE_CHECKING:
-    from ._run_scope import RunScope
 
 __all__ = ["ai_human", "other_side", "session", "session_ended", "top_frame"]
 
 
-async def ai_human(scope: RunScope, frame: Frame) -> None:
+async def ai_human(scope: Running, frame: Frame) -> None:
     """Run `frame`'s turn, and the turns handoffs lead to."""
     while True:
         await scope.run_turn(frame)
         if frame.ending != "handoff" or not scope.state.going:
             return
-        scope.graph = scope.context.refresh_graph()
-        frame = top_frame(scope, scope.graph.agent.side_a, frame.turn_start, None, frame.budget)
+        scope.definitions = scope.context.refresh_definitions()
+        frame = top_frame(
+            scope, scope.definitions.agent.side_a, frame.turn_start, None, frame.budget
+        )
 
 
-async def session(scope: RunScope, start: int, first: SideName = "a") -> None:
+async def session(scope: Running, start: int, first: SideName = "a") -> None:
     """Alternate the sides' turns from `first` until the session ends or runs out."""
-    agent = scope.graph.agent
+    agent = scope.definitions.agent
     limit = agent.max_session_turns or scope.limits.max_session_turns
     side: SideName = first
     for _ in range(limit):
@@ -46,7 +44,7 @@ async def session(scope: RunScope, start: int, first: SideName = "a") -> None:
     )
 
 
-def session_ended(scope: RunScope, frame: Frame) -> bool:
+def session_ended(scope: Running, frame: Frame) -> bool:
     """Whether `frame`'s turn ended its dual_ai session (recorded in the outcome)."""
     if frame.ending not in ("session_stop", "session_fail"):
         return False
@@ -60,7 +58,7 @@ def session_ended(scope: RunScope, frame: Frame) -> bool:
 
 
 def top_frame(
-    scope: RunScope,
+    scope: Running,
     side_config: Side,
     start: int,
     side: SideName | None,

@@ -23,7 +23,7 @@ from .._data import (
     ToolResult,
 )
 from .._errors import MissingVariableError
-from ..definitions import PromptDefinition, Subagent, ThreadGraph, relationship_enabled
+from ..definitions import PromptDefinition, Subagent, ThreadDefinitions, relationship_enabled
 from ..threads import (
     ExecutionInfo,
     ThreadContext,
@@ -60,7 +60,7 @@ class SupervisedRun(Protocol):
     @property
     def context(self) -> ThreadContext: ...
     @property
-    def graph(self) -> ThreadGraph: ...
+    def definitions(self) -> ThreadDefinitions: ...
 
     def hooks_for(self, prompt: PromptDefinition | None) -> HookRunner: ...
     def execution_info(self, frame: Frame, prompt: PromptDefinition) -> ExecutionInfo: ...
@@ -88,7 +88,7 @@ class Supervisor:
 
     def describe(self, relationship: Subagent) -> str:
         """The relationship as the model reads it: the agent's description and its mode."""
-        agent = self.run.graph.registry.agent(relationship.name)
+        agent = self.run.definitions.registry.agent(relationship.name)
         mode = "blocking" if relationship.blocking else "non-blocking"
         kind = "resumable" if relationship.resumable else "single session"
         text = agent.tool_description if agent else ""
@@ -133,7 +133,7 @@ class Supervisor:
     ) -> ToolResult:
         """`subagent_create`: a new child for `relationship`, run on `message` — to its
         outcome when blocking, in the background otherwise."""
-        registry = self.run.graph.registry
+        registry = self.run.definitions.registry
         label = name.strip()
         if not label:
             return ToolResult("error", error="subagent_create needs a non-empty name")
@@ -237,7 +237,7 @@ class Supervisor:
         existing = {c.agent for c in self.context.child_infos()}
         for relationship in self.relationships(frame):
             if relationship.immediate and relationship.name not in existing:
-                agent = self.run.graph.registry.agent(relationship.name)
+                agent = self.run.definitions.registry.agent(relationship.name)
                 if agent is None:
                     continue
                 try:
@@ -269,7 +269,7 @@ class Supervisor:
         return unique
 
     async def _after_created(self, frame: Frame, child: ThreadContext) -> None:
-        prompt = self.run.graph.prompts.get(frame.prompt_name)
+        prompt = self.run.definitions.prompts.get(frame.prompt_name)
         hooks = self.run.hooks_for(prompt)
         if hooks.has("after_subagent_created") and prompt is not None:
             execution = self.run.execution_info(frame, prompt)

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import json
 import shlex
-from typing import TYPE_CHECKING
 
 from IPython.core.error import UsageError
 
@@ -14,15 +13,13 @@ from .. import (
     ThreadlabError,
 )
 from ._defined import Defined
+from ._magics_host import MagicsHost
 from ._thread_cells import run_live
-
-if TYPE_CHECKING:
-    from ._magics import ThreadlabMagics
 
 __all__ = ["pending", "run_decide_cell", "thread_waiting_on", "waiting_threads"]
 
 
-def pending(magics: ThreadlabMagics, rest: list[str]) -> Defined:
+def pending(magics: MagicsHost, rest: list[str]) -> Defined:
     if rest:
         raise UsageError("usage: %threadlab pending")
     lines = [
@@ -34,12 +31,12 @@ def pending(magics: ThreadlabMagics, rest: list[str]) -> Defined:
     return Defined("\n".join(lines) or "no tool call waits for a decision")
 
 
-def waiting_threads(magics: ThreadlabMagics) -> list[Thread]:
+def waiting_threads(magics: MagicsHost) -> list[Thread]:
     """Root threads with calls (theirs or their descendants') waiting for a decision."""
     return [t for t in magics.memory.runtime.threads() if t.parent_id is None and t.pending]
 
 
-def thread_waiting_on(magics: ThreadlabMagics, command: str, call_id: str) -> Thread:
+def thread_waiting_on(magics: MagicsHost, command: str, call_id: str) -> Thread:
     for thread in waiting_threads(magics):
         if any(r.tool_call_id == call_id for r in thread.pending):
             return thread
@@ -49,7 +46,7 @@ def thread_waiting_on(magics: ThreadlabMagics, command: str, call_id: str) -> Th
     )
 
 
-async def run_decide_cell(magics: ThreadlabMagics, line: str) -> None:
+async def run_decide_cell(magics: MagicsHost, line: str) -> None:
     """`%threadlab approve CALL_ID [--arguments JSON]` or `%threadlab reject CALL_ID
     [REASON]`, as a cell of its own: record the decision and resume the thread live."""
     assert magics.shell is not None

@@ -7,10 +7,9 @@ from __future__ import annotations
 import ast
 import inspect
 import tomllib
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from IPython.core.error import UsageError
-from IPython.core.magic_arguments import parse_argstring
 
 from .. import (
     DefinitionError,
@@ -23,9 +22,7 @@ from .. import (
 from ._arguments import parse_variable, split_names, unquote
 from ._checks import warn_unknown
 from ._defined import Defined, tool_summary
-
-if TYPE_CHECKING:
-    from ._magics import ThreadlabMagics
+from ._magics_host import MagicsHost
 
 __all__ = ["agent_cell", "mcp_server_cell", "prompt_cell", "tool_cell"]
 
@@ -34,17 +31,8 @@ _AGENT_KEYS = frozenset(inspect.signature(define_agent).parameters) - {"name", "
 _MCP_KEYS = {"command", "args", "env", "url", "headers", "tools", "prefix", "timeout", "approval"}
 
 
-def tool_cell(magics: ThreadlabMagics, line: str, cell: str) -> Defined:
-    """Define a tool from the one function in the cell.
-
-    The cell holds exactly one `def` or `async def` (imports and constants may come with
-    it). Its first parameter receives the thread state (`tl.ThreadState`), whatever its
-    name; every other parameter is an argument the model fills, typed by its annotation
-    (pydantic types work) and described by the docstring's Args section (Google or NumPy
-    style); the docstring's first paragraph is the tool's description. Return a str, any
-    JSON value, or `tl.ToolResult`. The cell shows the tool as the model will see it.
-    """
-    args = parse_argstring(magics.tool, line)
+def tool_cell(magics: MagicsHost, args: Any, cell: str) -> Defined:
+    """`%%tool` with its parsed arguments (its help is the magic's, in `_magics.py`)."""
     names = _defined_functions(cell)
     if len(names) != 1:
         raise UsageError(f"%%tool: the cell must define exactly one function (found {len(names)})")
@@ -69,9 +57,8 @@ def tool_cell(magics: ThreadlabMagics, line: str, cell: str) -> Defined:
     return tool_summary(definition)
 
 
-def prompt_cell(magics: ThreadlabMagics, line: str, cell: str) -> Defined:
-    """Define a prompt; the cell is its system prompt ({{env:NAME}}, {{include:other}})."""
-    args = parse_argstring(magics.prompt, line)
+def prompt_cell(magics: MagicsHost, args: Any, cell: str) -> Defined:
+    """`%%prompt` with its parsed arguments (its help is the magic's, in `_magics.py`)."""
     definition = _definition(
         lambda: define_prompt(
             args.name,
@@ -93,9 +80,8 @@ def prompt_cell(magics: ThreadlabMagics, line: str, cell: str) -> Defined:
     return Defined(f"prompt {definition.name} (model {definition.model}; {tools})")
 
 
-def agent_cell(magics: ThreadlabMagics, line: str, cell: str) -> Defined:
-    """Define an agent from TOML whose keys are define_agent's keyword names."""
-    args = parse_argstring(magics.agent, line)
+def agent_cell(magics: MagicsHost, args: Any, cell: str) -> Defined:
+    """`%%agent` with its parsed arguments (its help is the magic's, in `_magics.py`)."""
     data = _toml_cell(f"%%agent {args.name}", cell, _AGENT_KEYS)
     if args.expose_as_tool:
         data["expose_as_tool"] = True
@@ -116,10 +102,8 @@ def agent_cell(magics: ThreadlabMagics, line: str, cell: str) -> Defined:
     return Defined(f"agent {definition.name} ({sides})")
 
 
-def mcp_server_cell(magics: ThreadlabMagics, line: str, cell: str) -> Defined:
-    """Define an MCP server from TOML whose keys are define_mcp_server's keyword names
-    (command and args, or url and headers; tools, prefix, env, timeout, approval)."""
-    args = parse_argstring(magics.mcp, line)
+def mcp_server_cell(magics: MagicsHost, args: Any, cell: str) -> Defined:
+    """`%%mcp` with its parsed arguments (its help is the magic's, in `_magics.py`)."""
     data = _toml_cell(f"%%mcp {args.name}", cell, _MCP_KEYS)
     definition = _definition(lambda: define_mcp_server(args.name, **data))
     named = f"tools {', '.join(definition.tools)}" if definition.tools else "all its tools"

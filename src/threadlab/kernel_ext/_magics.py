@@ -121,7 +121,7 @@ class ThreadlabMagics(Magics):
         style); the docstring's first paragraph is the tool's description. Return a str, any
         JSON value, or `tl.ToolResult`. The cell shows the tool as the model will see it.
         """
-        return tool_cell(self, line, cell)
+        return tool_cell(self, parse_argstring(self.tool, line), cell)
 
     @magic_arguments()
     @argument("name", help="Prompt name.")
@@ -138,7 +138,7 @@ class ThreadlabMagics(Magics):
     @cell_magic
     def prompt(self, line: str, cell: str) -> Defined:
         """Define a prompt; the cell is its system prompt ({{env:NAME}}, {{include:other}})."""
-        return prompt_cell(self, line, cell)
+        return prompt_cell(self, parse_argstring(self.prompt, line), cell)
 
     @magic_arguments()
     @argument("name", help="Agent name.")
@@ -147,7 +147,7 @@ class ThreadlabMagics(Magics):
     @cell_magic
     def agent(self, line: str, cell: str) -> Defined:
         """Define an agent from TOML whose keys are define_agent's keyword names."""
-        return agent_cell(self, line, cell)
+        return agent_cell(self, parse_argstring(self.agent, line), cell)
 
     @magic_arguments()
     @argument("name", help="The server's name (a prompt lists its tools as mcp:NAME).")
@@ -155,7 +155,7 @@ class ThreadlabMagics(Magics):
     def mcp(self, line: str, cell: str) -> Defined:
         """Define an MCP server from TOML whose keys are define_mcp_server's keyword names
         (command and args, or url and headers; tools, prefix, env, timeout, approval)."""
-        return mcp_server_cell(self, line, cell)
+        return mcp_server_cell(self, parse_argstring(self.mcp, line), cell)
 
     @magic_arguments()
     @argument("target", help="The agent or prompt to evaluate.")
@@ -218,7 +218,9 @@ class ThreadlabMagics(Magics):
     # the cells awaited on the kernel loop (see _cell_transform.py)
 
     async def thread_cell(self, line: str, cell: str) -> None:
-        await run_thread_cell(self, line, cell)
+        # The cell reached us as an awaited call, so expand {variables} as a magic line would.
+        assert self.shell is not None
+        await run_thread_cell(self, parse_argstring(self.thread, self.shell.var_expand(line)), cell)
 
     async def eval_cell(self, line: str, cell: str) -> None:
         assert self.shell is not None

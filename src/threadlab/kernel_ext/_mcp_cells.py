@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import json
 import shlex
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from IPython.core.error import UsageError
 
@@ -15,14 +15,12 @@ from .. import (
     mcp,
 )
 from ._arguments import split_names
-
-if TYPE_CHECKING:
-    from ._magics import ThreadlabMagics
+from ._magics_host import MagicsHost
 
 __all__ = ["run_mcp_cell"]
 
 
-async def run_mcp_cell(magics: ThreadlabMagics, line: str) -> None:
+async def run_mcp_cell(magics: MagicsHost, line: str) -> None:
     """`%threadlab mcp serve [--port N] [--host H] [--tools A,B] [--no-token]`, `mcp
     stop` or `mcp status`, as a cell of its own (the endpoint runs on the kernel loop)."""
     try:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 import shlex
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from IPython.core.error import UsageError
 
@@ -12,15 +12,13 @@ from .. import (
     ThreadlabError,
 )
 from ..widgets import ThreadDiff
+from ._magics_host import MagicsHost
 from ._thread_cells import check_definitions, run_live, thread_named
-
-if TYPE_CHECKING:
-    from ._magics import ThreadlabMagics
 
 __all__ = ["diff", "fork_arguments", "run_fork_cell"]
 
 
-async def run_fork_cell(magics: ThreadlabMagics, line: str) -> None:
+async def run_fork_cell(magics: MagicsHost, line: str) -> None:
     """`%threadlab fork ID --at MSG_OR_CALL [--result JSON | --arguments JSON |
     --message TEXT] [--live]`, as a cell of its own: fork the thread and run the branch."""
     assert magics.shell is not None
@@ -35,7 +33,7 @@ async def run_fork_cell(magics: ThreadlabMagics, line: str) -> None:
     await run_live(magics, branch, None, keep_live=keep_live)
 
 
-def fork_arguments(magics: ThreadlabMagics, line: str) -> tuple[str, str, dict[str, Any], bool]:
+def fork_arguments(magics: MagicsHost, line: str) -> tuple[str, str, dict[str, Any], bool]:
     usage = (
         "usage: %threadlab fork ID --at MSG_OR_CALL [--result JSON | --arguments JSON |"
         " --message TEXT] [--live]"
@@ -63,7 +61,7 @@ def fork_arguments(magics: ThreadlabMagics, line: str) -> tuple[str, str, dict[s
     return words[0], words[2], options, keep_live
 
 
-def diff(magics: ThreadlabMagics, rest: list[str]) -> ThreadDiff:
+def diff(magics: MagicsHost, rest: list[str]) -> ThreadDiff:
     if len(rest) != 2:
         raise UsageError("usage: %threadlab diff THREAD_ID OTHER_THREAD_ID")
     return ThreadDiff(thread_named(magics, "diff", rest[0]), thread_named(magics, "diff", rest[1]))

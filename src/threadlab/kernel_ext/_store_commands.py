@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from IPython.core.error import UsageError
 
@@ -16,11 +15,9 @@ from .. import (
 from ..widgets import ThreadListView, ThreadView, replay
 from ._arguments import parse_assignments
 from ._defined import Defined
+from ._magics_host import MagicsHost
 from ._notebooks import definition_cells, thread_notebook
 from ._thread_cells import ask_secret, this_notebook, thread_named
-
-if TYPE_CHECKING:
-    from ._magics import ThreadlabMagics
 
 __all__ = [
     "export",
@@ -37,7 +34,7 @@ __all__ = [
 ]
 
 
-def threads(magics: ThreadlabMagics, rest: list[str]) -> ThreadListView:
+def threads(magics: MagicsHost, rest: list[str]) -> ThreadListView:
     """This notebook's threads (every thread where the kernel does not know its
     notebook); `--all`, `--here`, `--notebook PATH`."""
     if rest == ["--here"]:
@@ -54,21 +51,21 @@ def threads(magics: ThreadlabMagics, rest: list[str]) -> ThreadListView:
     return ThreadListView(magics.memory.runtime, origin=this_notebook())
 
 
-def open_thread(magics: ThreadlabMagics, rest: list[str]) -> ThreadView:
+def open_thread(magics: MagicsHost, rest: list[str]) -> ThreadView:
     if len(rest) != 1:
         raise UsageError("usage: %threadlab open THREAD_ID")
     thread = thread_named(magics, "open", rest[0])
     return ThreadView(magics.memory.runtime, replay(thread))
 
 
-def secret(magics: ThreadlabMagics, rest: list[str]) -> Defined:
+def secret(magics: MagicsHost, rest: list[str]) -> Defined:
     if len(rest) != 1:
         raise UsageError("usage: %threadlab secret NAME  (the value is asked, hidden)")
     ask_secret(magics, rest[0])
     return Defined(f"secret {rest[0]} set for new threads (not stored in the notebook)")
 
 
-def set_values(magics: ThreadlabMagics, rest: list[str]) -> Defined:
+def set_values(magics: MagicsHost, rest: list[str]) -> Defined:
     values = parse_assignments(rest, "%threadlab set")
     if not values:
         raise UsageError("usage: %threadlab set NAME=VALUE")
@@ -76,14 +73,14 @@ def set_values(magics: ThreadlabMagics, rest: list[str]) -> Defined:
     return Defined(f"set {', '.join(values)} for new threads")
 
 
-def unset(magics: ThreadlabMagics, rest: list[str]) -> Defined:
+def unset(magics: MagicsHost, rest: list[str]) -> Defined:
     for name in rest:
         magics.memory.env.pop(name, None)
         magics.memory.secrets.pop(name, None)
     return Defined(f"unset {', '.join(rest)}")
 
 
-def import_notebook(magics: ThreadlabMagics, rest: list[str]) -> Defined:
+def import_notebook(magics: MagicsHost, rest: list[str]) -> Defined:
     if len(rest) != 1:
         raise UsageError("usage: %threadlab import NOTEBOOK.ipynb")
     path = Path(rest[0])
@@ -98,7 +95,7 @@ def import_notebook(magics: ThreadlabMagics, rest: list[str]) -> Defined:
     return Defined(f"imported {len(cells)} definition cells from {path}")
 
 
-def export(magics: ThreadlabMagics, rest: list[str]) -> Defined:
+def export(magics: MagicsHost, rest: list[str]) -> Defined:
     if len(rest) != 2:
         raise UsageError("usage: %threadlab export THREAD_ID PATH.ipynb")
     thread = thread_named(magics, "export", rest[0])
@@ -108,7 +105,7 @@ def export(magics: ThreadlabMagics, rest: list[str]) -> Defined:
     return Defined(f"exported thread {thread.id} to {rest[1]}")
 
 
-def trace(magics: ThreadlabMagics, rest: list[str]) -> Defined:
+def trace(magics: MagicsHost, rest: list[str]) -> Defined:
     # The provider is an object in the notebook: named here, as `%config` cannot hold one.
     usage = "usage: %threadlab trace PROVIDER | %threadlab trace off"
     if len(rest) != 1:
@@ -134,13 +131,13 @@ def trace(magics: ThreadlabMagics, rest: list[str]) -> Defined:
     return Defined(f"each run's spans go through {rest[0]} as the run ends")
 
 
-def tools(magics: ThreadlabMagics, rest: list[str]) -> Defined:
+def tools(magics: MagicsHost, rest: list[str]) -> Defined:
     tools = default_registry().tools()
     lines = [f"{t.name}: {t.description}" for t in tools]
     return Defined("\n".join(lines) or "no tools defined")
 
 
-def models(magics: ThreadlabMagics, rest: list[str]) -> Defined:
+def models(magics: MagicsHost, rest: list[str]) -> Defined:
     lines = ["offline (built in): deterministic, no key"]
     for model in default_registry().models():
         line = f"{model.name}: {model.provider} {model.model}"
@@ -155,7 +152,7 @@ def models(magics: ThreadlabMagics, rest: list[str]) -> Defined:
     return Defined("\n".join(lines))
 
 
-def key_source(magics: ThreadlabMagics, name: str) -> str | None:
+def key_source(magics: MagicsHost, name: str) -> str | None:
     if name in magics.memory.secrets:
         return "%threadlab secret"
     if name in magics.memory.env:

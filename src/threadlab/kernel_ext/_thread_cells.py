@@ -6,10 +6,9 @@ from __future__ import annotations
 import asyncio
 import getpass
 import os
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from IPython.core.error import UsageError
-from IPython.core.magic_arguments import parse_argstring
 from IPython.display import display
 
 from .. import (
@@ -23,9 +22,7 @@ from ..models import ReplayModel
 from ..widgets import LiveRun, StaticView
 from ._arguments import parse_assignments
 from ._busy import KeepBusy
-
-if TYPE_CHECKING:
-    from ._magics import ThreadlabMagics
+from ._magics_host import MagicsHost
 
 __all__ = [
     "ask_secret",
@@ -40,10 +37,8 @@ __all__ = [
 ]
 
 
-async def run_thread_cell(magics: ThreadlabMagics, line: str, cell: str) -> None:
-    # The cell reached us as an awaited call, so expand {variables} as a magic line would.
-    assert magics.shell is not None
-    args = parse_argstring(magics.thread, magics.shell.var_expand(line))
+async def run_thread_cell(magics: MagicsHost, args: Any, cell: str) -> None:
+    """`%%thread` with its parsed arguments."""
     if args.id and args.new:
         raise UsageError("%%thread: use --id or --new, not both")
     message = cell.strip()
@@ -76,7 +71,7 @@ async def run_thread_cell(magics: ThreadlabMagics, line: str, cell: str) -> None
         )
 
 
-def own_model(magics: ThreadlabMagics, target: str) -> Any:
+def own_model(magics: MagicsHost, target: str) -> Any:
     """The model the target's first prompt names (a replay's fallback in a notebook)."""
     registry = magics.memory.runtime.registry
     agent = registry.agent(target)
@@ -85,7 +80,7 @@ def own_model(magics: ThreadlabMagics, target: str) -> Any:
 
 
 async def run_live(
-    magics: ThreadlabMagics,
+    magics: MagicsHost,
     thread: Thread,
     message: str | None,
     *,
@@ -126,7 +121,7 @@ async def run_live(
         )
 
 
-def check_definitions(magics: ThreadlabMagics, thread: Thread) -> None:
+def check_definitions(magics: MagicsHost, thread: Thread) -> None:
     """A thread from the store runs on the definitions of this kernel: say what to do when
     they are missing (after a kernel restart, say), instead of failing inside the run."""
     try:
@@ -140,7 +135,7 @@ def check_definitions(magics: ThreadlabMagics, thread: Thread) -> None:
         ) from None
 
 
-async def thread_for(magics: ThreadlabMagics, args: Any) -> Thread:
+async def thread_for(magics: MagicsHost, args: Any) -> Thread:
     rt = magics.memory.runtime
     if args.id:
         try:
@@ -181,12 +176,12 @@ async def thread_for(magics: ThreadlabMagics, args: Any) -> Thread:
                     env[name] = input(f"{name}: ")  # noqa: ASYNC250
 
 
-def can_ask(magics: ThreadlabMagics) -> bool:
+def can_ask(magics: MagicsHost) -> bool:
     kernel = getattr(magics.shell, "kernel", None)
     return bool(getattr(kernel, "_allow_stdin", False))
 
 
-def ask_secret(magics: ThreadlabMagics, name: str) -> str:
+def ask_secret(magics: MagicsHost, name: str) -> str:
     if not can_ask(magics):
         raise UsageError(f"secret {name} has no value and this kernel cannot ask for it")
     value = getpass.getpass(f"{name} (hidden): ")
@@ -194,7 +189,7 @@ def ask_secret(magics: ThreadlabMagics, name: str) -> str:
     return value
 
 
-def thread_named(magics: ThreadlabMagics, command: str, thread_id: str) -> Thread:
+def thread_named(magics: MagicsHost, command: str, thread_id: str) -> Thread:
     try:
         return magics.memory.runtime.thread(thread_id)
     except ThreadNotFoundError as exc:

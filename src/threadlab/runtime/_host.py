@@ -13,7 +13,14 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from .._data import Budget, Run, ThreadMeta, new_id
 from .._errors import MissingVariableError, ThreadNotFoundError
-from ..definitions import AgentDefinition, Registry, Resolve, Subagent, ThreadGraph, ToolDefinition
+from ..definitions import (
+    AgentDefinition,
+    Registry,
+    Resolve,
+    Subagent,
+    ThreadDefinitions,
+    ToolDefinition,
+)
 from ..execution import Approver, Limits, ModelResolver, ToolSpecCache, repair
 from ..mcp_client import MCPPool
 from ..models import Model, ToolPurpose, ToolSpec
@@ -82,7 +89,7 @@ class RuntimeHost:
         """A child thread for `relationship`, with the env values the relationship gives it.
         Raises MissingVariableError (and creates nothing) when its required variables do not
         resolve."""
-        graph = ThreadGraph(self.registry, agent.name)
+        definitions = ThreadDefinitions(self.registry, agent.name)
         meta = ThreadMeta(
             name=label,
             relationship=relationship.name,
@@ -97,7 +104,7 @@ class RuntimeHost:
         with self.store.transaction():
             self.store.add_thread(record)
             context = self.new_context(record, parent)
-            context.adopt_graph(graph)
+            context.adopt_definitions(definitions)
             context.env.set_given(relationship.env or {})
             missing = context.env.missing()
             if missing:

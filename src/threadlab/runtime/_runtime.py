@@ -14,7 +14,7 @@ from .._data import Budget, Run, ThreadMeta, new_id
 from .._errors import CallContextError, MissingVariableError
 from ..definitions import (
     Registry,
-    ThreadGraph,
+    ThreadDefinitions,
     default_registry,
 )
 from ..execution import Approver, Limits
@@ -178,11 +178,11 @@ class Runtime:
         notebook's path, in a kernel), so a list of threads can be narrowed to one notebook's.
 
         Raises DefinitionError for an unknown target or reference, and MissingVariableError
-        naming every required variable of the agent graph that does not resolve.
+        naming every required variable of the agent definitions that does not resolve.
         """
         host = self._host
         await host.prepare_definitions()
-        graph = ThreadGraph(self.registry, target)
+        definitions = ThreadDefinitions(self.registry, target)
         if model is not None:
             host.check_model(model)
         meta = ThreadMeta(origin=origin or None)
@@ -190,12 +190,12 @@ class Runtime:
         with self.store.transaction():
             self.store.add_thread(record)
             context = host.new_context(record, None)
-            context.adopt_graph(graph)
+            context.adopt_definitions(definitions)
             context.model_override = model
             context.env.set_given(env or {})
             context.env.set_given(secrets or {}, "secret")
             missing = context.env.missing() + missing_in_descendants(
-                self.registry, graph, context.env.resolve
+                self.registry, definitions, context.env.resolve
             )
             if missing:
                 host.forget(record.id)
@@ -217,12 +217,12 @@ class Runtime:
     def check(self, target: str) -> None:
         """`tl.DefinitionError` naming what is missing or wrong when prompt or agent `target`
         could not run on this runtime's definitions (a tool it lists is not defined, say)."""
-        ThreadGraph(self.registry, target)
+        ThreadDefinitions(self.registry, target)
 
     def variable_type(self, target: str, name: str) -> Literal["text", "secret"] | None:
         """How `target`'s definitions declare variable `name` (secret wins when declarations
         disagree); None when none declares it."""
-        return ThreadGraph(self.registry, target).variable_type(name)
+        return ThreadDefinitions(self.registry, target).variable_type(name)
 
     def overview(self) -> list[ThreadOverview]:
         """Every root thread as a list shows it (status, counts, where it was made), newest

@@ -26,7 +26,7 @@ from .._data import (
     ThreadStatus,
 )
 from .._errors import CallContextError, ThreadlabError
-from ..definitions import Registry, ThreadGraph
+from ..definitions import Registry, ThreadDefinitions
 from ..store import FileRecord, Store, ThreadRecord
 from ._attachments import copy_attachments
 from ._env import ThreadEnv
@@ -106,8 +106,8 @@ class ThreadContext:
         self._secrets = secrets
         self._parent = parent
         self._env: ThreadEnv | None = None
-        self._graph: ThreadGraph | None = None
-        self._graph_key: tuple[int, str] | None = None
+        self._definitions: ThreadDefinitions | None = None
+        self._definitions_key: tuple[int, str] | None = None
         self.lock = asyncio.Lock()
         self.model_override: Any = None  # a model name or object, never persisted
 
@@ -171,34 +171,34 @@ class ThreadContext:
 
     # definitions and env
 
-    def refresh_graph(self) -> ThreadGraph:
+    def refresh_definitions(self) -> ThreadDefinitions:
         """The definitions of the agent answering now, resolved in the registry as it is now
         (a redefined prompt takes effect from the next step; an unchanged registry gives the
-        graph already resolved)."""
+        definitions already resolved)."""
         key = (self.registry.version, self.identity.answering_agent)  # a handoff changes it
-        if self._graph is not None and self._graph_key == key:
-            return self._graph
-        self._graph = ThreadGraph(self.registry, self.identity.answering_agent)
-        self._graph_key = key
+        if self._definitions is not None and self._definitions_key == key:
+            return self._definitions
+        self._definitions = ThreadDefinitions(self.registry, self.identity.answering_agent)
+        self._definitions_key = key
         if self._env is not None:
-            self._env.graph = self._graph
-        return self._graph
+            self._env.definitions = self._definitions
+        return self._definitions
 
     @property
-    def graph(self) -> ThreadGraph:
-        return self._graph if self._graph is not None else self.refresh_graph()
+    def definitions(self) -> ThreadDefinitions:
+        return self._definitions if self._definitions is not None else self.refresh_definitions()
 
-    def adopt_graph(self, graph: ThreadGraph) -> None:
-        """Use a graph already built (at creation, where it was checked)."""
-        self._graph = graph
-        self._graph_key = (self.registry.version, self.identity.answering_agent)
+    def adopt_definitions(self, definitions: ThreadDefinitions) -> None:
+        """Use definitions already resolved (at creation, where they were checked)."""
+        self._definitions = definitions
+        self._definitions_key = (self.registry.version, self.identity.answering_agent)
 
     @property
     def env(self) -> ThreadEnv:
         if self._env is None:
             parent = self._parent.env if self._parent is not None else None
             self._env = ThreadEnv(
-                self._store, self._secrets, self.id, self.graph, self.redactor, parent
+                self._store, self._secrets, self.id, self.definitions, self.redactor, parent
             )
         return self._env
 

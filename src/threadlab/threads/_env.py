@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Literal
 
-from ..definitions import PromptDefinition, ThreadGraph, resolve_variable
+from ..definitions import PromptDefinition, ThreadDefinitions, resolve_variable
 from ..store import Store
 from ._redaction import Redactor
 from ._secret_box import SecretBox
@@ -24,14 +24,14 @@ class ThreadEnv:
         store: Store,
         box: SecretBox,
         thread_id: str,
-        graph: ThreadGraph,
+        definitions: ThreadDefinitions,
         redactor: Redactor,
         parent: ThreadEnv | None = None,
     ) -> None:
         self._store = store
         self._box = box
         self.thread_id = thread_id
-        self.graph = graph
+        self.definitions = definitions
         self.redactor = redactor
         self.parent = parent
         self._types: dict[str, VariableType] = {}
@@ -48,7 +48,7 @@ class ThreadEnv:
         for name, value in self._values.items():
             if self._types[name] == "secret":
                 self.redactor.add(name, value)
-        for name in self.graph.secret_names():
+        for name in self.definitions.secret_names():
             self.redactor.add(name, self.resolve(name))
 
     def resolve(
@@ -56,7 +56,7 @@ class ThreadEnv:
     ) -> str | None:
         """The value of `name` as `tool` of `prompt` would see it."""
         return resolve_variable(
-            self.graph,
+            self.definitions,
             name,
             own=self._values,
             inherited=self.parent.resolve if self.parent is not None else None,
@@ -67,7 +67,7 @@ class ThreadEnv:
     def type_of(self, name: str) -> VariableType:
         """The declared type; a thread-only value keeps the type it was set with; an unknown
         name is treated as secret, the safe default."""
-        declared = self.graph.variable_type(name)
+        declared = self.definitions.variable_type(name)
         if declared is not None:
             return declared
         if name in self._types:
@@ -79,7 +79,7 @@ class ThreadEnv:
     def set(self, name: str, value: str | None, type: VariableType | None = None) -> None:
         """Give this thread its own value of `name` (None clears it to "no value")."""
         if type is None:
-            declared = self.graph.variable_type(name)
+            declared = self.definitions.variable_type(name)
             type = declared or self._types.get(name, "secret")
         if type == "secret" and value is not None:
             raw: bytes | None = self._box.encrypt(value)
@@ -95,13 +95,13 @@ class ThreadEnv:
         type and an undeclared one is text."""
         with self._store.transaction():
             for name, value in values.items():
-                self.set(name, value, type or self.graph.variable_type(name) or "text")
+                self.set(name, value, type or self.definitions.variable_type(name) or "text")
 
     def missing(self) -> list[tuple[str, str]]:
         """Required variables of the thread's definitions that do not resolve, with who
         declared them (each resolved as its declaring tool would see it)."""
         return [
             (d.variable.name, d.declarer)
-            for d in self.graph.declarations
+            for d in self.definitions.declarations
             if d.variable.required and not self.resolve(d.variable.name, None, d.tool)
         ]

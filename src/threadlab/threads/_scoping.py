@@ -8,27 +8,36 @@ definitions' defaults. So a required scoped variable with no such source can nev
 
 from __future__ import annotations
 
-from ..definitions import Registry, Resolve, ThreadGraph, relationship_enabled, resolve_variable
+from ..definitions import (
+    Registry,
+    Resolve,
+    ThreadDefinitions,
+    relationship_enabled,
+    resolve_variable,
+)
 
 __all__ = ["missing_in_descendants"]
 
 
 def missing_in_descendants(
-    registry: Registry, graph: ThreadGraph, resolve: Resolve, _seen: frozenset[str] = frozenset()
+    registry: Registry,
+    definitions: ThreadDefinitions,
+    resolve: Resolve,
+    _seen: frozenset[str] = frozenset(),
 ) -> list[tuple[str, str]]:
-    """Required variables of the subagents `graph` may start (and theirs, recursively) that
+    """Required variables of the subagents `definitions` may start (and theirs, recursively) that
     can never resolve, each with its declarer and relationship."""
     missing: list[tuple[str, str]] = []
-    for relationship in graph.relationships:
+    for relationship in definitions.relationships:
         if relationship.name in _seen or not relationship_enabled(relationship, resolve):
             continue
-        child = ThreadGraph(registry, relationship.name)
+        child = ThreadDefinitions(registry, relationship.name)
         given = dict(relationship.env or {})
 
         def resolve_child(
             name: str,
             tool: str | None = None,
-            child: ThreadGraph = child,
+            child: ThreadDefinitions = child,
             given: dict[str, str] = given,
         ) -> str | None:
             return resolve_variable(child, name, own=given, inherited=resolve, tool=tool)

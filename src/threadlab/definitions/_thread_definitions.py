@@ -17,7 +17,7 @@ from ._values import Include, Side, Subagent, Variable
 __all__ = [
     "Declaration",
     "Resolve",
-    "ThreadGraph",
+    "ThreadDefinitions",
     "agent_for",
     "relationship_enabled",
     "resolve_variable",
@@ -44,7 +44,7 @@ def relationship_enabled(relationship: Subagent, resolve: Resolve) -> bool:
 
 
 def resolve_variable(
-    graph: ThreadGraph,
+    definitions: ThreadDefinitions,
     name: str,
     *,
     own: Mapping[str, str | None],
@@ -59,15 +59,15 @@ def resolve_variable(
     declared names (for a scoped name, root threads only)."""
     if name in own:
         return own[name]
-    scoped = graph.is_scoped(name)
+    scoped = definitions.is_scoped(name)
     if inherited is not None and not scoped:
         value = inherited(name)
         if value is not None:
             return value
-    default = graph.default_value(name, prompt, tool)
+    default = definitions.default_value(name, prompt, tool)
     if default is not None:
         return default
-    if graph.declared(name) and not (scoped and inherited is not None):
+    if definitions.declared(name) and not (scoped and inherited is not None):
         return os.environ.get(name)
     return None
 
@@ -88,7 +88,7 @@ def agent_for(registry: Registry, target: str) -> AgentDefinition:
     )
 
 
-class ThreadGraph:
+class ThreadDefinitions:
     """The definitions a thread's own execution reaches. Subagents run in child threads, so
     their definitions are not part of it: they are listed as `relationships`."""
 
