@@ -62,10 +62,11 @@ pytest: $(STAMP)
 
 test: lint typecheck docs pytest
 
-# What a change can be checked against in about a minute: every test that starts no other
-# process (no kernel, browser, PostgreSQL, worker or sandbox runner). `make test` runs them all.
+# What a change can be checked against in under a minute: every test that starts no other
+# process (no kernel, browser, PostgreSQL, worker or sandbox runner), one pytest worker per
+# core. `make test` runs them all.
 test-fast: $(STAMP)
-	$(BIN)/pytest -q -m "not processes"
+	$(BIN)/pytest -q -m "not processes" -n auto
 
 # The documentation site (MkDocs Material, the API reference from the docstrings) into .site/;
 # --strict: a broken link, anchor or reference fails the build.

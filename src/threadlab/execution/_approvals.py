@@ -21,7 +21,7 @@ from .._data import (
 )
 from .._errors import ThreadBusyError, ThreadlabError
 from ..definitions import ToolDefinition, is_async_callable
-from ..threads import ThreadContext, ThreadState
+from ..threads import ThreadContext, ThreadReader, ThreadState
 from ._thread_pool import on_pooled_thread
 
 __all__ = [
@@ -98,7 +98,7 @@ def _key(event: ApprovalRequestedEvent | ApprovalDecidedEvent) -> CallKey:
 
 
 def _on_record(
-    context: ThreadContext,
+    context: ThreadReader,
 ) -> tuple[dict[CallKey, ApprovalRequestedEvent], dict[CallKey, ApprovalDecidedEvent]]:
     """The thread's requests (the last for each call) and decisions (the first for each
     call: the one that won its claim), by call key."""
@@ -113,7 +113,7 @@ def _on_record(
 
 
 def decision_on(
-    context: ThreadContext, message_id: str | None, call: ToolCall
+    context: ThreadReader, message_id: str | None, call: ToolCall
 ) -> ApprovalDecidedEvent | None:
     """The decision bound to `call` of message `message_id`: made on this very call (its
     message and id) and on the arguments it has now. A call whose id repeats an earlier
@@ -129,7 +129,7 @@ def decision_on(
     return None
 
 
-def pending_requests(context: ThreadContext) -> list[ApprovalRequest]:
+def pending_requests(context: ThreadReader) -> list[ApprovalRequest]:
     """The calls of the thread that wait for a decision, in the order they asked: asked,
     undecided and unanswered."""
     requested, decided = _on_record(context)

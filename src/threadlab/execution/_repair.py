@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from .._data import CallKey, unanswered_calls, unfinished_result, unfinished_text
 from ..store import RunRecord
-from ..threads import ThreadContext
+from ..threads import ThreadContext, ThreadReader
 from ._approvals import pending_requests
 from ._reports import WORKER_STOPPED, report_failure
 
@@ -71,7 +71,7 @@ def repair(context: ThreadContext, runs: list[RunRecord] | None = None) -> bool:
     return bool(orphaned)
 
 
-def _never_started(context: ThreadContext) -> set[CallKey]:
+def _never_started(context: ThreadReader) -> set[CallKey]:
     """The calls that wait for a decision, and the calls after each in its message: none of
     them was started, so none is interrupted."""
     keys: set[CallKey] = set()

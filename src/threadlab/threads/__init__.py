@@ -6,7 +6,7 @@ Internal: the public names are re-exported by `threadlab`.
 """
 
 from ._attachments import as_paths, check_copy, copy_attachments
-from ._context import ThreadContext, ThreadDirectory, ThreadHandle
+from ._context import ThreadContext, ThreadDirectory
 from ._env import ThreadEnv, VariableType
 from ._files import ThreadFiles
 from ._history import ThreadHistory
@@ -14,6 +14,7 @@ from ._identity import ThreadIdentity
 from ._inbox import ThreadInbox
 from ._lease import HOST_NAME, RunLeases, is_live, new_lease, process_started_at
 from ._paths import normalize_path, normalize_prefix
+from ._reader import ThreadHandle, ThreadReader
 from ._redaction import MIN_SECRET_LENGTH, Redactor, StreamRedaction
 from ._scoping import missing_in_descendants
 from ._secret_box import SecretBox
@@ -42,6 +43,7 @@ __all__ = [
     "ThreadHistory",
     "ThreadIdentity",
     "ThreadInbox",
+    "ThreadReader",
     "ThreadState",
     "VariableType",
     "as_paths",

@@ -21,8 +21,9 @@ from ..sandbox import (
     start_code_run,
 )
 from ..store import FileRecord
-from ._context import ThreadContext, ThreadHandle
+from ._context import ThreadContext
 from ._env import VariableType
+from ._reader import ThreadHandle
 
 __all__ = ["ExecutionInfo", "SyncState", "ThreadState"]
 
