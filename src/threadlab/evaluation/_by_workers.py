@@ -64,7 +64,7 @@ async def wait_for_rows(
     only (a few indexed reads each), whatever else the store holds."""
     waiting = {q.thread.id: q for q in queued}
     while waiting:
-        await asyncio.sleep(min(rt.limits.poll_interval, 0.5))
+        await asyncio.sleep(min(rt.poll_interval, 0.5))
         for thread_id, item in list(waiting.items()):
             ended = _ended(rt, item.thread)
             if ended is None:

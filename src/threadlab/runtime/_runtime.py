@@ -125,11 +125,6 @@ class Runtime:
         return self._host.store
 
     @property
-    def limits(self) -> Limits:
-        """The safety limits of every run."""
-        return self._host.limits
-
-    @property
     def approver(self) -> Approver | None:
         """Asked before each call whose tool needs a decision; None: such a call pauses the
         run ("waiting") until `thread.approve` / `thread.reject` and `thread.resume()`."""
@@ -148,22 +143,27 @@ class Runtime:
     @property
     def max_consecutive_failures(self) -> int:
         """Failed tool calls in a row that stop a run."""
-        return self.limits.max_consecutive_failures
+        return self._host.limits.max_consecutive_failures
 
     @property
     def max_steps(self) -> int:
         """Model calls per turn, unless a side sets its own."""
-        return self.limits.max_steps
+        return self._host.limits.max_steps
 
     @property
     def max_session_turns(self) -> int:
         """The cap of a dual_ai session."""
-        return self.limits.max_session_turns
+        return self._host.limits.max_session_turns
 
     @property
     def hook_timeout(self) -> float:
         """Seconds a hook may take before it is ignored."""
-        return self.limits.hook_timeout
+        return self._host.limits.hook_timeout
+
+    @property
+    def poll_interval(self) -> float:
+        """Seconds between looks at the store for what no notification announced."""
+        return self._host.limits.poll_interval
 
     async def create_thread(
         self,

@@ -85,8 +85,9 @@ class FileRecord:
 class Store(Protocol):
     """Durable storage of threads: what a third-party store implements. Writes made inside
     `transaction()` commit together. `tl.SQLiteStore` and `tl.PostgresStore` are the two
-    shipped; `tests/store/test_contract.py` is the contract a store must pass (its tests take
-    a store from `a_store(spec)`: open yours there to run them against it).
+    shipped; `threadlab.testing.StoreContract` is the contract a store must pass, as a pytest
+    test class: subclass it with an `open_store` that opens yours. What a store may do beyond
+    this protocol is declared apart (`MessageCounter`, `LocatedStore`).
 
     Examples:
         >>> import threadlab as tl
