@@ -50,6 +50,7 @@ class RunLoop:
     ) -> None:
         above = SPENDING.get()  # a child's run adds to its parent's, under the root's budget
         self.state = RunState(
+            # What the caller gets unless a step ends the run otherwise (RunState.ended).
             Run(run_id, context.id, "completed"),
             Spend(host.budget if above is None else None, above),
         )
@@ -111,7 +112,7 @@ class RunLoop:
                 session_status="completed" if ok else "failed",
                 result=state.outcome.text if ok else state.outcome.error,
             )
-        return state.outcome
+        return state.finished()
 
     async def _from_message(self, user: Message) -> None:
         scope = self.scope

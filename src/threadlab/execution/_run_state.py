@@ -32,11 +32,20 @@ class RunState:
     """Calls of persisted assistant messages that have no result yet, by call id."""
     last_text_a: str | None = None
     """A dual_ai session's last answer of side A (its result when the session runs out)."""
+    ended: StopReason | None = None
+    """Why the run ended, once a step ended it (a limit, a failure, a wait); None while it
+    goes on. A run that ends with no step ending it completed."""
 
     @property
     def going(self) -> bool:
-        """Whether the run goes on normally: nothing stopped, failed or paused it yet."""
-        return self.outcome.status == "completed"
+        """Whether the run goes on: no step stopped, failed or paused it."""
+        return self.ended is None
+
+    def finished(self) -> Run:
+        """The outcome as the run ends: completed, unless a step ended it otherwise."""
+        if self.ended is None:
+            self.record(stop_reason="completed")
+        return self.outcome
 
     def record(self, **changes: Any) -> None:
         """Record something about the outcome (text, usage, the session's result…)."""
@@ -44,14 +53,17 @@ class RunState:
 
     def stop(self, reason: StopReason, error: str) -> None:
         """A limit ended the run."""
+        self.ended = reason
         self.record(status="stopped", stop_reason=reason, error=error)
 
     def fail(self, error: str) -> None:
         """The model or its provider failed."""
+        self.ended = "failed"
         self.record(status="failed", stop_reason="failed", error=error)
 
     def wait(self, reason: StopReason, error: str, requests: tuple[ApprovalRequest, ...]) -> None:
         """The run pauses until a decision is made on `requests`."""
+        self.ended = reason
         self.record(
             status="waiting",
             stop_reason=reason,
