@@ -31,10 +31,13 @@ from threadlab.otel import export_thread
 from .test_conventions import a_thread
 
 PHOENIX = os.environ.get("THREADLAB_PHOENIX")
-pytestmark = pytest.mark.skipif(
-    not PHOENIX and os.environ.get("CI") != "true",
-    reason="arize-phoenix: THREADLAB_PHOENIX (its `phoenix` executable) is not set",
-)
+pytestmark = [
+    pytest.mark.processes,  # it starts a Phoenix server
+    pytest.mark.skipif(
+        not PHOENIX and os.environ.get("CI") != "true",
+        reason="arize-phoenix: THREADLAB_PHOENIX (its `phoenix` executable) is not set",
+    ),
+]
 
 
 def _free_port() -> int:
