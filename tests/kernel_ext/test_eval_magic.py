@@ -57,3 +57,32 @@ def test_eval_cells_that_do_not_fit_say_why(shell: InteractiveShell) -> None:
         run(shell, "%%eval finder --scorer judge\nhello\n")
     with pytest.raises(UsageError, match="no message before '=>'"):
         run(shell, "%%eval finder\n=> x\n")
+
+
+def test_a_case_line_that_is_a_json_object_is_read_as_a_case(
+    shell: InteractiveShell, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    shown: list[object] = []
+    monkeypatch.setattr("threadlab.kernel_ext._eval_cells.display", shown.append)
+    run(shell, DEFINE)
+    run(shell, "%%prompt finder --tools search\nFind things.")
+    run(shell, "%%eval finder\n"
+               '{"name": "jp", "message": "Capital of Japan?", "expected": "Tokyo"}\n'
+               '{"message": "tea", "expected": "found"}\n'
+               "{not json} is a message\n")  # fmt: skip
+    (view,) = shown
+    assert isinstance(view, EvalView)
+    assert view.cases == ["jp", "tea", "{not json} is a message"]
+    scores = {r["case"]: r["scores"]["answer has expected"] for r in view.rows}
+    assert scores == {"jp": False, "tea": True, "{not json} is a message": None}
+    sent = {t.messages[0].content for t in magics(shell).memory.runtime.threads() if t.messages}
+    assert "Capital of Japan?" in sent  # the case's message, not the JSON line
+    assert not any(m.startswith('{"name"') for m in sent if m)
+
+
+def test_a_json_case_line_with_wrong_fields_says_which(shell: InteractiveShell) -> None:
+    run(shell, "%%prompt finder\nFind things.")
+    with pytest.raises(UsageError, match=r"not a tl.Case \(message: Field required\)"):
+        run(shell, '%%eval finder\n{"name": "x", "expected": 1}\n')
+    with pytest.raises(UsageError, match=r"not a tl.Case \(colour: Extra inputs"):
+        run(shell, '%%eval finder\n{"message": "hi", "colour": "red"}\n')

@@ -1,13 +1,16 @@
-"""`%%eval TARGET`: a quick list of cases, one message per line (`message => expected` to
-say what the answer should contain), run by `tl.evaluate` into a live table."""
+"""`%%eval TARGET`: a quick list of cases, one per line — a message (`message => expected` to
+say what the answer should contain), or a JSON object of `tl.Case` fields — run by
+`tl.evaluate` into a live table."""
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping
 from typing import Any
 
 from IPython.core.error import UsageError
 from IPython.display import display
+from pydantic import ValidationError
 
 from .. import Case, EvalContext, EvalReport, Runtime, evaluate, scorers
 from ..widgets import EvalView
@@ -17,11 +20,27 @@ __all__ = ["run_eval_cell"]
 
 
 def eval_cases(cell: str) -> list[Case]:
-    """A case per non-empty line, named by its message (the same message twice: "(2)")."""
+    """A case per non-empty line: a JSON object of `tl.Case` fields (named by its "name", else
+    by its message), or a message, named by itself (the same name twice: "(2)")."""
     cases: list[Case] = []
     seen: dict[str, int] = {}
     for line in cell.splitlines():
         if not line.strip():
+            continue
+        given = _case_object(line)
+        if given is not None:
+            base = str(given.get("name") or given.get("message") or "")
+            seen[base] = seen.get(base, 0) + 1
+            name = base if seen[base] == 1 else f"{base} ({seen[base]})"
+            try:
+                cases.append(Case(**{**given, "name": name}))
+            except ValidationError as exc:
+                problems = "; ".join(
+                    f"{'.'.join(map(str, e['loc'])) or 'case'}: {e['msg']}" for e in exc.errors()
+                )
+                raise UsageError(
+                    f"%%eval: a case line is not a tl.Case ({problems}): {line!r}"
+                ) from None
             continue
         message, _, expected = line.partition("=>")
         message = message.strip()
@@ -34,6 +53,19 @@ def eval_cases(cell: str) -> list[Case]:
     if not cases:
         raise UsageError("%%eval: the cell holds the cases, one message per line, and it is empty")
     return cases
+
+
+def _case_object(line: str) -> dict[str, Any] | None:
+    """The fields of a line that is a JSON object; None for a line that is a message (one
+    that merely starts with "{" but is no JSON object is a message too)."""
+    text = line.strip()
+    if not (text.startswith("{") and text.endswith("}")):
+        return None
+    try:
+        value = json.loads(text)
+    except ValueError:
+        return None
+    return value if isinstance(value, dict) else None
 
 
 def _expected_in_answer(ctx: EvalContext) -> bool | None:
