@@ -202,3 +202,24 @@ async def test_a_scorer_that_raises_and_a_run_that_fails_are_rows_that_say_so(
     assert row.status == "error"
     assert "SOME_KEY" in (row.error or "")
     assert row.thread_id is None
+
+
+async def test_compare_takes_the_models_as_they_were_given(
+    rt: tl.Runtime, registry: tl.Registry
+) -> None:
+    define(registry)
+    careful, careless = searcher(registry), searcher(registry, careless=True)
+    report = await tl.evaluate(
+        "finder", CASES, runtime=rt, models=[careful, careless, "offline"],
+        scorers=[scorers.called("search")],
+    )  # fmt: skip
+    by_label = report.compare("careful", "careless")
+    assert [(a.case, b.case) for a, b in report.compare(careful, careless)] == [
+        (a.case, b.case) for a, b in by_label
+    ]
+    assert by_label  # the careless model skips the search for "water"
+    assert report.compare(careful, "offline") == report.compare("careful", "offline")
+    with pytest.raises(
+        KeyError, match=r"no model .* in this report \(careful, careless, offline\)"
+    ):
+        report.compare(searcher(registry), careless)  # another object, even of the same name

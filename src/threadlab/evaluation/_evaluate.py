@@ -95,7 +95,7 @@ async def evaluate(
     finally:
         if runtime is None:
             await rt.aclose()
-    return EvalReport(name, target, rows, labels, [c.name for c in read])
+    return EvalReport(name, target, rows, labels, [c.name for c in read], grid_models)
 
 
 async def _by_workers(

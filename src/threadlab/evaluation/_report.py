@@ -50,7 +50,10 @@ class EvalReport:
     target: str
     rows: list[EvalRow]
     models: list[str]
+    """The models' labels, in the order given (see `model_labels`)."""
     cases: list[str]
+    given_models: list[Any] = field(default_factory=list, repr=False, compare=False)
+    """The models as `evaluate` was given them (None: the target's own), by label order."""
 
     @staticmethod
     def model_labels(registry: Registry, target: str, models: list[Any]) -> list[str]:
@@ -92,11 +95,11 @@ class EvalReport:
             out[model] = line
         return out
 
-    def compare(self, model_a: str, model_b: str) -> list[tuple[EvalRow, EvalRow]]:
-        """The (a, b) rows of the cases (and repeats) whose scores or status differ."""
-        for model in (model_a, model_b):
-            if model not in self.models:
-                raise KeyError(f"no model {model!r} in this report ({', '.join(self.models)})")
+    def compare(self, model_a: Any, model_b: Any) -> list[tuple[EvalRow, EvalRow]]:
+        """The (a, b) rows of the cases (and repeats) whose scores or status differ. A model
+        is named as `evaluate` was given it (a name, a model object, None for the target's
+        own) or by its label in `models`."""
+        model_a, model_b = self.label_of(model_a), self.label_of(model_b)
         b_rows = {(r.case, r.repeat): r for r in self.rows if r.model == model_b}
         out = []
         for a in (r for r in self.rows if r.model == model_a):
@@ -104,6 +107,16 @@ class EvalReport:
             if b is not None and (a.scores != b.scores or a.status != b.status):
                 out.append((a, b))
         return out
+
+    def label_of(self, model: Any) -> str:
+        """The label of a model as `evaluate` was given it, or of a label (KeyError naming the
+        report's models when it has no such model)."""
+        for given, label in zip(self.given_models, self.models, strict=False):
+            if given is model or (isinstance(model, str) and given == model):
+                return label
+        if isinstance(model, str) and model in self.models:
+            return model
+        raise KeyError(f"no model {model!r} in this report ({', '.join(self.models)})")
 
     def to_pandas(self) -> Any:
         """The rows as a pandas DataFrame, a column per score (pandas must be installed)."""
