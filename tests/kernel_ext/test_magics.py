@@ -461,3 +461,16 @@ def test_a_tool_cells_traceback_names_the_cell_and_the_editors_line(
     trace = finished.traceback or ""
     assert f"  Cell In[{counted}], line 5, in lookup\n    return table[key]" in trace
     assert trace.endswith("KeyError: 'k'")
+
+
+def test_a_misspelt_magic_names_the_one_it_was_close_to(shell: InteractiveShell) -> None:
+    with pytest.raises(UsageError, match=r"%%toool is not a magic: did you mean %%tool\?"):
+        run(shell, "%%toool\ndef f(state):\n    return 1\n")
+    with pytest.raises(UsageError, match=r"%%promt is not a magic: did you mean %%prompt\?"):
+        run(shell, "%%promt p\nBe brief.")
+    with pytest.raises(UsageError, match=r"%threadlb is not a magic: did you mean %threadlab\?"):
+        run(shell, "%threadlb threads")
+    # IPython's own magics, and names close to none of threadlab's, are left alone.
+    assert run(shell, "%%capture out\nprint('hi')") is None
+    with pytest.raises(UsageError, match="Cell magic `%%nothing_like_it` not found"):
+        run(shell, "%%nothing_like_it\nx")

@@ -8,6 +8,7 @@ from typing import Any
 from ..execution import SOURCE_NAMERS
 from ._cell_transform import thread_cells_to_await
 from ._magics import ThreadlabMagics
+from ._misspelt import misspelt_magics
 
 __all__ = ["ThreadlabMagics", "load_ipython_extension", "unload_ipython_extension"]
 
@@ -26,8 +27,9 @@ def _cell_namer(ipython: Any) -> Callable[[str], str | None]:
 
 
 def load_ipython_extension(ipython: Any) -> None:
-    if thread_cells_to_await not in ipython.input_transformers_cleanup:
-        ipython.input_transformers_cleanup.append(thread_cells_to_await)
+    for transform in (misspelt_magics, thread_cells_to_await):
+        if transform not in ipython.input_transformers_cleanup:
+            ipython.input_transformers_cleanup.append(transform)
     ipython.register_magics(ThreadlabMagics)
     _namers.setdefault(id(ipython), _cell_namer(ipython))
     if _namers[id(ipython)] not in SOURCE_NAMERS:
@@ -38,8 +40,9 @@ def unload_ipython_extension(ipython: Any) -> None:
     namer = _namers.pop(id(ipython), None)
     if namer in SOURCE_NAMERS:
         SOURCE_NAMERS.remove(namer)
-    if thread_cells_to_await in ipython.input_transformers_cleanup:
-        ipython.input_transformers_cleanup.remove(thread_cells_to_await)
+    for transform in (misspelt_magics, thread_cells_to_await):
+        if transform in ipython.input_transformers_cleanup:
+            ipython.input_transformers_cleanup.remove(transform)
     magics = ipython.magics_manager.registry.get("ThreadlabMagics")
     if magics is not None:
         magics.memory.close()

@@ -27,6 +27,7 @@ from ._definition_cells import agent_cell, mcp_server_cell, prompt_cell, tool_ce
 from ._eval_cells import run_eval_cell
 from ._mcp_cells import run_mcp_cell
 from ._memory import KernelMemory
+from ._misspelt import suggestion
 from ._reshaping_cells import diff, run_fork_cell
 from ._store_commands import (
     export,
@@ -238,6 +239,12 @@ class ThreadlabMagics(Magics):
 
     async def mcp_cell(self, line: str) -> None:
         await run_mcp_cell(self, line)
+
+    def misspelt(self, name: str, kind: str) -> NoReturn:
+        """What a cell that starts with a misspelt threadlab magic runs (see `_misspelt`)."""
+        marks = "%%" if kind == "cell" else "%"
+        meant = suggestion(name, kind)
+        raise UsageError(f"{marks}{name} is not a magic: did you mean {marks}{meant}?")
 
 
 def _in_a_cell_of_its_own(message: str) -> Callable[[ThreadlabMagics, list[str]], Any]:
