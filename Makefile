@@ -3,6 +3,9 @@ PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
+# Every command runs in this project's virtualenv, whichever one the calling shell has active
+# (IPython warns, and the tests fail, when VIRTUAL_ENV names another).
+export VIRTUAL_ENV := $(abspath $(VENV))
 
 .PHONY: lab test test-fast lint js-check typecheck pytest docs bench clean mcp-peers npm-packages
 

@@ -2,6 +2,7 @@ from __future__ import annotations
 
 import os
 import subprocess
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import NoReturn
@@ -9,6 +10,14 @@ from typing import NoReturn
 import pytest
 
 import threadlab as tl
+
+# The tests run in the interpreter that runs them, whatever virtualenv the calling shell has
+# active: IPython warns (an error here) when VIRTUAL_ENV names another.
+if (
+    os.environ.get("VIRTUAL_ENV")
+    and Path(os.environ["VIRTUAL_ENV"]).resolve() != Path(sys.prefix).resolve()
+):
+    os.environ["VIRTUAL_ENV"] = sys.prefix
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
