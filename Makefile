@@ -47,8 +47,11 @@ js-check: npm-packages
 	elif [ "$$CI" = true ]; then echo "tsc is missing: make npm-packages needs Node.js"; exit 1; \
 	else echo "skipped: the JavaScript type check needs Node.js (make npm-packages)"; fi
 
+# LAB_ARGS: JupyterLab's own options, e.g. make lab LAB_ARGS="--port 9000 --no-browser
+# --IdentityProvider.token=secret".
+LAB_ARGS ?=
 lab: $(STAMP) npm-packages
-	PATH="$(CURDIR)/$(NPM_BIN):$$PATH" $(BIN)/jupyter lab $(ALLOW_ROOT) notebooks/
+	PATH="$(CURDIR)/$(NPM_BIN):$$PATH" $(BIN)/jupyter lab $(ALLOW_ROOT) $(LAB_ARGS) notebooks/
 
 lint: $(STAMP) js-check
 	$(BIN)/ruff check src tests benchmarks tools
