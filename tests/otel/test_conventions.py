@@ -160,3 +160,30 @@ async def test_with_content_each_step_carries_what_it_was_sent(
     # Without content, none of it.
     bare = spans_of(thread, content=False)
     assert not any("gen_ai.input.messages" in attrs(s) for s in bare)
+
+
+async def test_a_run_on_a_remote_model_names_its_provider_on_every_span(
+    rt: tl.Runtime, registry: tl.Registry
+) -> None:
+    class Served(ScriptedModel):
+        """Scripted steps, said to come from a provider's API (as `tl.models.PricedModel`)."""
+
+        class endpoint:
+            base_url = "https://api.groq.com/openai/v1"
+
+        provider = "openai"
+        model = "llama-3"
+        options: dict[str, Any] = {}
+
+    tl.define_tool("lookup", description="Look up.", execute=lambda s, a: "x", registry=registry)
+    model = Served([call("lookup", {}), text("done")])
+    tl.define_prompt("asker", prompt="Ask.", tools=["lookup"], model=model, registry=registry)
+    thread = await rt.create_thread("asker")
+    await thread.send("go")
+    spans = spans_of(thread, content=False)
+    assert {s.name.split()[0] for s in spans} == {"invoke_agent", "chat", "execute_tool"}
+    assert {s.name: attrs(s)["gen_ai.provider.name"] for s in spans} == {
+        "invoke_agent asker": "groq",
+        "chat llama-3": "groq",
+        "execute_tool lookup": "groq",
+    }

@@ -6,7 +6,8 @@ Spans are built from what the store keeps — events with their times, messages 
 exported live (at its end) and exported again a week later is the same trace: every trace and
 span id is derived from the ids of the thread, run, message and call it stands for.
 
-- a run: `invoke_agent {agent}` (`gen_ai.conversation.id` = the thread id);
+- a run: `invoke_agent {agent}` (`gen_ai.conversation.id` = the thread id), with the provider
+  of its model steps (`gen_ai.provider.name`, on its tool calls' spans too);
 - each model step: `chat {model}` with its provider (`gen_ai.provider.name`), response model
   and finish reason, and its token usage (cache reads and writes included);
 - each tool call: `execute_tool {tool}` (`gen_ai.tool.name`, `.call.id`, `.type`); a failed one
@@ -316,6 +317,14 @@ class _RunSpans:
                 run.attributes |= _output_attributes(finish.text, (), "stop")
         self.spans.append(run)
         self._steps(run)
+        # The provider the run's model steps went to names the run and its tool calls too
+        # (what a reader filters a project's traces by).
+        provider = next(
+            (p for p in (x.attributes.get("gen_ai.provider.name") for x in self.spans) if p), None
+        )
+        if provider is not None:
+            for span in self.spans:
+                span.attributes.setdefault("gen_ai.provider.name", provider)
         return self.spans
 
     def _steps(self, run: _Span) -> None:
