@@ -6,6 +6,8 @@ event, and unset status on success."""
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
+from types import MappingProxyType
 from typing import Any
 
 from opentelemetry.sdk.trace import ReadableSpan, TracerProvider
@@ -173,7 +175,7 @@ async def test_a_run_on_a_remote_model_names_its_provider_on_every_span(
 
         provider = "openai"
         model = "llama-3"
-        options: dict[str, Any] = {}
+        options: Mapping[str, Any] = MappingProxyType({})
 
     tl.define_tool("lookup", description="Look up.", execute=lambda s, a: "x", registry=registry)
     model = Served([call("lookup", {}), text("done")])
@@ -187,3 +189,20 @@ async def test_a_run_on_a_remote_model_names_its_provider_on_every_span(
         "chat llama-3": "groq",
         "execute_tool lookup": "groq",
     }
+
+
+async def test_a_step_that_only_calls_tools_shows_the_calls_as_its_output(
+    rt: tl.Runtime, registry: tl.Registry
+) -> None:
+    tl.define_tool("lookup", description="Look up.", execute=lambda s, a: "x", registry=registry)
+    model = ScriptedModel([call("lookup", {"q": "tea"}, id="c1"), text("done")])
+    tl.define_prompt("asker", prompt="Ask.", tools=["lookup"], model=model, registry=registry)
+    thread = await rt.create_thread("asker")
+    await thread.send("go")
+    chats = [attrs(s) for s in spans_of(thread, content=True) if s.name.startswith("chat ")]
+    calling, answering = chats
+    assert calling["output.mime_type"] == "application/json"
+    assert json.loads(calling["output.value"]) == [
+        {"type": "tool_call", "id": "c1", "name": "lookup", "arguments": {"q": "tea"}}
+    ]
+    assert (answering["output.value"], answering["output.mime_type"]) == ("done", "text/plain")

@@ -641,8 +641,12 @@ def _output_attributes(text: str, calls: Sequence[ToolCall], finish_reason: str)
     flat: dict[str, Any] = {
         "gen_ai.output.messages": json.dumps([message], ensure_ascii=False),
         "output.value": text,
+        "output.mime_type": "text/plain",
         "llm.output_messages.0.message.role": "assistant",
     }
+    if not text and calls:  # a step that only calls tools: what it asked for, as a reader shows
+        flat["output.value"] = json.dumps(parts, ensure_ascii=False)
+        flat["output.mime_type"] = "application/json"
     if text:
         flat["llm.output_messages.0.message.content"] = text
     for index, call in enumerate(calls):
