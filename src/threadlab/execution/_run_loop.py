@@ -112,7 +112,7 @@ class RunLoop:
                 session_status="completed" if ok else "failed",
                 result=state.outcome.text if ok else state.outcome.error,
             )
-        return state.finished()
+        return state.outcome
 
     async def _from_message(self, user: Message) -> None:
         scope = self.scope

@@ -34,18 +34,13 @@ class RunState:
     """A dual_ai session's last answer of side A (its result when the session runs out)."""
     ended: StopReason | None = None
     """Why the run ended, once a step ended it (a limit, a failure, a wait); None while it
-    goes on. A run that ends with no step ending it completed."""
+    goes on. A run that ends with no step ending it completed (the outcome says so from the
+    start)."""
 
     @property
     def going(self) -> bool:
         """Whether the run goes on: no step stopped, failed or paused it."""
         return self.ended is None
-
-    def finished(self) -> Run:
-        """The outcome as the run ends: completed, unless a step ended it otherwise."""
-        if self.ended is None:
-            self.record(stop_reason="completed")
-        return self.outcome
 
     def record(self, **changes: Any) -> None:
         """Record something about the outcome (text, usage, the session's result…)."""
