@@ -12,6 +12,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from pydantic_core import to_jsonable_python
+
 from .._data import MAX_NESTING, Message, ToolCall, ToolResult, is_text, nesting_depth
 from ..definitions import ToolDefinition, is_async_callable
 from ..threads import Redactor, ThreadState
@@ -161,7 +163,12 @@ async def _run(
     try:
         content_of(returned)
     except (TypeError, ValueError) as exc:
-        return error(f"tool {call.name!r} returned a value that is not JSON-serialisable: {exc}")
+        try:  # a pydantic model, a dataclass, a date: stored as pydantic writes it in JSON
+            returned = to_jsonable_python(returned)
+        except Exception:
+            return error(
+                f"tool {call.name!r} returned a value that is not JSON-serialisable: {exc}"
+            )
     return ToolResult("success", result=returned)
 
 
