@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+import typing
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any, Literal
 
@@ -95,10 +96,13 @@ def define_tool(
     progress_argument: str | None = None,
     timeout: float | None = 120.0,
     approval: Any = None,
+    returns: Any = None,
     registry: Registry | None = None,
 ) -> ToolDefinition:
     """Define a function tool and register it. `approval` ("always", or a callable
-    `(call, state) -> bool`) makes its calls wait for a decision before they run.
+    `(call, state) -> bool`) makes its calls wait for a decision before they run. `returns`:
+    the type of its results (default: `execute`'s return annotation), which a served tool
+    publishes as its output schema.
 
     Examples:
         >>> import threadlab as tl
@@ -131,6 +135,7 @@ def define_tool(
         progress_argument=progress_argument,
         timeout=timeout,
         approval=approval,
+        returns=returns if returns is not None else _return_annotation(execute),
     )
     _registry(registry).add(definition)
     return definition
@@ -441,3 +446,12 @@ def define_hook(
     definition = HookDefinition(hook=hook, id=id, execute=execute)
     _registry(registry).add_hook(definition)
     return definition
+
+
+def _return_annotation(execute: Callable[..., Any]) -> Any:
+    """`execute`'s return annotation, or None where it has none or it cannot be resolved (a
+    name that is not defined yet must not stop a definition)."""
+    try:
+        return typing.get_type_hints(execute).get("return")
+    except Exception:
+        return None

@@ -91,6 +91,7 @@ def _tool_from_function(fn: Callable[..., Any], options: dict[str, Any]) -> Tool
         except Exception as exc:  # pydantic cannot build a schema for a hint
             raise DefinitionError(f"{what}: cannot build an argument schema: {exc}") from None
     options.setdefault("description", summary or f"Run {name}.")
+    options.setdefault("returns", hints.get("return"))
     return define_tool(name, execute=_bind(fn, names), args=args_model, **options)
 
 

@@ -62,6 +62,9 @@ class ToolDefinition(BaseModel):
     `(call, state) -> bool` (sync or async), True for a call that needs one."""
     mcp_server: str | None = None
     """The MCP server the tool was listed from (None: a tool of this process)."""
+    returns: Any = None
+    """The type of its result when known (the function's return annotation): a pydantic
+    model, TypedDict or dict shape becomes the tool's output schema where it is served."""
 
 
 class PromptDefinition(BaseModel):
