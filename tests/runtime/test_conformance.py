@@ -4,6 +4,8 @@ every result (and every error) as a message before advancing."""
 from __future__ import annotations
 
 import asyncio
+import dataclasses
+import datetime
 import itertools
 import time
 from collections.abc import Callable
@@ -16,6 +18,12 @@ import threadlab as tl
 from threadlab.models import call, step, text
 
 from ..helpers import scripted_prompt, tool_messages
+
+
+@dataclasses.dataclass
+class Stamp:
+    day: datetime.date
+    tags: set[str]
 
 
 class Point(BaseModel):
@@ -274,15 +282,21 @@ async def test_non_string_results_are_stored_as_json_and_strings_verbatim(
         execute=lambda s, a: tl.ToolResult("error", error="nope"),
         registry=registry,
     )
-    tl.define_tool("bad", description="Set.", execute=lambda s, a: {1, 2}, registry=registry)
-    calls = step(call("d"), call("s"), call("r"), call("bad"))
-    scripted_prompt(registry, [calls, text("ok")], tools=["d", "s", "r", "bad"])
+    tl.define_tool("m", description="Model.", execute=lambda s, a: Shape(name="l", points=[
+        Point(x=1, y=2)]), registry=registry)  # fmt: skip
+    tl.define_tool("dc", description="Dataclass.", registry=registry,
+                   execute=lambda s, a: Stamp(datetime.date(2026, 12, 3), {"b"}))  # fmt: skip
+    tl.define_tool("bad", description="Object.", execute=lambda s, a: object(), registry=registry)
+    calls = step(call("d"), call("s"), call("r"), call("m"), call("dc"), call("bad"))
+    scripted_prompt(registry, [calls, text("ok")], tools=["d", "s", "r", "m", "dc", "bad"])
     thread = await rt.create_thread("p")
     await thread.send("go")
-    d, s, r, bad = tool_messages(thread)
+    d, s, r, m, dc, bad = tool_messages(thread)
     assert (d.content, d.tool_status) == ('{"n": 1}', "success")
     assert s.content == '{"raw"'
     assert (r.content, r.tool_status) == ("nope", "error")
+    assert m.content == '{"name": "l", "points": [{"x": 1, "y": 2}]}'  # as pydantic writes it
+    assert dc.content == '{"day": "2026-12-03", "tags": ["b"]}'
     assert bad.tool_status == "error"
     assert "not JSON-serialisable" in (bad.content or "")
 
