@@ -199,8 +199,9 @@ class ApprovalDecidedEvent(Event):
     """The arguments it runs with, when edited."""
     reason: str | None = None
     """Why it was rejected (or why the approver could not decide)."""
-    by: Literal["approver", "api", "view"] = "api"
-    """Who decided: the runtime's approver, `thread.approve`/`reject`, or a view's buttons."""
+    by: Literal["approver", "api", "view", "mcp"] = "api"
+    """Who decided: the runtime's approver, `thread.approve`/`reject`, a view's buttons, or
+    the person an MCP client asked (a served call's elicitation)."""
     message_id: str | None = None
     """The assistant message whose call this decides (see `ApprovalRequestedEvent`)."""
 

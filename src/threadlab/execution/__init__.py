@@ -10,6 +10,7 @@ from ._approvals import Approver, claim_decision, pending_requests
 from ._fork import fork_point, fork_tree, give_result
 from ._host import Limits, RunHost
 from ._model_choice import ModelResolver
+from ._prompting import render_system
 from ._repair import repair
 from ._reports import deliver_report, report_failure
 from ._runner import execute_run, fail_unstarted, resume_child, run_queued
@@ -35,6 +36,7 @@ __all__ = [
     "fork_tree",
     "give_result",
     "pending_requests",
+    "render_system",
     "repair",
     "report_failure",
     "resume_child",

@@ -1,41 +1,48 @@
 """A registry's tools served over MCP (streamable HTTP on the official `mcp` SDK's low-level
 server): every function tool, and every prompt or agent exposed as a tool. Each call runs
 as a thread of the runtime's store (origin "mcp"), so it can be opened, forked and replayed
-like any other; its progress goes out as MCP progress notifications."""
+like any other; its progress and log go out as MCP notifications, its files as content and as
+resources; prompts that are not tools are MCP prompts."""
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
-import hmac
 import json
 import logging
 import secrets
 from collections.abc import Iterable
 from typing import Any, Literal
 
-from .._data import CustomEvent, ToolCallStartedEvent
 from .._errors import DefinitionError, ThreadlabError
 from ..definitions import AgentDefinition, PromptDefinition, Registry, default_registry
 from ..execution import ToolSpecCache
 from ..runtime import Runtime
-from ._relay import relay_prompt
+from ._client_channel import FormAnswer, RequestChannel, session_id
+from ._content import served_content
+from ._http_guard import bearer, transport_security
+from ._output import output_schema, structured_result
+from ._prompts import ServedPrompts
+from ._protocol import ListedTool, protocol_server
+from ._resources import Reach, ThreadResources
+from ._served_calls import NeedsAnswers, ServedCalls
 
 __all__ = ["MCPService", "serve"]
 
-ORIGIN = "mcp"
 _MESSAGE_SCHEMA: dict[str, Any] = {
     "type": "object",
     "properties": {"message": {"type": "string", "description": "What to ask."}},
     "required": ["message"],
 }
+_INVALID_PARAMS = -32602
 
 
 class MCPService:
     """A running MCP endpoint (`await tl.mcp.serve(...)`); `await close()` stops it."""
 
     def __init__(self, registry: Registry, runtime: Runtime, owns_runtime: bool,
-                 names: tuple[str, ...] | None, token: str | None) -> None:  # fmt: skip
+                 names: tuple[str, ...] | None, token: str | None,
+                 resources: Reach = "served") -> None:  # fmt: skip
         self.registry = registry
         self.runtime = runtime
         self._owns_runtime = owns_runtime
@@ -49,6 +56,17 @@ class MCPService:
         self._watch: asyncio.Task[None] | None = None
         self._bus: Any = None
         self._specs = ToolSpecCache(registry)
+        self.resources = ThreadResources(runtime, resources, self._announce)
+        """The files of the threads it ran (or of the store's), as MCP resources."""
+        self.prompts = ServedPrompts(registry, set(names) if names is not None else None)
+        """The registry's prompts that are not tools, as MCP prompts."""
+        self._calls = ServedCalls(registry, runtime, self.resources)
+        self.log_levels: dict[str, str] = {}
+        """The log level each client session set (by MCP session id)."""
+
+    async def _announce(self, event: Any) -> None:
+        if self._bus is not None:
+            await self._bus.publish(event)
 
     @property
     def headers(self) -> dict[str, str]:
@@ -65,12 +83,18 @@ class MCPService:
 
     def offered(self) -> list[tuple[str, str, dict[str, Any]]]:
         """(name, description, input schema) of every tool served now."""
-        out = []
+        return [(name, description, schema) for name, description, schema, _ in self.listed_tools()]
+
+    def listed_tools(self) -> list[ListedTool]:
+        """(name, description, input schema, output schema or None) of every tool served now."""
+        out: list[ListedTool] = []
         wanted = set(self._names) if self._names is not None else None
         for tool in self.registry.tools():
             if tool.mcp_server is None and (wanted is None or tool.name in wanted):
                 spec = self._specs.spec(tool, "function")
-                out.append((tool.name, tool.description, dict(spec.parameters)))
+                out.append(
+                    (tool.name, tool.description, dict(spec.parameters), output_schema(tool))
+                )
         exposable: list[PromptDefinition | AgentDefinition] = [
             *self.registry.prompts(),
             *self.registry.agents(),
@@ -82,81 +106,64 @@ class MCPService:
             if isinstance(exposed, PromptDefinition) and exposed.required_schema is not None:
                 schema = exposed.required_schema.json_schema
             description = exposed.tool_description or f"Ask {exposed.name} and get its answer."
-            out.append((exposed.name, description, dict(schema)))
+            out.append((exposed.name, description, dict(schema), None))
         return out
 
-    async def call(self, name: str, arguments: dict[str, Any], report: Any) -> tuple[bool, str]:
-        """Run one external call as a thread: (is_error, text)."""
-        served = {n for n, _, _ in self.offered()}
-        if name not in served:
-            return True, f"unknown tool {name!r}; served: {', '.join(sorted(served)) or 'none'}"
-        definition = self.registry.get(name)
-        if isinstance(definition, PromptDefinition | AgentDefinition):
-            target = name
-            message = arguments.get("message")
-            if not isinstance(message, str) or set(arguments) != {"message"}:
-                message = json.dumps(arguments)
-        else:
-            target = relay_prompt(self.registry, name)
-            message = json.dumps(arguments)
-        thread = await self.runtime.create_thread(target, origin=ORIGIN)
-        status, text = "failed", ""
-        async for event in thread.stream(message):
-            if isinstance(event, CustomEvent) and event.event_type == "progress":
-                await _progress(report, event.data)
-            elif isinstance(event, ToolCallStartedEvent) and event.progress:
-                await _progress(report, {"message": event.progress})
-            elif event.type == "run_finished":
-                status = event.status
-        if status == "waiting":
-            pending = ", ".join(r.tool_call_id for r in thread.pending)
-            return True, (
-                f"the call waits for a decision ({pending}) in thread {thread.id}: approve or"
-                " reject it where threadlab runs, then call again"
-            )
-        messages = thread.messages
-        last_tool = next((m for m in reversed(messages) if m.role == "tool"), None)
-        answer = messages[-1].content if messages and messages[-1].role == "assistant" else ""
-        if target != name:  # a function tool: its own result is the answer
-            failed = last_tool is None or last_tool.tool_status == "error"
-            return failed, (last_tool.content or "") if last_tool else f"the run {status}"
-        text = answer or ""
-        return status != "completed", text or f"the run {status}"
-
-    async def start(self, host: str, port: int) -> None:
-        import uvicorn
+    async def call(
+        self,
+        name: str,
+        arguments: dict[str, Any],
+        ctx: Any,
+        answers: dict[str, FormAnswer] | None = None,
+        state: str | None = None,
+    ) -> Any:
+        """One `tools/call`: an unknown tool is the JSON-RPC error the spec lists; a call runs
+        as a thread, and answers its text, its files as content, and its result as
+        structured content where the tool has an output schema."""
         from mcp import types
-        from mcp.server.lowlevel import Server
-        from mcp.server.subscriptions import InMemorySubscriptionBus, ListenHandler
+        from mcp.shared.exceptions import MCPError
+
+        outputs = {listed[0]: listed[3] for listed in self.listed_tools()}
+        if name not in outputs:
+            raise MCPError(_INVALID_PARAMS, f"Unknown tool: {name}")
+        channel = RequestChannel(ctx, self.log_levels.get(session_id(ctx), "info"))
+        try:
+            outcome = await self._calls.call(name, arguments, channel, answers=answers, state=state)
+        except ThreadlabError as exc:
+            text = f"{type(exc).__name__}: {exc}"
+            return types.CallToolResult(
+                content=[types.TextContent(type="text", text=text)], is_error=True
+            )
+        if isinstance(outcome, NeedsAnswers):
+            return types.InputRequiredResult(
+                input_requests={
+                    key: types.ElicitRequest(params=types.ElicitRequestFormParams(
+                        message=message, requested_schema=schema
+                    ))
+                    for key, (message, schema) in outcome.forms.items()
+                },
+                request_state=outcome.state,
+            )  # fmt: skip
+        content: list[Any] = [types.TextContent(type="text", text=outcome.text)]
+        if outcome.thread is not None:
+            content = await served_content(outcome.thread, outcome.text, outcome.attachments)
+        structured = None
+        if outputs[name] is not None and not outcome.failed:
+            structured = structured_result(outcome.text)
+        return types.CallToolResult(
+            content=content, structured_content=structured, is_error=outcome.failed
+        )
+
+    async def start(self, host: str, port: int, allowed_hosts: Iterable[str] = ()) -> None:
+        import uvicorn
+        from mcp.server.subscriptions import InMemorySubscriptionBus
 
         self._bus = InMemorySubscriptionBus()
-
-        async def list_tools(ctx: Any, params: Any) -> Any:
-            return types.ListToolsResult(tools=[
-                types.Tool(name=n, description=d, input_schema=s) for n, d, s in self.offered()
-            ])  # fmt: skip
-
-        async def call_tool(ctx: Any, params: Any) -> Any:
-            async def report(progress: float, total: float | None, message: str | None) -> None:
-                with contextlib.suppress(Exception):
-                    await ctx.session.report_progress(progress, total, message)
-
-            try:
-                failed, text = await self.call(params.name, dict(params.arguments or {}), report)
-            except ThreadlabError as exc:
-                failed, text = True, f"{type(exc).__name__}: {exc}"
-            return types.CallToolResult(
-                content=[types.TextContent(type="text", text=text)], is_error=failed
-            )
-
-        server = Server(
-            "threadlab",
-            on_list_tools=list_tools,
-            on_call_tool=call_tool,
-            on_subscriptions_listen=ListenHandler(self._bus),
-        )
-        app = server.streamable_http_app(streamable_http_path="/mcp", host=host)
-        guarded = _bearer(app, self.token)
+        app = protocol_server(self, self._bus).streamable_http_app(
+            streamable_http_path="/mcp", host=host,
+            transport_security=transport_security(host, allowed_hosts),
+        )  # fmt: skip
+        guarded = bearer(app, self.token)
         # Streams a client left open would hold a graceful shutdown forever: cut after 1 s.
         config = uvicorn.Config(guarded, host=host, port=port, log_level="warning",
                                 lifespan="on", timeout_graceful_shutdown=1)  # fmt: skip
@@ -175,18 +182,22 @@ class MCPService:
         self._watch = asyncio.create_task(self._watch_registry())
 
     async def _watch_registry(self) -> None:
-        from mcp.server.subscriptions import ToolsListChanged
+        from mcp.server.subscriptions import PromptsListChanged, ToolsListChanged
 
-        seen = self._listing()
+        tools, prompts = self._listing()
         while True:
             await asyncio.sleep(0.25)
-            now = self._listing()
-            if now != seen:
-                seen = now
+            now_tools, now_prompts = self._listing()
+            if now_tools != tools:
                 await self._bus.publish(ToolsListChanged())
+            if now_prompts != prompts:
+                await self._bus.publish(PromptsListChanged())
+            tools, prompts = now_tools, now_prompts
 
-    def _listing(self) -> str:
-        return json.dumps(self.offered(), sort_keys=True, default=str)
+    def _listing(self) -> tuple[str, str]:
+        tools = json.dumps(self.listed_tools(), sort_keys=True, default=str)
+        prompts = json.dumps([p.model_dump(mode="json") for p in self.prompts.listing()])
+        return tools, prompts
 
     async def close(self) -> None:
         """Stop serving (calls under way are cancelled); close the runtime if serve made it."""
@@ -209,11 +220,17 @@ async def serve(
     port: int = 0,
     runtime: Runtime | None = None,
     token: str | Literal["auto"] | None = "auto",
+    resources: Reach = "served",
+    allowed_hosts: Iterable[str] = (),
 ) -> MCPService:
     """Serve `registry`'s tools (or the named ones) over MCP at `service.url`.
 
     Bound to loopback unless `host` says otherwise; `token="auto"` makes a random bearer token
-    that clients must send (`service.headers`), a str sets it, None serves without one."""
+    that clients must send (`service.headers`), a str sets it, None serves without one.
+    Requests must name a loopback host, the bound host or one of `allowed_hosts` (a LAN name
+    such as "studio.local", with a port or without) in their Host and Origin headers.
+    `resources`: "served" offers the files of the threads its calls ran, "store" those of
+    every thread of the runtime's store."""
     registry = registry if registry is not None else (
         runtime.registry if runtime is not None else default_registry()
     )  # fmt: skip
@@ -226,25 +243,12 @@ async def serve(
         token = secrets.token_urlsafe(24)
     if token is not None and (not isinstance(token, str) or len(token) < 8):
         raise ValueError("token must be 'auto', None, or a string of at least 8 characters")
+    if resources not in ("served", "store"):
+        raise ValueError(f"resources must be 'served' or 'store', got {resources!r}")
     owns = runtime is None
-    service = MCPService(registry, runtime or Runtime(registry), owns, names, token)
-    await service.start(host, port)
+    service = MCPService(registry, runtime or Runtime(registry), owns, names, token, resources)
+    await service.start(host, port, tuple(allowed_hosts))
     return service
-
-
-async def _progress(report: Any, data: Any) -> None:
-    if isinstance(data, dict):
-        done = data.get("step", data.get("done", data.get("current")))
-        total = data.get("of", data.get("total"))
-        message = data.get("message")
-    elif isinstance(data, int | float):
-        done, total, message = data, 1, None
-    else:
-        return
-    if not isinstance(done, int | float):
-        done = 0
-    await report(float(done), float(total) if isinstance(total, int | float) else None,
-                 str(message) if message is not None else None)  # fmt: skip
 
 
 def _quiet_cut_streams() -> None:
@@ -262,23 +266,3 @@ class _CutStreams(logging.Filter):
             return False
         exc = record.exc_info[1] if record.exc_info else None
         return not (isinstance(exc, asyncio.CancelledError) and cut in str(exc))
-
-
-def _bearer(app: Any, token: str | None) -> Any:
-    """`app` behind "Authorization: Bearer <token>" (compared in constant time)."""
-    if token is None:
-        return app
-    expected = f"Bearer {token}".encode()
-
-    async def guarded(scope: dict[str, Any], receive: Any, send: Any) -> None:
-        if scope["type"] == "http":
-            given = dict(scope.get("headers") or []).get(b"authorization", b"")
-            if not hmac.compare_digest(given, expected):
-                await send({"type": "http.response.start", "status": 401, "headers": [
-                    (b"content-type", b"text/plain"), (b"www-authenticate", b"Bearer"),
-                ]})  # fmt: skip
-                await send({"type": "http.response.body", "body": b"a bearer token is needed"})
-                return
-        await app(scope, receive, send)
-
-    return guarded

@@ -163,6 +163,11 @@ class Thread:
         """Every message in creation order, nested prompt-tool messages included."""
         return self._context.history.all()
 
+    def redact(self, text: str) -> str:
+        """`text` with the values of this thread's secrets (and its tree's) replaced by
+        `[secret:NAME]`: for text of the thread's that leaves threadlab, such as a file's."""
+        return self._context.known_secrets().text(text)
+
     def find_message(self, message_id: str) -> Message | None:
         """A persisted message by id (recent ones are found first)."""
         return self._context.history.find(message_id)
@@ -286,7 +291,7 @@ class Thread:
         tool_call_id: str,
         *,
         arguments: Mapping[str, Any] | None = None,
-        by: Literal["api", "view"] = "api",
+        by: Literal["api", "view", "mcp"] = "api",
     ) -> None:
         """Let a waiting call run (with `arguments` instead, checked against its tool's schema);
         `resume()` then runs it. `tl.ThreadlabError` (nothing recorded) for a call that is not
@@ -310,7 +315,7 @@ class Thread:
         )
 
     async def reject(
-        self, tool_call_id: str, reason: str = "", *, by: Literal["api", "view"] = "api"
+        self, tool_call_id: str, reason: str = "", *, by: Literal["api", "view", "mcp"] = "api"
     ) -> None:
         """Refuse a waiting call: `resume()` gives it the error result "rejected: <reason>"
         ("rejected (no reason was given)" without one) and goes on. `tl.ThreadlabError`

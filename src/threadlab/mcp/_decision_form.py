@@ -1,0 +1,62 @@
+"""A call waiting for a decision, asked of the MCP client's person as an elicitation form:
+approve or reject, a reason, and the call's simple arguments as fields holding what the model
+gave (a changed field is an edit, checked against the tool's schema like any other)."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from .._data import ApprovalRequest
+
+__all__ = ["decision_form", "edited_arguments"]
+
+_SIMPLE = ("string", "number", "integer", "boolean")
+
+
+def _editable(request: ApprovalRequest, schema: dict[str, Any]) -> dict[str, dict[str, Any]]:
+    """The arguments a form can show: those of a simple type (a form holds no objects)."""
+    given = request.arguments if isinstance(request.arguments, dict) else {}
+    out: dict[str, dict[str, Any]] = {}
+    for name, spec in (schema.get("properties") or {}).items():
+        kind = spec.get("type") if isinstance(spec, dict) else None
+        if kind not in _SIMPLE or name in ("decision", "reason"):
+            continue
+        field: dict[str, Any] = {"type": kind, "title": name}
+        if spec.get("description"):
+            field["description"] = spec["description"]
+        if kind == "string" and isinstance(spec.get("enum"), list):
+            field["enum"] = spec["enum"]
+        if name in given and given[name] is not None:
+            field["default"] = given[name]
+        out[name] = field
+    return out
+
+
+def decision_form(request: ApprovalRequest, schema: dict[str, Any]) -> tuple[str, dict[str, Any]]:
+    """The message and requested schema of the elicitation for `request`."""
+    shown = request.progress or f"{request.name}({json.dumps(request.arguments)[:400]})"
+    message = (
+        f"threadlab: the call {shown} needs a decision before it runs"
+        f" (thread {request.thread_id}, call {request.tool_call_id})."
+    )
+    properties: dict[str, Any] = {
+        "decision": {"type": "string", "title": "Decision", "enum": ["approve", "reject"],
+                     "enumNames": ["Approve", "Reject"]},
+        "reason": {"type": "string", "title": "Reason", "description": "Why, when rejecting."},
+        **_editable(request, schema),
+    }  # fmt: skip
+    return message, {"type": "object", "properties": properties, "required": ["decision"]}
+
+
+def edited_arguments(
+    request: ApprovalRequest, schema: dict[str, Any], answer: dict[str, Any]
+) -> dict[str, Any] | None:
+    """The call's arguments with the fields the person changed; None when none changed."""
+    given = dict(request.arguments) if isinstance(request.arguments, dict) else {}
+    changed = {
+        name: answer[name]
+        for name in _editable(request, schema)
+        if name in answer and answer[name] != given.get(name)
+    }
+    return {**given, **changed} if changed else None

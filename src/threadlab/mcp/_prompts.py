@@ -1,0 +1,105 @@
+"""A registry's prompts that are not tools, served as MCP prompts: a client lists them and
+gets one rendered, the prompt's text variables given as its arguments, as a user message to
+put into its own conversation. Secret variables are never arguments and render as
+`[secret:NAME]`, as they do in any system prompt."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..definitions import Env, Include, PromptDefinition, Registry, Variable
+from ..execution import render_system
+
+__all__ = ["ServedPrompts"]
+
+_INVALID_PARAMS = -32602
+
+
+class ServedPrompts:
+    def __init__(self, registry: Registry, wanted: set[str] | None) -> None:
+        self._registry = registry
+        self._wanted = wanted
+
+    def prompts(self) -> list[PromptDefinition]:
+        return [
+            p for p in self._registry.prompts()
+            if not p.expose_as_tool and not p.name.startswith("_")
+            and (self._wanted is None or p.name in self._wanted)
+        ]  # fmt: skip
+
+    def _prompt(self, name: str) -> PromptDefinition:
+        from mcp.shared.exceptions import MCPError
+
+        for prompt in self.prompts():
+            if prompt.name == name:
+                return prompt
+        raise MCPError(_INVALID_PARAMS, f"Unknown prompt: {name}")
+
+    def _arguments(self, prompt: PromptDefinition) -> dict[str, tuple[str, bool]]:
+        """name -> (description, required) of the prompt's text variables: those it (or a
+        prompt it includes) declares, and those its text reads."""
+        declared, read = self._variables(prompt, ())
+        out: dict[str, tuple[str, bool]] = {}
+        for name in [*declared, *read]:
+            variable = declared.get(name)
+            if name in out or (variable is not None and variable.type == "secret"):
+                continue
+            out[name] = (variable.description, variable.required) if variable else ("", False)
+        return out
+
+    def _variables(
+        self, prompt: PromptDefinition, seen: tuple[str, ...]
+    ) -> tuple[dict[str, Variable], list[str]]:
+        """The variables `prompt` and what it includes declare, and the names their text reads."""
+        declared = {v.name: v for v in prompt.variables}
+        read: list[str] = []
+        for part in prompt.prompt:
+            if isinstance(part, Env):
+                read.append(part.name)
+            elif isinstance(part, Include) and part.prompt not in seen:
+                included = self._registry.prompt(part.prompt)
+                if included is not None:
+                    more, also = self._variables(included, (*seen, prompt.name))
+                    declared = {**more, **declared}
+                    read += also
+        return declared, read
+
+    def listing(self) -> list[Any]:
+        from mcp import types
+
+        return [types.Prompt(
+            name=p.name,
+            description=p.tool_description or f"The threadlab prompt {p.name}.",
+            arguments=[
+                types.PromptArgument(name=n, description=d or None, required=r)
+                for n, (d, r) in self._arguments(p).items()
+            ],
+        ) for p in self.prompts()]  # fmt: skip
+
+    def get(self, name: str, given: dict[str, str]) -> Any:
+        from mcp import types
+        from mcp.shared.exceptions import MCPError
+
+        prompt = self._prompt(name)
+        arguments = self._arguments(prompt)
+        missing = [n for n, (_, required) in arguments.items() if required and not given.get(n)]
+        if missing:
+            raise MCPError(_INVALID_PARAMS, f"missing required arguments: {', '.join(missing)}")
+        # Only the arguments are text here: anything else the text reads stays a placeholder.
+        text = render_system(
+            prompt, self._registry,
+            lambda n: given.get(n) if n in arguments else None,
+            lambda n: "text" if n in arguments else "secret",
+        )  # fmt: skip
+        return types.GetPromptResult(
+            description=prompt.tool_description or None,
+            messages=[types.PromptMessage(
+                role="user", content=types.TextContent(type="text", text=text)
+            )],
+        )  # fmt: skip
+
+    def complete(self, name: str, argument: str, value: str) -> list[str]:
+        """A prompt's variables have no fixed set of values: nothing to suggest (completion
+        is declared for the resource template's parameters), once the prompt is known."""
+        self._prompt(name)
+        return []

@@ -1,0 +1,112 @@
+"""The MCP methods a served endpoint answers, on the official SDK's low-level server: tools,
+resources (with templates, subscriptions and completion of the template's parameters),
+prompts (with completion), and the client's log level."""
+
+from __future__ import annotations
+
+import warnings
+from typing import Any, Protocol
+
+from ._client_channel import FormAnswer, session_id
+from ._prompts import ServedPrompts
+from ._resources import ThreadResources
+
+__all__ = ["Endpoint", "protocol_server"]
+
+ListedTool = tuple[str, str, dict[str, Any], dict[str, Any] | None]
+
+
+class Endpoint(Protocol):
+    """What the handlers answer from (`MCPService` is one)."""
+
+    resources: ThreadResources
+    prompts: ServedPrompts
+    log_levels: dict[str, str]
+
+    def listed_tools(self) -> list[ListedTool]: ...
+
+    async def call(
+        self, name: str, arguments: dict[str, Any], ctx: Any,
+        answers: dict[str, FormAnswer] | None = None, state: str | None = None,
+    ) -> Any: ...  # fmt: skip
+
+
+def protocol_server(service: Endpoint, bus: Any) -> Any:
+    """The SDK server whose handlers answer for `service`."""
+    from mcp import types
+    from mcp.server.lowlevel import Server
+    from mcp.server.subscriptions import ListenHandler
+
+    async def list_tools(ctx: Any, params: Any) -> Any:
+        return types.ListToolsResult(tools=[
+            types.Tool(name=n, description=d, input_schema=s, output_schema=o)
+            for n, d, s, o in service.listed_tools()
+        ])  # fmt: skip
+
+    async def call_tool(ctx: Any, params: Any) -> Any:
+        answers = {
+            key: (answer.action, dict(answer.content or {}))
+            for key, answer in (params.input_responses or {}).items()
+            if isinstance(answer, types.ElicitResult)
+        }
+        return await service.call(
+            params.name, dict(params.arguments or {}), ctx, answers, params.request_state
+        )
+
+    async def list_resources(ctx: Any, params: Any) -> Any:
+        return types.ListResourcesResult(resources=await service.resources.listing())
+
+    async def list_templates(ctx: Any, params: Any) -> Any:
+        return types.ListResourceTemplatesResult(resource_templates=service.resources.templates())
+
+    async def read_resource(ctx: Any, params: Any) -> Any:
+        return types.ReadResourceResult(contents=await service.resources.read(str(params.uri)))
+
+    async def subscribe(ctx: Any, params: Any) -> Any:
+        service.resources.subscribe(str(params.uri), ctx.session)
+        return types.EmptyResult()
+
+    async def unsubscribe(ctx: Any, params: Any) -> Any:
+        service.resources.unsubscribe(str(params.uri), ctx.session)
+        return types.EmptyResult()
+
+    async def list_prompts(ctx: Any, params: Any) -> Any:
+        return types.ListPromptsResult(prompts=service.prompts.listing())
+
+    async def get_prompt(ctx: Any, params: Any) -> Any:
+        return service.prompts.get(params.name, dict(params.arguments or {}))
+
+    async def complete(ctx: Any, params: Any) -> Any:
+        ref, argument = params.ref, params.argument
+        if ref.type == "ref/prompt":
+            values = service.prompts.complete(ref.name, argument.name, argument.value)
+        else:
+            known = dict(params.context.arguments or {}) if params.context else {}
+            values = await service.resources.complete(argument.name, argument.value, known)
+        return types.CompleteResult(
+            completion=types.Completion(values=values, total=len(values), has_more=False)
+        )
+
+    async def set_level(ctx: Any, params: Any) -> Any:
+        service.log_levels[session_id(ctx)] = params.level
+        return types.EmptyResult()
+
+    with warnings.catch_warnings():
+        # Logging is deprecated from the 2026-07-28 protocol on; clients of the 2025 protocols
+        # (the ones in use) still set a level, so it is served.
+        warnings.simplefilter("ignore")
+        return Server(
+            "threadlab",
+            on_list_tools=list_tools,
+            on_call_tool=call_tool,
+            on_list_resources=list_resources,
+            on_list_resource_templates=list_templates,
+            on_read_resource=read_resource,
+            on_subscribe_resource=subscribe,
+            on_unsubscribe_resource=unsubscribe,
+            on_list_prompts=list_prompts,
+            on_get_prompt=get_prompt,
+            on_completion=complete,
+            on_set_logging_level=set_level,
+            on_subscriptions_listen=ListenHandler(bus),
+        )

@@ -1,0 +1,254 @@
+"""One external call of a served tool, run as a thread of the runtime's store (origin "mcp"):
+its progress and log events go to the client as they happen, its files to the resources (and
+their watchers), and its answer back as MCP content with the files attached.
+
+A call that needs a decision asks the client's person by elicitation when the client can;
+otherwise (or when they decline) the answer names the waiting thread, and the same call made
+again picks that thread up — it runs once decided where threadlab runs — instead of starting
+another."""
+
+from __future__ import annotations
+
+import json
+import secrets
+from dataclasses import dataclass
+from typing import Any
+
+from .._data import (
+    ApprovalRequest,
+    CustomEvent,
+    FileWrittenEvent,
+    ThreadEvent,
+    ToolCallStartedEvent,
+)
+from .._errors import ThreadlabError
+from ..definitions import AgentDefinition, PromptDefinition, Registry, ToolDefinition
+from ..runtime import Runtime, Thread
+from ._client_channel import ClientChannel, FormAnswer, log_level
+from ._decision_form import decision_form, edited_arguments
+from ._relay import relay_prompt
+from ._resources import ThreadResources
+
+__all__ = ["CallOutcome", "NeedsAnswers", "ServedCalls"]
+
+ORIGIN = "mcp"
+
+
+@dataclass(frozen=True)
+class CallOutcome:
+    """What a served call answers: its text and files, whether it failed, and its thread."""
+
+    failed: bool
+    text: str
+    thread: Thread | None = None
+    attachments: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class NeedsAnswers:
+    """The call waits for decisions the client's person can give: the client answers each
+    form (key -> (message, schema)) and makes the call again with `state`."""
+
+    forms: dict[str, tuple[str, dict[str, Any]]]
+    state: str
+
+
+@dataclass(frozen=True)
+class _Asked:
+    """Forms handed to a client that answers by calling again: for which call and thread,
+    about which waiting calls. Only states issued here are honoured, once: a client cannot
+    name a thread of its choosing and decide its calls."""
+
+    key: str
+    thread_id: str
+    requests: dict[str, ApprovalRequest]
+
+
+class ServedCalls:
+    def __init__(self, registry: Registry, runtime: Runtime, resources: ThreadResources) -> None:
+        self._registry = registry
+        self._runtime = runtime
+        self._resources = resources
+        self._waiting: dict[str, str] = {}  # the call (name + arguments) -> its waiting thread
+        self._asked: dict[str, _Asked] = {}  # state handed to a client -> what it answers
+
+    async def call(
+        self,
+        name: str,
+        arguments: dict[str, Any],
+        client: ClientChannel,
+        *,
+        answers: dict[str, FormAnswer] | None = None,
+        state: str | None = None,
+    ) -> CallOutcome | NeedsAnswers:
+        """Run one call of a served tool `name` (which the caller has checked is served);
+        `answers` and `state`: the client's answers to the forms a `NeedsAnswers` gave it."""
+        definition = self._registry.get(name)
+        if isinstance(definition, PromptDefinition | AgentDefinition):
+            target = name
+            message = arguments.get("message")
+            if not isinstance(message, str) or set(arguments) != {"message"}:
+                message = json.dumps(arguments)
+        else:
+            target = relay_prompt(self._registry, name)
+            message = json.dumps(arguments)
+        key = json.dumps([name, arguments], sort_keys=True, default=str)
+        asks = client.asks
+        if state is not None:
+            thread, status = await self._answered(key, state, answers or {}, client, name)
+            if status == "declined":
+                status, asks = "waiting", None  # they would not say: asked no more this time
+        else:
+            thread, status = await self._start(key, target, message, client, name)
+        while status == "waiting" and thread.pending and asks is not None:
+            if asks == "again":
+                token = secrets.token_urlsafe(24)
+                requests = {f"decision-{n}": r for n, r in enumerate(thread.pending)}
+                self._asked[token] = _Asked(key, thread.id, requests)
+                return NeedsAnswers({k: self._form(r) for k, r in requests.items()}, token)
+            if not await self._ask(thread, client):
+                break
+            status = await self._follow(thread, None, client, name)
+        if status == "waiting":
+            pending = ", ".join(r.tool_call_id for r in thread.pending) or "a decision"
+            return CallOutcome(True, (
+                f"the call waits for a decision ({pending}) in thread {thread.id}: approve or"
+                " reject it where threadlab runs, then make the same call again"
+            ), thread)  # fmt: skip
+        self._waiting.pop(key, None)
+        return self._outcome(thread, target != name, status)
+
+    async def _start(
+        self, key: str, target: str, message: str, client: ClientChannel, name: str
+    ) -> tuple[Thread, str]:
+        """A new thread for the call, or the one an earlier identical call left waiting."""
+        thread = self._waiting_thread(key)
+        if thread is None:
+            thread = await self._runtime.create_thread(target, origin=ORIGIN)
+            self._resources.served(thread.id)
+            self._waiting[key] = thread.id  # until it ends, the same call finds this thread
+            return thread, await self._follow(thread, message, client, name)
+        if thread.status == "waiting" and not thread.pending:  # decided since: run it now
+            return thread, await self._follow(thread, None, client, name)
+        return thread, thread.status
+
+    async def _answered(
+        self, key: str, state: str, answers: dict[str, FormAnswer], client: ClientChannel,
+        name: str,
+    ) -> tuple[Thread, str]:  # fmt: skip
+        asked = self._asked.pop(state, None)
+        if asked is None or asked.key != key:
+            raise ThreadlabError("the call's request state is not one this server gave (or it"
+                                 " was used already): make the call afresh")  # fmt: skip
+        thread = self._runtime.thread(asked.thread_id)
+        for form_key, request in asked.requests.items():
+            action, answer = answers.get(form_key, ("cancel", {}))
+            if action != "accept":
+                return thread, "declined"
+            await self._decide(request, answer)
+        return thread, await self._follow(thread, None, client, name)
+
+    def _waiting_thread(self, key: str) -> Thread | None:
+        thread_id = self._waiting.get(key)
+        if thread_id is None:
+            return None
+        try:
+            return self._runtime.thread(thread_id)
+        except ThreadlabError:  # gone from the store: start afresh
+            self._waiting.pop(key, None)
+            return None
+
+    async def _follow(
+        self, thread: Thread, message: str | None, client: ClientChannel, name: str
+    ) -> str:
+        """Run (or resume) the thread, telling the client what happens; its final status."""
+        status = "failed"
+        async for event in thread.stream(message):
+            await self._tell(event, client, name)
+            if event.type == "run_finished":
+                status = event.status
+        return status
+
+    async def _tell(self, event: ThreadEvent, client: ClientChannel, name: str) -> None:
+        if isinstance(event, CustomEvent) and event.event_type == "progress":
+            progress = _progress(event.data)
+            if progress is not None:
+                await client.progress(*progress)
+                await client.log("debug", _progress_text(*progress), name)
+        elif isinstance(event, CustomEvent) and event.event_type == "log":
+            data = event.data
+            if isinstance(data, dict):
+                level = log_level(data.get("level"))
+                said = data.get("message", {k: v for k, v in data.items() if k != "level"})
+            else:
+                level, said = "info", data
+            await client.log(level, said, name)
+        elif isinstance(event, ToolCallStartedEvent) and event.progress:
+            await client.progress(0, None, event.progress)
+            await client.log("info", event.progress, name)
+        elif isinstance(event, FileWrittenEvent):
+            self._resources.served(event.thread_id)  # a subagent's files are the call's too
+            await self._resources.written(event.thread_id, [event.path])
+
+    def _form(self, request: ApprovalRequest) -> tuple[str, dict[str, Any]]:
+        return decision_form(request, self._schema(request))
+
+    def _schema(self, request: ApprovalRequest) -> dict[str, Any]:
+        tool = self._registry.tool(request.name)
+        return dict(tool.args.json_schema) if isinstance(tool, ToolDefinition) else {}
+
+    async def _ask(self, thread: Thread, client: ClientChannel) -> bool:
+        """Ask the client's person about each waiting call; False when they would not say."""
+        for request in thread.pending:
+            action, answer = await client.ask(*self._form(request))
+            if action != "accept":
+                return False
+            await self._decide(request, answer)
+        return True
+
+    async def _decide(self, request: ApprovalRequest, answer: dict[str, Any]) -> None:
+        """Record the person's decision; a call decided meanwhile elsewhere keeps that one."""
+        decided = self._runtime.thread(request.thread_id)
+        if not any(r.tool_call_id == request.tool_call_id for r in decided.pending):
+            return
+        if answer.get("decision") == "reject":
+            reason = str(answer.get("reason") or "rejected by the MCP client")
+            await decided.reject(request.tool_call_id, reason, by="mcp")
+            return
+        edited = edited_arguments(request, self._schema(request), answer)
+        # edits the tool's schema refuses: ThreadlabError, the call still waits
+        await decided.approve(request.tool_call_id, arguments=edited, by="mcp")
+
+    def _outcome(self, thread: Thread, relayed: bool, status: str) -> CallOutcome:
+        messages = thread.messages
+        if relayed:  # a function tool: its own result is the answer
+            result = next((m for m in reversed(messages) if m.role == "tool"), None)
+            if result is None:
+                return CallOutcome(True, f"the run {status}", thread)
+            return CallOutcome(result.tool_status == "error", result.content or "", thread,
+                               tuple(result.attachments))  # fmt: skip
+        last = messages[-1] if messages else None
+        if last is None or last.role != "assistant" or not last.content:
+            return CallOutcome(status != "completed", f"the run {status}", thread)
+        return CallOutcome(status != "completed", last.content, thread, tuple(last.attachments))
+
+
+def _progress(data: Any) -> tuple[float, float | None, str | None] | None:
+    if isinstance(data, dict):
+        done = data.get("step", data.get("done", data.get("current")))
+        total = data.get("of", data.get("total"))
+        message = data.get("message")
+    elif isinstance(data, int | float):
+        done, total, message = data, 1, None
+    else:
+        return None
+    return (
+        float(done) if isinstance(done, int | float) else 0.0,
+        float(total) if isinstance(total, int | float) else None,
+        str(message) if message is not None else None,
+    )
+
+
+def _progress_text(done: float, total: float | None, message: str | None) -> str:
+    amount = f"{done:g}/{total:g}" if total is not None else f"{done:g}"
+    return f"progress {amount}" + (f": {message}" if message else "")

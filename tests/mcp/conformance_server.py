@@ -1,0 +1,149 @@
+"""The registry the official MCP conformance suite's server scenarios ask for, written as a
+threadlab user writes tools and prompts, served by `tl.mcp.serve`:
+`python conformance_server.py STORE_DIR URL_FILE` serves it on 127.0.0.1 without a token (the
+suite sends none) and writes its URL to URL_FILE.
+
+Files a tool attaches are served as image, audio or embedded-resource content; a tool's log
+and progress events go out as MCP log and progress notifications; prompts that are not tools
+are MCP prompts, their variables the prompt's arguments."""
+
+from __future__ import annotations
+
+import asyncio
+import struct
+import sys
+import zlib
+from pathlib import Path
+
+import threadlab as tl
+
+
+def red_pixel_png() -> bytes:
+    """A 1x1 red PNG."""
+
+    def chunk(kind: bytes, data: bytes) -> bytes:
+        body = kind + data
+        return struct.pack(">I", len(data)) + body + struct.pack(">I", zlib.crc32(body))
+
+    header = struct.pack(">IIBBBBB", 1, 1, 8, 2, 0, 0, 0)
+    pixels = zlib.compress(b"\x00\xff\x00\x00")
+    return (
+        b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", header) + chunk(b"IDAT", pixels) + chunk(b"IEND", b"")
+    )
+
+
+def silent_wav() -> bytes:
+    """A tenth of a second of silence, 8 kHz mono 8-bit."""
+    frames = b"\x80" * 800
+    return (
+        b"RIFF" + struct.pack("<I", 36 + len(frames)) + b"WAVEfmt "
+        + struct.pack("<IHHIIHH", 16, 1, 1, 8000, 8000, 1, 8)
+        + b"data" + struct.pack("<I", len(frames)) + frames
+    )  # fmt: skip
+
+
+def conformance_registry() -> tl.Registry:
+    registry = tl.Registry()
+
+    @tl.tool(registry=registry)
+    def test_simple_text(state: tl.ThreadState) -> str:
+        """Returns simple text."""
+        return "This is a simple text response for testing."
+
+    @tl.tool(registry=registry)
+    async def test_image_content(state: tl.ThreadState) -> tl.ToolResult:
+        """Returns a red pixel as an image."""
+        await state.write_file("/red.png", red_pixel_png())
+        return tl.ToolResult(result="a red pixel", attachments=("/red.png",))
+
+    @tl.tool(registry=registry)
+    async def test_audio_content(state: tl.ThreadState) -> tl.ToolResult:
+        """Returns a short silence as audio."""
+        await state.write_file("/silence.wav", silent_wav())
+        return tl.ToolResult(result="silence", attachments=("/silence.wav",))
+
+    @tl.tool(registry=registry)
+    async def test_embedded_resource(state: tl.ThreadState) -> tl.ToolResult:
+        """Returns a text file as an embedded resource."""
+        await state.write_file("/notes.txt", "This is an embedded resource content.")
+        return tl.ToolResult(result="", attachments=("/notes.txt",))
+
+    @tl.tool(registry=registry)
+    async def test_multiple_content_types(state: tl.ThreadState) -> tl.ToolResult:
+        """Returns text, an image and a JSON file."""
+        await state.write_file("/red.png", red_pixel_png())
+        await state.write_file("/data.json", '{"test":"data","value":123}')
+        return tl.ToolResult(
+            result="Multiple content types test:", attachments=("/red.png", "/data.json")
+        )
+
+    @tl.tool(registry=registry)
+    async def test_tool_with_logging(state: tl.ThreadState) -> str:
+        """Logs three messages while it runs."""
+        for n, message in enumerate(
+            ["Tool execution started", "Tool processing data", "Tool execution completed"]
+        ):
+            if n:
+                await asyncio.sleep(0.05)
+            state.emit("log", {"level": "info", "message": message})
+        return "logged three messages"
+
+    @tl.tool(registry=registry)
+    def test_error_handling(state: tl.ThreadState) -> str:
+        """Always fails."""
+        raise RuntimeError("This tool intentionally returns an error for testing")
+
+    @tl.tool(registry=registry)
+    async def test_tool_with_progress(state: tl.ThreadState) -> str:
+        """Reports progress 0, 50 and 100 of 100."""
+        for n, done in enumerate((0, 50, 100)):
+            if n:
+                await asyncio.sleep(0.05)
+            state.emit("progress", {"step": done, "of": 100})
+        return "progress reported"
+
+    address = {
+        "type": "object",
+        "properties": {"street": {"type": "string"}, "city": {"type": "string"}},
+    }
+    tl.define_tool(
+        "json_schema_2020_12_tool",
+        description="Tool with JSON Schema 2020-12 features",
+        args={
+            "$schema": "https://json-schema.org/draft/2020-12/schema",
+            "type": "object",
+            "$defs": {"address": address},
+            "properties": {"name": {"type": "string"}, "address": {"$ref": "#/$defs/address"}},
+            "additionalProperties": False,
+        },
+        execute=lambda state, args: args,
+        registry=registry,
+    )
+
+    tl.define_prompt("test_simple_prompt", prompt="This is a simple prompt for testing.",
+                     registry=registry)  # fmt: skip
+    tl.define_prompt(
+        "test_prompt_with_arguments",
+        prompt="Prompt with arguments: arg1='{{env:arg1}}', arg2='{{env:arg2}}'",
+        variables=[
+            tl.Variable("arg1", required=True, description="First test argument"),
+            tl.Variable("arg2", required=True, description="Second test argument"),
+        ],
+        registry=registry,
+    )
+    return registry
+
+
+async def main(store: Path, url_file: Path) -> None:
+    rt = tl.Runtime(conformance_registry(), store)
+    service = await tl.mcp.serve(runtime=rt, token=None)
+    url_file.write_text(service.url)
+    try:
+        await asyncio.Event().wait()
+    finally:
+        await service.close()
+        await rt.aclose()
+
+
+if __name__ == "__main__":
+    asyncio.run(main(Path(sys.argv[1]), Path(sys.argv[2])))
