@@ -24,6 +24,7 @@ PUBLIC = {
     "define_model",
     "define_hook",
     "define_mcp_server",
+    "Elicitation",
     "MCPServerDefinition",
     "ToolConfig",
     "Text",

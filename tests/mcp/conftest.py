@@ -77,16 +77,17 @@ def http_server(tmp_path: Path) -> Iterator[HttpServer]:
 
 
 def processes_running(fragment: str) -> list[int]:
-    """Pids of live processes whose command line holds `fragment`."""
+    """Pids of this test process's live children whose command line holds `fragment` (tests
+    running beside it, under xdist, start the same servers: theirs are not counted)."""
     found = []
     for entry in Path("/proc").iterdir():
         if not entry.name.isdigit():
             continue
         try:
             cmdline = (entry / "cmdline").read_bytes().replace(b"\0", b" ").decode()
-            state = (entry / "stat").read_text().split(")")[-1].split()[0]
+            state, parent = (entry / "stat").read_text().split(")")[-1].split()[:2]
         except OSError:
             continue
-        if fragment in cmdline and state != "Z":
+        if fragment in cmdline and state != "Z" and int(parent) == os.getpid():
             found.append(int(entry.name))
     return found

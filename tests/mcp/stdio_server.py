@@ -1,14 +1,28 @@
 """An MCP server of the tests' own over stdio, on the official SDK's MCPServer:
 `python stdio_server.py [bad-schema]`. Its tools: `pid` (the server's process id), `flood`
-(sends many progress notifications) and `die` (the process exits in the middle of the call);
-with `bad-schema`, also `broken`, whose input schema is not valid JSON Schema."""
+(sends many progress notifications), `die` (the process exits in the middle of the call),
+`chatty` (logs as it runs), `snapshot` (an image, also inside its structured content, as
+server-filesystem's `read_media_file` answers), and `ask` (asks the user a form with
+defaults); with `bad-schema`, also `broken`, whose input schema is
+not valid JSON Schema."""
 
 from __future__ import annotations
 
+import base64
 import os
 import sys
+from typing import Annotated
 
-from mcp.server.mcpserver import Context, MCPServer
+from mcp import types
+from mcp.server.mcpserver import (
+    AcceptedElicitation,
+    Context,
+    Elicit,
+    ElicitationResult,
+    MCPServer,
+    Resolve,
+)
+from pydantic import BaseModel
 
 server = MCPServer("test-stdio", log_level="WARNING")
 
@@ -31,6 +45,48 @@ async def flood(count: int, ctx: Context) -> str:
 def die() -> str:
     """Ends the server's process before answering."""
     os._exit(3)
+
+
+@server.tool()
+async def chatty(ctx: Context) -> str:
+    """Logs two messages while it runs."""
+    await ctx.info("looking around")
+    await ctx.warning("found a loose end")
+    return "chatted"
+
+
+PIXEL = base64.b64encode(b"\x89PNG\r\n\x1a\n" + b"\x00" * 600).decode()
+
+
+@server.tool()
+def snapshot() -> types.CallToolResult:
+    """An image, as content and inside the structured content."""
+    return types.CallToolResult(
+        content=[types.ImageContent(type="image", data=PIXEL, mime_type="image/png")],
+        structured_content={"name": "pixel.png", "image": {"data": PIXEL, "mimeType": "image/png"}},
+    )
+
+
+class Preferences(BaseModel):
+    colour: str = "green"
+    size: int = 3
+    confirm: bool
+
+
+def preferences() -> Elicit[Preferences]:
+    return Elicit("Your preferences?", Preferences)
+
+
+@server.tool()
+async def ask(
+    answer: Annotated[ElicitationResult[Preferences], Resolve(preferences)],
+) -> str:
+    """Asks the user for their preferences (mid-call on the 2025 protocols, by an answer the
+    client sends with the call again on the 2026 one)."""
+    if not isinstance(answer, AcceptedElicitation):
+        return f"the user chose to {answer.action}"
+    data = answer.data
+    return f"colour={data.colour} size={data.size} confirm={data.confirm}"
 
 
 if __name__ == "__main__" and sys.argv[1:] == ["bad-schema"]:

@@ -10,6 +10,7 @@ import asyncio
 import json
 import os
 import re
+import sys
 from pathlib import Path
 
 import pytest
@@ -105,3 +106,27 @@ async def test_the_conformance_suite_passes_every_applicable_server_scenario(
     }  # fmt: skip
     assert "json-schema-2020-12" in pending
     assert not failed.get("json-schema-2020-12")
+
+
+# The client scenarios other than OAuth's (authorization servers are out of scope: a server
+# definition sends the headers it is given).
+CLIENT_SCENARIOS = ["initialize", "tools_call", "elicitation-sep1034-client-defaults", "sse-retry"]
+
+
+@pytest.mark.parametrize("scenario", CLIENT_SCENARIOS)
+async def test_threadlab_as_a_client_passes_the_suites_client_scenarios(
+    scenario: str, tmp_path: Path
+) -> None:
+    node, script = suite()
+    client = f"{sys.executable} {Path(__file__).with_name('conformance_client.py')}"
+    process = await asyncio.create_subprocess_exec(
+        str(node), str(script), "client", "--command", client, "--scenario", scenario,
+        "-o", str(tmp_path), stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.STDOUT,
+    )  # fmt: skip
+    output, _ = await asyncio.wait_for(process.communicate(), 240)
+    (checks,) = tmp_path.glob("*/checks.json")
+    results = json.loads(checks.read_text())
+    failed = [c for c in results if c.get("status") == "FAILURE"]
+    assert results, output.decode()[-3000:]
+    assert failed == [], output.decode()[-3000:]
+    assert process.returncode == 0

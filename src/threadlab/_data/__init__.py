@@ -5,6 +5,7 @@ imports the rest of threadlab, so any layer may depend on it.
 """
 
 from ._aliases import HOOK_NAMES, HookName, SideName
+from ._elicitation import Elicitation, Elicitor
 from ._events import (
     ApprovalDecidedEvent,
     ApprovalRequestedEvent,
@@ -67,6 +68,8 @@ __all__ = [
     "CallKey",
     "ChildInfo",
     "CustomEvent",
+    "Elicitation",
+    "Elicitor",
     "Event",
     "EventOrigin",
     "FileWrittenEvent",

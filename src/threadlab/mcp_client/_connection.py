@@ -10,8 +10,10 @@ import tempfile
 from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import Any
 
+from .._data import Elicitor
 from .._errors import MCPServerError
 from ..definitions import MCPServerDefinition
+from ._server_requests import ServerRequests
 
 __all__ = ["MCPConnection", "ProgressCallback"]
 
@@ -32,8 +34,11 @@ class MCPConnection:
         *,
         timeout: float,
         on_tools_changed: Callable[[], None],
+        elicitor: Elicitor | None = None,
     ) -> None:
         self.definition = definition
+        self.requests = ServerRequests(definition.name, elicitor)
+        """Where the server's questions and log messages in the middle of a call go."""
         self._headers = headers
         self._timeout = timeout
         self._on_tools_changed = on_tools_changed
@@ -240,7 +245,13 @@ class MCPConnection:
                     command=definition.command, args=list(definition.args), env=definition.env
                 )
                 transport = stdio_client(parameters, errlog=self._stderr)
-            client = Client(transport, message_handler=self._notified)
+            client = Client(
+                transport,
+                message_handler=self._notified,
+                elicitation_callback=self.requests.elicit,
+                logging_callback=self.requests.logged,
+                log_level="info",  # the 2026 protocol sends log messages only to who asks
+            )
             yield await stack.enter_async_context(client)
 
     async def _listen(self, client: Any) -> None:

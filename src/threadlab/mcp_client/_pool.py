@@ -10,7 +10,7 @@ import os
 import time
 from typing import Any
 
-from .._data import ToolResult
+from .._data import Elicitor, ToolResult
 from .._errors import DefinitionError, MCPServerError
 from ..definitions import (
     MCP_PREFIX,
@@ -25,6 +25,7 @@ from ..definitions import (
 from ..threads import ThreadState
 from ._connection import MCPConnection
 from ._results import tool_result
+from ._server_requests import CallScope
 
 __all__ = ["MCPPool", "current_pool"]
 
@@ -41,7 +42,8 @@ def current_pool() -> MCPPool | None:
 class MCPPool:
     """The MCP sessions of one runtime."""
 
-    def __init__(self) -> None:
+    def __init__(self, elicitor: Elicitor | None = None) -> None:
+        self._elicitor = elicitor
         self._connections: dict[str, MCPConnection] = {}
         self._listed: dict[str, MCPServerDefinition] = {}  # server name -> definition listed
         self._locks: dict[str, asyncio.Lock] = {}
@@ -74,7 +76,7 @@ class MCPPool:
                 self._listed.pop(server.name, None)
 
             opened = MCPConnection(server, headers, timeout=server.timeout,
-                                   on_tools_changed=changed)  # fmt: skip
+                                   on_tools_changed=changed, elicitor=self._elicitor)  # fmt: skip
             self._connections[server.name] = opened
             await opened.open()
             return opened
@@ -96,7 +98,18 @@ class MCPPool:
         connection = await self.connection(server)
         listed = await connection.list_tools()
         by_name = {tool.name: tool for tool in listed}
-        wanted = server.tools if server.tools is not None else tuple(by_name)
+        # A tool that runs only as an MCP task cannot be called as a plain call: not offered.
+        tasks_only = {name for name, tool in by_name.items() if _tasks_only(tool)}
+        wanted = server.tools
+        if wanted is None:
+            wanted = tuple(name for name in by_name if name not in tasks_only)
+        refused = [name for name in wanted if name in tasks_only]
+        if refused:
+            raise DefinitionError(
+                f"MCP server {server.name!r}'s tool {', '.join(map(repr, refused))} runs only as"
+                ' an MCP task (execution.taskSupport "required"), which threadlab does not'
+                " call; leave it out of tools="
+            )
         unknown = [name for name in wanted if name not in by_name]
         if unknown:
             raise DefinitionError(
@@ -120,6 +133,11 @@ class MCPPool:
         for definition in definitions:
             registry.add(definition)
         self._listed[server.name] = server
+
+
+def _tasks_only(tool: Any) -> bool:
+    execution = getattr(tool, "execution", None)
+    return getattr(execution, "task_support", None) == "required"
 
 
 def _needed(registry: Registry) -> list[MCPServerDefinition]:
@@ -189,11 +207,12 @@ def _tool_definition(server: MCPServerDefinition, tool: Any) -> ToolDefinition:
             raise MCPServerError("an MCP tool runs only inside a runtime's run")
         connection = await pool.connection(server)
         progress = StoredProgress(state)
+        call_id = state.execution.tool_call_id if state.execution else None
         try:
-            returned = await connection.call(remote, args, progress)
+            with connection.requests.calling(CallScope(state, call_id)):
+                returned = await connection.call(remote, args, progress)
         finally:
             progress.keep_last()
-        call_id = state.execution.tool_call_id if state.execution else None
         return await tool_result(state, server.name, call_id or "call", returned)
 
     schema = dict(tool.input_schema or {"type": "object"})

@@ -21,6 +21,7 @@ async def tool_result(state: ThreadState, server: str, call_id: str, returned: A
     /mcp/<server>/<call id>-<n>.<ext> and attached."""
     texts: list[str] = []
     attachments: list[str] = []
+    attached: dict[str, str] = {}  # the base64 of each binary part -> its file
     for n, part in enumerate(returned.content or ()):
         kind = getattr(part, "type", None)
         if kind == "text":
@@ -29,9 +30,13 @@ async def tool_result(state: ThreadState, server: str, call_id: str, returned: A
             path = _path(server, call_id, n, part.mime_type)
             await state.write_file(path, base64.b64decode(part.data))
             attachments.append(path)
+            attached[part.data] = path
             texts.append(f"[{kind} {part.mime_type}: {path}]")
         elif kind == "resource":
             texts.append(await _embedded(state, server, call_id, n, part.resource, attachments))
+            blob = getattr(part.resource, "blob", None)
+            if blob is not None:
+                attached[blob] = attachments[-1]
         elif kind == "resource_link":
             texts.append(f"[resource link: {part.uri} ({part.name})]")
         else:
@@ -41,7 +46,9 @@ async def tool_result(state: ThreadState, server: str, call_id: str, returned: A
                           attachments=tuple(attachments))  # fmt: skip
     structured = getattr(returned, "structured_content", None)
     if structured is not None:
-        return ToolResult("success", result=structured, attachments=tuple(attachments))
+        # What is attached already reaches the model as a file, not again as base64 text.
+        result = _without(structured, attached)
+        return ToolResult("success", result=result, attachments=tuple(attachments))
     return ToolResult("success", result="\n".join(texts), attachments=tuple(attachments))
 
 
@@ -55,6 +62,18 @@ async def _embedded(
     await state.write_file(path, base64.b64decode(resource.blob))
     attachments.append(path)
     return f"[resource {resource.uri}: {path}]"
+
+
+def _without(value: Any, attached: dict[str, str]) -> Any:
+    """`value` with every string that is an attached part's base64 replaced by its path."""
+    if isinstance(value, str):
+        path = attached.get(value)
+        return f"[attached: {path}]" if path is not None else value
+    if isinstance(value, dict):
+        return {key: _without(item, attached) for key, item in value.items()}
+    if isinstance(value, list):
+        return [_without(item, attached) for item in value]
+    return value
 
 
 def _path(server: str, call_id: str, n: int, mime_type: str | None) -> str:

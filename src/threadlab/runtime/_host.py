@@ -11,7 +11,7 @@ import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, Literal
 
-from .._data import Budget, Run, ThreadMeta, new_id
+from .._data import Budget, Elicitor, Run, ThreadMeta, new_id
 from .._errors import MissingVariableError, ThreadNotFoundError
 from ..definitions import (
     AgentDefinition,
@@ -48,6 +48,7 @@ class RuntimeHost:
         approver: Approver | None,
         budget: Budget | None,
         handle: Callable[[str], Thread],
+        elicitor: Elicitor | None = None,
     ) -> None:
         self.registry = registry
         self.store = store
@@ -61,7 +62,8 @@ class RuntimeHost:
         self._contexts: dict[str, ThreadContext] = {}
         self._models = ModelResolver(registry)
         self._specs = ToolSpecCache(registry)
-        self._mcp = MCPPool()
+        self.elicitor = elicitor
+        self._mcp = MCPPool(elicitor)
         self._run_listeners: list[Callable[[Thread, Run], None]] = []
 
     # what a run needs (RunHost)

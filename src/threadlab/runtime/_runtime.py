@@ -10,7 +10,7 @@ import time
 from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any, Literal
 
-from .._data import Budget, Run, ThreadMeta, new_id
+from .._data import Budget, Elicitor, Run, ThreadMeta, new_id
 from .._errors import CallContextError, MissingVariableError
 from ..definitions import (
     Registry,
@@ -59,6 +59,9 @@ class Runtime:
         approver: asked before each call that needs a decision (see `tl.Approval`); None:
             such a call pauses its run ("waiting").
         budget: a `tl.Budget` every run keeps to, its descendants' model calls included.
+        elicitor: answers an MCP server that asks the user something in the middle of a call
+            (`tl.Elicitation` -> the form's values, or None to decline; sync or async);
+            None: such questions are declined.
 
     Examples:
         >>> import threadlab as tl
@@ -83,6 +86,7 @@ class Runtime:
         tracer_provider: TracerProvider | None = None,
         approver: Approver | None = None,
         budget: Budget | None = None,
+        elicitor: Elicitor | None = None,
     ) -> None:
         registry = registry if registry is not None else default_registry()
         if budget is not None and not isinstance(budget, Budget):
@@ -90,6 +94,10 @@ class Runtime:
         if approver is not None and not callable(approver):
             raise TypeError(
                 f"approver must be callable (request) -> bool | tl.Approval, got {approver!r}"
+            )
+        if elicitor is not None and not callable(elicitor):
+            raise TypeError(
+                f"elicitor must be callable (tl.Elicitation) -> dict | None, got {elicitor!r}"
             )
         if children not in ("here", "workers"):
             raise ValueError(f'children must be "here" or "workers", not {children!r}')
@@ -109,6 +117,7 @@ class Runtime:
             approver,
             budget,
             self.thread,
+            elicitor,
         )
         self._handles: dict[str, Thread] = {}
         if tracer_provider is not None:
@@ -129,6 +138,11 @@ class Runtime:
         """Asked before each call whose tool needs a decision; None: such a call pauses the
         run ("waiting") until `thread.approve` / `thread.reject` and `thread.resume()`."""
         return self._host.approver
+
+    @property
+    def elicitor(self) -> Elicitor | None:
+        """Answers MCP servers' questions to the user (None: they are declined)."""
+        return self._host.elicitor
 
     @property
     def budget(self) -> Budget | None:

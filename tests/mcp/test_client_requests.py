@@ -1,0 +1,157 @@
+"""What a server asks and tells in the middle of a call, heard by threadlab as its client:
+an elicitation is answered by the runtime's elicitor (defaults filled in) or declined, and is
+recorded on the call; log messages become events of the call; an image a server also puts in
+its structured content reaches the model as a file, not as base64 text; a tool that runs only
+as an MCP task is not offered. The servers: the tests' own over stdio, and the npm
+"everything" server."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+import threadlab as tl
+from threadlab.models import ScriptedModel, call, text
+
+from .conftest import stdio_server
+from .stdio_server import PIXEL
+
+pytestmark = pytest.mark.processes  # it starts MCP servers in their own processes
+
+
+async def run_with(
+    registry: tl.Registry, store: Path, calls: list[tuple[str, dict[str, Any]]], **runtime: Any
+) -> tuple[tl.Thread, tl.Runtime]:
+    command, *args = stdio_server()
+    tl.define_mcp_server("local", command=command, args=args, registry=registry)
+    model = ScriptedModel([*(call(name, arguments) for name, arguments in calls), text("done")])
+    tl.define_prompt("p", prompt="Use the tools.", model=model, tools=["mcp:local"],
+                     registry=registry)  # fmt: skip
+    rt = tl.Runtime(registry, store, **runtime)
+    thread = await rt.create_thread("p")
+    await thread.send("go")
+    return thread, rt
+
+
+def tool_results(thread: tl.Thread) -> list[str]:
+    """What each tool returned (the SDK's server sends a str result as structured content
+    {"result": ...}, which is what the model reads)."""
+    return [json.loads(m.content or "")["result"] for m in thread.messages if m.role == "tool"]
+
+
+def custom(thread: tl.Thread, kind: str) -> list[tl.CustomEvent]:
+    return [e for e in thread.events if isinstance(e, tl.CustomEvent) and e.event_type == kind]
+
+
+async def test_an_elicitation_is_answered_by_the_elicitor_with_the_forms_defaults(
+    registry: tl.Registry, store_dir: Path
+) -> None:
+    asked: list[tl.Elicitation] = []
+
+    async def person(question: tl.Elicitation) -> dict[str, Any]:
+        asked.append(question)
+        return {"confirm": True, "size": 5}  # colour left out: its default goes
+
+    thread, rt = await run_with(registry, store_dir, [("ask", {})], elicitor=person)
+    try:
+        assert tool_results(thread) == ["colour=green size=5 confirm=True"]
+        (question,) = asked
+        call_id = next(m for m in thread.messages if m.tool_calls).tool_calls[0].id
+        assert (question.server, question.message) == ("local", "Your preferences?")
+        assert (question.thread_id, question.tool_call_id) == (thread.id, call_id)
+        assert question.schema["properties"]["colour"]["default"] == "green"
+        (recorded,) = custom(thread, "elicitation")
+        assert recorded.tool_call_id == call_id
+        assert recorded.data == {
+            "server": "local", "message": "Your preferences?", "action": "accept",
+            "answer": {"confirm": True, "size": 5, "colour": "green"},
+        }  # fmt: skip
+    finally:
+        await rt.aclose()
+
+
+def declines(question: tl.Elicitation) -> None:
+    return None
+
+
+def fails(question: tl.Elicitation) -> dict[str, Any]:
+    raise RuntimeError("the person's window closed")
+
+
+@pytest.mark.parametrize("elicitor", [None, declines, fails])
+async def test_without_an_answer_the_elicitation_is_declined_not_a_result_with_an_error(
+    registry: tl.Registry, store_dir: Path, elicitor: Any
+) -> None:
+    thread, rt = await run_with(registry, store_dir, [("ask", {})], elicitor=elicitor)
+    try:
+        (answer,) = [m for m in thread.messages if m.role == "tool"]
+        assert answer.tool_status == "success"  # the server's own answer to a refusal
+        (said,) = tool_results(thread)
+        (recorded,) = custom(thread, "elicitation")
+        assert said == f"the user chose to {recorded.data['action']}"
+        assert recorded.data["action"] == ("cancel" if elicitor is not None and
+                                           elicitor.__name__ == "fails" else "decline")  # fmt: skip
+        assert "answer" not in recorded.data
+    finally:
+        await rt.aclose()
+
+
+async def test_a_servers_log_messages_are_events_of_the_call(
+    registry: tl.Registry, store_dir: Path
+) -> None:
+    thread, rt = await run_with(registry, store_dir, [("chatty", {})])
+    try:
+        assert tool_results(thread) == ["chatted"]
+        logs = custom(thread, "log")
+        assert [(e.data["level"], e.data["message"]) for e in logs] == [
+            ("info", "looking around"), ("warning", "found a loose end")]  # fmt: skip
+        assert {e.tool_call_id for e in logs} == {thread.messages[1].tool_calls[0].id}
+    finally:
+        await rt.aclose()
+
+
+async def test_an_image_in_structured_content_is_a_file_for_the_model_not_base64(
+    registry: tl.Registry, store_dir: Path
+) -> None:
+    thread, rt = await run_with(registry, store_dir, [("snapshot", {})])
+    try:
+        (result,) = [m for m in thread.messages if m.role == "tool"]
+        (path,) = result.attachments
+        assert PIXEL not in (result.content or "")
+        assert f'"data": "[attached: {path}]"' in (result.content or "")
+        assert '"name": "pixel.png"' in (result.content or "")
+        assert thread.files.read_sync(path).startswith(b"\x89PNG")
+    finally:
+        await rt.aclose()
+
+
+async def test_the_everything_servers_form_is_answered_and_its_task_tool_left_out(
+    everything: list[str], registry: tl.Registry, store_dir: Path
+) -> None:
+    """server-everything (the 2025 protocol, as the servers in use speak it) lists its
+    elicitation tool to a client that answers forms, and a tool that runs only as a task."""
+    command, *args = everything
+    tl.define_mcp_server("everything", command=command, args=args, registry=registry)
+    model = ScriptedModel([call("trigger-elicitation-request", {}), text("done")])
+    tl.define_prompt("p", prompt="Use the tools.", model=model, tools=["mcp:everything"],
+                     registry=registry)  # fmt: skip
+    rt = tl.Runtime(registry, store_dir, elicitor=lambda asked: {"name": "Ada"})
+    try:
+        thread = await rt.create_thread("p")
+        assert (await thread.send("go")).status == "completed"
+        offered = [t.name for t in registry.tools() if t.mcp_server == "everything"]
+        assert "trigger-elicitation-request" in offered
+        assert "simulate-research-query" not in offered  # execution.taskSupport "required"
+        (result,) = [m.content or "" for m in thread.messages if m.role == "tool"]
+        assert "- Name: Ada" in result
+        assert "- Favorite Integer: 42" in result  # the form's default, filled in
+        tl.define_mcp_server("named", command=command, args=args,
+                             tools=["simulate-research-query"], registry=registry)  # fmt: skip
+        tl.define_prompt("q", prompt="x", tools=["mcp:named"], registry=registry)
+        with pytest.raises(tl.DefinitionError, match="runs only as an MCP task"):
+            await (await rt.create_thread("q")).send("go")
+    finally:
+        await rt.aclose()
