@@ -161,3 +161,18 @@ def test_every_python_example_type_checks_under_mypy_strict(tmp_path: Path) -> N
         timeout=300,
     )
     assert result.returncode == 0, result.stdout + result.stderr
+
+
+def test_the_mcp_guides_examples_print_what_the_page_says(tmp_path: Path) -> None:
+    served = run_example("mcp_served_content.py", tmp_path)
+    assert served.returncode == 0, served.stderr
+    lines = served.stdout.splitlines()
+    assert lines[:3] == ["{'city': 'Oslo', 'celsius': 21.5}", "['text', 'resource']",
+                         "True /chart.svg"]  # fmt: skip
+    assert "text='Write a weather brief for Oslo.'" in lines[3]
+    decided = run_example("mcp_decisions.py", tmp_path)
+    assert decided.returncode == 0, decided.stderr
+    assert decided.stdout.splitlines() == [
+        'asked: threadlab: the call delete({"path": "/tmp/old.log"})',
+        "completed ['deleted /tmp/old.log']",
+    ]
