@@ -152,3 +152,28 @@ async def test_an_answer_for_a_state_the_server_never_gave_decides_nothing(
     finally:
         await service.close()
         await rt.aclose()
+
+
+@pytest.mark.parametrize("mode", ["legacy", "auto"])
+async def test_an_edit_the_tools_schema_refuses_runs_nothing_and_says_why(
+    store_dir: Path, mode: str
+) -> None:
+    deleted: list[str] = []
+    rt = tl.Runtime(deleting_registry(deleted), store_dir)
+    service = await tl.mcp.serve(runtime=rt)
+    callback, _ = person({"decision": "approve", "force": "yes, please"})
+    try:
+        async with client_of(service, elicitation_callback=callback, mode=mode) as client:
+            refused = await client.call_tool("delete", ARGS)
+        async with client_of(service, mode=mode) as client:
+            again = await client.call_tool("delete", ARGS)
+        (thread,) = rt.threads()
+        assert refused.is_error
+        assert refused.content[0].text.startswith(
+            "the answer was refused: invalid arguments for tool 'delete'")  # fmt: skip
+        assert f"in thread {thread.id}" in refused.content[0].text
+        assert f"in thread {thread.id}" in again.content[0].text  # the same waiting thread
+        assert deleted == []
+    finally:
+        await service.close()
+        await rt.aclose()

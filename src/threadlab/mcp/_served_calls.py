@@ -93,9 +93,9 @@ class ServedCalls:
             target = relay_prompt(self._registry, name)
             message = json.dumps(arguments)
         key = json.dumps([name, arguments], sort_keys=True, default=str)
-        asks = client.asks
+        asks, refused = client.asks, None
         if state is not None:
-            thread, status = await self._answered(key, state, answers or {}, client, name)
+            thread, status, refused = await self._answered(key, state, answers or {}, client, name)
             if status == "declined":
                 status, asks = "waiting", None  # they would not say: asked no more this time
         else:
@@ -105,15 +105,20 @@ class ServedCalls:
                 token = secrets.token_urlsafe(24)
                 requests = {f"decision-{n}": r for n, r in enumerate(thread.pending)}
                 self._asked[token] = _Asked(key, thread.id, requests)
+                self._waiting[key] = thread.id  # a plain repeat of the call finds it too
                 return NeedsAnswers({k: self._form(r) for k, r in requests.items()}, token)
-            if not await self._ask(thread, client):
+            refused = await self._ask(thread, client)
+            if refused != "":
                 break
             status = await self._follow(thread, None, client, name)
         if status == "waiting":
+            # Only a call that was told it waits is picked up again by the same call.
+            self._waiting[key] = thread.id
             pending = ", ".join(r.tool_call_id for r in thread.pending) or "a decision"
+            why = f"{refused}; " if refused else ""
             return CallOutcome(True, (
-                f"the call waits for a decision ({pending}) in thread {thread.id}: approve or"
-                " reject it where threadlab runs, then make the same call again"
+                f"{why}the call waits for a decision ({pending}) in thread {thread.id}: approve"
+                " or reject it where threadlab runs, then make the same call again"
             ), thread)  # fmt: skip
         self._waiting.pop(key, None)
         return self._outcome(thread, target != name, status)
@@ -126,16 +131,17 @@ class ServedCalls:
         if thread is None:
             thread = await self._runtime.create_thread(target, origin=ORIGIN)
             self._resources.served(thread.id)
-            self._waiting[key] = thread.id  # until it ends, the same call finds this thread
             return thread, await self._follow(thread, message, client, name)
         if thread.status == "waiting" and not thread.pending:  # decided since: run it now
             return thread, await self._follow(thread, None, client, name)
-        return thread, thread.status
+        return thread, thread.status  # still waiting, or run meanwhile where threadlab runs
 
     async def _answered(
         self, key: str, state: str, answers: dict[str, FormAnswer], client: ClientChannel,
         name: str,
-    ) -> tuple[Thread, str]:  # fmt: skip
+    ) -> tuple[Thread, str, str | None]:  # fmt: skip
+        """Apply the answers to forms this endpoint gave; the thread, its status ("declined":
+        the person would not say, or an edit was refused: why) and why."""
         asked = self._asked.pop(state, None)
         if asked is None or asked.key != key:
             raise ThreadlabError("the call's request state is not one this server gave (or it"
@@ -143,10 +149,10 @@ class ServedCalls:
         thread = self._runtime.thread(asked.thread_id)
         for form_key, request in asked.requests.items():
             action, answer = answers.get(form_key, ("cancel", {}))
-            if action != "accept":
-                return thread, "declined"
-            await self._decide(request, answer)
-        return thread, await self._follow(thread, None, client, name)
+            refused = await self._decide(request, answer) if action == "accept" else None
+            if action != "accept" or refused:
+                return thread, "declined", refused
+        return thread, await self._follow(thread, None, client, name), None
 
     def _waiting_thread(self, key: str) -> Thread | None:
         thread_id = self._waiting.get(key)
@@ -197,27 +203,34 @@ class ServedCalls:
         tool = self._registry.tool(request.name)
         return dict(tool.args.json_schema) if isinstance(tool, ToolDefinition) else {}
 
-    async def _ask(self, thread: Thread, client: ClientChannel) -> bool:
-        """Ask the client's person about each waiting call; False when they would not say."""
+    async def _ask(self, thread: Thread, client: ClientChannel) -> str | None:
+        """Ask the client's person about each waiting call: "" when every one is decided,
+        else None (they would not say) or why their answer was refused."""
         for request in thread.pending:
             action, answer = await client.ask(*self._form(request))
             if action != "accept":
-                return False
-            await self._decide(request, answer)
-        return True
+                return None
+            refused = await self._decide(request, answer)
+            if refused:
+                return refused
+        return ""
 
-    async def _decide(self, request: ApprovalRequest, answer: dict[str, Any]) -> None:
-        """Record the person's decision; a call decided meanwhile elsewhere keeps that one."""
+    async def _decide(self, request: ApprovalRequest, answer: dict[str, Any]) -> str | None:
+        """Record the person's decision (a call decided meanwhile elsewhere keeps that one);
+        why it was refused, when it was (an edit the tool's schema refuses)."""
         decided = self._runtime.thread(request.thread_id)
         if not any(r.tool_call_id == request.tool_call_id for r in decided.pending):
-            return
-        if answer.get("decision") == "reject":
-            reason = str(answer.get("reason") or "rejected by the MCP client")
-            await decided.reject(request.tool_call_id, reason, by="mcp")
-            return
-        edited = edited_arguments(request, self._schema(request), answer)
-        # edits the tool's schema refuses: ThreadlabError, the call still waits
-        await decided.approve(request.tool_call_id, arguments=edited, by="mcp")
+            return None
+        try:
+            if answer.get("decision") == "reject":
+                reason = str(answer.get("reason") or "rejected by the MCP client")
+                await decided.reject(request.tool_call_id, reason, by="mcp")
+            else:
+                edited = edited_arguments(request, self._schema(request), answer)
+                await decided.approve(request.tool_call_id, arguments=edited, by="mcp")
+        except ThreadlabError as exc:
+            return f"the answer was refused: {exc}"
+        return None
 
     def _outcome(self, thread: Thread, relayed: bool, status: str) -> CallOutcome:
         messages = thread.messages
