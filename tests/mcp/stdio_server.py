@@ -2,9 +2,9 @@
 `python stdio_server.py [bad-schema]`. Its tools: `pid` (the server's process id), `flood`
 (sends many progress notifications), `die` (the process exits in the middle of the call),
 `chatty` (logs as it runs), `snapshot` (an image, also inside its structured content, as
-server-filesystem's `read_media_file` answers), and `ask` (asks the user a form with
-defaults); with `bad-schema`, also `broken`, whose input schema is
-not valid JSON Schema."""
+server-filesystem's `read_media_file` answers), `ask` (asks the user a form with defaults)
+and `summarise` (asks the client's model); with `bad-schema`, also `broken`, whose input
+schema is not valid JSON Schema."""
 
 from __future__ import annotations
 
@@ -21,6 +21,7 @@ from mcp.server.mcpserver import (
     ElicitationResult,
     MCPServer,
     Resolve,
+    Sample,
 )
 from pydantic import BaseModel
 
@@ -87,6 +88,21 @@ async def ask(
         return f"the user chose to {answer.action}"
     data = answer.data
     return f"colour={data.colour} size={data.size} confirm={data.confirm}"
+
+
+def summary_request(text: str) -> Sample:
+    said = types.SamplingMessage(role="user", content=types.TextContent(type="text", text=text))
+    return Sample([said], max_tokens=50, system_prompt="Summarise in a line.")
+
+
+@server.tool()
+async def summarise(
+    text: str, summary: Annotated[types.CreateMessageResult, Resolve(summary_request)]
+) -> str:
+    """Summarises a text with the client's model."""
+    content = summary.content
+    said = content.text if isinstance(content, types.TextContent) else str(content)
+    return f"summary by {summary.model}: {said}"
 
 
 if __name__ == "__main__" and sys.argv[1:] == ["bad-schema"]:

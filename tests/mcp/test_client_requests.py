@@ -8,13 +8,24 @@ as an MCP task is not offered. The servers: the tests' own over stdio, and the n
 from __future__ import annotations
 
 import json
+from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 import threadlab as tl
-from threadlab.models import ScriptedModel, call, text
+from threadlab.models import (
+    FinishChunk,
+    FunctionModel,
+    ModelRequest,
+    ScriptedModel,
+    Step,
+    TextChunk,
+    call,
+    step,
+    text,
+)
 
 from .conftest import stdio_server
 from .stdio_server import PIXEL
@@ -128,14 +139,17 @@ async def test_an_image_in_structured_content_is_a_file_for_the_model_not_base64
         await rt.aclose()
 
 
-async def test_the_everything_servers_form_is_answered_and_its_task_tool_left_out(
+async def test_the_everything_servers_form_and_sampling_are_answered_its_task_tool_left_out(
     everything: list[str], registry: tl.Registry, store_dir: Path
 ) -> None:
     """server-everything (the 2025 protocol, as the servers in use speak it) lists its
     elicitation tool to a client that answers forms, and a tool that runs only as a task."""
     command, *args = everything
-    tl.define_mcp_server("everything", command=command, args=args, registry=registry)
-    model = ScriptedModel([call("trigger-elicitation-request", {}), text("done")])
+    tl.define_mcp_server("everything", command=command, args=args, sampling_model="offline",
+                         registry=registry)  # fmt: skip
+    sampling = call("trigger-sampling-request", {"prompt": "Say hi", "maxTokens": 20})
+    asks = step(call("trigger-elicitation-request", {}), sampling)
+    model = ScriptedModel([asks, text("done")])
     tl.define_prompt("p", prompt="Use the tools.", model=model, tools=["mcp:everything"],
                      registry=registry)  # fmt: skip
     rt = tl.Runtime(registry, store_dir, elicitor=lambda asked: {"name": "Ada"})
@@ -145,13 +159,84 @@ async def test_the_everything_servers_form_is_answered_and_its_task_tool_left_ou
         offered = [t.name for t in registry.tools() if t.mcp_server == "everything"]
         assert "trigger-elicitation-request" in offered
         assert "simulate-research-query" not in offered  # execution.taskSupport "required"
-        (result,) = [m.content or "" for m in thread.messages if m.role == "tool"]
+        result, sampled = [m.content or "" for m in thread.messages if m.role == "tool"]
         assert "- Name: Ada" in result
         assert "- Favorite Integer: 42" in result  # the form's default, filled in
+        assert '"model": "offline"' in sampled  # answered by sampling_model
+        assert (
+            "(offline model) You said: Resource trigger-sampling-request context: Say hi" in sampled
+        )
         tl.define_mcp_server("named", command=command, args=args,
                              tools=["simulate-research-query"], registry=registry)  # fmt: skip
         tl.define_prompt("q", prompt="x", tools=["mcp:named"], registry=registry)
         with pytest.raises(tl.DefinitionError, match="runs only as an MCP task"):
             await (await rt.create_thread("q")).send("go")
+    finally:
+        await rt.aclose()
+
+
+async def test_a_sampling_request_is_answered_by_the_threads_own_model(
+    registry: tl.Registry, store_dir: Path
+) -> None:
+    command, *args = stdio_server()
+    tl.define_mcp_server("local", command=command, args=args, registry=registry)
+
+    def author(messages: list[tl.Message], tools: list[Any]) -> Step:
+        if not tools:  # the server's request: no tools offered
+            return text(f"in short: {messages[-1].content}")
+        if messages[-1].role == "tool":
+            return text("done")
+        return call("summarise", {"text": "threadlab runs agent tools in notebooks"})
+
+    tl.define_prompt("p", prompt="x", model=FunctionModel(author), tools=["mcp:local"],
+                     registry=registry)  # fmt: skip
+    rt = tl.Runtime(registry, store_dir)
+    try:
+        thread = await rt.create_thread("p")
+        assert (await thread.send("go")).status == "completed"
+        (said,) = tool_results(thread)
+        assert said == "summary by author: in short: threadlab runs agent tools in notebooks"
+        (sampled,) = custom(thread, "sampling")
+        assert (sampled.data["server"], sampled.data["model"]) == ("local", "author")
+        assert sampled.tool_call_id == thread.messages[1].tool_calls[0].id
+    finally:
+        await rt.aclose()
+
+
+class Counting:
+    """A model that answers briefly and counts 7 tokens a step."""
+
+    name = "counting"
+
+    def __init__(self) -> None:
+        self.requests: list[ModelRequest] = []
+
+    async def stream(self, request: ModelRequest) -> AsyncIterator[Any]:
+        self.requests.append(request)
+        yield TextChunk("brief")
+        yield FinishChunk(usage={"input_tokens": 5, "output_tokens": 2})
+
+
+async def test_sampling_uses_the_servers_model_and_the_runs_budget(
+    registry: tl.Registry, store_dir: Path
+) -> None:
+    command, *args = stdio_server()
+    counting = Counting()
+    tl.define_mcp_server("local", command=command, args=args, sampling_model=counting,
+                         registry=registry)  # fmt: skip
+    both = step(call("summarise", {"text": "a"}), call("summarise", {"text": "b"}))
+    model = ScriptedModel([both, text("done")])
+    tl.define_prompt("p", prompt="x", model=model, tools=["mcp:local"], registry=registry)
+    rt = tl.Runtime(registry, store_dir, budget=tl.Budget(max_tokens=6))
+    try:
+        thread = await rt.create_thread("p")
+        run = await thread.send("go")
+        first, second = [m.content or "" for m in thread.messages if m.role == "tool"]
+        assert json.loads(first)["result"] == "summary by counting: brief"
+        assert counting.requests[0].max_output_tokens == 6  # what the budget had left
+        assert "sampling refused: the run reached its budget of 6 tokens (7 used)" in second
+        (sampled,) = custom(thread, "sampling")
+        assert sampled.data["usage"] == {"input_tokens": 5, "output_tokens": 2}
+        assert run.stop_reason == "stopped: budget"  # no model step after the budget is spent
     finally:
         await rt.aclose()

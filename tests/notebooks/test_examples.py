@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 from pathlib import Path
 from typing import Any
 
@@ -143,8 +144,12 @@ def test_mcp(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     notebook = execute("mcp", tmp_path)
     printed = "\n".join(outputs(notebook))
     assert "HELLO FROM A CLIENT!" in printed
-    assert "['shout']" in printed
+    assert "['shout', 'tiny_chart']" in printed
     assert '"mcpServers"' in printed
+    assert "<service.token>" in printed  # the token itself is not kept in the notebook
+    assert not re.search(r"Bearer [\w-]{20,}", json.dumps(notebook))
+    assert "['text', 'image'] ['files', 'chart.png']" in printed  # a served tool's image
+    assert outputs(notebook, "image/png")  # read back by the SDK's client and shown
     html = "".join(outputs(notebook, "text/html"))
     assert "Echo: " in html  # the server's echo, in the explorer's run
     assert "/mcp/everything/" in html  # its image, in the thread's files

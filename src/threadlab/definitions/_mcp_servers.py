@@ -65,6 +65,7 @@ def define_mcp_server(
     prefix: str | None = None,
     timeout: float = 30.0,
     approval: Any = None,
+    sampling_model: Any = None,
     registry: Registry | None = None,
 ) -> MCPServerDefinition:
     """Define an MCP server whose tools prompts can list.
@@ -110,6 +111,7 @@ def define_mcp_server(
         prefix=prefix,
         timeout=float(timeout),
         approval=approval,
+        sampling_model=sampling_model,
     )
     (registry if registry is not None else default_registry()).add_mcp_server(definition)
     return definition

@@ -220,6 +220,9 @@ class MCPServerDefinition(BaseModel):
     """Seconds to start or reach the server and finish the handshake, and for a listing."""
     approval: Any = None
     """As a function tool's `approval`, for every tool of the server."""
+    sampling_model: Any = None
+    """The model (a name or a model object) that answers the server's sampling requests;
+    None: the model of the thread whose call the server is serving."""
 
     def local_name(self, remote: str) -> str:
         """The name a prompt lists the server's tool `remote` by."""

@@ -7,6 +7,7 @@ in. Nothing here imports the runtime; it is written against `RunHost`.
 """
 
 from ._approvals import Approver, claim_decision, pending_requests
+from ._capabilities import model_id
 from ._fork import fork_point, fork_tree, give_result
 from ._host import Limits, RunHost
 from ._model_choice import ModelResolver
@@ -15,12 +16,14 @@ from ._repair import repair
 from ._reports import deliver_report, report_failure
 from ._runner import execute_run, fail_unstarted, resume_child, run_queued
 from ._scanner import ArgumentScanner
+from ._spending import SPENDING
 from ._subagents import child_outcome
 from ._tool_call import SOURCE_NAMERS
 from ._tool_specs import ToolSpecCache
 
 __all__ = [
     "SOURCE_NAMERS",
+    "SPENDING",
     "Approver",
     "ArgumentScanner",
     "Limits",
@@ -35,6 +38,7 @@ __all__ = [
     "fork_point",
     "fork_tree",
     "give_result",
+    "model_id",
     "pending_requests",
     "render_system",
     "repair",

@@ -28,7 +28,10 @@ __all__ = ["agent_cell", "mcp_server_cell", "prompt_cell", "tool_cell"]
 
 
 _AGENT_KEYS = frozenset(inspect.signature(define_agent).parameters) - {"name", "registry"}
-_MCP_KEYS = {"command", "args", "env", "url", "headers", "tools", "prefix", "timeout", "approval"}
+_MCP_KEYS = {
+    "command", "args", "env", "url", "headers", "tools", "prefix", "timeout", "approval",
+    "sampling_model",
+}  # fmt: skip
 
 
 def tool_cell(magics: MagicsHost, args: Any, cell: str) -> Defined:

@@ -3,6 +3,7 @@ servers `tl.define_mcp_server` names, on the official `mcp` SDK (the `threadlab[
 extra)."""
 
 from ._connection import MCPConnection
-from ._pool import MCPPool, current_pool
+from ._pool import MCPPool, ServerSampler, current_pool
+from ._server_requests import CallScope
 
-__all__ = ["MCPConnection", "MCPPool", "current_pool"]
+__all__ = ["CallScope", "MCPConnection", "MCPPool", "ServerSampler", "current_pool"]

@@ -13,7 +13,7 @@ from typing import Any
 from .._data import Elicitor
 from .._errors import MCPServerError
 from ..definitions import MCPServerDefinition
-from ._server_requests import ServerRequests
+from ._server_requests import Sampler, ServerRequests
 
 __all__ = ["MCPConnection", "ProgressCallback"]
 
@@ -35,9 +35,10 @@ class MCPConnection:
         timeout: float,
         on_tools_changed: Callable[[], None],
         elicitor: Elicitor | None = None,
+        sampler: Sampler | None = None,
     ) -> None:
         self.definition = definition
-        self.requests = ServerRequests(definition.name, elicitor)
+        self.requests = ServerRequests(definition.name, elicitor, sampler)
         """Where the server's questions and log messages in the middle of a call go."""
         self._headers = headers
         self._timeout = timeout
@@ -249,6 +250,7 @@ class MCPConnection:
                 transport,
                 message_handler=self._notified,
                 elicitation_callback=self.requests.elicit,
+                sampling_callback=self.requests.sample,
                 logging_callback=self.requests.logged,
                 log_level="info",  # the 2026 protocol sends log messages only to who asks
             )

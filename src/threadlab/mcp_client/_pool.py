@@ -8,6 +8,7 @@ import asyncio
 import contextvars
 import os
 import time
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 from .._data import Elicitor, ToolResult
@@ -27,7 +28,10 @@ from ._connection import MCPConnection
 from ._results import tool_result
 from ._server_requests import CallScope
 
-__all__ = ["MCPPool", "current_pool"]
+__all__ = ["MCPPool", "ServerSampler", "current_pool"]
+
+ServerSampler = Callable[[MCPServerDefinition, CallScope, Any], Awaitable[Any]]
+"""Answers a server's sampling request made during a call (see `Sampler`)."""
 
 _CURRENT: contextvars.ContextVar[MCPPool | None] = contextvars.ContextVar(
     "threadlab_mcp_pool", default=None
@@ -42,8 +46,11 @@ def current_pool() -> MCPPool | None:
 class MCPPool:
     """The MCP sessions of one runtime."""
 
-    def __init__(self, elicitor: Elicitor | None = None) -> None:
+    def __init__(
+        self, elicitor: Elicitor | None = None, sampler: ServerSampler | None = None
+    ) -> None:
         self._elicitor = elicitor
+        self._sampler = sampler
         self._connections: dict[str, MCPConnection] = {}
         self._listed: dict[str, MCPServerDefinition] = {}  # server name -> definition listed
         self._locks: dict[str, asyncio.Lock] = {}
@@ -75,8 +82,16 @@ class MCPPool:
             def changed() -> None:
                 self._listed.pop(server.name, None)
 
-            opened = MCPConnection(server, headers, timeout=server.timeout,
-                                   on_tools_changed=changed, elicitor=self._elicitor)  # fmt: skip
+            sampler = self._sampler
+
+            async def sample(scope: CallScope, params: Any) -> Any:
+                assert sampler is not None
+                return await sampler(server, scope, params)
+
+            opened = MCPConnection(
+                server, headers, timeout=server.timeout, on_tools_changed=changed,
+                elicitor=self._elicitor, sampler=sample if sampler is not None else None,
+            )  # fmt: skip
             self._connections[server.name] = opened
             await opened.open()
             return opened

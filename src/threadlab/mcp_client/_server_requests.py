@@ -1,7 +1,8 @@
 """What a server asks of its client in the middle of a call, and what it tells: an elicitation
 (a form for the user) is answered by the runtime's elicitor — or declined, never answered with
-an error dressed as a result — and a log message becomes a "log" event of the call. Both are
-recorded on the thread whose call the server is serving.
+an error dressed as a result —, a sampling request by a model the runtime chooses (the
+`Sampler`), and a log message becomes a "log" event of the call. All are recorded on the
+thread whose call the server is serving.
 
 Which call that is: the call awaiting the answer (on the 2026 protocol the question comes back
 as the call's own result, in the calling task), else the only call in flight on the session. A
@@ -14,24 +15,32 @@ import contextlib
 import contextvars
 import inspect
 import logging
-from collections.abc import Iterator, Mapping
-from dataclasses import dataclass
+from collections.abc import Awaitable, Callable, Iterator, Mapping
+from dataclasses import dataclass, field
 from typing import Any
 
 from .._data import Elicitation, Elicitor
 from ..threads import ThreadState
 
-__all__ = ["CallScope", "ServerRequests", "with_defaults"]
+__all__ = ["CallScope", "Sampler", "ServerRequests", "with_defaults"]
 
 log = logging.getLogger("threadlab.mcp_client")
 
 
 @dataclass(frozen=True)
 class CallScope:
-    """One call of a server's tool, by a thread."""
+    """One call of a server's tool, by a thread; `context`: the calling task's context
+    variables as the call began (the run's spending among them), for answers given from
+    the session's own task."""
 
     state: ThreadState
     call_id: str | None
+    context: contextvars.Context = field(default_factory=contextvars.copy_context)
+
+
+Sampler = Callable[[CallScope, Any], Awaitable[Any]]
+"""Answers one `sampling/createMessage` (its params) made during the call: a
+`CreateMessageResult`, or an `ErrorData` saying why not."""
 
 
 _CALLING: contextvars.ContextVar[CallScope | None] = contextvars.ContextVar(
@@ -42,9 +51,12 @@ _CALLING: contextvars.ContextVar[CallScope | None] = contextvars.ContextVar(
 class ServerRequests:
     """The callbacks of one session with `server`: its elicitations and log messages."""
 
-    def __init__(self, server: str, elicitor: Elicitor | None) -> None:
+    def __init__(
+        self, server: str, elicitor: Elicitor | None, sampler: Sampler | None = None
+    ) -> None:
         self._server = server
         self._elicitor = elicitor
+        self._sampler = sampler
         self._in_flight: dict[int, CallScope] = {}
 
     @contextlib.contextmanager
@@ -104,6 +116,21 @@ class ServerRequests:
             data["answer"] = content
         scope.state.emit("elicitation", data)
 
+    async def sample(self, context: Any, params: Any) -> Any:
+        from mcp import types
+
+        scope = self._scope()
+        if scope is None or self._sampler is None:
+            why = "no model answers it here" if self._sampler is None else (
+                "it came outside any one call of the server's tools")  # fmt: skip
+            return types.ErrorData(code=types.INVALID_REQUEST, message=f"sampling refused: {why}")
+        try:
+            return await self._sampler(scope, params)
+        except Exception as exc:  # the model's failure: the server hears that, not its text
+            log.warning("answering %s's sampling request failed: %s", self._server, exc)
+            said = f"sampling failed: the model could not answer ({type(exc).__name__})"
+            return types.ErrorData(code=types.INTERNAL_ERROR, message=said)
+
     async def logged(self, params: Any) -> None:
         scope = self._scope()
         if scope is None:
@@ -119,7 +146,7 @@ def with_defaults(schema: Mapping[str, Any], answer: Mapping[str, Any]) -> dict[
     """The answer, with each field it leaves out that the schema gives a default for filled
     with that default (SEP-1034: the server gets what the person saw)."""
     content = dict(answer)
-    for name, field in (schema.get("properties") or {}).items():
-        if name not in content and isinstance(field, Mapping) and "default" in field:
-            content[name] = field["default"]
+    for name, spec in (schema.get("properties") or {}).items():
+        if name not in content and isinstance(spec, Mapping) and "default" in spec:
+            content[name] = spec["default"]
     return content

@@ -26,6 +26,7 @@ from ..mcp_client import MCPPool
 from ..models import Model, ToolPurpose, ToolSpec
 from ..store import LocatedStore, Store, ThreadRecord
 from ..threads import RunLeases, SecretBox, ThreadContext
+from ._sampling import SamplingAnswerer
 
 if TYPE_CHECKING:
     from ._thread import Thread
@@ -63,7 +64,7 @@ class RuntimeHost:
         self._models = ModelResolver(registry)
         self._specs = ToolSpecCache(registry)
         self.elicitor = elicitor
-        self._mcp = MCPPool(elicitor)
+        self._mcp = MCPPool(elicitor, SamplingAnswerer(self))
         self._run_listeners: list[Callable[[Thread, Run], None]] = []
 
     # what a run needs (RunHost)

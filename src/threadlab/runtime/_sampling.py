@@ -1,0 +1,92 @@
+"""An MCP server's sampling request (`sampling/createMessage`), made in the middle of a call,
+answered by a model threadlab chooses: the server definition's `sampling_model`, else the model
+of the thread whose call it is serving (its override, else its prompt's). The answer is spent
+from that run's budget — refused once the budget is used up, its output bounded by what is
+left — and recorded as a "sampling" event of the call: the model, its usage and cost, the
+text it gave."""
+
+from __future__ import annotations
+
+from typing import Any, Protocol
+
+from .._data import Message
+from ..definitions import MCPServerDefinition, PromptDefinition, Registry
+from ..execution import SPENDING, model_id
+from ..mcp_client import CallScope
+from ..models import FinishChunk, Model, ModelRequest, TextChunk, step_cost
+from ..threads import ThreadContext
+
+__all__ = ["SamplingAnswerer"]
+
+
+class SamplingHost(Protocol):
+    registry: Registry
+
+    def context(self, thread_id: str) -> ThreadContext: ...
+
+    def resolve_model(self, chosen: Any, variables: Any) -> Model: ...
+
+
+class SamplingAnswerer:
+    def __init__(self, host: SamplingHost) -> None:
+        self._host = host
+
+    async def __call__(self, server: MCPServerDefinition, scope: CallScope, params: Any) -> Any:
+        from mcp import types
+
+        state = scope.state
+        context = self._host.context(state.thread_id)
+        named = state.execution.prompt if state.execution is not None else None
+        prompt = self._host.registry.prompt(named) if named else None
+        chosen = server.sampling_model or context.model_override or (
+            prompt.model if isinstance(prompt, PromptDefinition) else None
+        )  # fmt: skip
+        if chosen is None:
+            return _refused("no model answers it: give the server a sampling_model=")
+        spend = scope.context.get(SPENDING)
+        over = spend.over_budget() if spend is not None else None
+        if over is not None:
+            return _refused(over)
+        model = self._host.resolve_model(chosen, lambda name: context.env.resolve(name, prompt))
+        limit = int(params.max_tokens)
+        left = spend.tokens_left() if spend is not None else None
+        request = ModelRequest(
+            messages=_messages(params),
+            max_output_tokens=min(limit, left) if left is not None else limit,
+        )
+        text, usage, answered = "", None, None
+        async for chunk in model.stream(request):
+            if isinstance(chunk, TextChunk):
+                text += chunk.text
+            elif isinstance(chunk, FinishChunk):
+                usage, answered = chunk.usage, chunk.model
+        name = answered or model_id(model) or "?"
+        cost = step_cost(model, usage)
+        if spend is not None:
+            spend.add(usage, cost, name)
+        state.emit("sampling", {"server": server.name, "model": name, "usage": usage,
+                                "cost_usd": cost, "text": text})  # fmt: skip
+        return types.CreateMessageResult(
+            role="assistant", content=types.TextContent(type="text", text=text), model=name,
+            stop_reason="endTurn",
+        )  # fmt: skip
+
+
+def _refused(why: str) -> Any:
+    from mcp import types
+
+    return types.ErrorData(code=types.INVALID_REQUEST, message=f"sampling refused: {why}")
+
+
+def _messages(params: Any) -> list[Message]:
+    """The server's messages as the model reads them: text as text, other content named."""
+    out: list[Message] = []
+    if params.system_prompt:
+        out.append(Message(role="system", content=params.system_prompt))
+    for sampled in params.messages:
+        blocks = sampled.content if isinstance(sampled.content, list) else [sampled.content]
+        said = "\n".join(
+            block.text if block.type == "text" else f"[{block.type} content]" for block in blocks
+        )
+        out.append(Message(role=sampled.role, content=said))
+    return out
