@@ -177,3 +177,37 @@ async def test_an_edit_the_tools_schema_refuses_runs_nothing_and_says_why(
     finally:
         await service.close()
         await rt.aclose()
+
+
+async def test_only_the_newest_forms_of_a_call_can_be_answered(store_dir: Path) -> None:
+    """A client on the 2026 protocol that calls again without answering gets fresh forms;
+    the older state is no longer honoured (states do not pile up)."""
+    deleted: list[str] = []
+    rt = tl.Runtime(deleting_registry(deleted), store_dir)
+    service = await tl.mcp.serve(runtime=rt)
+    callback, _ = person()
+    try:
+        async with client_of(service, elicitation_callback=callback) as client:
+            first = await client.session.call_tool("delete", ARGS, allow_input_required=True)
+            second = await client.session.call_tool("delete", ARGS, allow_input_required=True)
+            assert isinstance(first, types.InputRequiredResult)
+            assert isinstance(second, types.InputRequiredResult)
+            assert first.request_state != second.request_state
+            approve = types.ElicitResult(action="accept", content={"decision": "approve"})
+            stale = await client.session.call_tool(
+                "delete", ARGS, input_responses={"decision-0": approve},
+                request_state=first.request_state,
+            )  # fmt: skip
+            assert stale.is_error
+            assert "request state is not one this server gave" in stale.content[0].text
+            assert deleted == []
+            done = await client.session.call_tool(
+                "delete", ARGS, input_responses={"decision-0": approve},
+                request_state=second.request_state,
+            )  # fmt: skip
+            assert done.content[0].text == "deleted /logs/old.log"
+        assert len(rt.threads()) == 1
+        assert deleted == ["/logs/old.log"]
+    finally:
+        await service.close()
+        await rt.aclose()

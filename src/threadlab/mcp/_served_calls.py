@@ -102,11 +102,7 @@ class ServedCalls:
             thread, status = await self._start(key, target, message, client, name)
         while status == "waiting" and thread.pending and asks is not None:
             if asks == "again":
-                token = secrets.token_urlsafe(24)
-                requests = {f"decision-{n}": r for n, r in enumerate(thread.pending)}
-                self._asked[token] = _Asked(key, thread.id, requests)
-                self._waiting[key] = thread.id  # a plain repeat of the call finds it too
-                return NeedsAnswers({k: self._form(r) for k, r in requests.items()}, token)
+                return self._forms(key, thread)
             refused = await self._ask(thread, client)
             if refused != "":
                 break
@@ -122,6 +118,18 @@ class ServedCalls:
             ), thread)  # fmt: skip
         self._waiting.pop(key, None)
         return self._outcome(thread, target != name, status)
+
+    def _forms(self, key: str, thread: Thread) -> NeedsAnswers:
+        """The forms for the thread's waiting calls, under a state issued for this call."""
+        # One set of forms per call at a time, the newest: a client that never answers and
+        # calls again does not pile up states.
+        for stale in [token for token, asked in self._asked.items() if asked.key == key]:
+            del self._asked[stale]
+        token = secrets.token_urlsafe(24)
+        requests = {f"decision-{n}": r for n, r in enumerate(thread.pending)}
+        self._asked[token] = _Asked(key, thread.id, requests)
+        self._waiting[key] = thread.id  # a plain repeat of the call finds it too
+        return NeedsAnswers({k: self._form(r) for k, r in requests.items()}, token)
 
     async def _start(
         self, key: str, target: str, message: str, client: ClientChannel, name: str
