@@ -330,6 +330,13 @@ def test_definition_cells_check_what_they_can_at_once(
     warned = capsys.readouterr().err
     assert "prompt 'builder' refers to tool 'write_flie', which is not defined yet" in warned
     assert "did you mean 'write_file'?" in warned
+    run(shell, '%%mcp files\ncommand = "mcp-files"\ntools = ["read"]\nprefix = "fs"')
+    run(shell, "%%prompt reader --tools mcp:files,fs_read\nRead.")
+    assert capsys.readouterr().err == ""  # a defined server's tools: listed on first use
+    run(shell, "%%prompt lost --tools mcp:fils\nRead.")
+    assert "refers to MCP server 'fils', which is not defined yet; did you mean 'files'?" in (
+        capsys.readouterr().err
+    )
     run(shell, "%%agent studio\n[side_a]\nprompt = 'buidler'")
     assert "refers to prompt 'buidler', which is not defined yet; did you mean 'builder'?" in (
         capsys.readouterr().err
