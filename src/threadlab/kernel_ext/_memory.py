@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Literal
 
 from .. import Runtime
-from ..widgets import CardApprover
+from ..widgets import CardApprover, CardElicitor
 
 if TYPE_CHECKING:
     from opentelemetry.trace import TracerProvider
@@ -25,6 +25,8 @@ class KernelMemory:
     tracer_provider: TracerProvider | None = None
     approver: CardApprover = field(default_factory=CardApprover)
     """Calls that need a decision ask in their cards (this kernel decides)."""
+    elicitor: CardElicitor = field(default_factory=CardElicitor)
+    """MCP servers' forms are answered in their calls' cards."""
     _runtime: Runtime | None = None
 
     @property
@@ -35,6 +37,7 @@ class KernelMemory:
                 children=self.children,
                 tracer_provider=self.tracer_provider,
                 approver=self.approver,
+                elicitor=self.elicitor,
             )
         return self._runtime
 

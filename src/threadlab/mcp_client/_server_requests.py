@@ -24,6 +24,9 @@ from ..threads import ThreadState
 
 __all__ = ["CallScope", "Sampler", "ServerRequests", "with_defaults"]
 
+# Where a view shows what a server asks: "elicitation_asked" (live, while the call waits:
+# server, message, schema) then "elicitation" (stored: server, message, action, answer).
+
 log = logging.getLogger("threadlab.mcp_client")
 
 
@@ -90,6 +93,9 @@ class ServerRequests:
             return types.ElicitResult(action="decline")
         asked = Elicitation(self._server, params.message, schema, scope.state.thread_id,
                             scope.call_id)  # fmt: skip
+        # Live only, for a view to show the form while the call waits; the answer is stored.
+        scope.state.emit("elicitation_asked", {"server": self._server, "message": params.message,
+                                               "schema": schema}, stored=False)  # fmt: skip
         try:
             answer = self._elicitor(asked)
             if inspect.isawaitable(answer):

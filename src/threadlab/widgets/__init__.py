@@ -1,6 +1,7 @@
 """Views of threads for Jupyter: live while a run streams, static HTML once it is over."""
 
 from ._card_approver import CardApprover
+from ._card_elicitor import CardElicitor
 from ._diff import ThreadDiff
 from ._eval_view import EvalView
 from ._live import LiveRun
@@ -12,6 +13,7 @@ from ._views import ThreadListView, ThreadView
 
 __all__ = [
     "CardApprover",
+    "CardElicitor",
     "EvalView",
     "LiveRun",
     "StaticView",

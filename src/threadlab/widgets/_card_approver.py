@@ -7,18 +7,11 @@ from __future__ import annotations
 
 import asyncio
 import weakref
-from typing import Protocol
 
 from .. import Approval, ApprovalRequest
+from ._on_screen import Shows, on_screen
 
 __all__ = ["CardApprover"]
-
-
-class _Shows(Protocol):
-    rendered: bool
-    live: bool
-
-    def shows(self, thread_id: str) -> bool: ...
 
 
 class CardApprover:
@@ -32,10 +25,10 @@ class CardApprover:
     displayed when its run starts, and a front end renders it a moment later."""
 
     def __init__(self) -> None:
-        self._views: weakref.WeakSet[_Shows] = weakref.WeakSet()
+        self._views: weakref.WeakSet[Shows] = weakref.WeakSet()
         self._asked: dict[str, asyncio.Future[Approval]] = {}
 
-    def watch(self, view: _Shows) -> None:
+    def watch(self, view: Shows) -> None:
         """Let `view` take decisions on the calls of the threads it shows."""
         self._views.add(view)
 
@@ -51,7 +44,7 @@ class CardApprover:
             future.set_result(approval)
 
     async def __call__(self, request: ApprovalRequest) -> Approval | None:
-        if not await self._on_screen(request.thread_id):
+        if not await on_screen(self._views, request.thread_id, self.ready_s):
             return None  # nobody to ask now: the run waits for a later decision
         future: asyncio.Future[Approval] = asyncio.get_running_loop().create_future()
         self._asked[request.tool_call_id] = future
@@ -59,13 +52,3 @@ class CardApprover:
             return await future
         finally:
             self._asked.pop(request.tool_call_id, None)
-
-    async def _on_screen(self, thread_id: str) -> bool:
-        loop = asyncio.get_running_loop()
-        deadline = loop.time() + self.ready_s
-        while True:
-            if any(v.live and v.rendered and v.shows(thread_id) for v in list(self._views)):
-                return True
-            if loop.time() >= deadline:
-                return False
-            await asyncio.sleep(0.05)

@@ -16,6 +16,7 @@ from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
 __all__ = [
     "Decide",
     "DecideErrorMessage",
+    "Elicit",
     "FetchRequest",
     "FetchResult",
     "Fork",
@@ -105,6 +106,17 @@ class Decide(_FromView):
     reason: str | None = None
 
 
+class Elicit(_FromView):
+    """A server's form answered in a call's card: Submit (`accept`, with the values) or
+    Decline."""
+
+    op: Literal["elicit"]
+    thread: str
+    call: str
+    action: Literal["accept", "decline"]
+    content: dict[str, Any] = Field(default_factory=dict)
+
+
 class Open(_FromView):
     """A thread chosen in a list (threads, an evaluation's cells): show it below."""
 
@@ -113,7 +125,7 @@ class Open(_FromView):
 
 
 ViewMessage = Annotated[
-    FetchResult | FetchRequest | Preview | Select | Ready | Fork | Decide | Open,
+    FetchResult | FetchRequest | Preview | Select | Ready | Fork | Decide | Elicit | Open,
     Field(discriminator="op"),
 ]
 _VIEW_MESSAGE: TypeAdapter[ViewMessage] = TypeAdapter(ViewMessage)

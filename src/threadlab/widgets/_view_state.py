@@ -216,9 +216,15 @@ class ViewState:
             self.changed.files.add(tid)
         elif isinstance(event, CustomEvent):
             if event.tool_call_id and event.tool_call_id in self.cards:
-                self.cards[event.tool_call_id]["events"].append(
-                    {"type": event.event_type, "data": event.data, "at": event.at}
-                )
+                card = self.cards[event.tool_call_id]
+                if event.event_type == "elicitation_asked":  # a form, while the call waits
+                    card["elicitation"] = {"state": "asked", **_mapping(event.data)}
+                else:
+                    card["events"].append(
+                        {"type": event.event_type, "data": event.data, "at": event.at}
+                    )
+                if event.event_type == "elicitation":  # answered: the form gives way
+                    card["elicitation"] = {"state": "answered", **_mapping(event.data)}
                 self.changed.cards.add(event.tool_call_id)
         elif isinstance(event, ThreadStatusEvent):
             if tid == self.root_id or event.status != "idle":  # a child's end: its run's
@@ -255,6 +261,7 @@ class ViewState:
                 "started_at": None,
                 "finished_at": None,
                 "approval": None,
+                "elicitation": None,  # a server's form: asked (live), then answered
                 "proposed": None,  # the model's arguments, when a decision edited them
             }
             self.cards[call_id] = card
@@ -411,3 +418,7 @@ class ViewState:
             "drafts": self.drafts,
             "run": self.run,
         }
+
+
+def _mapping(data: object) -> dict[str, Any]:
+    return dict(data) if isinstance(data, dict) else {}

@@ -29,8 +29,10 @@ from .. import (
     ThreadOverview,
 )
 from ._card_approver import CardApprover
+from ._card_elicitor import CardElicitor
 from ._messages import (
     Decide,
+    Elicit,
     FetchRequest,
     FetchResult,
     Fork,
@@ -248,6 +250,8 @@ class ThreadView(_View):
         self._deciding: asyncio.Future[None] | None = None
         if isinstance(rt.approver, CardApprover):
             rt.approver.watch(self)
+        if isinstance(rt.elicitor, CardElicitor):
+            rt.elicitor.watch(self)
 
     def push(self) -> None:
         """Send what changed since the last push, as a patch the front end merges into its
@@ -301,6 +305,18 @@ class ThreadView(_View):
             self._forking = asyncio.ensure_future(self.fork(message))
         elif isinstance(message, Decide) and self.shows(message.thread):
             self._deciding = asyncio.ensure_future(self.decide(message))
+        elif isinstance(message, Elicit) and self.shows(message.thread):
+            self.elicit(message)
+
+    def elicit(self, answered: Elicit) -> None:
+        """A server's form answered in a card: the call waiting for it goes on. A form no call
+        waits for here (answered already, or a made-up one) changes nothing."""
+        elicitor = self._rt.elicitor
+        card = self.state.cards.get(answered.call)
+        if card is None or card.get("thread") != answered.thread:
+            return
+        if isinstance(elicitor, CardElicitor) and elicitor.asks(answered.call):
+            elicitor.answer(answered.call, answered.action, answered.content)
 
     def open_thread(self, thread_id: str) -> None:
         """Show `thread_id` (with its origin and branches) instead of what the view shows."""

@@ -4,6 +4,7 @@
 import { card } from "./card.js";
 import { decisionControl } from "./decision.js";
 import { h } from "./dom.js";
+import { elicitationForm } from "./elicitation.js";
 import { forkControl } from "./fork.js";
 import { costText, FINAL, replayCounts, usageText } from "./text.js";
 
@@ -121,6 +122,9 @@ export function conversation(model, trace, threadId, local) {
     );
     if (c.status === "waiting" && c.approval?.state === "asked" && !model.get("offline"))
       out.push(decisionControl(model, local, c));
+    // A server's form while the call waits for it (a live run: the question is not stored).
+    if (c.elicitation?.state === "asked" && model.get("live") && !model.get("offline"))
+      out.push(elicitationForm(model, local, c));
     if (forkable && c.depth === 0 && FINAL.has(c.status))
       out.push(
         forkControl(model, local, {

@@ -16,7 +16,11 @@
  *   status: string, duration_ms: number | null, result: string | null, result_chars: number,
  *   args_chars: number, args: string, label: string, events: CardEvent[],
  *   started_at: number | null, finished_at?: number | null, traceback: string | null,
- *   approval: Approval | null, proposed?: string | null}} Card
+ *   approval: Approval | null, proposed?: string | null,
+ *   elicitation?: Elicitation | null}} Card
+ * @typedef {{state: "asked" | "answered", server?: string, message?: string,
+ *   schema?: Record<string, unknown>, action?: string,
+ *   answer?: Record<string, unknown>}} Elicitation
  * @typedef {{state: "asked" | "approved" | "rejected", arguments?: string | null,
  *   edited?: boolean, by?: string, reason?: string | null}} Approval
  * @typedef {{path: string, size: number}} FileEntry
@@ -67,6 +71,8 @@
  *       arguments?: Record<string, unknown>, message?: string}
  *   | {op: "decide", thread: string, call: string, approved: boolean,
  *       arguments?: Record<string, unknown>, reason?: string}
+ *   | {op: "elicit", thread: string, call: string, action: "accept" | "decline",
+ *       content?: Record<string, unknown>}
  *   | {op: "open", thread: string}} ViewMessage
  * From the kernel to the view:
  * @typedef {{op: "result", call: string, text: string}

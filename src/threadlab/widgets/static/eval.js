@@ -426,6 +426,152 @@ function decisionControl(model, local, c) {
   return el;
 }
 
+// src/threadlab/widgets/js/elicitation.js
+function choicesOf(f) {
+  if (Array.isArray(f.oneOf)) return f.oneOf.map((o) => [o.const, o.title ?? String(o.const)]);
+  if (Array.isArray(f.enum)) return f.enum.map((v, i) => [v, f.enumNames?.[i] ?? String(v)]);
+  return null;
+}
+function input(name, f) {
+  const label = `${f.title ?? name}`;
+  const choices = choicesOf(f);
+  if (f.type === "boolean") {
+    const box = (
+      /** @type {HTMLInputElement} */
+      h("input", { type: "checkbox", "data-field": name, "aria-label": label })
+    );
+    box.checked = f.default === true;
+    return { el: box, read: () => box.checked };
+  }
+  if (f.type === "array") {
+    const items = f.items?.anyOf ? f.items.anyOf.map((o) => [o.const, o.title ?? String(o.const)]) : (f.items?.enum ?? []).map((v) => [v, String(v)]);
+    const chosen = new Set(Array.isArray(f.default) ? f.default : []);
+    const boxes = items.map(([value, shown]) => {
+      const box = (
+        /** @type {HTMLInputElement} */
+        h("input", { type: "checkbox", "data-field": `${name}=${String(value)}` })
+      );
+      box.checked = chosen.has(value);
+      return { box, value, el: h("label", { class: "tl-choice" }, box, ` ${shown}`) };
+    });
+    return {
+      el: h("span", {}, ...boxes.map((b) => b.el)),
+      read: () => boxes.filter((b) => b.box.checked).map((b) => b.value)
+    };
+  }
+  if (choices) {
+    const select = (
+      /** @type {HTMLSelectElement} */
+      h(
+        "select",
+        { "data-field": name, "aria-label": label },
+        h("option", { value: "" }, "—"),
+        ...choices.map(([, shown], i) => h("option", { value: String(i) }, shown))
+      )
+    );
+    const at = choices.findIndex(([value]) => value === f.default);
+    select.value = at >= 0 ? String(at) : "";
+    return {
+      el: select,
+      read: () => select.value === "" ? void 0 : choices[Number(select.value)][0]
+    };
+  }
+  const numeric = f.type === "number" || f.type === "integer";
+  const formats = { email: "email", uri: "url", date: "date", "date-time": "datetime-local" };
+  const kind = numeric ? "number" : formats[f.format ?? ""] ?? "text";
+  const field = (
+    /** @type {HTMLInputElement} */
+    h("input", { type: kind, class: "tl-field", "data-field": name, "aria-label": label })
+  );
+  if (f.type === "integer") field.step = "1";
+  if (f.default !== void 0) field.value = String(f.default);
+  return {
+    el: field,
+    read: () => {
+      if (field.value === "") return void 0;
+      return numeric ? Number(field.value) : field.value;
+    }
+  };
+}
+function elicitationForm(model, local, c) {
+  const key = `${c.thread} ${c.id} form`;
+  const kept = local.decisions.get(key);
+  if (kept) return kept.el;
+  const asked = c.elicitation ?? { state: "asked" };
+  const schema = (
+    /** @type {{properties?: Record<string, Field>, required?: string[]}} */
+    asked.schema ?? {}
+  );
+  const required = new Set(schema.required ?? []);
+  const fields = Object.entries(schema.properties ?? {}).map(([name, f]) => ({
+    name,
+    f,
+    ...input(name, f)
+  }));
+  const error = h("div", { class: "tl-error", "data-testid": "form-error" });
+  const buttons = [];
+  const send = (action) => {
+    const content = {};
+    if (action === "accept") {
+      for (const { name, read, f } of fields) {
+        const value = read();
+        if (value === void 0 || typeof value === "number" && Number.isNaN(value)) {
+          if (required.has(name)) {
+            error.textContent = `${f.title ?? name} is needed`;
+            return;
+          }
+          continue;
+        }
+        content[name] = value;
+      }
+    }
+    error.textContent = "";
+    for (const b of buttons) b.disabled = true;
+    model.send({ op: "elicit", thread: c.thread, call: c.id, action, content });
+  };
+  for (
+    const [label, action, id, kind] of
+    /** @type {const} */
+    [
+      ["Submit", "accept", "form-submit", "tl-approve"],
+      ["Decline", "decline", "form-decline", "tl-reject"]
+    ]
+  ) {
+    const attrs = { class: `tl-decide ${kind}`, "data-testid": id, onclick: () => send(action) };
+    buttons.push(
+      /** @type {HTMLButtonElement} */
+      h("button", attrs, label)
+    );
+  }
+  const el = h(
+    "div",
+    { class: "tl-decision tl-form", "data-testid": "elicitation-form" },
+    h(
+      "span",
+      { class: "tl-ask", "data-testid": "form-ask" },
+      `‖ ${asked.server ?? "the server"} asks: ${asked.message ?? ""}`
+    ),
+    h(
+      "div",
+      { class: "tl-form-fields" },
+      ...fields.map(
+        ({ name, f, el: field }) => h(
+          f.type === "array" ? "div" : "label",
+          // a group of checkboxes holds labels itself
+          { class: "tl-form-field", title: f.description ?? "" },
+          h("span", {}, `${f.title ?? name}${required.has(name) ? " *" : ""}`),
+          field
+        )
+      )
+    ),
+    h("div", { class: "tl-decide-row" }, ...buttons),
+    error
+  );
+  local.decisions.set(key, { el, error, sent: () => {
+  } });
+  return el;
+}
+
 // src/threadlab/widgets/js/fork.js
 var FORK_MODES = {
   result: "a different result",
@@ -603,6 +749,8 @@ function conversation(model, trace, threadId, local) {
     );
     if (c.status === "waiting" && c.approval?.state === "asked" && !model.get("offline"))
       out.push(decisionControl(model, local, c));
+    if (c.elicitation?.state === "asked" && model.get("live") && !model.get("offline"))
+      out.push(elicitationForm(model, local, c));
     if (forkable && c.depth === 0 && FINAL.has(c.status))
       out.push(
         forkControl(model, local, {
