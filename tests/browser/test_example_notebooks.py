@@ -82,6 +82,16 @@ def test_an_example_notebook_reads_live_and_reopened(lab: Lab, browser: Any, nam
             "[data-testid=inspector], [data-testid=eval-table], .threadlab-static"
         ).first.wait_for(timeout=90_000)
         shoot(page, shots / f"{name}-running-light.png")
+        if name == "mcp":  # a server asks for details: the person answers in the card
+            form = page.locator("[data-testid=elicitation-form]")
+            form.wait_for(timeout=120_000)
+            form.locator("[data-field=name]").fill("Ada Lovelace")
+            form.scroll_into_view_if_needed()
+            page.screenshot(path=str(shots / "mcp-form-light.png"))
+            form.locator("[data-testid=form-submit]").click()
+            page.locator(".jp-OutputArea", has_text="Name: Ada Lovelace").first.wait_for(
+                timeout=60_000
+            )
         page.wait_for_function(ALL_DONE, timeout=120_000)
         page.wait_for_selector("text=Python 3 (ipykernel) | Idle", timeout=60_000)
         assert problems(page) == []

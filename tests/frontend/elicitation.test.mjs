@@ -100,3 +100,12 @@ test("the form is under its call in a live view only (a stored trace has the ans
   assert.equal(forms(fakeModel({ live: false })).length, 0);
   assert.equal(forms(fakeModel({ live: true, offline: true })).length, 0);
 });
+
+test("the fields come in the server's order, whatever order the schema's keys arrived in", () => {
+  const c = asked();
+  c.elicitation.order = ["size", "name", "unknown"];
+  const form = elicitationForm(fakeModel(), local(), c);
+  const named = [...form.querySelectorAll("[data-field]")].map((e) => e.getAttribute("data-field"));
+  assert.deepEqual(named.slice(0, 2), ["size", "name"]);
+  assert.equal(named.length, 7); // every field once (fish has two boxes), none made up
+});

@@ -153,6 +153,8 @@ def test_mcp(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     html = "".join(outputs(notebook, "text/html"))
     assert "Echo: " in html  # the server's echo, in the explorer's run
     assert "/mcp/everything/" in html  # its image, in the thread's files
+    # Run headless, nobody is on screen to answer the server's form: declined, not an error.
+    assert "User declined to provide the requested information" in html
 
 
 def test_evaluate(tmp_path: Path) -> None:

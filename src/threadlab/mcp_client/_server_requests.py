@@ -25,7 +25,7 @@ from ..threads import ThreadState
 __all__ = ["CallScope", "Sampler", "ServerRequests", "with_defaults"]
 
 # Where a view shows what a server asks: "elicitation_asked" (live, while the call waits:
-# server, message, schema) then "elicitation" (stored: server, message, action, answer).
+# server, message, schema, order) then "elicitation" (stored: server, message, action, answer).
 
 log = logging.getLogger("threadlab.mcp_client")
 
@@ -94,8 +94,12 @@ class ServerRequests:
         asked = Elicitation(self._server, params.message, schema, scope.state.thread_id,
                             scope.call_id)  # fmt: skip
         # Live only, for a view to show the form while the call waits; the answer is stored.
+        # `order`: the fields as the server listed them (an object's keys may be sorted on the
+        # way to the view).
+        order = list((schema.get("properties") or {}).keys())
         scope.state.emit("elicitation_asked", {"server": self._server, "message": params.message,
-                                               "schema": schema}, stored=False)  # fmt: skip
+                                               "schema": schema, "order": order},
+                         stored=False)  # fmt: skip
         try:
             answer = self._elicitor(asked)
             if inspect.isawaitable(answer):

@@ -19,7 +19,7 @@
  *   approval: Approval | null, proposed?: string | null,
  *   elicitation?: Elicitation | null}} Card
  * @typedef {{state: "asked" | "answered", server?: string, message?: string,
- *   schema?: Record<string, unknown>, action?: string,
+ *   schema?: Record<string, unknown>, order?: string[], action?: string,
  *   answer?: Record<string, unknown>}} Elicitation
  * @typedef {{state: "asked" | "approved" | "rejected", arguments?: string | null,
  *   edited?: boolean, by?: string, reason?: string | null}} Approval

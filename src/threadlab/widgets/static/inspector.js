@@ -502,10 +502,13 @@ function elicitationForm(model, local, c) {
     asked.schema ?? {}
   );
   const required = new Set(schema.required ?? []);
-  const fields = Object.entries(schema.properties ?? {}).map(([name, f]) => ({
+  const properties = schema.properties ?? {};
+  const order = (asked.order ?? []).filter((name) => name in properties);
+  for (const name of Object.keys(properties)) if (!order.includes(name)) order.push(name);
+  const fields = order.map((name) => ({
     name,
-    f,
-    ...input(name, f)
+    f: properties[name],
+    ...input(name, properties[name])
   }));
   const error = h("div", { class: "tl-error", "data-testid": "form-error" });
   const buttons = [];
