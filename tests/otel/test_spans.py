@@ -163,6 +163,19 @@ async def test_a_run_is_a_trace_of_genai_spans(registry: tl.Registry, store_dir:
 
     assert shape(again.get_finished_spans()) == shape(spans)
 
+    # The documented loop over every thread (subagents' threads among them): each span once,
+    # in the root's traces only; a subagent's thread alone sends nothing.
+    reopened = tl.Runtime(registry, store_dir, secret_key="k")
+    everything = InMemorySpanExporter()
+    threads = reopened.threads()
+    assert {t.parent_id is not None for t in threads} == {True, False}
+    for each in threads:
+        export_thread(each, provider_to(everything))
+    assert shape(everything.get_finished_spans()) == shape(spans)
+    (child,) = [t for t in threads if t.parent_id is not None]
+    assert export_thread(child, provider_to(InMemorySpanExporter())) == 0
+    reopened.close()
+
 
 async def test_content_when_asked_is_the_redacted_content_and_phoenix_attributes(
     rt: tl.Runtime, registry: tl.Registry

@@ -59,7 +59,8 @@ def export_thread(
     """Send every finished run of a stored thread (its subagents' included) through
     `tracer_provider`, then flush it; the number of spans sent. Trace and span ids derive
     from the thread, run, message and call ids: exporting twice, or live and then again,
-    gives the same trace."""
+    gives the same trace. A subagent's thread sends nothing: its runs are in its root's
+    traces (so exporting every thread of `rt.threads()` sends each span once)."""
     return emit(tracer_provider, traces(thread, include_content=include_content))
 
 

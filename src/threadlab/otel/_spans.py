@@ -83,6 +83,9 @@ class TracedThread(Protocol):
     def agent(self) -> str: ...
 
     @property
+    def parent_id(self) -> str | None: ...
+
+    @property
     def events(self) -> list[ThreadEvent]: ...
 
     def all_messages(self) -> list[Message]: ...
@@ -173,7 +176,13 @@ def traces(
 ) -> list[SpanTree]:
     """The runs of `thread` (only `run_id`'s when given) that have finished, one trace each,
     its subagents' runs nested where they were created. `history`: what an earlier call read
-    of the same thread (a live exporter keeps it, so that each run costs what it did)."""
+    of the same thread (a live exporter keeps it, so that each run costs what it did).
+
+    A subagent's own thread gives none: its runs are spans of its root's traces, under the
+    ids they have there; traced again on their own, under a trace of their own, they would
+    show as a second, partial copy of the same spans."""
+    if thread.parent_id is not None:
+        return []
     history = history if history is not None else History(thread)
     found: list[SpanTree] = []
     events = thread.events
