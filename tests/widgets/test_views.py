@@ -83,6 +83,20 @@ async def test_a_live_run_fills_cards_files_and_the_final_text(
     assert SECRET not in json.dumps([data for _, _, data in sent], default=str)
 
 
+async def test_a_thread_run_again_shows_the_files_its_earlier_runs_wrote(
+    rt: tl.Runtime, registry: tl.Registry, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    install(monkeypatch)
+    define(registry, tl.models.ScriptedModel([write(1), text("one"), write(2), text("two")]))
+    thread = await rt.create_thread("p", secrets={"API_KEY": SECRET})
+    await LiveRun(rt, thread, rate=20).run("first page")
+    again = LiveRun(rt, thread, rate=20)  # the same thread, a cell run again
+    assert again.view.trace["files"][thread.id] == [{"path": "/page1.html", "size": 207}]
+    await again.run("second page")
+    assert [f["path"] for f in again.view.trace["files"][thread.id]] == [
+        "/page1.html", "/page2.html"]  # fmt: skip
+
+
 async def test_the_card_shows_progress_before_the_tool_finishes(
     rt: tl.Runtime, registry: tl.Registry, monkeypatch: pytest.MonkeyPatch
 ) -> None:
