@@ -222,6 +222,13 @@ def walk(lab: Lab, page: Any, shots: Path) -> None:
     assert "/index.html" in frozen_card
     assert "3 / 3" in frozen_card
     assert "path: /index.html" in frozen_card
+    # Its long content is folded in the finished card: "show all arguments" brings all of it.
+    assert "more characters" in finished.locator("[data-testid=tool-args]").inner_text()
+    finished.locator("[data-testid=load-arguments]").click()
+    finished.locator("[data-testid=load-arguments]").wait_for(state="detached", timeout=30_000)
+    whole = finished.locator("[data-testid=tool-args]").inner_text()
+    assert "more characters" not in whole
+    assert whole.count("<p>green tea</p>") > 12  # more than the 200 folded characters hold
     page.screenshot(path=str(shots / "finished-dark.png"))
 
     # 3. The views read after saving, shutting the kernel down and reloading the page.

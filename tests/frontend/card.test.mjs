@@ -66,3 +66,20 @@ test("a card shows the arguments it ran with, and the proposal an edit replaced"
   assert.match(el.textContent, /a\.txt/);
   assert.match(el.textContent, /approved with edited arguments/);
 });
+
+test("a finished call's folded arguments: shown whole once asked for", () => {
+  const model = fakeModel();
+  const state = local();
+  const folded = aCard({
+    status: "success",
+    args: '{"content": "xxxx… (300 more characters)"}',
+    args_folded: true,
+  });
+  const el = card(model, folded, {}, state);
+  el.querySelector("[data-testid=load-arguments]").click();
+  assert.deepEqual(model.sent, [{ op: "fetch_arguments", thread: "t1", call: "call_1" }]);
+  state.fetchedArgs.call_1 = JSON.stringify({ content: "x".repeat(304) });
+  const whole = card(model, folded, {}, state);
+  assert.match(whole.querySelector("[data-testid=tool-args]").textContent, /x{304}/);
+  assert.equal(whole.querySelector("[data-testid=load-arguments]"), null);
+});

@@ -45,6 +45,7 @@ export function local(changes = {}) {
     memory: { open: new Set(), selected: null },
     selected: null,
     fetched: {},
+    fetchedArgs: {},
     preview: null,
     redraw: () => {},
     ui: null,

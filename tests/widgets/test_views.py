@@ -218,6 +218,27 @@ async def test_views_answer_fetch_and_preview_requests(
     assert "is relative" in customs[3]["error"]
 
 
+async def test_a_finished_calls_folded_arguments_are_sent_whole_when_asked_for(
+    rt: tl.Runtime, registry: tl.Registry, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    sent = install(monkeypatch)
+    define(registry, tl.models.ScriptedModel([write(1), text("done"), write(2), text("done")]))
+    thread, other = await rt.create_thread("p"), await rt.create_thread("p")
+    await thread.send("go")
+    await other.send("go")
+    view = ThreadView(rt, replay(thread))
+    (card,) = view.trace["cards"].values()
+    assert card["args_folded"]  # 207 characters of content: folded in the synced state
+    assert "more characters" in card["args"]
+    view._on_message(view, {"op": "fetch_arguments", "thread": thread.id, "call": card["id"]}, [])
+    other_call = next(m.tool_call_id for m in other.messages if m.role == "tool")
+    view._on_message(view, {"op": "fetch_arguments", "thread": other.id, "call": other_call}, [])
+    whole, refused = customs_of(sent)
+    assert whole["op"] == "arguments"
+    assert json.loads(whole["text"])["content"] == "<p>" + "x" * 200 + "</p>"
+    assert refused["text"] == "that thread is not in this view"
+
+
 async def test_views_answer_only_for_the_threads_they_show(
     rt: tl.Runtime, registry: tl.Registry, monkeypatch: pytest.MonkeyPatch
 ) -> None:

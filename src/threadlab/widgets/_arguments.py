@@ -6,7 +6,13 @@ from __future__ import annotations
 import json
 from typing import Any
 
-__all__ = ["LIVE_ARGUMENT_CHARS", "argument_label", "folded_arguments", "readable_arguments"]
+__all__ = [
+    "LIVE_ARGUMENT_CHARS",
+    "argument_label",
+    "folded_arguments",
+    "is_folded",
+    "readable_arguments",
+]
 
 FOLD_CHARS = 200
 """A string argument longer than this shows its start and how much more there is."""
@@ -29,6 +35,17 @@ def folded_arguments(arguments: dict[str, Any] | str) -> str:
     if isinstance(arguments, str):
         return _fold(arguments)
     return json.dumps(_folded(arguments), indent=2, ensure_ascii=False)
+
+
+def is_folded(arguments: dict[str, Any] | str) -> bool:
+    """Whether `folded_arguments` leaves out part of `arguments` (a card then offers the rest).
+
+    Examples:
+        >>> is_folded({"content": "x" * 500}), is_folded({"path": "/a"})
+        (True, False)
+    """
+    folded: Any = _fold(arguments) if isinstance(arguments, str) else _folded(arguments)
+    return bool(folded != arguments)
 
 
 def readable_arguments(text: str) -> str:

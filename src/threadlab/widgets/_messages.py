@@ -14,9 +14,11 @@ from typing import Annotated, Any, Literal, NotRequired, Required, TypedDict
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
 
 __all__ = [
+    "ArgumentsMessage",
     "Decide",
     "DecideErrorMessage",
     "Elicit",
+    "FetchArguments",
     "FetchRequest",
     "FetchResult",
     "Fork",
@@ -46,6 +48,15 @@ class FetchResult(_FromView):
     """A card opened: send its call's whole result (never part of the synced state)."""
 
     op: Literal["fetch_result"]
+    thread: str
+    call: str
+
+
+class FetchArguments(_FromView):
+    """A card's "show all arguments": send its call's whole arguments (long strings are
+    folded in the synced state)."""
+
+    op: Literal["fetch_arguments"]
     thread: str
     call: str
 
@@ -125,7 +136,16 @@ class Open(_FromView):
 
 
 ViewMessage = Annotated[
-    FetchResult | FetchRequest | Preview | Select | Ready | Fork | Decide | Elicit | Open,
+    FetchResult
+    | FetchArguments
+    | FetchRequest
+    | Preview
+    | Select
+    | Ready
+    | Fork
+    | Decide
+    | Elicit
+    | Open,
     Field(discriminator="op"),
 ]
 _VIEW_MESSAGE: TypeAdapter[ViewMessage] = TypeAdapter(ViewMessage)
@@ -146,6 +166,12 @@ def read_view_message(content: object) -> ViewMessage | None:
 
 class ResultMessage(TypedDict):
     op: Literal["result"]
+    call: str
+    text: str
+
+
+class ArgumentsMessage(TypedDict):
+    op: Literal["arguments"]
     call: str
     text: str
 
@@ -199,6 +225,7 @@ class PatchMessage(Patch):
 
 KernelMessage = (
     ResultMessage
+    | ArgumentsMessage
     | RequestMessage
     | PreviewMessage
     | ForkErrorMessage

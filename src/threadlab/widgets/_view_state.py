@@ -28,7 +28,7 @@ from .. import (
     ToolCallFinishedEvent,
     ToolCallStartedEvent,
 )
-from ._arguments import LIVE_ARGUMENT_CHARS, argument_label, folded_arguments
+from ._arguments import LIVE_ARGUMENT_CHARS, argument_label, folded_arguments, is_folded
 
 __all__ = ["PREVIEW_CHARS", "Changed", "ViewState", "cost_text", "usage_text"]
 
@@ -263,6 +263,7 @@ class ViewState:
                 "approval": None,
                 "elicitation": None,  # a server's form: asked (live), then answered
                 "proposed": None,  # the model's arguments, when a decision edited them
+                "args_folded": False,  # long strings folded: the view asks for the rest
             }
             self.cards[call_id] = card
         return card
@@ -314,6 +315,7 @@ class ViewState:
                 call.arguments if isinstance(call.arguments, str) else json.dumps(call.arguments)
             )
             card["args"] = folded_arguments(call.arguments) if call.arguments != {} else ""
+            card["args_folded"] = is_folded(call.arguments)
             card["label"] = argument_label(call.arguments)
         self._calls[message.id] = [c.id for c in message.tool_calls]
         if message.tool_calls:

@@ -33,6 +33,7 @@ from ._card_elicitor import CardElicitor
 from ._messages import (
     Decide,
     Elicit,
+    FetchArguments,
     FetchRequest,
     FetchResult,
     Fork,
@@ -150,6 +151,9 @@ class _View(anywidget.AnyWidget):
         if isinstance(message, FetchResult):
             text = hidden if not self.shows(message.thread) else None
             self._send_result(message.thread, message.call, text)
+        elif isinstance(message, FetchArguments):
+            text = hidden if not self.shows(message.thread) else None
+            self._send_arguments(message.thread, message.call, text)
         elif isinstance(message, FetchRequest):
             text = hidden if not self.shows(message.thread) else None
             self._send_request(message.thread, message.message, text)
@@ -188,6 +192,24 @@ class _View(anywidget.AnyWidget):
         )
         text = message.content if message is not None else None
         self.tell({"op": "result", "call": call_id, "text": text or ""})
+
+    def _send_arguments(self, thread_id: str, call_id: str, refusal: str | None) -> None:
+        if refusal is not None:
+            self.tell({"op": "arguments", "call": call_id, "text": refusal})
+            return
+        # As stored (redacted), the model's own text when they were not JSON.
+        arguments: Any = None
+        for message in self._rt.thread(thread_id).all_messages():
+            for call in message.tool_calls:
+                if call.id == call_id:
+                    arguments = call.arguments
+        if arguments is None:
+            text = "no such call in this thread"
+        elif isinstance(arguments, str):
+            text = arguments
+        else:
+            text = json.dumps(arguments, indent=2, ensure_ascii=False)
+        self.tell({"op": "arguments", "call": call_id, "text": text})
 
     def _send_request(self, thread_id: str, message_id: str, refusal: str | None) -> None:
         if refusal is not None:

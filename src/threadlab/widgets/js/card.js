@@ -25,6 +25,8 @@ import { readableArgs, resultBox } from "./values.js";
 function cardParts(model, c, fetched, local) {
   const full = fetched[c.id];
   const result = full !== undefined ? full : c.result || "";
+  const fullArgs = local.fetchedArgs?.[c.id];
+  const args = fullArgs ?? c.args;
   const more =
     full === undefined && c.result_chars > (c.result || "").length
       ? h(
@@ -81,12 +83,25 @@ function cardParts(model, c, fetched, local) {
             "div",
             { class: "tl-heading" },
             c.proposed ? "arguments (as run) " : "arguments ",
-            copyButton(() => c.args),
+            copyButton(() => args),
           ),
           ...capped(
-            h("div", { class: "tl-args", "data-testid": "tool-args" }, readableArgs(c.args)),
-            c.args.length,
+            h("div", { class: "tl-args", "data-testid": "tool-args" }, readableArgs(args)),
+            args.length,
           ),
+          // Long strings are folded in the synced state: the whole arguments when asked for.
+          c.args_folded && fullArgs === undefined
+            ? h(
+                "button",
+                {
+                  class: "tl-more",
+                  "data-testid": "load-arguments",
+                  onclick: () =>
+                    model.send({ op: "fetch_arguments", thread: c.thread, call: c.id }),
+                },
+                "show all arguments",
+              )
+            : null,
         )
       : null,
     // Edited before it ran: what ran is above, what the model proposed is kept here.
@@ -133,7 +148,7 @@ function cardParts(model, c, fetched, local) {
  * @param {Local} local
  */
 export function card(model, c, fetched, local) {
-  const sig = JSON.stringify([c, fetched[c.id] ?? null]);
+  const sig = JSON.stringify([c, fetched[c.id] ?? null, local.fetchedArgs?.[c.id] ?? null]);
   const kept = local.cards.get(c.id);
   if (kept && kept.sig === sig) return kept.el;
   let el = kept?.el;

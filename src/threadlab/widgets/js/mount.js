@@ -35,6 +35,7 @@ export function mount(model, el, draw, options = {}) {
       memory,
       selected: memory.selected || model.get("selected") || null,
       fetched: {},
+      fetchedArgs: {},
       preview: null,
       redraw: () => {},
       ui: null,
@@ -54,6 +55,7 @@ export function mount(model, el, draw, options = {}) {
     local.redraw = () => draw(model, el, local);
     model.on("msg:custom", (/** @type {KernelMessage} */ msg) => {
       if (msg.op === "result") local.fetched[msg.call] = msg.text;
+      if (msg.op === "arguments") local.fetchedArgs[msg.call] = msg.text;
       if (msg.op === "preview") local.preview = msg;
       if (msg.op === "request") local.requests[msg.message] = msg.text;
       if (msg.op === "fork_error") {

@@ -34,11 +34,13 @@ export function renderOffline(el, state) {
       const reply =
         msg.op === "fetch_result"
           ? { op: "result", call: msg.call, text: NO_KERNEL }
-          : msg.op === "fetch_request"
-            ? { op: "request", message: msg.message, text: NO_KERNEL }
-            : msg.op === "preview"
-              ? { op: "preview", thread: msg.thread, path: msg.path, error: NO_KERNEL }
-              : null;
+          : msg.op === "fetch_arguments"
+            ? { op: "arguments", call: msg.call, text: NO_KERNEL }
+            : msg.op === "fetch_request"
+              ? { op: "request", message: msg.message, text: NO_KERNEL }
+              : msg.op === "preview"
+                ? { op: "preview", thread: msg.thread, path: msg.path, error: NO_KERNEL }
+                : null;
       if (reply) for (const callback of handlers["msg:custom"] || []) callback(reply);
     },
   };

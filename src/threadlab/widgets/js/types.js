@@ -16,7 +16,7 @@
  *   status: string, duration_ms: number | null, result: string | null, result_chars: number,
  *   args_chars: number, args: string, label: string, events: CardEvent[],
  *   started_at: number | null, finished_at?: number | null, traceback: string | null,
- *   approval: Approval | null, proposed?: string | null,
+ *   approval: Approval | null, proposed?: string | null, args_folded?: boolean,
  *   elicitation?: Elicitation | null}} Card
  * @typedef {{state: "asked" | "answered", server?: string, message?: string,
  *   schema?: Record<string, unknown>, order?: string[], action?: string,
@@ -45,7 +45,8 @@
  * @typedef {{root: HTMLElement, status: HTMLElement, usage: HTMLElement, code: HTMLElement,
  *   left: HTMLElement, center: HTMLElement, right: HTMLElement, error: HTMLElement,
  *   timelineHead: HTMLElement, timelineBody: HTMLElement}} Skeleton
- * @typedef {{selected: string | null, fetched: Record<string, string>, preview: Preview | null,
+ * @typedef {{selected: string | null, fetched: Record<string, string>,
+ *   fetchedArgs: Record<string, string>, preview: Preview | null,
  *   redraw: () => void, ui: Skeleton | null, cards: Map<string, Keyed>,
  *   messages: Map<string, Keyed>, previewEl: Keyed | null,
  *   forks: Map<string, {el: HTMLElement, error: HTMLElement}>,
@@ -63,6 +64,7 @@
  * The messages on the widget's comm, as the kernel declares them (`widgets/_messages.py`; a
  * test holds both lists to the same ops and fields). From the view to the kernel:
  * @typedef {{op: "fetch_result", thread: string, call: string}
+ *   | {op: "fetch_arguments", thread: string, call: string}
  *   | {op: "fetch_request", thread: string, message: string}
  *   | {op: "preview", thread: string, path: string}
  *   | {op: "select", thread: string}
@@ -76,6 +78,7 @@
  *   | {op: "open", thread: string}} ViewMessage
  * From the kernel to the view:
  * @typedef {{op: "result", call: string, text: string}
+ *   | {op: "arguments", call: string, text: string}
  *   | {op: "request", message: string, text: string}
  *   | Preview
  *   | {op: "fork_error", thread: string, at: string, error: string}

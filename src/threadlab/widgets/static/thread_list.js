@@ -250,6 +250,8 @@ function resultBox(result) {
 function cardParts(model, c, fetched, local) {
   const full = fetched[c.id];
   const result = full !== void 0 ? full : c.result || "";
+  const fullArgs = local.fetchedArgs?.[c.id];
+  const args = fullArgs ?? c.args;
   const more = full === void 0 && c.result_chars > (c.result || "").length ? h(
     "button",
     {
@@ -292,12 +294,22 @@ function cardParts(model, c, fetched, local) {
         "div",
         { class: "tl-heading" },
         c.proposed ? "arguments (as run) " : "arguments ",
-        copyButton(() => c.args)
+        copyButton(() => args)
       ),
       ...capped(
-        h("div", { class: "tl-args", "data-testid": "tool-args" }, readableArgs(c.args)),
-        c.args.length
-      )
+        h("div", { class: "tl-args", "data-testid": "tool-args" }, readableArgs(args)),
+        args.length
+      ),
+      // Long strings are folded in the synced state: the whole arguments when asked for.
+      c.args_folded && fullArgs === void 0 ? h(
+        "button",
+        {
+          class: "tl-more",
+          "data-testid": "load-arguments",
+          onclick: () => model.send({ op: "fetch_arguments", thread: c.thread, call: c.id })
+        },
+        "show all arguments"
+      ) : null
     ) : null,
     // Edited before it ran: what ran is above, what the model proposed is kept here.
     c.proposed ? h(
@@ -326,7 +338,7 @@ function cardParts(model, c, fetched, local) {
   ].filter((part) => part !== null);
 }
 function card(model, c, fetched, local) {
-  const sig = JSON.stringify([c, fetched[c.id] ?? null]);
+  const sig = JSON.stringify([c, fetched[c.id] ?? null, local.fetchedArgs?.[c.id] ?? null]);
   const kept = local.cards.get(c.id);
   if (kept && kept.sig === sig) return kept.el;
   let el = kept?.el;
@@ -1269,6 +1281,7 @@ function mount(model, el, draw, options = {}) {
       memory,
       selected: memory.selected || model.get("selected") || null,
       fetched: {},
+      fetchedArgs: {},
       preview: null,
       redraw: () => {
       },
@@ -1289,6 +1302,7 @@ function mount(model, el, draw, options = {}) {
     local.redraw = () => draw(model, el, local);
     model.on("msg:custom", (msg) => {
       if (msg.op === "result") local.fetched[msg.call] = msg.text;
+      if (msg.op === "arguments") local.fetchedArgs[msg.call] = msg.text;
       if (msg.op === "preview") local.preview = msg;
       if (msg.op === "request") local.requests[msg.message] = msg.text;
       if (msg.op === "fork_error") {
