@@ -169,11 +169,11 @@ async def test_a_run_is_a_trace_of_genai_spans(registry: tl.Registry, store_dir:
     everything = InMemorySpanExporter()
     threads = reopened.threads()
     assert {t.parent_id is not None for t in threads} == {True, False}
-    for each in threads:
-        export_thread(each, provider_to(everything))
+    for stored in threads:
+        export_thread(stored, provider_to(everything))
     assert shape(everything.get_finished_spans()) == shape(spans)
-    (child,) = [t for t in threads if t.parent_id is not None]
-    assert export_thread(child, provider_to(InMemorySpanExporter())) == 0
+    (subagent,) = [t for t in threads if t.parent_id is not None]
+    assert export_thread(subagent, provider_to(InMemorySpanExporter())) == 0
     reopened.close()
 
 
