@@ -238,5 +238,6 @@ async def test_sampling_uses_the_servers_model_and_the_runs_budget(
         (sampled,) = custom(thread, "sampling")
         assert sampled.data["usage"] == {"input_tokens": 5, "output_tokens": 2}
         assert run.stop_reason == "stopped: budget"  # no model step after the budget is spent
+        assert run.usage == {"input_tokens": 5, "output_tokens": 2}  # the sampling's
     finally:
         await rt.aclose()

@@ -106,6 +106,11 @@ class RunLoop:
         finally:
             SPENDING.reset(spending)
             state.record(cost_usd=state.spend.cost_usd)
+            if state.spend.sampled:  # model calls a server asked for during the run's calls
+                usage = dict(state.outcome.usage or {})
+                for key, value in state.spend.sampled.items():
+                    usage[key] = usage.get(key, 0) + value
+                state.record(usage=usage)
         if state.outcome.session_status is None:
             ok = state.going
             state.record(

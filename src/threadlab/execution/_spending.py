@@ -26,6 +26,9 @@ class Spend:
     tokens: int = 0
     cost_usd: float | None = 0.0
     """None once a step's price was unknown."""
+    sampled: dict[str, int] = field(default_factory=dict)
+    """Tokens of model calls this run made outside its steps (an MCP server's sampling
+    requests, answered during a call): its usage counts them too."""
     _unknown: list[str] = field(default_factory=list)
 
     def add(self, usage: Mapping[str, int] | None, cost_usd: float | None, model: str) -> None:
@@ -40,6 +43,14 @@ class Spend:
             elif spend.cost_usd is not None:
                 spend.cost_usd += cost_usd
             spend = spend.parent
+
+    def add_sampled(self, usage: Mapping[str, int] | None, cost_usd: float | None,
+                    model: str) -> None:  # fmt: skip
+        """A model call made for a server during one of this run's calls: spent like a step
+        (under the root's budget), and kept for this run's own usage."""
+        self.add(usage, cost_usd, model)
+        for key, value in (usage or {}).items():
+            self.sampled[key] = self.sampled.get(key, 0) + value
 
     def _root(self) -> Spend:
         root = self

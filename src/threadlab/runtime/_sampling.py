@@ -2,8 +2,8 @@
 answered by a model threadlab chooses: the server definition's `sampling_model`, else the model
 of the thread whose call it is serving (its override, else its prompt's). The answer is spent
 from that run's budget — refused once the budget is used up, its output bounded by what is
-left — and recorded as a "sampling" event of the call: the model, its usage and cost, the
-text it gave."""
+left —, counted in that run's usage and cost, and recorded as a "sampling" event of the call:
+the model, its usage and cost, the text it gave."""
 
 from __future__ import annotations
 
@@ -63,7 +63,7 @@ class SamplingAnswerer:
         name = answered or model_id(model) or "?"
         cost = step_cost(model, usage)
         if spend is not None:
-            spend.add(usage, cost, name)
+            spend.add_sampled(usage, cost, name)
         state.emit("sampling", {"server": server.name, "model": name, "usage": usage,
                                 "cost_usd": cost, "text": text})  # fmt: skip
         return types.CreateMessageResult(
