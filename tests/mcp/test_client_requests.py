@@ -241,3 +241,48 @@ async def test_sampling_uses_the_servers_model_and_the_runs_budget(
         assert run.usage == {"input_tokens": 5, "output_tokens": 2}  # the sampling's
     finally:
         await rt.aclose()
+
+
+async def test_a_gated_servers_sampling_is_put_to_the_person_with_what_the_model_is_sent(
+    registry: tl.Registry, store_dir: Path
+) -> None:
+    command, *args = stdio_server()
+    tl.define_mcp_server("local", command=command, args=args, sampling_model=Counting(),
+                         approval="always", registry=registry)  # fmt: skip
+    both = step(call("summarise", {"text": "alpha"}), call("summarise", {"text": "beta"}))
+    tl.define_prompt("p", prompt="x", model=ScriptedModel([both, text("done")]),
+                     tools=["mcp:local"], registry=registry)  # fmt: skip
+    asked: list[tl.Elicitation] = []
+
+    def person(question: tl.Elicitation) -> dict[str, Any] | None:
+        asked.append(question)
+        return {} if len(asked) == 1 else None  # lets the first answer, declines the second
+
+    rt = tl.Runtime(registry, store_dir, approver=lambda request: True, elicitor=person)
+    try:
+        thread = await rt.create_thread("p")
+        await thread.send("go")
+        first, second = [m.content or "" for m in thread.messages if m.role == "tool"]
+        assert json.loads(first)["result"] == "summary by counting: brief"
+        assert "sampling refused: the person declined it" in second
+        assert [q.tool_call_id for q in asked] == [c.id for c in thread.messages[1].tool_calls]
+        assert "local asks the model counting to answer this" in asked[0].message
+        assert "alpha" in asked[0].message
+        assert "beta" in asked[1].message
+        answered, refused = custom(thread, "sampling")
+        assert answered.data["model"] == "counting"
+        assert refused.data == {"server": "local", "refused": "the person declined it"}
+    finally:
+        await rt.aclose()
+
+    # with nobody to ask, the server hears no
+    tl.define_prompt("q", prompt="x", model=ScriptedModel([call("summarise", {"text": "a"}),
+                     text("done")]), tools=["mcp:local"], registry=registry)  # fmt: skip
+    rt = tl.Runtime(registry, store_dir, approver=lambda request: True)
+    try:
+        thread = await rt.create_thread("q")
+        await thread.send("go")
+        (said,) = [m.content or "" for m in thread.messages if m.role == "tool"]
+        assert "it needs a person's approval and there is nobody to ask" in said
+    finally:
+        await rt.aclose()

@@ -94,3 +94,31 @@ async def test_declined_in_the_card_or_with_no_view_on_screen(
     form_rt.elicitor.ready_s = 0.1  # type: ignore[union-attr]
     await unseen.send("go")
     assert said(unseen) == "the user chose to decline"
+
+
+async def test_a_gated_servers_sampling_request_waits_in_the_card(
+    registry: tl.Registry, store_dir: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    install(monkeypatch)
+    command, *args = stdio_server()
+    tl.define_mcp_server("local", command=command, args=args, tools=["summarise"],
+                         approval="always", sampling_model="offline",
+                         registry=registry)  # fmt: skip
+    model = ScriptedModel([call("summarise", {"text": "tea"}, id="c1"), text("done")])
+    tl.define_prompt("p", prompt="x", tools=["mcp:local"], model=model, registry=registry)
+    rt = tl.Runtime(registry, store_dir, approver=lambda request: True, elicitor=CardElicitor())
+    try:
+        thread = await rt.create_thread("p")
+        live = LiveRun(rt, thread, rate=50)
+        live.view._on_message(live.view, {"op": "ready"}, [])
+        running = asyncio.create_task(live.run("go"))
+        asked = await until_asked(live.view, "c1")
+        assert asked["message"].startswith("local asks the model offline to answer this")
+        assert "tea" in asked["message"]
+        answer(live.view, thread.id, "c1", action="accept", content={})
+        assert (await asyncio.wait_for(running, 60)).status == "completed"
+        assert said(thread).startswith("summary by offline:")
+        card = live.view.state.cards["c1"]
+        assert card["elicitation"]["state"] == "answered"  # the form gave way
+    finally:
+        rt.close()

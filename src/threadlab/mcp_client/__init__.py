@@ -4,6 +4,6 @@ extra)."""
 
 from ._connection import MCPConnection
 from ._pool import MCPPool, ServerSampler, current_pool
-from ._server_requests import CallScope
+from ._server_requests import CallScope, ask_person
 
-__all__ = ["CallScope", "MCPConnection", "MCPPool", "ServerSampler", "current_pool"]
+__all__ = ["CallScope", "MCPConnection", "MCPPool", "ServerSampler", "ask_person", "current_pool"]

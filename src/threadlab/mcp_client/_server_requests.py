@@ -17,12 +17,12 @@ import inspect
 import logging
 from collections.abc import Awaitable, Callable, Iterator, Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Literal
 
 from .._data import Elicitation, Elicitor
 from ..threads import ThreadState
 
-__all__ = ["CallScope", "Sampler", "ServerRequests", "with_defaults"]
+__all__ = ["CallScope", "Sampler", "ServerRequests", "ask_person", "with_defaults"]
 
 # Where a view shows what a server asks: "elicitation_asked" (live, while the call waits:
 # server, message, schema, order) then "elicitation" (stored: server, message, action, answer).
@@ -91,26 +91,11 @@ class ServerRequests:
             # nobody to ask: declined
             self._record(scope, params.message, "decline", None)
             return types.ElicitResult(action="decline")
-        asked = Elicitation(self._server, params.message, schema, scope.state.thread_id,
-                            scope.call_id)  # fmt: skip
-        # Live only, for a view to show the form while the call waits; the answer is stored.
-        # `order`: the fields as the server listed them (an object's keys may be sorted on the
-        # way to the view).
-        order = list((schema.get("properties") or {}).keys())
-        scope.state.emit("elicitation_asked", {"server": self._server, "message": params.message,
-                                               "schema": schema, "order": order},
-                         stored=False)  # fmt: skip
-        try:
-            answer = self._elicitor(asked)
-            if inspect.isawaitable(answer):
-                answer = await answer
-        except Exception as exc:  # the elicitor's own failure: the server hears "cancel"
-            log.warning("the elicitor failed on %s's question: %s", self._server, exc)
-            self._record(scope, params.message, "cancel", None)
-            return types.ElicitResult(action="cancel")
-        if answer is None:
-            self._record(scope, params.message, "decline", None)
-            return types.ElicitResult(action="decline")
+        action, answer = await ask_person(self._elicitor, self._server, scope, params.message,
+                                          schema)  # fmt: skip
+        if action != "accept":
+            self._record(scope, params.message, action, None)
+            return types.ElicitResult(action=action)
         content = with_defaults(schema, answer)
         self._record(scope, params.message, "accept", content)
         return types.ElicitResult(action="accept", content=content)
@@ -150,6 +135,34 @@ class ServerRequests:
         if params.logger:
             data["logger"] = params.logger
         scope.state.emit("log", data)
+
+
+async def ask_person(
+    elicitor: Elicitor,
+    server: str,
+    scope: CallScope,
+    message: str,
+    schema: Mapping[str, Any],
+) -> tuple[Literal["accept", "decline", "cancel"], Mapping[str, Any]]:
+    """Put `server`'s question to the person through `elicitor`, shown on the call of `scope`:
+    ("accept", their answer), ("decline", {}), or ("cancel", {}) when the elicitor itself
+    failed."""
+    asked = Elicitation(server, message, dict(schema), scope.state.thread_id, scope.call_id)
+    # Live only, for a view to show the form while the call waits; the answer is stored by
+    # the caller. `order`: the fields as the server listed them (an object's keys may be
+    # sorted on the way to the view).
+    order = list((schema.get("properties") or {}).keys())
+    scope.state.emit("elicitation_asked", {"server": server, "message": message,
+                                           "schema": dict(schema), "order": order},
+                     stored=False)  # fmt: skip
+    try:
+        answer = elicitor(asked)
+        if inspect.isawaitable(answer):
+            answer = await answer
+    except Exception as exc:  # the elicitor's own failure: the server hears "cancel"
+        log.warning("the elicitor failed on %s's question: %s", server, exc)
+        return ("cancel", {})
+    return ("decline", {}) if answer is None else ("accept", answer)
 
 
 def with_defaults(schema: Mapping[str, Any], answer: Mapping[str, Any]) -> dict[str, Any]:

@@ -3,16 +3,21 @@ answered by a model threadlab chooses: the server definition's `sampling_model`,
 of the thread whose call it is serving (its override, else its prompt's). The answer is spent
 from that run's budget — refused once the budget is used up, its output bounded by what is
 left —, counted in that run's usage and cost, and recorded as a "sampling" event of the call:
-the model, its usage and cost, the text it gave."""
+the model, its usage and cost, the text it gave.
+
+A server defined with `approval=` (its calls wait for a decision) has its sampling requests put
+to the person too, through the runtime's elicitor (in a notebook, the call's card), with what
+the model would be sent: approving the call did not show what the server would ask the model
+in its course. Declined, or nobody to ask: refused, and recorded so."""
 
 from __future__ import annotations
 
 from typing import Any, Protocol
 
-from .._data import Message
+from .._data import Elicitor, Message
 from ..definitions import MCPServerDefinition, PromptDefinition, Registry
 from ..execution import SPENDING, model_id
-from ..mcp_client import CallScope
+from ..mcp_client import CallScope, ask_person
 from ..models import FinishChunk, Model, ModelRequest, TextChunk, step_cost
 from ..threads import ThreadContext
 
@@ -21,6 +26,7 @@ __all__ = ["SamplingAnswerer"]
 
 class SamplingHost(Protocol):
     registry: Registry
+    elicitor: Elicitor | None
 
     def context(self, thread_id: str) -> ThreadContext: ...
 
@@ -54,6 +60,11 @@ class SamplingAnswerer:
             messages=_messages(params),
             max_output_tokens=min(limit, left) if left is not None else limit,
         )
+        if server.approval is not None:
+            why = await self._gate(server, scope, model, request)
+            if why is not None:
+                state.emit("sampling", {"server": server.name, "refused": why})
+                return _refused(why)
         text, usage, answered = "", None, None
         async for chunk in model.stream(request):
             if isinstance(chunk, TextChunk):
@@ -70,6 +81,25 @@ class SamplingAnswerer:
             role="assistant", content=types.TextContent(type="text", text=text), model=name,
             stop_reason="endTurn",
         )  # fmt: skip
+
+    async def _gate(
+        self, server: MCPServerDefinition, scope: CallScope, model: Model, request: ModelRequest
+    ) -> str | None:
+        """Why the person did not let the model answer, or None when they did."""
+        elicitor = self._host.elicitor
+        if elicitor is None:
+            return "it needs a person's approval and there is nobody to ask"
+        said = "\n".join(f"{m.role}: {m.content}" for m in request.messages)
+        question = (
+            f"{server.name} asks the model {model_id(model) or '?'} to answer this (up to"
+            f" {request.max_output_tokens} tokens):\n\n{said}\n\nSubmit lets it answer;"
+            " Decline refuses."
+        )
+        action, _ = await ask_person(elicitor, server.name, scope, question, _NO_FIELDS)
+        return None if action == "accept" else "the person declined it"
+
+
+_NO_FIELDS = {"type": "object", "properties": {}}
 
 
 def _refused(why: str) -> Any:

@@ -223,7 +223,10 @@ class ViewState:
                     card["events"].append(
                         {"type": event.event_type, "data": event.data, "at": event.at}
                     )
-                if event.event_type == "elicitation":  # answered: the form gives way
+                # answered: the form gives way (a gated sampling request's form too)
+                if event.event_type == "elicitation" or (
+                    event.event_type == "sampling" and card.get("elicitation")
+                ):
                     card["elicitation"] = {"state": "answered", **_mapping(event.data)}
                 self.changed.cards.add(event.tool_call_id)
         elif isinstance(event, ThreadStatusEvent):
