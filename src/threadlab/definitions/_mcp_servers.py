@@ -11,7 +11,7 @@ from typing import Any
 from .._errors import DefinitionError
 from ._define import check_approval
 from ._registry import Registry, default_registry
-from ._types import MCPServerDefinition
+from ._types import MCP_PREFIX, MCPServerDefinition
 
 __all__ = [
     "MCP_PREFIX",
@@ -20,9 +20,6 @@ __all__ = [
     "fill_headers",
     "header_variables",
 ]
-
-MCP_PREFIX = "mcp:"
-"""A prompt's tools entry "mcp:NAME" offers every tool of server NAME."""
 
 _NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_-]{0,63}$")
 _HEADER_VARIABLE = re.compile(r"\{\{\s*env\s*:\s*([A-Za-z_][A-Za-z0-9_]*)\s*\}\}")

@@ -11,7 +11,7 @@ from typing import Literal
 from .._errors import DefinitionError
 from ._mcp_servers import MCP_PREFIX
 from ._registry import Registry
-from ._types import AgentDefinition, PromptDefinition, ToolDefinition
+from ._types import AgentDefinition, MCPServerDefinition, PromptDefinition, ToolDefinition
 from ._values import Include, Side, Subagent, Variable
 
 __all__ = [
@@ -149,8 +149,9 @@ class ThreadDefinitions:
             if isinstance(part, Include):
                 self._add_prompt(part.prompt, what)
         for tool_name in prompt.tool_names():
-            if tool_name.startswith(MCP_PREFIX):
-                self._add_mcp_tools(tool_name.removeprefix(MCP_PREFIX), what)
+            server = MCPServerDefinition.named_by(tool_name)
+            if server is not None:
+                self._add_mcp_tools(server, what)
                 continue
             definition = self.registry.get(tool_name)
             if definition is None:

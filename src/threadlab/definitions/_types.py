@@ -200,6 +200,10 @@ class HookDefinition(BaseModel):
 Definition = ToolDefinition | PromptDefinition | AgentDefinition
 
 
+MCP_PREFIX = "mcp:"
+"""A prompt's tools entry "mcp:NAME" offers every tool of server NAME."""
+
+
 class MCPServerDefinition(BaseModel):
     """An MCP server: `command` (+ `args`, `env`) started over stdio, or `url` (+ `headers`)."""
 
@@ -219,10 +223,22 @@ class MCPServerDefinition(BaseModel):
     timeout: float = 30.0
     """Seconds to start or reach the server and finish the handshake, and for a listing."""
     approval: Any = None
-    """As a function tool's `approval`, for every tool of the server."""
+    """As a function tool's `approval`, for every tool of the server; set, the server's
+    sampling requests are put to the person too."""
     sampling_model: Any = None
     """The model (a name or a model object) that answers the server's sampling requests;
     None: the model of the thread whose call the server is serving."""
+
+    @staticmethod
+    def named_by(entry: str) -> str | None:
+        """The server a prompt's tools entry "mcp:NAME" names (every tool of server NAME), or
+        None for an entry that names one tool.
+
+        Examples:
+            >>> MCPServerDefinition.named_by("mcp:files"), MCPServerDefinition.named_by("read")
+            ('files', None)
+        """
+        return entry.removeprefix(MCP_PREFIX) if entry.startswith(MCP_PREFIX) else None
 
     def local_name(self, remote: str) -> str:
         """The name a prompt lists the server's tool `remote` by."""

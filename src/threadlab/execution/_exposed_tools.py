@@ -11,9 +11,9 @@ from pydantic import BaseModel
 
 from .._data import Message, ToolResult
 from ..definitions import (
-    MCP_PREFIX,
     AgentDefinition,
     ArgsSchema,
+    MCPServerDefinition,
     PromptDefinition,
     Side,
     Subagent,
@@ -79,8 +79,8 @@ def tools_for(
     out: dict[str, ToolDefinition] = {}
     for entry in prompt.tools:
         name = entry if isinstance(entry, str) else entry.name
-        if name.startswith(MCP_PREFIX):
-            server = name.removeprefix(MCP_PREFIX)
+        server = MCPServerDefinition.named_by(name)
+        if server is not None:
             out.update((t.name, t) for t in registry.tools() if t.mcp_server == server)
             continue
         definition = registry.get(name)

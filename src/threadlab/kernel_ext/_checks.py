@@ -10,8 +10,6 @@ from collections.abc import Iterable
 
 from .. import MCPServerDefinition, Registry
 
-MCP_PREFIX = "mcp:"  # a prompt's tools entry "mcp:NAME": every tool of server NAME
-
 __all__ = ["warn_unknown"]
 
 
@@ -23,8 +21,8 @@ def warn_unknown(owner: str, what: str, names: Iterable[str], registry: Registry
     known += [a.name for a in registry.agents()]
     servers = registry.mcp_servers()
     for name in names:
-        if name.startswith(MCP_PREFIX):
-            server = name.removeprefix(MCP_PREFIX)
+        server = MCPServerDefinition.named_by(name)
+        if server is not None:
             if registry.mcp_server(server) is None:
                 _warn(owner, "MCP server", server, [s.name for s in servers])
             continue

@@ -89,24 +89,28 @@ async def served_content(thread: Thread, text: str, attachments: tuple[str, ...]
         elif mime.startswith("audio/"):
             blocks.append(types.AudioContent(type="audio", data=encoded, mime_type=mime))
         else:
-            (contents,) = resource_contents(thread, path, data)
+            contents = _file_contents(thread.id, path, data)
             blocks.append(types.EmbeddedResource(type="resource", resource=contents))
     return blocks
 
 
 def resource_contents(thread: Thread, path: str, data: bytes) -> list[Any]:
-    """A file of `thread` as resource contents (its secrets redacted): text where its type is
-    text and it decodes, else a base64 blob."""
+    """A file of `thread` as resource contents (its secrets redacted)."""
+    return [_file_contents(thread.id, path, redacted(thread, data))]
+
+
+def _file_contents(thread_id: str, path: str, data: bytes) -> Any:
+    """A file's (redacted) bytes as resource contents: text where its type is text and it
+    decodes, else a base64 blob."""
     from mcp import types
 
-    data = redacted(thread, data)
-    uri, mime = file_uri(thread.id, path), mime_type(path, data)
+    uri, mime = file_uri(thread_id, path), mime_type(path, data)
     if _is_text(mime):
         try:
             text = data.decode()
         except UnicodeDecodeError:
             pass
         else:
-            return [types.TextResourceContents(uri=uri, mime_type=mime, text=text)]
+            return types.TextResourceContents(uri=uri, mime_type=mime, text=text)
     blob = base64.b64encode(data).decode()
-    return [types.BlobResourceContents(uri=uri, mime_type=mime, blob=blob)]
+    return types.BlobResourceContents(uri=uri, mime_type=mime, blob=blob)

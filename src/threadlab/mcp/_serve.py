@@ -15,7 +15,13 @@ from collections.abc import Iterable
 from typing import Any, Literal
 
 from .._errors import DefinitionError, ThreadlabError
-from ..definitions import AgentDefinition, PromptDefinition, Registry, default_registry
+from ..definitions import (
+    AgentDefinition,
+    PromptDefinition,
+    Registry,
+    ToolDefinition,
+    default_registry,
+)
 from ..execution import ToolSpecCache
 from ..runtime import Runtime
 from ._client_channel import FormAnswer, RequestChannel, session_id
@@ -63,6 +69,7 @@ class MCPService:
         self._calls = ServedCalls(registry, runtime, self.resources)
         self.log_levels: dict[str, str] = {}
         """The log level each client session set (by MCP session id)."""
+        self._outputs: dict[str, tuple[ToolDefinition, dict[str, Any] | None]] = {}
 
     async def _announce(self, event: Any) -> None:
         if self._bus is not None:
@@ -93,7 +100,7 @@ class MCPService:
             if tool.mcp_server is None and (wanted is None or tool.name in wanted):
                 spec = self._specs.spec(tool, "function")
                 out.append(
-                    (tool.name, tool.description, dict(spec.parameters), output_schema(tool))
+                    (tool.name, tool.description, dict(spec.parameters), self._output_of(tool))
                 )
         exposable: list[PromptDefinition | AgentDefinition] = [
             *self.registry.prompts(),
@@ -108,6 +115,14 @@ class MCPService:
             description = exposed.tool_description or f"Ask {exposed.name} and get its answer."
             out.append((exposed.name, description, dict(schema), None))
         return out
+
+    def _output_of(self, tool: ToolDefinition) -> dict[str, Any] | None:
+        """The tool's output schema, worked out once per definition (the listing is compared
+        every quarter second for changes)."""
+        known = self._outputs.get(tool.name)
+        if known is None or known[0] is not tool:
+            known = self._outputs[tool.name] = (tool, output_schema(tool))
+        return known[1]
 
     async def call(
         self,

@@ -14,7 +14,6 @@ from typing import Any
 from .._data import Elicitor, ToolResult
 from .._errors import DefinitionError, MCPServerError
 from ..definitions import (
-    MCP_PREFIX,
     MCPServerDefinition,
     Registry,
     ToolDefinition,
@@ -163,8 +162,9 @@ def _needed(registry: Registry) -> list[MCPServerDefinition]:
     undefined = False
     for prompt in registry.prompts():
         for name in prompt.tool_names():
-            if name.startswith(MCP_PREFIX):
-                named.add(name.removeprefix(MCP_PREFIX))
+            server = MCPServerDefinition.named_by(name)
+            if server is not None:
+                named.add(server)
             elif registry.get(name) is None:
                 undefined = True
             else:
