@@ -2,9 +2,9 @@
 `python stdio_server.py [bad-schema]`. Its tools: `pid` (the server's process id), `flood`
 (sends many progress notifications), `die` (the process exits in the middle of the call),
 `chatty` (logs as it runs), `snapshot` (an image, also inside its structured content, as
-server-filesystem's `read_media_file` answers), `ask` (asks the user a form with defaults)
-and `summarise` (asks the client's model); with `bad-schema`, also `broken`, whose input
-schema is not valid JSON Schema."""
+server-filesystem's `read_media_file` answers), `ask` (asks the user a form with defaults),
+`crowd` (asks an oversized form) and `summarise` (asks the client's model); with
+`bad-schema`, also `broken`, whose input schema is not valid JSON Schema."""
 
 from __future__ import annotations
 
@@ -23,7 +23,7 @@ from mcp.server.mcpserver import (
     Resolve,
     Sample,
 )
-from pydantic import BaseModel
+from pydantic import BaseModel, create_model
 
 server = MCPServer("test-stdio", log_level="WARNING")
 
@@ -88,6 +88,19 @@ async def ask(
         return f"the user chose to {answer.action}"
     data = answer.data
     return f"colour={data.colour} size={data.size} confirm={data.confirm}"
+
+
+Crowd = create_model("Crowd", **{f"field_{i}": (str, "x" * 50) for i in range(500)})  # type: ignore[call-overload]
+
+
+def crowd_form() -> Elicit[BaseModel]:
+    return Elicit("Fill this in.", Crowd)
+
+
+@server.tool()
+async def crowd(answer: Annotated[ElicitationResult[BaseModel], Resolve(crowd_form)]) -> str:
+    """Asks the user a form of 500 fields."""
+    return f"the user chose to {answer.action}"
 
 
 def summary_request(text: str) -> Sample:

@@ -286,3 +286,22 @@ async def test_a_gated_servers_sampling_is_put_to_the_person_with_what_the_model
         assert "it needs a person's approval and there is nobody to ask" in said
     finally:
         await rt.aclose()
+
+
+async def test_a_form_too_big_to_read_is_declined_unshown(
+    registry: tl.Registry, store_dir: Path
+) -> None:
+    asked: list[tl.Elicitation] = []
+
+    def person(question: tl.Elicitation) -> dict[str, Any]:
+        asked.append(question)
+        return {}
+
+    thread, rt = await run_with(registry, store_dir, [("crowd", {})], elicitor=person)
+    try:
+        assert tool_results(thread) == ["the user chose to decline"]
+        assert asked == []  # nobody was shown 500 fields
+        (record,) = custom(thread, "elicitation")
+        assert record.data["refused"] == "it has 500 fields (at most 50 are shown)"
+    finally:
+        await rt.aclose()

@@ -4,6 +4,14 @@ extra)."""
 
 from ._connection import MCPConnection
 from ._pool import MCPPool, ServerSampler, current_pool
-from ._server_requests import CallScope, ask_person
+from ._server_requests import CallScope, ask_person, form_refusal
 
-__all__ = ["CallScope", "MCPConnection", "MCPPool", "ServerSampler", "ask_person", "current_pool"]
+__all__ = [
+    "CallScope",
+    "MCPConnection",
+    "MCPPool",
+    "ServerSampler",
+    "ask_person",
+    "current_pool",
+    "form_refusal",
+]

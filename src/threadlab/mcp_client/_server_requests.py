@@ -22,7 +22,7 @@ from typing import Any, Literal
 from .._data import Elicitation, Elicitor
 from ..threads import ThreadState
 
-__all__ = ["CallScope", "Sampler", "ServerRequests", "ask_person", "with_defaults"]
+__all__ = ["CallScope", "Sampler", "ServerRequests", "ask_person", "form_refusal", "with_defaults"]
 
 # Where a view shows what a server asks: "elicitation_asked" (live, while the call waits:
 # server, message, schema, order) then "elicitation" (stored: server, message, action, answer).
@@ -91,6 +91,11 @@ class ServerRequests:
             # nobody to ask: declined
             self._record(scope, params.message, "decline", None)
             return types.ElicitResult(action="decline")
+        refused = form_refusal(params.message, schema)
+        if refused is not None:  # a form nobody could read, or fill in: declined unshown
+            log.warning("%s's form declined unshown: %s", self._server, refused)
+            self._record(scope, params.message[:_SHOWN_MESSAGE], "decline", None, refused)
+            return types.ElicitResult(action="decline")
         action, answer = await ask_person(self._elicitor, self._server, scope, params.message,
                                           schema)  # fmt: skip
         if action != "accept":
@@ -101,7 +106,12 @@ class ServerRequests:
         return types.ElicitResult(action="accept", content=content)
 
     def _record(
-        self, scope: CallScope | None, message: str, action: str, content: dict[str, Any] | None
+        self,
+        scope: CallScope | None,
+        message: str,
+        action: str,
+        content: dict[str, Any] | None,
+        refused: str | None = None,
     ) -> None:
         if scope is None:
             log.warning("%s asked %r outside any one call: declined", self._server, message)
@@ -109,6 +119,8 @@ class ServerRequests:
         data: dict[str, Any] = {"server": self._server, "message": message, "action": action}
         if content is not None:
             data["answer"] = content
+        if refused is not None:
+            data["refused"] = refused
         scope.state.emit("elicitation", data)
 
     async def sample(self, context: Any, params: Any) -> Any:
@@ -163,6 +175,41 @@ async def ask_person(
         log.warning("the elicitor failed on %s's question: %s", server, exc)
         return ("cancel", {})
     return ("decline", {}) if answer is None else ("accept", answer)
+
+
+# What a person is shown at most: the protocol bounds none of it, and a server that sends a
+# book of a message or a thousand fields gets no form drawn for it.
+_SHOWN_MESSAGE = 4000
+_FIELDS = 50
+_FIELD_TEXT = 1000
+_CHOICES = 100
+_FIELD_TYPES = frozenset({"string", "number", "integer", "boolean", "array"})
+
+
+def form_refusal(message: str, schema: Mapping[str, Any]) -> str | None:
+    """Why a server's form is not shown to anyone (None: it is shown): MCP's forms are flat
+    objects of strings, numbers, booleans and choices; beyond that, or beyond what a person
+    reads, it is declined."""
+    if len(message) > _SHOWN_MESSAGE:
+        return f"its message is {len(message)} characters (at most {_SHOWN_MESSAGE} are shown)"
+    fields = schema.get("properties") or {}
+    if schema.get("type", "object") != "object" or not isinstance(fields, Mapping):
+        return "its schema is not an object of fields"
+    if len(fields) > _FIELDS:
+        return f"it has {len(fields)} fields (at most {_FIELDS} are shown)"
+    for name, spec in fields.items():
+        if not isinstance(spec, Mapping) or spec.get("type") not in _FIELD_TYPES:
+            return f"field {str(name)[:80]!r} is not a string, number, boolean or choice"
+        words = [str(name), str(spec.get("title", "")), str(spec.get("description", ""))]
+        if max(map(len, words)) > _FIELD_TEXT:
+            return f"field {str(name)[:80]!r} has a name or text over {_FIELD_TEXT} characters"
+        items = spec.get("items")
+        choices = [*spec.get("enum", ()), *spec.get("oneOf", ()),
+                   *(items.get("enum", ()) if isinstance(items, Mapping) else ()),
+                   *(items.get("anyOf", ()) if isinstance(items, Mapping) else ())]  # fmt: skip
+        if len(choices) > _CHOICES:
+            return f"field {str(name)[:80]!r} offers {len(choices)} choices (at most {_CHOICES})"
+    return None
 
 
 def with_defaults(schema: Mapping[str, Any], answer: Mapping[str, Any]) -> dict[str, Any]:
