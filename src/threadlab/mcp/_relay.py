@@ -11,12 +11,22 @@ from typing import Any
 from ..definitions import PromptDefinition, Registry, define_prompt
 from ..models import FunctionModel, Step, call, text
 
-__all__ = ["relay_prompt"]
+__all__ = ["relay_prompt", "relayed_tool"]
+
+
+def _name(tool: str) -> str:
+    return f"_mcp_{tool}"[:64]
+
+
+def relayed_tool(registry: Registry, target: str) -> str | None:
+    """The tool of the registry whose calls the prompt named `target` relays (defined yet in
+    this process or not), or None when `target` is no relay prompt's name."""
+    return next((t.name for t in registry.tools() if _name(t.name) == target), None)
 
 
 def relay_prompt(registry: Registry, tool: str) -> str:
     """The name of the prompt that relays calls of `tool` (defined on first use)."""
-    name = f"_mcp_{tool}"[:64]
+    name = _name(tool)
     existing = registry.get(name)
     if isinstance(existing, PromptDefinition) and existing.tool_names() == [tool]:
         return name

@@ -19,6 +19,7 @@ from .._data import (
     CustomEvent,
     FileWrittenEvent,
     ThreadEvent,
+    ThreadMeta,
     ToolCallStartedEvent,
 )
 from .._errors import ThreadlabError
@@ -26,7 +27,7 @@ from ..definitions import AgentDefinition, PromptDefinition, Registry, ToolDefin
 from ..runtime import Runtime, Thread
 from ._client_channel import ClientChannel, FormAnswer, log_level
 from ._decision_form import decision_form, edited_arguments
-from ._relay import relay_prompt
+from ._relay import relay_prompt, relayed_tool
 from ._resources import ThreadResources
 
 __all__ = ["CallOutcome", "NeedsAnswers", "ServedCalls"]
@@ -71,6 +72,7 @@ class ServedCalls:
         self._resources = resources
         self._waiting: dict[str, str] = {}  # the call (name + arguments) -> its waiting thread
         self._asked: dict[str, _Asked] = {}  # state handed to a client -> what it answers
+        self._recovered = False
 
     async def call(
         self,
@@ -92,7 +94,7 @@ class ServedCalls:
         else:
             target = relay_prompt(self._registry, name)
             message = json.dumps(arguments)
-        key = json.dumps([name, arguments], sort_keys=True, default=str)
+        key = _call_key(name, arguments)
         asks, refused = client.asks, None
         if state is not None:
             thread, status, refused = await self._answered(key, state, answers or {}, client, name)
@@ -163,6 +165,7 @@ class ServedCalls:
         return thread, await self._follow(thread, None, client, name), None
 
     def _waiting_thread(self, key: str) -> Thread | None:
+        self._recover()
         thread_id = self._waiting.get(key)
         if thread_id is None:
             return None
@@ -171,6 +174,44 @@ class ServedCalls:
         except ThreadlabError:  # gone from the store: start afresh
             self._waiting.pop(key, None)
             return None
+
+    def _recover(self) -> None:
+        """Once, before the first call looks for its waiting thread: the calls an earlier
+        process serving this store left waiting (stopped, or killed while a form was out),
+        so that the same call made here picks its thread up instead of starting another."""
+        if self._recovered:
+            return
+        self._recovered = True
+        for record in self._runtime.store.list_threads():  # newest first: the newest wins
+            meta = ThreadMeta.read(record.metadata)
+            if record.parent_id or meta is None or meta.origin != ORIGIN or not meta.waiting:
+                continue
+            try:
+                thread = self._runtime.thread(record.id)
+            except ThreadlabError:
+                continue
+            said = next((m.content for m in thread.messages if m.role == "user"), None)
+            key = self._key_of(record.target, said or "")
+            if key is not None:
+                self._waiting.setdefault(key, record.id)
+
+    def _key_of(self, target: str, message: str) -> str | None:
+        """The call a served thread of `target` began with `message` came from (as `call`
+        makes a thread of a call), or None when it is not one."""
+        tool = relayed_tool(self._registry, target)
+        if tool is not None:
+            try:
+                arguments = json.loads(message)
+            except ValueError:
+                return None
+            return _call_key(tool, arguments)
+        try:
+            given = json.loads(message)
+        except ValueError:
+            given = None
+        if isinstance(given, dict) and set(given) != {"message"}:
+            return _call_key(target, given)
+        return _call_key(target, {"message": message})
 
     async def _follow(
         self, thread: Thread, message: str | None, client: ClientChannel, name: str
@@ -252,6 +293,11 @@ class ServedCalls:
         if last is None or last.role != "assistant" or not last.content:
             return CallOutcome(status != "completed", f"the run {status}", thread)
         return CallOutcome(status != "completed", last.content, thread, tuple(last.attachments))
+
+
+def _call_key(name: str, arguments: dict[str, Any]) -> str:
+    """One call of a served tool, as the same call made again finds its waiting thread."""
+    return json.dumps([name, arguments], sort_keys=True, default=str)
 
 
 def _progress(data: Any) -> tuple[float, float | None, str | None] | None:
