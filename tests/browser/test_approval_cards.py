@@ -13,7 +13,7 @@ import pytest
 
 from .conftest import Lab, shown_page
 from .test_lab import open_and_run
-from .test_live_inspector import set_theme
+from .themes import centre, in_both_themes
 
 pytestmark = pytest.mark.processes  # it starts JupyterLab in Chromium
 
@@ -58,12 +58,7 @@ def walk(lab: Lab, page: Any, shots: Path) -> None:
     assert shown.startswith("path: /"), shown
     assert "{" not in shown
     assert card.locator("[data-testid=copy]").count() == 1
-    centre(bar.first)
-    page.screenshot(path=str(shots / "approval-asked-light.png"))
-    set_theme(page, "JupyterLab Dark")
-    centre(bar.first)
-    page.screenshot(path=str(shots / "approval-asked-dark.png"))
-    set_theme(page, "JupyterLab Light")
+    in_both_themes(page, shots / "approval-asked", show=lambda: centre(bar.first))
     timed = click_timed(page, str(first), "approve")
     # No timing assert (machines are noisy): the figures go to benchmarks/README.md.
     print(f"approve: deciding… after {timed['deciding']:.0f} ms, started after"
@@ -128,11 +123,7 @@ def walk(lab: Lab, page: Any, shots: Path) -> None:
     cell.scroll_into_view_if_needed()
     for details in cell.locator("details.threadlab-card").all():
         details.locator("summary").click()  # open the cards to show their decisions
-    page.screenshot(path=str(shots / "approval-after-light.png"))
-    set_theme(page, "JupyterLab Dark")
-    cell.scroll_into_view_if_needed()
-    page.screenshot(path=str(shots / "approval-after-dark.png"))
-    set_theme(page, "JupyterLab Light")
+    in_both_themes(page, shots / "approval-after", show=cell.scroll_into_view_if_needed)
     assert errors == []
 
 
@@ -182,7 +173,3 @@ def click_timed(page: Any, call: str, button: str) -> dict[str, Any]:
     assert timed["deciding"] is not None, timed
     assert timed["started"] is not None, timed
     return timed
-
-
-def centre(element: Any) -> None:
-    element.evaluate("e => e.scrollIntoView({block: 'center'})")

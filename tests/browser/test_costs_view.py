@@ -9,7 +9,7 @@ import pytest
 
 from .conftest import Lab
 from .test_lab import open_and_run
-from .test_live_inspector import set_theme
+from .themes import centre, in_both_themes
 
 pytestmark = pytest.mark.processes  # it starts JupyterLab in Chromium
 
@@ -83,12 +83,7 @@ def test_costs_show_per_step_run_and_subagent(lab: Lab, browser: Any) -> None:
             "tools: ping (tool_choice auto, parallel calls no)",
         ]
         assert thinking.get_attribute("open") is not None  # still open after the redraw
-        view.evaluate("e => e.scrollIntoView({block: 'center'})")
-        page.screenshot(path=str(shots / "costs-light.png"))
-        set_theme(page, "JupyterLab Dark")
-        view.evaluate("e => e.scrollIntoView({block: 'center'})")
-        page.screenshot(path=str(shots / "costs-dark.png"))
-        set_theme(page, "JupyterLab Light")
+        in_both_themes(page, shots / "costs", show=lambda: centre(view))
         assert errors == []
     except Exception:
         page.screenshot(path=str(shots / "costs-failure.png"), full_page=True)

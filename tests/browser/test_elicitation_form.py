@@ -12,9 +12,8 @@ from typing import Any
 import pytest
 
 from .conftest import Lab, shown_page
-from .test_approval_cards import centre
 from .test_lab import open_and_run
-from .test_live_inspector import set_theme
+from .themes import centre, in_both_themes
 
 pytestmark = pytest.mark.processes  # it starts JupyterLab in Chromium
 
@@ -42,12 +41,7 @@ def test_a_servers_form_is_answered_in_the_card(lab: Lab, browser: Any) -> None:
         assert form.locator("[data-field=size]").input_value() == "3"
         form.locator("[data-field=size]").fill("5")
         form.locator("[data-field=confirm]").check()
-        centre(form)
-        page.screenshot(path=str(shots / "elicitation-asked-light.png"))
-        set_theme(page, "JupyterLab Dark")
-        centre(form)
-        page.screenshot(path=str(shots / "elicitation-asked-dark.png"))
-        set_theme(page, "JupyterLab Light")
+        in_both_themes(page, shots / "elicitation-asked", show=lambda: centre(form))
         form.locator("[data-testid=form-submit]").click()
         answered = cell.locator(".jp-OutputArea", has_text="colour=green size=5 confirm=True")
         answered.first.wait_for(timeout=60_000)
@@ -62,11 +56,6 @@ def test_a_servers_form_is_answered_in_the_card(lab: Lab, browser: Any) -> None:
         assert "elicitation" in output  # the card's record of the question and the answer
         for details in cell.locator("details.tl-card").all():
             details.locator(":scope > summary").click()
-        cell.scroll_into_view_if_needed()
-        page.screenshot(path=str(shots / "elicitation-after-light.png"))
-        set_theme(page, "JupyterLab Dark")
-        cell.scroll_into_view_if_needed()
-        page.screenshot(path=str(shots / "elicitation-after-dark.png"))
-        set_theme(page, "JupyterLab Light")
+        in_both_themes(page, shots / "elicitation-after", show=cell.scroll_into_view_if_needed)
         assert errors == []
         print(f"screenshots: {shots}")

@@ -10,7 +10,7 @@ import pytest
 
 from .conftest import Lab, shown_page
 from .test_lab import open_and_run
-from .test_live_inspector import set_theme
+from .themes import in_both_themes
 
 pytestmark = pytest.mark.processes  # it starts JupyterLab in Chromium
 
@@ -52,7 +52,4 @@ def test_the_table_fills_filters_and_opens_a_runs_thread(lab: Lab, browser: Any)
         assert thread is not None
         assert thread in inspector.inner_text()
         assert "tl-opened" in (failed.get_attribute("class") or "")
-        page.screenshot(path=str(shots / "eval-opened-light.png"))
-        set_theme(page, "JupyterLab Dark")
-        page.screenshot(path=str(shots / "eval-opened-dark.png"))
-        set_theme(page, "JupyterLab Light")
+        in_both_themes(page, shots / "eval-opened")

@@ -15,7 +15,8 @@ from typing import Any
 import pytest
 
 from .conftest import Lab
-from .test_live_inspector import set_theme, shut_down_kernels
+from .test_live_inspector import shut_down_kernels
+from .themes import set_theme
 
 pytestmark = pytest.mark.processes  # it starts JupyterLab in Chromium
 

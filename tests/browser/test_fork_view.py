@@ -11,7 +11,7 @@ import pytest
 
 from .conftest import Lab, shown_page
 from .test_lab import open_and_run
-from .test_live_inspector import set_theme
+from .themes import set_theme
 
 pytestmark = pytest.mark.processes  # it starts JupyterLab in Chromium
 

@@ -19,6 +19,7 @@ from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
 from .conftest import Lab, shown_page
 from .test_lab import run_cell, write_notebook
+from .themes import set_theme
 
 pytestmark = pytest.mark.processes  # it starts JupyterLab in Chromium
 
@@ -112,15 +113,6 @@ def opened_soon(page: Any, call_id: str | None) -> bool:
     except PlaywrightTimeout:
         return False
     return True
-
-
-def set_theme(page: Any, theme: str) -> None:
-    page.locator(".lm-MenuBar-itemLabel", has_text="Settings").click()
-    page.locator(".lm-Menu-itemLabel", has_text="Theme").first.hover()
-    page.get_by_text(theme, exact=True).click()
-    light = "true" if theme == "JupyterLab Light" else "false"
-    page.wait_for_selector(f"body[data-jp-theme-light='{light}']", state="attached", timeout=30_000)
-    page.wait_for_timeout(500)
 
 
 def arguments_size(page: Any) -> int:

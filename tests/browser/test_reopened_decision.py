@@ -10,7 +10,7 @@ import pytest
 
 from .conftest import Lab
 from .test_lab import run_cell, write_notebook
-from .test_live_inspector import set_theme
+from .themes import set_theme
 
 pytestmark = pytest.mark.processes  # it starts JupyterLab in Chromium
 

@@ -11,6 +11,7 @@ import pytest
 
 from .conftest import Lab
 from .test_lab import open_card, run_cell
+from .themes import in_both_themes
 
 pytestmark = pytest.mark.processes  # it starts JupyterLab in Chromium
 
@@ -39,15 +40,8 @@ def test_run_code_cards_show_output_and_verdict(lab: Lab, browser: Any) -> None:
         assert "squares: [1,4,9]" in text
         assert "longest: quick" in text
         assert text.count("the code ran and returned a result") == 2
-        static.scroll_into_view_if_needed()
-        static.screenshot(path=str(shots / "run_code-light.png"))
-        page.locator("text=Settings").first.click()
-        page.locator("text=Theme").first.hover()
-        page.locator("text=JupyterLab Dark").first.click()
-        page.wait_for_function(
-            "() => document.body.dataset.jpThemeName === 'JupyterLab Dark'", timeout=30_000
-        )
-        static.screenshot(path=str(shots / "run_code-dark.png"))
+        in_both_themes(page, shots / "run_code", show=static.scroll_into_view_if_needed,
+                       of=static)  # fmt: skip
         print(f"screenshots: {shots}")
     finally:
         page.close()

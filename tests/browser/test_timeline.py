@@ -10,7 +10,7 @@ import pytest
 
 from .conftest import Lab
 from .test_lab import open_and_run
-from .test_live_inspector import set_theme
+from .themes import in_both_themes
 
 pytestmark = pytest.mark.processes  # it starts JupyterLab in Chromium
 
@@ -58,9 +58,6 @@ def test_the_timeline_lays_out_steps_and_calls_per_thread(lab: Lab, browser: Any
         assert nap_box["x"] >= first_step["x"]
         assert timeline.get_attribute("open") is not None
         timeline.evaluate("e => e.scrollIntoView({block: 'start'})")
-        page.screenshot(path=str(shots / "timeline-light.png"))
-        set_theme(page, "JupyterLab Dark")
-        page.screenshot(path=str(shots / "timeline-dark.png"))
-        set_theme(page, "JupyterLab Light")
+        in_both_themes(page, shots / "timeline")
     finally:
         page.close()

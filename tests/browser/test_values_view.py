@@ -10,7 +10,7 @@ import pytest
 
 from .conftest import Lab
 from .test_lab import open_and_run, open_card
-from .test_live_inspector import set_theme
+from .themes import in_both_themes
 
 pytestmark = pytest.mark.processes  # it starts JupyterLab in Chromium
 
@@ -56,9 +56,6 @@ def test_nested_and_long_values_read_as_trees_with_a_cap(lab: Lab, browser: Any)
         result = card.locator("[data-testid=tool-result]")
         assert "count: 200" in result.inner_text()
         card.evaluate("e => e.scrollIntoView({block: 'start'})")
-        page.screenshot(path=str(shots / "values-light.png"))
-        set_theme(page, "JupyterLab Dark")
-        page.screenshot(path=str(shots / "values-dark.png"))
-        set_theme(page, "JupyterLab Light")
+        in_both_themes(page, shots / "values")
     finally:
         page.close()
