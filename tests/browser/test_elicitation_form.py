@@ -59,3 +59,37 @@ def test_a_servers_form_is_answered_in_the_card(lab: Lab, browser: Any) -> None:
         in_both_themes(page, shots / "elicitation-after", show=cell.scroll_into_view_if_needed)
         assert errors == []
         print(f"screenshots: {shots}")
+
+
+GATED = [
+    "%load_ext threadlab\nimport threadlab as tl",
+    f'%%mcp gated\ncommand = "{sys.executable}"\nargs = ["{SERVER}"]\ntools = ["summarise"]\n'
+    'approval = "always"\nsampling_model = "offline"',
+    "%%prompt summariser --tools mcp:gated\nSummarise what you are given.",
+    "%%thread summariser\nSummarise this.",
+]
+
+
+def test_a_gated_servers_sampling_request_is_approved_in_the_card(lab: Lab, browser: Any) -> None:
+    """The call waits for Approve; once it runs, the server's request of the model waits
+    in the same card, its messages shown as lines, until Submit lets the model answer."""
+    with shown_page(lab, browser, "sampling-gate-failure.png") as (page, shots):
+        errors: list[str] = []
+        page.on("pageerror", lambda error: errors.append(str(error)))
+        open_and_run(lab, page, GATED, "sampling-gate.ipynb")
+        cell = page.locator(".jp-Notebook .jp-Cell").nth(len(GATED) - 1)
+        cell.locator("[data-testid=decision-bar] [data-testid=approve]").click(timeout=90_000)
+        form = cell.locator("[data-testid=elicitation-form]")
+        form.wait_for(timeout=90_000)
+        ask = form.locator("[data-testid=form-ask]")
+        assert "gated asks: may the model offline answer this" in ask.inner_text()
+        assert "system: Summarise in a line." in ask.inner_text()
+        assert ask.evaluate("e => getComputedStyle(e).whiteSpace") == "pre-wrap"
+        assert form.locator("[data-field]").count() == 0  # nothing to fill in: allow or not
+        in_both_themes(page, shots / "sampling-gate-asked", show=lambda: centre(form))
+        form.locator("[data-testid=form-submit]").click()
+        cell.locator(".jp-OutputArea", has_text="summary by offline").first.wait_for(timeout=60_000)
+        assert cell.locator("[data-testid=elicitation-form]").count() == 0  # it gave way
+        in_both_themes(page, shots / "sampling-gate-after", show=cell.scroll_into_view_if_needed)
+        assert errors == []
+        print(f"screenshots: {shots}")

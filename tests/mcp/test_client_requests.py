@@ -266,7 +266,7 @@ async def test_a_gated_servers_sampling_is_put_to_the_person_with_what_the_model
         assert json.loads(first)["result"] == "summary by counting: brief"
         assert "sampling refused: the person declined it" in second
         assert [q.tool_call_id for q in asked] == [c.id for c in thread.messages[1].tool_calls]
-        assert "local asks the model counting to answer this" in asked[0].message
+        assert asked[0].message.startswith("may the model counting answer this (up to 50 tokens)?")
         assert "alpha" in asked[0].message
         assert "beta" in asked[1].message
         answered, refused = custom(thread, "sampling")

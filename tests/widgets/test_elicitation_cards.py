@@ -113,7 +113,7 @@ async def test_a_gated_servers_sampling_request_waits_in_the_card(
         live.view._on_message(live.view, {"op": "ready"}, [])
         running = asyncio.create_task(live.run("go"))
         asked = await until_asked(live.view, "c1")
-        assert asked["message"].startswith("local asks the model offline to answer this")
+        assert asked["message"].startswith("may the model offline answer this")
         assert "tea" in asked["message"]
         answer(live.view, thread.id, "c1", action="accept", content={})
         assert (await asyncio.wait_for(running, 60)).status == "completed"

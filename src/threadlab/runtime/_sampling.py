@@ -91,8 +91,8 @@ class SamplingAnswerer:
             return "it needs a person's approval and there is nobody to ask"
         said = "\n".join(f"{m.role}: {m.content}" for m in request.messages)
         question = (
-            f"{server.name} asks the model {model_id(model) or '?'} to answer this (up to"
-            f" {request.max_output_tokens} tokens):\n\n{said}\n\nSubmit lets it answer;"
+            f"may the model {model_id(model) or '?'} answer this (up to"
+            f" {request.max_output_tokens} tokens)?\n\n{said}\n\nSubmit lets it answer;"
             " Decline refuses."
         )
         action, _ = await ask_person(elicitor, server.name, scope, question, _NO_FIELDS)

@@ -563,7 +563,8 @@ function elicitationForm(model, local, c) {
     h(
       "span",
       { class: "tl-ask", "data-testid": "form-ask" },
-      `‖ ${asked.server ?? "the server"} asks: ${asked.message ?? ""}`
+      h("b", {}, `‖ ${asked.server ?? "the server"} asks:`),
+      ` ${asked.message ?? ""}`
     ),
     h(
       "div",
