@@ -12,7 +12,7 @@ import subprocess
 import sys
 from dataclasses import dataclass
 
-MODULES = ("threadlab", "threadlab.kernel_ext", "ipywidgets")
+MODULES = ("threadlab", "threadlab.kernel_ext", "anywidget", "ipywidgets")
 
 
 @dataclass(frozen=True)

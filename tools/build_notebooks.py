@@ -701,14 +701,26 @@ print("usage of the last answer:", builder.messages[-1].usage)""",
 }
 
 
+# What JupyterLab writes into a notebook once its kernel answers (the kernel spec's name, the
+# kernel's language): shipped so, a notebook opens unmodified.
+METADATA = {
+    "kernelspec": {"display_name": "Python 3 (ipykernel)", "language": "python", "name": "python3"},
+    "language_info": {
+        "codemirror_mode": {"name": "ipython", "version": 3},
+        "file_extension": ".py",
+        "mimetype": "text/x-python",
+        "name": "python",
+        "nbconvert_exporter": "python",
+        "pygments_lexer": "ipython3",
+        "version": "3.11.7",  # the Python of the environment `make lab` builds here
+    },
+}
+
+
 def build() -> None:
     for name, cells in NOTEBOOKS.items():
         notebook = new_notebook()
-        notebook.metadata["kernelspec"] = {
-            "name": "python3",
-            "display_name": "Python 3",
-            "language": "python",
-        }
+        notebook.metadata.update(METADATA)
         notebook.cells = [
             # Stable cell ids keep rebuilds from churning the committed notebooks.
             new_markdown_cell(src, id=f"cell-{i}")
