@@ -465,72 +465,229 @@ print(done.status, [m.content for m in done.messages if m.role == "tool"])""",
     "mcp": [
         (
             "md",
-            "# MCP both ways\n\nThe Model Context Protocol connects tools to agents. A notebook"
-            " can use the tools of any MCP server, and serve its own tools to Claude Code,"
-            " Cursor, VS Code or any MCP client while the kernel runs. Every call, either way,"
-            " is a thread you can open, fork and replay.\n\n`make lab` installs the reference"
-            " server `@modelcontextprotocol/server-everything` with npm and puts it on the path.",
-        ),
-        ("code", SETUP),
-        (
-            "md",
-            "## A server's tools in a prompt\n\n`%%mcp NAME` takes the keys of"
-            " `tl.define_mcp_server` as TOML: a `command` started over stdio (or a `url` with"
-            " `headers`), the `tools` to offer and a `prefix`. The server starts when a run"
-            " first needs it; a prompt lists all its tools as `mcp:NAME`. Arguments are checked"
-            " against the server's schemas, its progress notifications drive the card's bar,"
-            " and an image it returns lands in the thread's files.",
+            (
+                "# MCP both ways\n"
+                "\n"
+                "The Model Context Protocol connects tools to agents. A notebook can use the"
+                " tools of any MCP server, and serve its own tools to Claude Code, Cursor, VS"
+                " Code or any MCP client while the kernel runs. Every call, either way, is a"
+                " thread you can open, fork and replay.\n"
+                "\n"
+                "`make lab` installs the reference server"
+                " `@modelcontextprotocol/server-everything` with npm and puts it on the path."
+            ),
         ),
         (
             "code",
-            '%%mcp everything\ncommand = "mcp-server-everything"\nargs = ["stdio"]\n'
-            'tools = ["echo", "get-sum", "trigger-long-running-operation", "get-tiny-image"]',
-        ),
-        ("code", "%%prompt explorer --tools mcp:everything\nTry each tool once."),
-        ("code", "%%thread explorer\nShow me what the server can do."),
-        (
-            "md",
-            "## The notebook's tools as an MCP server\n\n`tl.mcp.serve` serves every function"
-            " tool, and every prompt or agent exposed as a tool, over streamable HTTP on"
-            " 127.0.0.1 with a bearer token. `%threadlab mcp serve` does the same from a cell"
-            " of its own and prints the client configuration. Redefining a tool's cell updates"
-            " the listing while clients are connected.",
-        ),
-        (
-            "code",
-            '''%%tool
-def shout(state, text: str) -> str:
-    """Say a text loudly."""
-    return text.upper() + "!"''',
-        ),
-        (
-            "code",
-            """import json
-
-service = await tl.mcp.serve(tools=["shout"])
-print(json.dumps(service.client_config(), indent=2))""",
+            (
+                "%load_ext threadlab\n"
+                "import threadlab as tl\n"
+                "\n"
+                "# An offline model that streams slowly enough to watch (no key, no network).\n"
+                'tl.define_model("watchable", provider="offline", model="offline",'
+                ' options={"delay": 0.05})\n'
+                '%config ThreadlabMagics.default_model = "watchable"'
+            ),
         ),
         (
             "md",
-            "Any MCP client can call it now; here the official SDK's client does. The call is a"
-            " thread of the store (origin `mcp`): `%threadlab threads` lists it.",
+            (
+                "## A server's tools in a prompt\n"
+                "\n"
+                "`%%mcp NAME` takes the keys of `tl.define_mcp_server` as TOML: a `command`"
+                " started over stdio (or a `url` with `headers`), the `tools` to offer and a"
+                " `prefix`. The server starts when a run first needs it; a prompt lists all its"
+                " tools as `mcp:NAME`. Arguments are checked against the server's schemas, its"
+                " progress notifications drive the card's bar, and an image it returns lands in"
+                " the thread's files."
+            ),
         ),
         (
             "code",
-            """import httpx2
-from mcp import Client
-from mcp.client.streamable_http import streamable_http_client
-
-async with (
-    httpx2.AsyncClient(headers=service.headers) as http,
-    Client(streamable_http_client(service.url, http_client=http)) as client,
-):
-    print([tool.name for tool in (await client.list_tools()).tools])
-    answer = await client.call_tool("shout", {"text": "hello from a client"})
-print(answer.content[0].text)""",
+            (
+                "%%mcp everything\n"
+                'command = "mcp-server-everything"\n'
+                'args = ["stdio"]\n'
+                'tools = ["echo", "get-sum", "trigger-long-running-operation", "get-tiny-image"]'
+            ),
         ),
-        ("code", "%threadlab threads"),
-        ("code", "await service.close()"),
+        (
+            "code",
+            ("%%prompt explorer --tools mcp:everything\nTry each tool once."),
+        ),
+        (
+            "code",
+            ("%%thread explorer\nShow me what the server can do."),
+        ),
+        (
+            "md",
+            (
+                "## A server that asks you something\n"
+                "\n"
+                "A server may ask the user for details in the middle of a call (MCP"
+                " *elicitation*). In JupyterLab the call's card shows the server's form — its"
+                " fields, with their defaults — and the call waits for your **Submit** or"
+                " **Decline**; the answer is kept in the card. Run without a page on screen"
+                " (nbconvert, a script) the question is declined; in a script,"
+                " `tl.Runtime(elicitor=...)` answers it. A server's requests to sample a model"
+                " are answered by the thread's own model (or the server's `sampling_model`)."
+            ),
+        ),
+        (
+            "code",
+            (
+                "%%mcp asking\n"
+                'command = "mcp-server-everything"\n'
+                'args = ["stdio"]\n'
+                'tools = ["trigger-elicitation-request"]'
+            ),
+        ),
+        (
+            "code",
+            ("%%prompt survey --tools mcp:asking\nAsk the user for their details."),
+        ),
+        (
+            "code",
+            ("%%thread survey\nWho am I?"),
+        ),
+        (
+            "md",
+            (
+                "## The notebook's tools as an MCP server\n"
+                "\n"
+                "`tl.mcp.serve` serves every function tool, and every prompt or agent exposed as"
+                " a tool, over streamable HTTP on 127.0.0.1 with a bearer token. `%threadlab mcp"
+                " serve` does the same from a cell of its own and prints the client"
+                " configuration. Redefining a tool's cell updates the listing while clients are"
+                " connected."
+            ),
+        ),
+        (
+            "code",
+            (
+                "%%tool\n"
+                "def shout(state, text: str) -> str:\n"
+                '    """Say a text loudly."""\n'
+                '    return text.upper() + "!"'
+            ),
+        ),
+        (
+            "code",
+            (
+                "import struct\n"
+                "import zlib\n"
+                "\n"
+                "\n"
+                "def bar_chart_png(heights: list[int], scale: int = 16) -> bytes:\n"
+                '    """A PNG of blue bars on white, one `scale` pixels wide per height."""\n'
+                "    width, height = scale * len(heights), scale * max(heights)\n"
+                '    blue, white = b"\\x2a\\x7a\\xe2", b"\\xff\\xff\\xff"\n'
+                "\n"
+                "    def pixel(x: int, y: int) -> bytes:\n"
+                "        return blue if x % scale and height - y <= heights[x // scale] * scale"
+                " else white\n"
+                "\n"
+                '    rows = b"".join(b"\\x00" + b"".join(pixel(x, y) for x in range(width)) for y'
+                " in range(height))\n"
+                "\n"
+                "    def chunk(kind: bytes, data: bytes) -> bytes:\n"
+                "        crc = zlib.crc32(kind + data)\n"
+                '        return struct.pack(">I", len(data)) + kind + data + struct.pack(">I",'
+                " crc)\n"
+                "\n"
+                '    header = struct.pack(">IIBBBBB", width, height, 8, 2, 0, 0, 0)\n'
+                '    return (b"\\x89PNG\\r\\n\\x1a\\n" + chunk(b"IHDR", header) + chunk(b"IDAT",'
+                " zlib.compress(rows))\n"
+                '            + chunk(b"IEND", b""))'
+            ),
+        ),
+        (
+            "code",
+            (
+                "%%tool\n"
+                "async def tiny_chart(state, heights: list[int]) -> tl.ToolResult:\n"
+                '    """Draw bars of the given heights as a PNG, attached to the result."""\n'
+                '    await state.write_file("/chart.png", bar_chart_png(heights))\n'
+                '    return tl.ToolResult(result=f"{len(heights)} bars",'
+                ' attachments=("/chart.png",))'
+            ),
+        ),
+        (
+            "code",
+            (
+                "import json\n"
+                "\n"
+                'service = await tl.mcp.serve(tools=["shout", "tiny_chart"])\n'
+                "# The configuration a client needs, its token left out of what the notebook"
+                " file keeps:\n"
+                "# paste service.token where it says so (or run `%threadlab mcp serve`, which"
+                " shows it once).\n"
+                "shown = json.dumps(service.client_config(), indent=2).replace(service.token,"
+                ' "<service.token>")\n'
+                "print(shown)"
+            ),
+        ),
+        (
+            "md",
+            (
+                "Any MCP client can call it now; here the official SDK's client does. The call"
+                " is a thread of the store (origin `mcp`): `%threadlab threads` lists it."
+            ),
+        ),
+        (
+            "code",
+            (
+                "import httpx2\n"
+                "from mcp import Client\n"
+                "from mcp.client.streamable_http import streamable_http_client\n"
+                "\n"
+                "async with (\n"
+                "    httpx2.AsyncClient(headers=service.headers) as http,\n"
+                "    Client(streamable_http_client(service.url, http_client=http)) as client,\n"
+                "):\n"
+                "    print([tool.name for tool in (await client.list_tools()).tools])\n"
+                '    answer = await client.call_tool("shout", {"text": "hello from a client"})\n'
+                "print(answer.content[0].text)"
+            ),
+        ),
+        (
+            "md",
+            (
+                "A result's files reach a client as content of their own kind: the attached PNG"
+                " comes back as an `image` block beside the text, and the thread's files are"
+                " resources the client can list and read"
+                " (`threadlab://threads/<id>/files/<path>`). A tool that returns a pydantic"
+                " model or a `TypedDict` is listed with an output schema and answers structured"
+                " content too; see the MCP guide."
+            ),
+        ),
+        (
+            "code",
+            (
+                "import base64\n"
+                "\n"
+                "from IPython.display import Image, display\n"
+                "\n"
+                "async with (\n"
+                "    httpx2.AsyncClient(headers=service.headers) as http,\n"
+                "    Client(streamable_http_client(service.url, http_client=http)) as client,\n"
+                "):\n"
+                '    drawn = await client.call_tool("tiny_chart", {"heights": [2, 5, 3, 6]})\n'
+                "    resources = [r.uri for r in (await client.list_resources()).resources]\n"
+                'print([block.type for block in drawn.content], resources[-1].rsplit("/",'
+                " 2)[-2:])\n"
+                'image = next(block for block in drawn.content if block.type == "image")\n'
+                "display(Image(base64.b64decode(image.data)))"
+            ),
+        ),
+        (
+            "code",
+            "%threadlab threads",
+        ),
+        (
+            "code",
+            "await service.close()",
+        ),
     ],
     "evaluate": [
         (
@@ -717,18 +874,23 @@ METADATA = {
 }
 
 
+def notebook(name: str) -> nbformat.NotebookNode:
+    """The example notebook `name` as this script writes it."""
+    built = new_notebook()
+    built.metadata.update(METADATA)
+    built.cells = [
+        # Stable cell ids keep rebuilds from churning the committed notebooks.
+        new_markdown_cell(src, id=f"cell-{i}")
+        if kind == "md"
+        else new_code_cell(src, id=f"cell-{i}")
+        for i, (kind, src) in enumerate(NOTEBOOKS[name])
+    ]
+    return built  # type: ignore[no-any-return]  # nbformat is untyped
+
+
 def build() -> None:
-    for name, cells in NOTEBOOKS.items():
-        notebook = new_notebook()
-        notebook.metadata.update(METADATA)
-        notebook.cells = [
-            # Stable cell ids keep rebuilds from churning the committed notebooks.
-            new_markdown_cell(src, id=f"cell-{i}")
-            if kind == "md"
-            else new_code_cell(src, id=f"cell-{i}")
-            for i, (kind, src) in enumerate(cells)
-        ]
-        nbformat.write(notebook, HERE / f"{name}.ipynb")
+    for name in NOTEBOOKS:
+        nbformat.write(notebook(name), HERE / f"{name}.ipynb")
 
 
 if __name__ == "__main__":
