@@ -44,7 +44,7 @@ class Gated:
         yield ToolCallChunk(0, id="call_w", name="write_file", arguments=head)
         while not os.path.exists(GATE):
             await asyncio.sleep(0.05)
-            yield ToolCallChunk(0, arguments="<p>green tea</p>")
+            yield ToolCallChunk(0, arguments="<p>green tea</p>\\\\n")  # one line each
         yield ToolCallChunk(0, arguments='"}')
         yield FinishChunk(usage={"input_tokens": 321, "output_tokens": 54})'''
 
@@ -185,6 +185,8 @@ def walk(lab: Lab, page: Any, shots: Path) -> None:
         page.wait_for_timeout(500)
         assert card.get_attribute("open") is not None
     assert "writing index.html" in args.inner_text()
+    # The content still streaming reads as lines, not as JSON with "\n" in it.
+    assert "content: |\n  <p>green tea</p>\n  <p>green tea</p>" in args.inner_text()
     assert card.locator("[data-testid=tool-progress]").inner_text() == "writing index.html"
     assert arguments_size(page) > first_size
 
@@ -221,6 +223,7 @@ def walk(lab: Lab, page: Any, shots: Path) -> None:
     whole = finished.locator("[data-testid=tool-args]").inner_text()
     assert "more characters" not in whole
     assert whole.count("<p>green tea</p>") > 12  # more than the 200 folded characters hold
+    assert "content: |\n  <p>green tea</p>\n  <p>green tea</p>" in whole
     page.screenshot(path=str(shots / "finished-dark.png"))
 
     # 3. The views read after saving, shutting the kernel down and reloading the page.

@@ -13,8 +13,26 @@ test("arguments read as name: value lines, a multi-line string as an indented bl
 });
 
 test("arguments that are not a JSON object are shown as they came", () => {
-  assert.deepEqual(readableArgs('{"path": "a.tx'), ['{"path": "a.tx']);
   assert.deepEqual(readableArgs("[1, 2]"), ["[1, 2]"]);
+  assert.deepEqual(readableArgs("not json {"), ["not json {"]);
+});
+
+test("arguments still streaming read as lines too, as far as they have come", () => {
+  const lines = (/** @type {string} */ text) =>
+    readableArgs(text).map((p) => (typeof p === "string" ? p : p.textContent));
+  assert.deepEqual(lines('{"path": "a.tx'), ["path: a.tx"]);
+  assert.deepEqual(lines('{"path": "index.html", "content": "<html>\\n  <body>\\n  <h1'), [
+    "path: index.html",
+    "content: |\n  <html>\n    <body>\n    <h1",
+  ]);
+  assert.deepEqual(lines('{"path": "a", "cont'), ["path: a"]); // a key still arriving
+  assert.deepEqual(lines('{"path": "a", "n":'), ["path: a"]);
+  assert.deepEqual(lines('{"path": "a", "ok": tr'), ["path: a"]); // a literal cut short
+  assert.deepEqual(lines('{"say": "a \\"quote'), ['say: a "quote']);
+  assert.deepEqual(lines('{"say": "cut \\'), ["say: cut "]); // a dangling escape
+  assert.deepEqual(lines('{"say": "\\u00e'), ["say: "]);
+  assert.deepEqual(lines('{"rows": [1, 2'), ["rows: [2 items]0: 11: 2"]);
+  assert.deepEqual(lines("{"), []);
 });
 
 test("a JSON result is a tree, any other result text", () => {

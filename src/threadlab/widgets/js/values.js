@@ -17,6 +17,52 @@ function jsonObject(text) {
   }
 }
 
+/**
+ * The object the start of a JSON object says so far, while its text still streams in: an open
+ * string ends where the text does, a key not yet given its value is left out, and what is
+ * open is closed. Undefined when the text is no object's beginning.
+ * @param {string} text
+ * @returns {object | undefined}
+ */
+function objectSoFar(text) {
+  if (!/^\s*\{/.test(text)) return undefined;
+  /** @type {string[]} */
+  const closers = [];
+  let inString = false;
+  let escaped = false;
+  for (const ch of text) {
+    if (inString) {
+      if (escaped) escaped = false;
+      else if (ch === "\\") escaped = true;
+      else if (ch === '"') inString = false;
+    } else if (ch === '"') inString = true;
+    else if (ch === "{") closers.push("}");
+    else if (ch === "[") closers.push("]");
+    else if (ch === "}" || ch === "]") closers.pop();
+  }
+  let head = text;
+  if (inString) {
+    // a cut escape (`\`, `\u00`) is dropped with the string closed after it
+    head = `${head.replace(escaped ? /\\$/ : /\\u[0-9a-fA-F]{0,3}$/, "")}"`;
+  }
+  const end = closers.reverse().join("");
+  const tries = [
+    head,
+    head.replace(/[\s,]*$/, ""), // a separator after the last value
+    head.replace(/,?\s*"(?:[^"\\]|\\.)*"\s*:?\s*$/, ""), // a key without its value yet
+    head.replace(/,?\s*"(?:[^"\\]|\\.)*"\s*:\s*[^"{}[\],]*$/, ""), // a value cut short
+  ];
+  for (const tried of tries) {
+    try {
+      const value = JSON.parse(tried + end);
+      if (value && typeof value === "object" && !Array.isArray(value)) return value;
+    } catch {
+      // the next way of reading it
+    }
+  }
+  return undefined;
+}
+
 /** Children of one JSON node drawn at a time (a 200-row list opens its first rows). */
 const JSON_ROWS = 50;
 
@@ -65,12 +111,12 @@ function jsonTree(value, key, depth = 0) {
 
 /**
  * A call's arguments to read: `name: value` per line, a multi-line string as an indented
- * block with its line breaks, a nested value as a JSON tree.
+ * block with its line breaks, a nested value as a JSON tree — while they stream in too.
  * @param {string} text the arguments as JSON
  * @returns {Array<HTMLElement | string>}
  */
 export function readableArgs(text) {
-  const value = jsonObject(text);
+  const value = jsonObject(text) ?? objectSoFar(text);
   if (!value || Array.isArray(value)) return [text];
   return Object.entries(value).map(([key, item]) => {
     if (item && typeof item === "object") return jsonTree(item, key);

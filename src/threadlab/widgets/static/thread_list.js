@@ -200,6 +200,44 @@ function jsonObject(text) {
     return void 0;
   }
 }
+function objectSoFar(text) {
+  if (!/^\s*\{/.test(text)) return void 0;
+  const closers = [];
+  let inString = false;
+  let escaped = false;
+  for (const ch of text) {
+    if (inString) {
+      if (escaped) escaped = false;
+      else if (ch === "\\") escaped = true;
+      else if (ch === '"') inString = false;
+    } else if (ch === '"') inString = true;
+    else if (ch === "{") closers.push("}");
+    else if (ch === "[") closers.push("]");
+    else if (ch === "}" || ch === "]") closers.pop();
+  }
+  let head = text;
+  if (inString) {
+    head = `${head.replace(escaped ? /\\$/ : /\\u[0-9a-fA-F]{0,3}$/, "")}"`;
+  }
+  const end = closers.reverse().join("");
+  const tries = [
+    head,
+    head.replace(/[\s,]*$/, ""),
+    // a separator after the last value
+    head.replace(/,?\s*"(?:[^"\\]|\\.)*"\s*:?\s*$/, ""),
+    // a key without its value yet
+    head.replace(/,?\s*"(?:[^"\\]|\\.)*"\s*:\s*[^"{}[\],]*$/, "")
+    // a value cut short
+  ];
+  for (const tried of tries) {
+    try {
+      const value = JSON.parse(tried + end);
+      if (value && typeof value === "object" && !Array.isArray(value)) return value;
+    } catch {
+    }
+  }
+  return void 0;
+}
 var JSON_ROWS = 50;
 function jsonTree(value, key, depth = 0) {
   const label = key === null ? null : h("span", { class: "tl-json-key" }, `${key}: `);
@@ -230,7 +268,7 @@ function jsonTree(value, key, depth = 0) {
   return node;
 }
 function readableArgs(text) {
-  const value = jsonObject(text);
+  const value = jsonObject(text) ?? objectSoFar(text);
   if (!value || Array.isArray(value)) return [text];
   return Object.entries(value).map(([key, item]) => {
     if (item && typeof item === "object") return jsonTree(item, key);
