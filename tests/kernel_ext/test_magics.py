@@ -457,8 +457,11 @@ def test_a_tool_cells_traceback_names_the_cell_and_the_editors_line(
     shell: InteractiveShell,
 ) -> None:
     counted = shell.execution_count  # the %%tool cell's number
-    run(shell, '%%tool\ndef lookup(state, key: str) -> str:\n    """Look up."""\n'
-               '    table = {}\n    return table[key]\n')  # fmt: skip
+    # Run as a kernel runs a cell (in the history): IPython counts the next cell meanwhile.
+    tool = '%%tool\ndef lookup(state, key: str) -> str:\n    """Look up."""\n'
+    tool += "    table = {}\n    return table[key]\n"
+    shell.run_cell(tool, store_history=True).raise_error()
+    assert shell.execution_count == counted + 1
     run(shell, "import threadlab as tl\nfrom threadlab.models import ScriptedModel, call, text")
     run(shell, "tl.define_prompt('p', prompt='x', tools=['lookup'], "
                "model=ScriptedModel([call('lookup', {'key': 'k'}), text('ok')]))")  # fmt: skip

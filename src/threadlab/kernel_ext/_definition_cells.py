@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import ast
 import inspect
+import sys
 import tomllib
 from typing import Any
 
@@ -34,6 +35,19 @@ _MCP_KEYS = {
 }  # fmt: skip
 
 
+def _running_cell_number(shell: Any) -> int:
+    """The number IPython gave the cell that runs now (its "In[n]"): read from the cell's own
+    frame, as IPython named it, since `execution_count` already counts the next cell while
+    one runs (IPython 9), and not when it runs outside the history; else that count."""
+    frame = sys._getframe(1)
+    while frame is not None:
+        named = shell.compile.format_code_name(frame.f_code.co_filename)
+        if named is not None:
+            return int(named[1].removeprefix("In[").removesuffix("]"))
+        frame = frame.f_back  # type: ignore[assignment]
+    return int(shell.execution_count)
+
+
 def tool_cell(magics: MagicsHost, args: Any, cell: str) -> Defined:
     """`%%tool` with its parsed arguments (its help is the magic's, in `_magics.py`)."""
     names = _defined_functions(cell)
@@ -43,7 +57,8 @@ def tool_cell(magics: MagicsHost, args: Any, cell: str) -> Defined:
     # Compiled as IPython compiles a cell, a line above it for the %%tool line: a
     # traceback through the tool names "Cell In[n]" and the line as the editor counts it.
     source = "\n" + cell
-    filename = magics.shell.compile.cache(source, magics.shell.execution_count, raw_code=source)
+    number = _running_cell_number(magics.shell)
+    filename = magics.shell.compile.cache(source, number, raw_code=source)
     exec(magics.shell.compile(source, filename, "exec"), magics.shell.user_ns)
     fn = magics.shell.user_ns[names[0]]
     options: dict[str, Any] = {
