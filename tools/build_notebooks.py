@@ -621,7 +621,7 @@ print(done.status, [m.content for m in done.messages if m.role == "tool"])""",
                 "# The configuration a client needs, its token left out of what the notebook"
                 " file keeps:\n"
                 "# paste service.token where it says so (or run `%threadlab mcp serve`, which"
-                " shows it once).\n"
+                " shows it on screen only).\n"
                 "shown = json.dumps(service.client_config(), indent=2).replace(service.token,"
                 ' "<service.token>")\n'
                 "print(shown)"

@@ -22,6 +22,7 @@ BUNDLES = {
     "inspector_view.js": "inspector.js",  # ThreadView
     "thread_list_view.js": "thread_list.js",  # ThreadListView
     "eval_view.js": "eval.js",  # EvalView
+    "served_view.js": "served.js",  # ServedView
 }
 """Each widget class's entry module, and the script it is bundled into."""
 

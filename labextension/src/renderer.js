@@ -8,7 +8,8 @@ import { renderOffline } from "../../src/threadlab/widgets/js/offline.js";
 export const MIME = "application/vnd.threadlab.view+json";
 const WIDGET_MIME = "application/vnd.jupyter.widget-view+json";
 /** What a live view draws first, whichever view it is. */
-const LIVE_VIEWS = "[data-testid=inspector], [data-testid=thread-list], [data-testid=eval-table]";
+const LIVE_VIEWS =
+  "[data-testid=inspector], [data-testid=thread-list], [data-testid=eval-table], [data-testid=served-endpoint]";
 /** Before ipywidgets' renderer (-10): the bundle may carry a widget view too. */
 export const RANK = -20;
 

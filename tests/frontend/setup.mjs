@@ -61,6 +61,7 @@ export function local(changes = {}) {
     evalFailures: false,
     evalDifferences: false,
     clock: {},
+    secret: null,
     ...changes,
   };
 }

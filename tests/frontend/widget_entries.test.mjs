@@ -7,6 +7,7 @@ for (const [name, state, testid] of [
   ["inspector_view.js", { trace: aTrace() }, "subagent-tree"],
   ["thread_list_view.js", { rows: [] }, "thread-list"],
   ["eval_view.js", { rows: [], models: [], cases: [], finished: true }, "eval-table"],
+  ["served_view.js", { url: "http://127.0.0.1:1/mcp", tools: [] }, "served-endpoint"],
 ]) {
   test(`${name} renders its view and returns its clean-up`, async () => {
     const { default: widget } = await view(name);

@@ -3,13 +3,19 @@
 
 from __future__ import annotations
 
+import json
+from typing import Any
+
 import pytest
 from IPython.core.error import UsageError
 from IPython.core.interactiveshell import InteractiveShell
+from ipywidgets.widgets.widget import _instances
 
 import threadlab as tl
+from threadlab.widgets._views import VIEW_MIME
 
 from ..mcp.conftest import EVERYTHING
+from ..widgets.fake_comm import customs_of, install
 from .test_magics import magics, run, shell
 
 __all__ = ["shell"]
@@ -49,15 +55,28 @@ def test_an_mcp_cell_defines_a_server(shell: InteractiveShell) -> None:
         run(shell, '%%mcp other\nprefix = "x"\n')
 
 
-def test_serve_prints_the_url_and_token_and_clients_call_the_tools(
-    shell: InteractiveShell, capsys: pytest.CaptureFixture[str]
+def test_serve_shows_the_token_on_screen_only_and_clients_call_the_tools(
+    shell: InteractiveShell, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    sent = install(monkeypatch)
+    shown: list[Any] = []
+    monkeypatch.setattr(shell.display_pub, "publish", lambda data, **kw: shown.append(data))
     run(shell, SHOUT)
+    shown.clear()
     run(shell, "%threadlab mcp serve")
     printed = capsys.readouterr().out
     served = magics(shell).mcp_service
-    assert f"serving shout at {served.url}" in printed
-    assert printed.count(served.token) == 2  # the token line, and the config's header
+    (output,) = shown
+    assert f"MCP endpoint {served.url}: serving shout" in output["text/plain"]
+    # Nowhere the notebook keeps anything: the output, its text, the widget's synced state.
+    kept = json.dumps([printed, output, [data for _, _, data in sent]])
+    assert served.token not in kept
+    # A view on screen asks for it: the token comes to it over the comm, with the config.
+    view = _instances[output[VIEW_MIME]["model_id"]]
+    view._on_message(view, {"op": "ready"}, [])
+    (secret,) = [c for c in customs_of(sent) if c["op"] == "secret"]
+    assert secret["token"] == served.token
+    assert f"Bearer {served.token}" in secret["config"]
     assert run(shell, CALL) == "HELLO"
     (thread,) = magics(shell).memory.runtime.threads()
     assert (thread.origin, thread.messages[-1].content) == ("mcp", "HELLO")

@@ -3,17 +3,18 @@ kernel's loop."""
 
 from __future__ import annotations
 
-import json
 import shlex
 from typing import Any
 
 from IPython.core.error import UsageError
+from IPython.display import display
 
 from .. import (
     ThreadlabError,
     default_registry,
     mcp,
 )
+from ..widgets import ServedView
 from ._arguments import split_names
 from ._magics_host import MagicsHost
 
@@ -55,12 +56,9 @@ async def run_mcp_cell(magics: MagicsHost, line: str) -> None:
     except (ThreadlabError, ValueError, OSError) as exc:
         raise UsageError(f"%threadlab mcp serve: {exc}") from None
     magics.mcp_service = service
-    names = ", ".join(n for n, _, _ in service.offered()) or "no tools yet"
-    print(f"serving {names} at {service.url} (each call is a thread: %threadlab threads --all)")
-    if service.token:
-        print(f"bearer token (shown once): {service.token}")
-    print("client configuration (Claude Code, Cursor, VS Code):")
-    print(json.dumps(service.client_config(), indent=2))
+    # Its token (and the client configuration that holds it) only on screen: never in the
+    # cell's output, which the notebook keeps.
+    display(ServedView(magics.memory.runtime, service))
 
 
 def _serve_options(words: list[str], usage: str) -> dict[str, Any]:

@@ -6,6 +6,7 @@ from ._diff import ThreadDiff
 from ._eval_view import EvalView
 from ._live import LiveRun
 from ._replay import replay
+from ._served_view import ServedView
 from ._static import StaticView, static_html, static_text
 from ._throttle import Throttle
 from ._view_state import ViewState
@@ -16,6 +17,7 @@ __all__ = [
     "CardElicitor",
     "EvalView",
     "LiveRun",
+    "ServedView",
     "StaticView",
     "ThreadDiff",
     "ThreadListView",

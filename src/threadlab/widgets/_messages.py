@@ -32,6 +32,7 @@ __all__ = [
     "Ready",
     "RequestMessage",
     "ResultMessage",
+    "SecretMessage",
     "Select",
     "ViewMessage",
     "read_view_message",
@@ -207,6 +208,15 @@ class DecideErrorMessage(TypedDict):
     error: str
 
 
+class SecretMessage(TypedDict):
+    """What a view shows only while its kernel is there, never in its state or its output
+    (an MCP endpoint's bearer token and the client configuration that holds it)."""
+
+    op: Literal["secret"]
+    token: str
+    config: str
+
+
 class Patch(TypedDict, total=False):
     """What changed in the trace since the last patch (`Patcher`): each part present only
     when something in it changed."""
@@ -230,5 +240,6 @@ KernelMessage = (
     | PreviewMessage
     | ForkErrorMessage
     | DecideErrorMessage
+    | SecretMessage
     | PatchMessage
 )

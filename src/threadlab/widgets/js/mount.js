@@ -51,6 +51,7 @@ export function mount(model, el, draw, options = {}) {
       evalFailures: false,
       evalDifferences: false,
       clock: {},
+      secret: null,
     };
     local.redraw = () => draw(model, el, local);
     model.on("msg:custom", (/** @type {KernelMessage} */ msg) => {
@@ -58,6 +59,7 @@ export function mount(model, el, draw, options = {}) {
       if (msg.op === "arguments") local.fetchedArgs[msg.call] = msg.text;
       if (msg.op === "preview") local.preview = msg;
       if (msg.op === "request") local.requests[msg.message] = msg.text;
+      if (msg.op === "secret") local.secret = { token: msg.token, config: msg.config };
       if (msg.op === "fork_error") {
         const point = local.forks.get(`${msg.thread} ${msg.at}`);
         if (point) point.error.textContent = msg.error;

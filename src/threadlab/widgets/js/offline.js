@@ -4,6 +4,7 @@
 import { evalTable } from "./eval_table.js";
 import { drawInspector } from "./inspector_view.js";
 import { mount } from "./mount.js";
+import { servedEndpoint } from "./served.js";
 import { NO_KERNEL } from "./text.js";
 import { threadList } from "./thread_list.js";
 
@@ -44,6 +45,8 @@ export function renderOffline(el, state) {
       if (reply) for (const callback of handlers["msg:custom"] || []) callback(reply);
     },
   };
-  const draw = { threads: threadList, eval: evalTable }[String(values.view)] || drawInspector;
+  const draw =
+    { threads: threadList, eval: evalTable, served: servedEndpoint }[String(values.view)] ||
+    drawInspector;
   return mount(model, el, draw);
 }

@@ -54,7 +54,8 @@
  *   requests: Record<string, string>, listQuery: string, listShown: number,
  *   evalFailures: boolean, evalDifferences: boolean,
  *   previewSource: boolean, memory: Memory,
- *   clock: Record<string, {seen: number, started: number | null}>}} Local
+ *   clock: Record<string, {seen: number, started: number | null}>,
+ *   secret: {token: string, config: string} | null}} Local
  * @typedef {{open: Set<string>, selected: string | null}} Memory
  * @typedef {{thread: string, at: string, kind: "call" | "message", result?: string | null,
  *   args?: string, text?: string}} ForkPoint
@@ -83,6 +84,7 @@
  *   | Preview
  *   | {op: "fork_error", thread: string, at: string, error: string}
  *   | {op: "decide_error", thread: string, call: string, error: string}
+ *   | {op: "secret", token: string, config: string}
  *   | {op: "patch", threads?: TraceThread[], cards?: Record<string, Card>,
  *       files?: Record<string, FileEntry[]>, messages?: Record<string, TraceMessage[]>,
  *       drafts?: Record<string, string | null>, run?: RunSummary}} KernelMessage

@@ -1354,7 +1354,8 @@ function mount(model, el, draw, options = {}) {
       listShown: PAGE,
       evalFailures: false,
       evalDifferences: false,
-      clock: {}
+      clock: {},
+      secret: null
     };
     local.redraw = () => draw(model, el, local);
     model.on("msg:custom", (msg) => {
@@ -1362,6 +1363,7 @@ function mount(model, el, draw, options = {}) {
       if (msg.op === "arguments") local.fetchedArgs[msg.call] = msg.text;
       if (msg.op === "preview") local.preview = msg;
       if (msg.op === "request") local.requests[msg.message] = msg.text;
+      if (msg.op === "secret") local.secret = { token: msg.token, config: msg.config };
       if (msg.op === "fork_error") {
         const point = local.forks.get(`${msg.thread} ${msg.at}`);
         if (point) point.error.textContent = msg.error;
