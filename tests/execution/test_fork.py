@@ -137,6 +137,20 @@ async def test_a_branch_of_a_branch_of_a_branch(rt: tl.Runtime, registry: tl.Reg
 
 async def test_children_are_forked_at_the_same_point(rt: tl.Runtime, registry: tl.Registry) -> None:
     """A resumable child that kept working after the fork point is seen as it was."""
+    await children_forked_at_the_same_point(rt, registry)
+
+
+async def test_children_are_forked_at_the_same_point_on_postgresql(
+    registry: tl.Registry, postgres_url: str
+) -> None:
+    rt = tl.Runtime(registry, postgres_url, secret_key="k")
+    try:
+        await children_forked_at_the_same_point(rt, registry)
+    finally:
+        rt.close()
+
+
+async def children_forked_at_the_same_point(rt: tl.Runtime, registry: tl.Registry) -> None:
     helper(registry)
     tl.define_prompt(
         "lead",

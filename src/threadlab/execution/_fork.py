@@ -36,7 +36,7 @@ from .._data import (
 )
 from .._errors import ThreadBusyError, ThreadlabError, ThreadNotFoundError
 from ..definitions import Registry
-from ..store import FileRecord, Store, StoredEvent, StoredMessage, ThreadRecord
+from ..store import FileRecord, Store, StoredEvent, ThreadRecord
 from ..threads import Redactor, RunLeases, ThreadContext
 from ._tool_call import result_message
 
@@ -76,23 +76,22 @@ def fork_point(
         raise ThreadNotFoundError(f"no thread {thread_id!r} in this store")
     if leases.held_now(thread_id):
         raise ThreadBusyError(f"thread {thread_id} is running: fork it once its run has ended")
-    stored = store.list_messages(thread_id)
-    places = store.message_places(thread_id)
-    # Only the messages that mention `at` are read whole.
+    # Only the messages that mention `at` are read.
     messages = {
         index: Message.model_validate_json(row.data)
-        for index, row in enumerate(stored)
-        if at in row.data
+        for index, row in store.messages_naming(thread_id, at)
     }
     for index, found in messages.items():
         if found.id == at:
-            return _at_message(found, places[index], arguments, message, with_result)
+            place = store.message_place(thread_id, index)
+            return _at_message(found, place, arguments, message, with_result)
     for index, holder in messages.items():
         call = next((c for c in holder.tool_calls if c.id == at), None)
         if call is not None:
             if message is not None:
                 raise ThreadlabError("message= rewrites a user message: give that message's id")
-            return _at_call(holder, call, index, stored, places, registry, arguments, with_result)
+            return _at_call(store, thread_id, holder, call, index, registry, arguments,
+                            with_result)  # fmt: skip
     raise ThreadlabError(f"{at!r} is neither a message nor a tool call of thread {thread_id}")
 
 
@@ -115,11 +114,11 @@ def _at_message(
 
 
 def _at_call(
+    store: Store,
+    thread_id: str,
     holder: Message,
     call: ToolCall,
     index: int,
-    stored: Sequence[StoredMessage],
-    places: Sequence[int],
     registry: Registry,
     arguments: Mapping[str, Any] | None,
     with_result: bool,
@@ -132,12 +131,13 @@ def _at_call(
         raise ThreadlabError("give result= or arguments=, not both")
     if arguments is not None:
         arguments = _checked(registry, call.name, arguments)
-    earlier = {c.id for c in holder.tool_calls[: holder.tool_calls.index(call)]}
-    seq = places[index]
-    for later in range(index + 1, len(stored)):  # the results of the calls before it
-        if any(f'"tool_call_id":"{c}"' in stored[later].data for c in earlier):
-            seq = places[later]
-    return ForkCut(seq, call=call, arguments=arguments)
+    last = index  # the results of the calls before it come with the branch
+    for earlier in holder.tool_calls[: holder.tool_calls.index(call)]:
+        named = f'"tool_call_id":"{earlier.id}"'
+        for later, row in store.messages_naming(thread_id, earlier.id):
+            if later > index and named in row.data:
+                last = max(last, later)
+    return ForkCut(store.message_place(thread_id, last), call=call, arguments=arguments)
 
 
 def _checked(registry: Registry, name: str, arguments: Mapping[str, Any]) -> Mapping[str, Any]:

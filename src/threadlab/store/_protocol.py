@@ -171,9 +171,15 @@ class Store(Protocol):
         has read up to `after` has not seen yet)."""
         ...
 
-    def message_places(self, thread_id: str) -> list[int]:
-        """The `seq` of each `message_created` event of the thread, in order: where each of
-        its messages (in the same order) entered the store's event sequence."""
+    def messages_naming(self, thread_id: str, text: str) -> list[tuple[int, StoredMessage]]:
+        """The thread's messages whose stored data holds `text` (an id), each with its index
+        among the thread's messages, in order: what a fork at an id reads, not the whole
+        history."""
+        ...
+
+    def message_place(self, thread_id: str, index: int) -> int:
+        """The `seq` of the thread's `index`-th `message_created` event: where that message
+        entered the store's event sequence."""
         ...
 
     def copy_history(

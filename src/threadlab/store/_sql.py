@@ -242,12 +242,25 @@ class SqlStore:
         for row in rows:
             yield StoredEvent(*row)  # type: ignore[arg-type]
 
-    def message_places(self, thread_id: str) -> list[int]:
+    def messages_naming(self, thread_id: str, text: str) -> list[tuple[int, StoredMessage]]:
+        escaped = text.replace("!", "!!").replace("%", "!%").replace("_", "!_")
         rows = self._read(
-            "SELECT seq FROM events WHERE thread_id = ? AND type = 'message_created' ORDER BY seq",
-            (thread_id,),
+            "SELECT (SELECT COUNT(*) FROM messages e WHERE e.thread_id = m.thread_id"
+            " AND e.seq < m.seq), m.id, m.thread_id, m.depth, m.data FROM messages m"
+            " WHERE m.thread_id = ? AND m.data LIKE ? ESCAPE '!' ORDER BY m.seq",
+            (thread_id, f"%{escaped}%"),
         )
-        return [int(str(seq)) for (seq,) in rows]
+        return [(int(str(r[0])), StoredMessage(*r[1:])) for r in rows]  # type: ignore[arg-type]
+
+    def message_place(self, thread_id: str, index: int) -> int:
+        rows = self._read(
+            "SELECT seq FROM events WHERE thread_id = ? AND type = 'message_created'"
+            " ORDER BY seq LIMIT 1 OFFSET ?",
+            (thread_id, index),
+        )
+        if not rows:
+            raise LookupError(f"thread {thread_id} has no message {index}")
+        return int(str(rows[0][0]))
 
     def copy_history(
         self,
@@ -280,12 +293,15 @@ class SqlStore:
             )
             if mentions:
                 named, names = _replacing(mentions)
-                # A message names a thread only where it reports on a child; of the events,
-                # only these kinds carry another thread's id or free text.
+                # A message names a thread only where it reports on a child. The "_" is
+                # escaped: as LIKE's any-character it matched half the rows ("threadlab" in
+                # every assistant message), each then rewritten for nothing.
                 self._execute(
-                    f"UPDATE messages SET data = {named} WHERE thread_id = ? AND data LIKE ?",
-                    (*names, target, "%thr_%"),
+                    f"UPDATE messages SET data = {named}"
+                    " WHERE thread_id = ? AND data LIKE ? ESCAPE '!'",
+                    (*names, target, "%thr!_%"),
                 )
+                # Of the events, only these kinds carry another thread's id or free text.
                 self._execute(
                     f"UPDATE events SET data = {named} WHERE thread_id = ?"
                     " AND type IN ('subagent_created', 'custom', 'run_finished')",
