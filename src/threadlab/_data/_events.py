@@ -47,7 +47,7 @@ class EventOrigin(TypedDict, total=False):
 class Event(BaseModel):
     """Base of every thread event: the fields all of them carry."""
 
-    model_config = ConfigDict(frozen=True, use_attribute_docstrings=True)
+    model_config = ConfigDict(frozen=True)
     type: str
     """Which event this is; each subclass fixes it to one literal."""
     thread_id: str

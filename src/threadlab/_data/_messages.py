@@ -53,7 +53,7 @@ class ToolCall(BaseModel):
         'add'
     """
 
-    model_config = ConfigDict(frozen=True, use_attribute_docstrings=True)
+    model_config = ConfigDict(frozen=True)
     id: str
     """The call's id, as the model gave it (or one made up when it gave none)."""
     name: str
@@ -78,7 +78,7 @@ class Reasoning(BaseModel):
         'First, add.'
     """
 
-    model_config = ConfigDict(frozen=True, use_attribute_docstrings=True)
+    model_config = ConfigDict(frozen=True)
     text: str = ""
     """The thinking (or its summary) a person can read."""
     api: str = ""
@@ -97,7 +97,7 @@ class Reasoning(BaseModel):
 class Message(BaseModel):
     """A message of a thread's history, as persisted."""
 
-    model_config = ConfigDict(frozen=True, use_attribute_docstrings=True)
+    model_config = ConfigDict(frozen=True)
     id: str = Field(default_factory=lambda: new_id("msg"))
     """The message's id."""
     role: Literal["system", "user", "assistant", "tool"]

@@ -175,7 +175,7 @@ class Run:
 class ChildInfo(BaseModel):
     """A child thread as its parent's registry lists it (`state.children`)."""
 
-    model_config = ConfigDict(frozen=True, use_attribute_docstrings=True)
+    model_config = ConfigDict(frozen=True)
     reference: str
     """The child's address for its parent (its thread id)."""
     agent: str

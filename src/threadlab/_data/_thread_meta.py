@@ -16,7 +16,7 @@ __all__ = ["ThreadMeta"]
 class ThreadMeta(BaseModel):
     """A thread's metadata. Keys it does not know (a later release's) are kept as they are."""
 
-    model_config = ConfigDict(extra="allow", use_attribute_docstrings=True)
+    model_config = ConfigDict(extra="allow")
 
     origin: str | None = None
     """Where it was created (a notebook's path), when that was given."""

@@ -21,7 +21,7 @@ class ToolResult(BaseModel):
         {'temp': 21}
     """
 
-    model_config = ConfigDict(frozen=True, extra="forbid", use_attribute_docstrings=True)
+    model_config = ConfigDict(frozen=True, extra="forbid")
     status: Literal["success", "error"] = "success"
     """"success" or "error"."""
     result: Any = None

@@ -35,7 +35,7 @@ RESERVED_TOOL_NAMES: frozenset[str] = frozenset(
 PromptPart = Text | Include | Env
 ToolEntry = str | SubpromptConfig | ToolConfig
 
-_DEFINITION = ConfigDict(frozen=True, arbitrary_types_allowed=True, use_attribute_docstrings=True)
+_DEFINITION = ConfigDict(frozen=True, arbitrary_types_allowed=True)
 
 
 class ToolDefinition(BaseModel):

@@ -21,7 +21,10 @@ __all__ = [
     "Variable",
 ]
 
-_FROZEN = ConfigDict(frozen=True, extra="forbid", use_attribute_docstrings=True)
+# The fields' docstrings are read from the source by the API reference, not at run time:
+# pydantic's use_attribute_docstrings re-parses each module's source at import, about a tenth
+# of a second of the first cell for threadlab's models.
+_FROZEN = ConfigDict(frozen=True, extra="forbid")
 
 
 class Variable(BaseModel):

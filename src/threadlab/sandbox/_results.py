@@ -17,7 +17,7 @@ memory cap)."""
 class CodeFailure(BaseModel):
     """Why a run did not succeed."""
 
-    model_config = ConfigDict(frozen=True, use_attribute_docstrings=True)
+    model_config = ConfigDict(frozen=True)
     name: str
     """The error's type, e.g. "TypeError", or "Timeout" for the sandbox's own verdicts."""
     message: str
@@ -34,7 +34,7 @@ class CodeResult(BaseModel):
         42
     """
 
-    model_config = ConfigDict(frozen=True, use_attribute_docstrings=True)
+    model_config = ConfigDict(frozen=True)
     status: CodeStatus
     """How the run ended."""
     result: Any = None
