@@ -8,7 +8,6 @@ from pathlib import Path
 
 import nbformat
 import pytest
-
 from tools.build_notebooks import HERE, NOTEBOOKS, notebook
 
 

@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 from IPython.core.error import UsageError
 from IPython.core.interactiveshell import InteractiveShell
-from ipywidgets.widgets.widget import _instances
+from ipywidgets.widgets.widget import _instances  # type: ignore[import-untyped]
 
 import threadlab as tl
 from threadlab.widgets._views import VIEW_MIME
