@@ -6,6 +6,7 @@ import asyncio
 
 from . import (
     call_cost,
+    durable_peers,
     fanout,
     fork,
     growth,
@@ -24,6 +25,8 @@ def main() -> None:
     print(overhead.report(asyncio.run(overhead.main())))
     print("\n## Where a call's time goes\n")
     print(call_cost.report(asyncio.run(call_cost.measure())))
+    print("\n## Beside the durable peers\n")
+    print(durable_peers.report(asyncio.run(durable_peers.measure())))
     print("\n## Argument scanner\n")
     print(scanner.report(scanner.main()))
     print("\n## Subagent fan-out\n")

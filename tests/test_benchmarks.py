@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 from benchmarks import (
     call_cost,
+    durable_peers,
     fanout,
     fork,
     growth,
@@ -36,6 +37,17 @@ async def test_the_realistic_shape_streams_the_same_chunks_on_both_sides() -> No
         measure = await overhead.measure("tiny", 2, 3, realistic=True, streamed=streamed)
         assert measure.ours_s > 0
         assert measure.theirs_s > 0
+
+
+async def test_the_durable_peers_run_the_same_calls_and_keep_a_file() -> None:
+    costs = await durable_peers.measure(runs=2, calls=3, repeats=1)
+    assert [c.side for c in costs] == [
+        "threadlab", "LangGraph + SqliteSaver", "OpenAI Agents SDK + SQLiteSession"]  # fmt: skip
+    for cost in costs:
+        assert cost.calls == 6
+        assert cost.seconds > 0
+        assert cost.bytes > 0  # each side kept its conversations in its file
+    assert "faster durable peer" in durable_peers.report(costs)
 
 
 def test_scanner_benchmark_finds_the_progress_both_ways() -> None:
