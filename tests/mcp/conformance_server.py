@@ -135,7 +135,13 @@ def conformance_registry() -> tl.Registry:
 
 
 async def main(store: Path, url_file: Path) -> None:
-    rt = tl.Runtime(conformance_registry(), store)
+    await serve_until_stopped(conformance_registry(), store, url_file)
+
+
+async def serve_until_stopped(registry: tl.Registry, store: Path, url_file: Path) -> None:
+    """Serve `registry` (no token) from a runtime on `store`, its URL written to `url_file`
+    once it serves, until the process is stopped."""
+    rt = tl.Runtime(registry, store)
     service = await tl.mcp.serve(runtime=rt, token=None)
     url_file.write_text(service.url)
     try:

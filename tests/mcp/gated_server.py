@@ -10,6 +10,8 @@ from pathlib import Path
 
 import threadlab as tl
 
+from .conformance_server import serve_until_stopped
+
 
 def gated_registry(deleted: Path) -> tl.Registry:
     registry = tl.Registry()
@@ -24,16 +26,6 @@ def gated_registry(deleted: Path) -> tl.Registry:
     return registry
 
 
-async def main(store: Path, url_file: Path, deleted: Path) -> None:
-    rt = tl.Runtime(gated_registry(deleted), store)
-    service = await tl.mcp.serve(runtime=rt, token=None)
-    url_file.write_text(service.url)
-    try:
-        await asyncio.Event().wait()
-    finally:
-        await service.close()
-        await rt.aclose()
-
-
 if __name__ == "__main__":
-    asyncio.run(main(Path(sys.argv[1]), Path(sys.argv[2]), Path(sys.argv[3])))
+    store, url_file, deleted = map(Path, sys.argv[1:4])
+    asyncio.run(serve_until_stopped(gated_registry(deleted), store, url_file))

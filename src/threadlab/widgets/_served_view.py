@@ -5,7 +5,6 @@ the kernel sends it to a view that says it is on screen, over the widget's comm.
 
 from __future__ import annotations
 
-import html
 import json
 from typing import Any
 
@@ -46,9 +45,6 @@ class ServedView(_View):
     def saved_state(self) -> dict[str, Any]:
         return {**super().saved_state(), "url": self.url, "tools": self.tools,
                 "guarded": self.guarded}  # fmt: skip
-
-    def static_html(self) -> str:
-        return f"<pre>{html.escape(repr(self))}</pre>"
 
     def __repr__(self) -> str:
         tools = ", ".join(self.tools) or "no tools yet"
