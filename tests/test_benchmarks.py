@@ -131,7 +131,7 @@ def test_import_benchmark_times_each_module() -> None:
     from benchmarks import imports
 
     costs = imports.measure(repeats=1)
-    assert [c.module for c in costs] == list(imports.MODULES)
+    assert [c.probe for c in costs] == list(imports.PROBES)
     assert all(c.cpu_s > 0 for c in costs)
 
 

@@ -3,6 +3,8 @@ here on purpose, never a side effect of moving code."""
 
 from __future__ import annotations
 
+import ast
+import importlib
 import typing
 from pathlib import Path
 
@@ -218,3 +220,27 @@ def test_renamed_names_still_work_for_one_release_and_say_the_new_one(old: str, 
         exec(f"from threadlab import {old}", {})
     with pytest.raises(AttributeError, match="no attribute 'Nope'"):
         tl.Nope  # type: ignore[attr-defined]  # noqa: B018
+
+
+def test_each_public_name_is_found_where_the_type_checkers_see_it_imported() -> None:
+    # The package imports its names on first use from a table; the imports type checkers read
+    # are written beside it. Both must say the same module for every name.
+    tree = ast.parse(Path(tl.__file__).read_text())
+    checked = next(
+        node
+        for node in tree.body
+        if isinstance(node, ast.If) and "TYPE_CHECKING" in ast.unparse(node.test)
+    )
+    imported = {
+        alias.name: "." * node.level + (node.module or "")
+        for node in checked.body
+        if isinstance(node, ast.ImportFrom)
+        for alias in node.names
+    }
+    table = {name: module for module, names in tl._HOMES.items() for name in names}
+    assert table == {n: m for n, m in imported.items() if m != "."}
+    assert {n for n, m in imported.items() if m == "."} == set(tl._SUBPACKAGES)
+    assert set(imported) | {"__version__"} == set(tl.__all__)
+    for name, module in table.items():
+        home = importlib.import_module(module, "threadlab")
+        assert getattr(tl, name) is getattr(home, name), name

@@ -12,97 +12,148 @@ Examples:
     'completed'
 """
 
+import importlib as _importlib
 import typing as _typing
 import warnings as _warnings
 
-from . import mcp, models
-from ._data import (
-    Approval,
-    ApprovalDecidedEvent,
-    ApprovalRequest,
-    ApprovalRequestedEvent,
-    Budget,
-    ChildInfo,
-    CustomEvent,
-    Elicitation,
-    Event,
-    FileWrittenEvent,
-    ForkPoint,
-    Message,
-    MessageCreatedEvent,
-    Reasoning,
-    Run,
-    RunFinishedEvent,
-    SeenRequest,
-    SubagentCreatedEvent,
-    TextDeltaEvent,
-    ThreadEvent,
-    ThreadStatusEvent,
-    ToolCall,
-    ToolCallDeltaEvent,
-    ToolCallFinishedEvent,
-    ToolCallStartedEvent,
-    ToolResult,
-)
-from ._errors import (
-    CallContextError,
-    CodeOptionError,
-    DefinitionError,
-    MCPServerError,
-    MissingVariableError,
-    ModelError,
-    PathError,
-    ReplayDivergedError,
-    SandboxUnavailableError,
-    SecretKeyError,
-    SecretValueError,
-    StoreError,
-    StoreURLError,
-    StoreVersionError,
-    ThreadBusyError,
-    ThreadlabError,
-    ThreadNotFoundError,
-)
 from ._version import __version__
-from .definitions import (
-    RESERVED_TOOL_NAMES,
-    AgentDefinition,
-    Env,
-    HookDefinition,
-    Include,
-    MCPServerDefinition,
-    ModelDefinition,
-    PromptDefinition,
-    Registry,
-    Side,
-    Subagent,
-    SubpromptConfig,
-    Text,
-    ToolConfig,
-    ToolDefinition,
-    Variable,
-    default_registry,
-    define_agent,
-    define_hook,
-    define_mcp_server,
-    define_model,
-    define_prompt,
-    define_tool,
-    tool,
-)
-from .evaluation import (
-    Case,
-    EvalContext,
-    EvalError,
-    EvalReport,
-    EvalRow,
-    evaluate,
-    scorers,
-)
-from .runtime import Runtime, Thread, ThreadOverview, run
-from .sandbox import CodeFailure, CodeResult, CodeRun
-from .store import FileRecord, PostgresStore, SQLiteStore, Store
-from .threads import ExecutionInfo, ThreadState
+
+# The public names are imported when first used, not with the package: `%load_ext threadlab`
+# and a script that needs only the definitions do not pay for the runtime, MCP, evaluation or
+# the widgets they never touch. The imports below are what type checkers and readers see; the
+# table after them is where each name is found at run time (a test keeps the two the same).
+if _typing.TYPE_CHECKING:
+    from . import mcp, models
+    from ._data import (
+        Approval,
+        ApprovalDecidedEvent,
+        ApprovalRequest,
+        ApprovalRequestedEvent,
+        Budget,
+        ChildInfo,
+        CustomEvent,
+        Elicitation,
+        Event,
+        FileWrittenEvent,
+        ForkPoint,
+        Message,
+        MessageCreatedEvent,
+        Reasoning,
+        Run,
+        RunFinishedEvent,
+        SeenRequest,
+        SubagentCreatedEvent,
+        TextDeltaEvent,
+        ThreadEvent,
+        ThreadStatusEvent,
+        ToolCall,
+        ToolCallDeltaEvent,
+        ToolCallFinishedEvent,
+        ToolCallStartedEvent,
+        ToolResult,
+    )
+    from ._errors import (
+        CallContextError,
+        CodeOptionError,
+        DefinitionError,
+        MCPServerError,
+        MissingVariableError,
+        ModelError,
+        PathError,
+        ReplayDivergedError,
+        SandboxUnavailableError,
+        SecretKeyError,
+        SecretValueError,
+        StoreError,
+        StoreURLError,
+        StoreVersionError,
+        ThreadBusyError,
+        ThreadlabError,
+        ThreadNotFoundError,
+    )
+    from .definitions import (
+        RESERVED_TOOL_NAMES,
+        AgentDefinition,
+        Env,
+        HookDefinition,
+        Include,
+        MCPServerDefinition,
+        ModelDefinition,
+        PromptDefinition,
+        Registry,
+        Side,
+        Subagent,
+        SubpromptConfig,
+        Text,
+        ToolConfig,
+        ToolDefinition,
+        Variable,
+        default_registry,
+        define_agent,
+        define_hook,
+        define_mcp_server,
+        define_model,
+        define_prompt,
+        define_tool,
+        tool,
+    )
+    from .evaluation import (
+        Case,
+        EvalContext,
+        EvalError,
+        EvalReport,
+        EvalRow,
+        evaluate,
+        scorers,
+    )
+    from .runtime import Runtime, Thread, ThreadOverview, run
+    from .sandbox import CodeFailure, CodeResult, CodeRun
+    from .store import FileRecord, PostgresStore, SQLiteStore, Store
+    from .threads import ExecutionInfo, ThreadState
+
+# Where each public name lives: the module (relative to this package) that defines it.
+# fmt: off
+_HOMES: dict[str, tuple[str, ...]] = {
+    "._data": (
+        "Approval", "ApprovalDecidedEvent", "ApprovalRequest", "ApprovalRequestedEvent", "Budget",
+        "ChildInfo", "CustomEvent", "Elicitation", "Event", "FileWrittenEvent", "ForkPoint",
+        "Message", "MessageCreatedEvent", "Reasoning", "Run", "RunFinishedEvent", "SeenRequest",
+        "SubagentCreatedEvent", "TextDeltaEvent", "ThreadEvent", "ThreadStatusEvent", "ToolCall",
+        "ToolCallDeltaEvent", "ToolCallFinishedEvent", "ToolCallStartedEvent", "ToolResult",
+    ),
+    "._errors": (
+        "CallContextError", "CodeOptionError", "DefinitionError", "MCPServerError",
+        "MissingVariableError", "ModelError", "PathError", "ReplayDivergedError",
+        "SandboxUnavailableError", "SecretKeyError", "SecretValueError", "StoreError",
+        "StoreURLError", "StoreVersionError", "ThreadBusyError", "ThreadlabError",
+        "ThreadNotFoundError",
+    ),
+    ".definitions": (
+        "RESERVED_TOOL_NAMES", "AgentDefinition", "Env", "HookDefinition", "Include",
+        "MCPServerDefinition", "ModelDefinition", "PromptDefinition", "Registry", "Side",
+        "Subagent", "SubpromptConfig", "Text", "ToolConfig", "ToolDefinition", "Variable",
+        "default_registry", "define_agent", "define_hook", "define_mcp_server", "define_model",
+        "define_prompt", "define_tool", "tool",
+    ),
+    ".evaluation": (
+        "Case", "EvalContext", "EvalError", "EvalReport", "EvalRow", "evaluate", "scorers",
+    ),
+    ".runtime": (
+        "Runtime", "Thread", "ThreadOverview", "run",
+    ),
+    ".sandbox": (
+        "CodeFailure", "CodeResult", "CodeRun",
+    ),
+    ".store": (
+        "FileRecord", "PostgresStore", "SQLiteStore", "Store",
+    ),
+    ".threads": (
+        "ExecutionInfo", "ThreadState",
+    ),
+}
+# fmt: on
+_HOME_OF = {name: module for module, names in _HOMES.items() for name in names}
+_SUBPACKAGES = ("mcp", "models")
 
 __all__ = [
     "RESERVED_TOOL_NAMES",
@@ -207,6 +258,13 @@ if _typing.TYPE_CHECKING:
 else:
 
     def __getattr__(name: str) -> object:
+        if name in _SUBPACKAGES:
+            return _importlib.import_module(f".{name}", __name__)  # it sets itself here
+        module = _HOME_OF.get(name)
+        if module is not None:
+            value = getattr(_importlib.import_module(module, __name__), name)
+            globals()[name] = value  # found once; later uses are plain attribute reads
+            return value
         new = _RENAMED.get(name)
         if new is None:
             raise AttributeError(f"module 'threadlab' has no attribute {name!r}")
@@ -215,7 +273,10 @@ else:
             DeprecationWarning,
             stacklevel=2,
         )
-        return globals()[new]
+        return __getattr__(new)
+
+    def __dir__() -> list[str]:
+        return sorted({*globals(), *__all__})
 
 
 def load_ipython_extension(ipython: object) -> None:

@@ -18,11 +18,9 @@ from ._runner import execute_run, fail_unstarted, resume_child, run_queued
 from ._scanner import ArgumentScanner
 from ._spending import SPENDING
 from ._subagents import child_outcome
-from ._tool_call import SOURCE_NAMERS
 from ._tool_specs import ToolSpecCache
 
 __all__ = [
-    "SOURCE_NAMERS",
     "SPENDING",
     "Approver",
     "ArgumentScanner",

@@ -15,12 +15,12 @@ from typing import Any
 from pydantic_core import to_jsonable_python
 
 from .._data import MAX_NESTING, Message, ToolCall, ToolResult, is_text, nesting_depth
+from .._frame_names import SOURCE_NAMERS
 from ..definitions import ToolDefinition, is_async_callable
 from ..threads import Redactor, ThreadState
 from ._thread_pool import on_pooled_thread
 
 __all__ = [
-    "SOURCE_NAMERS",
     "content_of",
     "result_message",
     "result_text",
@@ -33,10 +33,6 @@ SYNC_LINGER_S = 0.002
 """How long the loop waits, blocked, for a sync tool before awaiting it (`on_pooled_thread`):
 a call done by then costs no wake-up of the loop; a longer one delays the loop's other work by
 this much, once."""
-
-SOURCE_NAMERS: list[Callable[[str], str | None]] = []
-"""Ways to name a traceback frame's file as its reader knows it (a notebook's kernel names
-its cells "Cell In[5]"); None: the file's path. Asked in order."""
 
 
 def error(message: str) -> ToolResult:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from ..execution import SOURCE_NAMERS
+from .._frame_names import SOURCE_NAMERS
 from ._cell_transform import thread_cells_to_await
 from ._magics import ThreadlabMagics
 from ._misspelt import misspelt_magics

@@ -11,37 +11,26 @@ arguments and settings; what each does is in its topic's module: definitions
 from __future__ import annotations
 
 import asyncio
+import importlib
 import shlex
 from collections.abc import Callable
-from typing import Any, Literal, NoReturn
+from typing import TYPE_CHECKING, Any, Literal, NoReturn
 
 from IPython.core.error import UsageError
 from IPython.core.magic import Magics, cell_magic, line_magic, magics_class
 from IPython.core.magic_arguments import argument, magic_arguments, parse_argstring
 from traitlets import Bool, Enum, Float, Unicode, observe
 
-from .. import ThreadlabError, mcp
-from ._approval_cells import pending, run_decide_cell
-from ._defined import Defined
-from ._definition_cells import agent_cell, mcp_server_cell, prompt_cell, tool_cell
-from ._eval_cells import run_eval_cell
-from ._mcp_cells import run_mcp_cell
+from .. import ThreadlabError
 from ._memory import KernelMemory
 from ._misspelt import suggestion
-from ._reshaping_cells import diff, run_fork_cell
-from ._store_commands import (
-    export,
-    import_notebook,
-    models,
-    open_thread,
-    secret,
-    set_values,
-    threads,
-    tools,
-    trace,
-    unset,
-)
-from ._thread_cells import run_thread_cell
+
+if TYPE_CHECKING:
+    from .. import mcp
+    from ._defined import Defined
+
+# What each magic does is imported when it first runs: `%load_ext threadlab` loads only this
+# class, and a notebook that never evaluates or serves never imports those parts.
 
 __all__ = ["ThreadlabMagics"]
 
@@ -122,6 +111,8 @@ class ThreadlabMagics(Magics):
         style); the docstring's first paragraph is the tool's description. Return a str, any
         JSON value, or `tl.ToolResult`. The cell shows the tool as the model will see it.
         """
+        from ._definition_cells import tool_cell
+
         return tool_cell(self, parse_argstring(self.tool, line), cell)
 
     @magic_arguments()
@@ -139,6 +130,8 @@ class ThreadlabMagics(Magics):
     @cell_magic
     def prompt(self, line: str, cell: str) -> Defined:
         """Define a prompt; the cell is its system prompt ({{env:NAME}}, {{include:other}})."""
+        from ._definition_cells import prompt_cell
+
         return prompt_cell(self, parse_argstring(self.prompt, line), cell)
 
     @magic_arguments()
@@ -148,6 +141,8 @@ class ThreadlabMagics(Magics):
     @cell_magic
     def agent(self, line: str, cell: str) -> Defined:
         """Define an agent from TOML whose keys are define_agent's keyword names."""
+        from ._definition_cells import agent_cell
+
         return agent_cell(self, parse_argstring(self.agent, line), cell)
 
     @magic_arguments()
@@ -156,6 +151,8 @@ class ThreadlabMagics(Magics):
     def mcp(self, line: str, cell: str) -> Defined:
         """Define an MCP server from TOML whose keys are define_mcp_server's keyword names
         (command and args, or url and headers; tools, prefix, env, timeout, approval)."""
+        from ._definition_cells import mcp_server_cell
+
         return mcp_server_cell(self, parse_argstring(self.mcp, line), cell)
 
     @magic_arguments()
@@ -214,6 +211,8 @@ class ThreadlabMagics(Magics):
         handler = _COMMANDS.get(command)
         if handler is None:
             raise UsageError(f"%threadlab: unknown command {command!r}\nusage: {_THREADLAB_USAGE}")
+        if isinstance(handler, tuple):
+            handler = _topic(*handler)
         return handler(self, rest)
 
     # the cells awaited on the kernel loop (see _cell_transform.py)
@@ -221,10 +220,15 @@ class ThreadlabMagics(Magics):
     async def thread_cell(self, line: str, cell: str) -> None:
         # The cell reached us as an awaited call, so expand {variables} as a magic line would.
         assert self.shell is not None
-        await run_thread_cell(self, parse_argstring(self.thread, self.shell.var_expand(line)), cell)
+        from ._thread_cells import run_thread_cell
+
+        args = parse_argstring(self.thread, self.shell.var_expand(line))
+        await run_thread_cell(self, args, cell)
 
     async def eval_cell(self, line: str, cell: str) -> None:
         assert self.shell is not None
+        from ._eval_cells import run_eval_cell
+
         args = parse_argstring(self.eval, self.shell.var_expand(line))
         try:
             await run_eval_cell(self.memory.runtime, args, cell, self.shell.user_ns)
@@ -232,12 +236,18 @@ class ThreadlabMagics(Magics):
             raise UsageError(f"%%eval: {exc}") from None
 
     async def fork_cell(self, line: str) -> None:
+        from ._reshaping_cells import run_fork_cell
+
         await run_fork_cell(self, line)
 
     async def decide_cell(self, line: str) -> None:
+        from ._approval_cells import run_decide_cell
+
         await run_decide_cell(self, line)
 
     async def mcp_cell(self, line: str) -> None:
+        from ._mcp_cells import run_mcp_cell
+
         await run_mcp_cell(self, line)
 
     def misspelt(self, name: str, kind: str) -> NoReturn:
@@ -254,20 +264,26 @@ def _in_a_cell_of_its_own(message: str) -> Callable[[ThreadlabMagics, list[str]]
     return refuse
 
 
-# `%threadlab COMMAND ...`: each command's handler takes the magics and the words after it.
-_COMMANDS: dict[str, Callable[[ThreadlabMagics, list[str]], Any]] = {
-    "threads": threads,
-    "open": open_thread,
-    "secret": secret,
-    "set": set_values,
-    "unset": unset,
-    "import": import_notebook,
-    "export": export,
-    "trace": trace,
-    "tools": tools,
-    "models": models,
-    "diff": diff,
-    "pending": pending,
+def _topic(module: str, name: str) -> Any:
+    """`name` of the topic module `module`, imported on first use."""
+    return getattr(importlib.import_module(f".{module}", __package__), name)
+
+
+# `%threadlab COMMAND ...`: each command's handler takes the magics and the words after it;
+# given as (topic module, function), imported when the command first runs.
+_COMMANDS: dict[str, Callable[[ThreadlabMagics, list[str]], Any] | tuple[str, str]] = {
+    "threads": ("_store_commands", "threads"),
+    "open": ("_store_commands", "open_thread"),
+    "secret": ("_store_commands", "secret"),
+    "set": ("_store_commands", "set_values"),
+    "unset": ("_store_commands", "unset"),
+    "import": ("_store_commands", "import_notebook"),
+    "export": ("_store_commands", "export"),
+    "trace": ("_store_commands", "trace"),
+    "tools": ("_store_commands", "tools"),
+    "models": ("_store_commands", "models"),
+    "diff": ("_reshaping_cells", "diff"),
+    "pending": ("_approval_cells", "pending"),
     "approve": _in_a_cell_of_its_own(
         "%threadlab approve resumes the thread: put it in a cell of its own"
     ),

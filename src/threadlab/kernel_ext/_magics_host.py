@@ -4,10 +4,11 @@ here so those modules need not import the class that calls them."""
 
 from __future__ import annotations
 
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
-from .. import mcp
-from ._memory import KernelMemory
+if TYPE_CHECKING:
+    from .. import mcp
+    from ._memory import KernelMemory
 
 __all__ = ["MagicsHost"]
 

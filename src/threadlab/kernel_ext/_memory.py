@@ -4,13 +4,14 @@ and the values and secrets set with `%threadlab` (never written to the notebook)
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import TYPE_CHECKING, Literal
-
-from .. import Runtime
-from ..widgets import CardApprover, CardElicitor
 
 if TYPE_CHECKING:
     from opentelemetry.trace import TracerProvider
+
+    from .. import Runtime
+    from ..widgets import CardApprover, CardElicitor
 
 __all__ = ["KernelMemory"]
 
@@ -23,15 +24,29 @@ class KernelMemory:
     secrets: dict[str, str] = field(default_factory=dict)
     last_thread: dict[str, str] = field(default_factory=dict)
     tracer_provider: TracerProvider | None = None
-    approver: CardApprover = field(default_factory=CardApprover)
-    """Calls that need a decision ask in their cards (this kernel decides)."""
-    elicitor: CardElicitor = field(default_factory=CardElicitor)
-    """MCP servers' forms are answered in their calls' cards."""
     _runtime: Runtime | None = None
+
+    # The runtime and the widgets are imported when a cell first needs them, not at
+    # `%load_ext`: loading the extension stays as cheap as importing a widget library.
+    @cached_property
+    def approver(self) -> CardApprover:
+        """Calls that need a decision ask in their cards (this kernel decides)."""
+        from ..widgets import CardApprover
+
+        return CardApprover()
+
+    @cached_property
+    def elicitor(self) -> CardElicitor:
+        """MCP servers' forms are answered in their calls' cards."""
+        from ..widgets import CardElicitor
+
+        return CardElicitor()
 
     @property
     def runtime(self) -> Runtime:
         if self._runtime is None:
+            from .. import Runtime
+
             self._runtime = Runtime(
                 store=self.store,
                 children=self.children,
