@@ -270,10 +270,15 @@ class SqlStore:
         rename: Sequence[tuple[str, str]],
         mentions: Sequence[tuple[str, str]] = (),
     ) -> None:
-        # In SQL: the rows never travel through Python. `rename` is replaced in every row as
-        # it is copied; `mentions` afterwards, only in the rows that can name another thread
-        # (replace() copies every string it is given, match or not).
-        data, swaps = _replacing(rename)
+        # In SQL: the rows never travel through Python, and each is written once. `rename`
+        # is replaced in every event (each names its thread's path); `mentions` (and `rename`)
+        # only in the rows that can name another thread: messages that mention a thread id (a
+        # report on a child) and the few kinds of event that carry one or free text. A row
+        # without a match is copied as it is: replace() copies every string it is given.
+        # The "_" is escaped: as LIKE's any-character it matched half the rows ("threadlab" in
+        # every assistant message).
+        renamed, renames = _replacing(rename)
+        named, names = _replacing([*rename, *mentions])
         with self.transaction():
             rows = self._read(
                 "SELECT COUNT(*) FROM events"
@@ -282,31 +287,18 @@ class SqlStore:
             )
             self._execute(
                 "INSERT INTO messages (id, thread_id, depth, data)"
-                f" SELECT CAST(? AS TEXT) || '.' || CAST(seq AS TEXT), ?, depth, {data}"
+                " SELECT CAST(? AS TEXT) || '.' || CAST(seq AS TEXT), ?, depth,"
+                f" CASE WHEN data LIKE ? ESCAPE '!' THEN {named} ELSE data END"
                 " FROM messages WHERE thread_id = ? ORDER BY seq LIMIT ?",
-                (target, target, *swaps, source, int(str(rows[0][0]))),
+                (target, target, "%thr!_%", *names, source, int(str(rows[0][0]))),
             )
             self._execute(
-                f"INSERT INTO events (thread_id, type, data) SELECT ?, type, {data}"
+                "INSERT INTO events (thread_id, type, data) SELECT ?, type,"
+                " CASE WHEN type IN ('subagent_created', 'custom', 'run_finished')"
+                f" THEN {named} ELSE {renamed} END"
                 " FROM events WHERE thread_id = ? AND seq <= ? ORDER BY seq",
-                (target, *swaps, source, until),
+                (target, *names, *renames, source, until),
             )
-            if mentions:
-                named, names = _replacing(mentions)
-                # A message names a thread only where it reports on a child. The "_" is
-                # escaped: as LIKE's any-character it matched half the rows ("threadlab" in
-                # every assistant message), each then rewritten for nothing.
-                self._execute(
-                    f"UPDATE messages SET data = {named}"
-                    " WHERE thread_id = ? AND data LIKE ? ESCAPE '!'",
-                    (*names, target, "%thr!_%"),
-                )
-                # Of the events, only these kinds carry another thread's id or free text.
-                self._execute(
-                    f"UPDATE events SET data = {named} WHERE thread_id = ?"
-                    " AND type IN ('subagent_created', 'custom', 'run_finished')",
-                    (*names, target),
-                )
 
     def update_message(self, row_id: str, data: str) -> None:
         self._write("UPDATE messages SET data = ? WHERE id = ?", (data, row_id))

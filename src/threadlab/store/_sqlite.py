@@ -109,6 +109,9 @@ class SQLiteStore(SqlStore):
             self._db.execute(f"PRAGMA synchronous={'FULL' if durable else 'NORMAL'}")
             self._db.execute("PRAGMA busy_timeout=30000")
             self._db.execute("PRAGMA wal_autocheckpoint=0")  # see the module's docstring
+            # A long fork copies more pages than the default cache (2 MB) holds: 32 MB.
+            self._db.execute("PRAGMA cache_size=-32768")
+            self._db.execute("PRAGMA temp_store=MEMORY")
         except sqlite3.DatabaseError as exc:
             raise store_error(self.location, exc) from exc
         self._migrate(_SCHEMA, SCHEMA_VERSION, SCHEMA_VERSION, _MIGRATIONS, str(self.path))
