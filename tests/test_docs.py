@@ -121,6 +121,20 @@ def test_the_new_guides_examples_print_what_their_pages_say(tmp_path: Path) -> N
     assert hooks.stdout.splitlines() == ["started: fetch - reading the docs", "106 [cut]"]
 
 
+def test_the_explain_example_prints_what_the_jupyter_guide_says(tmp_path: Path) -> None:
+    result = run_example("explain.py", tmp_path)
+    assert result.returncode == 0, result.stderr
+    paragraphs = result.stdout.split("\n\n")
+    assert paragraphs[0].startswith("**1. The user's message.** “Make a landing page about tea")
+    assert paragraphs[1].startswith(
+        "**2. A model step (offline).** The runtime sent the model 2 messages (the system"
+        " prompt and 1 user message) and the schemas of 1 tool (`write_file`)."
+    )
+    assert "the card of `write_file` already said “writing index\\.html”" in paragraphs[1]
+    assert paragraphs[2].startswith("**3. The call of `write_file` (“writing index\\.html”).**")
+    assert "It wrote `/index.html` (474 bytes) in the thread's files." in paragraphs[2]
+
+
 @pytest.mark.parametrize("title", ["models.py"])
 def test_the_other_examples_run(title: str, tmp_path: Path) -> None:
     result = run_example(title, tmp_path)

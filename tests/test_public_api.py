@@ -62,6 +62,7 @@ PUBLIC = {
     # running
     "Runtime",
     "run",
+    "explain",
     "Run",
     "Thread",
     "ThreadState",

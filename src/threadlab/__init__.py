@@ -106,7 +106,7 @@ if _typing.TYPE_CHECKING:
         evaluate,
         scorers,
     )
-    from .runtime import Runtime, Thread, ThreadOverview, run
+    from .runtime import Runtime, Thread, ThreadOverview, explain, run
     from .sandbox import CodeFailure, CodeResult, CodeRun
     from .store import FileRecord, PostgresStore, SQLiteStore, Store
     from .threads import ExecutionInfo, ThreadState
@@ -139,7 +139,7 @@ _HOMES: dict[str, tuple[str, ...]] = {
         "Case", "EvalContext", "EvalError", "EvalReport", "EvalRow", "evaluate", "scorers",
     ),
     ".runtime": (
-        "Runtime", "Thread", "ThreadOverview", "run",
+        "Runtime", "Thread", "ThreadOverview", "explain", "run",
     ),
     ".sandbox": (
         "CodeFailure", "CodeResult", "CodeRun",
@@ -241,6 +241,7 @@ __all__ = [
     "define_prompt",
     "define_tool",
     "evaluate",
+    "explain",
     "mcp",
     "models",
     "run",

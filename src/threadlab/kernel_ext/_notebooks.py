@@ -4,11 +4,11 @@ as notebooks (export a thread's conversation)."""
 from __future__ import annotations
 
 import json
-import re
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from .. import Thread
+from .._markdown import escape_markdown, fenced
 
 if TYPE_CHECKING:
     import nbformat
@@ -16,8 +16,6 @@ if TYPE_CHECKING:
 __all__ = [
     "DEFINITION_MAGICS",
     "definition_cells",
-    "escape_markdown",
-    "fenced",
     "thread_notebook",
 ]
 
@@ -73,19 +71,3 @@ def thread_notebook(thread: Thread) -> nbformat.NotebookNode:
         cells.append(nbformat.v4.new_markdown_cell("\n".join(indent + line for line in lines)))
     notebook.cells = cells
     return notebook
-
-
-_MARKDOWN_SPECIAL = re.compile(r"([!-/:-@\[-`{-~])")
-
-
-def escape_markdown(text: str) -> str:
-    """`text` as literal markdown: every ASCII punctuation character backslash-escaped, so no
-    emphasis, link, image, HTML tag, entity or math in it takes effect."""
-    return _MARKDOWN_SPECIAL.sub(r"\\\1", text)
-
-
-def fenced(text: str) -> str:
-    """`text` in a fenced code block whose fence no backtick run inside can close."""
-    longest = max((len(run) for run in re.findall(r"`+", text)), default=0)
-    fence = "`" * max(3, longest + 1)
-    return f"{fence}text\n{text}\n{fence}"

@@ -1,0 +1,518 @@
+"""A thread's history said in plain words: one paragraph per step, derived from its stored
+messages and events (no model writes it), each sentence that rests on a rule of the spec
+naming that rule.
+
+The lesson is the runtime's rules: that arguments are checked before a tool runs, that calls
+run one at a time in the model's order, that each result (and each error) is stored before
+the run goes on, that a progress argument shows what a call does while its arguments stream,
+that attachments are copied between threads. Text a model, tool or user wrote is quoted
+escaped, so none of it renders as Markdown or HTML.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+from .._data import (
+    ApprovalDecidedEvent,
+    ApprovalRequestedEvent,
+    CustomEvent,
+    FileWrittenEvent,
+    Message,
+    MessageCreatedEvent,
+    RunFinishedEvent,
+    SubagentCreatedEvent,
+    ThreadEvent,
+    ToolCallFinishedEvent,
+    ToolCallStartedEvent,
+)
+from .._markdown import escape_markdown
+
+if TYPE_CHECKING:
+    from ._thread import Thread
+
+__all__ = ["RULES", "Rule", "Step", "explain", "explain_steps"]
+
+
+@dataclass(frozen=True)
+class Rule:
+    """A rule of the spec's Tools page a narration rests on, and the guide that explains it."""
+
+    words: str
+    """The rule in the spec's words."""
+    section: str
+    """Where the spec says it."""
+    guide: str
+    """The guide (a file of docs/guides/) that explains how threadlab keeps it."""
+
+
+RULES: dict[str, Rule] = {
+    "validate": Rule(
+        "validate tool args against the declared schema", "§8 Conformance", "reliability.md"
+    ),
+    "sequential": Rule(
+        "execute local tools sequentially in the order they were returned",
+        "§8 Conformance",
+        "reliability.md",
+    ),
+    "persist": Rule(
+        "persist tool results as messages before advancing", "§8 Conformance", "reliability.md"
+    ),
+    "errors": Rule(
+        "persist tool errors as tool result messages rather than halting execution",
+        "§8 Conformance",
+        "reliability.md",
+    ),
+    "progress": Rule(
+        "wait until just this argument has finished streaming and surface its value as progress",
+        "§7 Progress Reporting",
+        "tools.md",
+    ),
+    "attachments": Rule(
+        "returned attachment references must always be valid for the receiving thread filesystem",
+        "§6 Attachment Semantics Across Threads",
+        "subagents-and-attachments.md",
+    ),
+    "subagents": Rule(
+        "relationships are declared on the owning agent side",
+        "§5 Subagent Composition",
+        "subagents-and-attachments.md",
+    ),
+    "variables": Rule(
+        "required: true means execution cannot continue until a value resolves",
+        "§3 Variable Declarations",
+        "variables-and-secrets.md",
+    ),
+}
+
+# Why a call failed, read from the start of its stored error result (the runtime's own
+# wordings; each has a test): the first pattern that matches explains it, and names the rules
+# it rests on.
+_ERROR_CAUSES: tuple[tuple[re.Pattern[str], str, tuple[str, ...]], ...] = (
+    (
+        re.compile(r"invalid arguments for "),
+        "The arguments did not match the tool's schema, so the tool did not run",
+        ("validate",),
+    ),
+    (
+        re.compile(r"unknown tool "),
+        "The model named a tool it had not been offered, so nothing ran",
+        ("validate",),
+    ),
+    (
+        re.compile(r"the arguments "),
+        "The arguments were not a JSON object the tool could take, so the tool did not run",
+        ("validate",),
+    ),
+    (
+        re.compile(r"tool .* cannot run: required variables"),
+        "A variable the tool requires had no value in this thread, so the tool did not run",
+        ("variables",),
+    ),
+    (
+        re.compile(r"tool .* timed out"),
+        "The call ran past its timeout and was abandoned; what it still tried to write was refused",
+        (),
+    ),
+    (re.compile(r"rejected"), "A person rejected the call, so it did not run", ()),
+    (
+        re.compile(r"interrupted: "),
+        "The run was stopped before the call finished; the runtime gave the call this result so"
+        " that every call in the history has one",
+        (),
+    ),
+)
+_QUOTE_LENGTH = 120
+# The lifecycle tools whose result is a child's report: the files they write in the caller's
+# thread are the copies of the attachments the child handed back.
+_REPORTING_TOOLS = ("subagent_create", "subagent_message")
+
+
+class Explanation(str):
+    """Markdown text that a notebook shows rendered (a `str` everywhere else)."""
+
+    __slots__ = ()
+
+    def _repr_markdown_(self) -> str:
+        return str(self)
+
+
+@dataclass(frozen=True)
+class Step:
+    """One narrated step: its title and paragraph, and what of the history it tells of."""
+
+    kind: str
+    """"user", "model", "tool", "subagent", "file" or "run"."""
+    title: str
+    """A few words (Markdown): "A model step", "The call of `write_file`"."""
+    text: str
+    """The paragraph (Markdown)."""
+    message_id: str | None = None
+    """The message the step wrote (its user, assistant or tool message), if any."""
+    tool_call_id: str | None = None
+    """The call it tells of, for a tool step."""
+    depth: int = 0
+    """0 for the thread's own conversation; 1 and more inside a prompt exposed as a tool."""
+
+
+def explain(thread: Thread, *, guides: str | None = None) -> str:
+    """`thread`'s history in plain words: Markdown, one numbered paragraph per step (a nested
+    turn of a prompt tool quoted under its call). A sentence that rests on a rule of the spec
+    names it; with `guides` (a URL or a path ending in "/", such as "../docs/guides/") each
+    rule also links to the guide that explains it. In a notebook the text shows rendered."""
+    steps = explain_steps(thread, guides=guides)
+    if not steps:
+        return Explanation(f"Thread `{thread.id}` has no stored history yet.\n")
+    paragraphs = []
+    for number, step in enumerate(steps, start=1):
+        quote = "> " * step.depth
+        lines = f"**{number}. {step.title}.** {step.text}".splitlines()
+        paragraphs.append("\n".join(quote + line for line in lines))
+    return Explanation("\n\n".join(paragraphs) + "\n")
+
+
+def explain_steps(thread: Thread, *, guides: str | None = None) -> list[Step]:
+    """The steps `explain` writes, one `Step` each, in the order they happened."""
+    return list(_Narrator(thread, guides).steps())
+
+
+@dataclass
+class _Call:
+    """What the events say of one tool call, gathered until its result is stored."""
+
+    name: str
+    progress: str | None = None
+    progress_early: bool = False
+    files: list[FileWrittenEvent] = field(default_factory=list)
+    custom: Counter[str] = field(default_factory=Counter)
+    requested: ApprovalRequestedEvent | None = None
+    decided: ApprovalDecidedEvent | None = None
+    finished: ToolCallFinishedEvent | None = None
+
+
+class _Narrator:
+    def __init__(self, thread: Thread, guides: str | None) -> None:
+        self._thread = thread
+        self._guides = guides
+        self._messages = {m.id: m for m in thread.all_messages()}
+        # Started while the model still streamed, before its message was stored.
+        self._streaming: dict[str, ToolCallStartedEvent] = {}
+        # Per depth, the calls of the last model step that have no result yet, in order (a
+        # model may repeat an id from an earlier step: the newest step's call is the one).
+        self._open: dict[int, dict[str, _Call]] = {}
+
+    def steps(self) -> Iterator[Step]:
+        for event in self._thread.events:
+            yield from self._step(event)
+
+    def _step(self, event: ThreadEvent) -> Iterator[Step]:
+        if isinstance(event, ToolCallStartedEvent):
+            call = self._find(event.tool_call_id)
+            if call is None:
+                self._streaming[event.tool_call_id] = event
+            else:
+                call.progress = event.progress
+        elif isinstance(event, MessageCreatedEvent):
+            message = self._messages.get(event.message_id)
+            if message is not None:
+                yield from self._message(message)
+        elif isinstance(event, FileWrittenEvent):
+            running = self._running()
+            if running is not None:
+                running.files.append(event)
+            else:
+                yield Step("file", *self._file(event), depth=event.depth)
+        elif isinstance(event, CustomEvent) and event.tool_call_id:
+            if call := self._find(event.tool_call_id):
+                call.custom[event.event_type] += 1
+        elif isinstance(event, ApprovalRequestedEvent):
+            if call := self._find(event.tool_call_id):
+                call.requested = event
+        elif isinstance(event, ApprovalDecidedEvent):
+            if call := self._find(event.tool_call_id):
+                call.decided = event
+        elif isinstance(event, ToolCallFinishedEvent):
+            if call := self._find(event.tool_call_id):
+                call.finished = event
+        elif isinstance(event, SubagentCreatedEvent):
+            yield Step("subagent", *self._subagent(event), depth=event.depth)
+        elif isinstance(event, RunFinishedEvent) and event.depth == 0:
+            yield Step("run", *self._run_finished(event))
+
+    def _find(self, tool_call_id: str) -> _Call | None:
+        """The open call with this id, the deepest first (a nested turn runs inside a call)."""
+        for depth in sorted(self._open, reverse=True):
+            if tool_call_id in self._open[depth]:
+                return self._open[depth][tool_call_id]
+        return None
+
+    def _running(self) -> _Call | None:
+        """The call running now: calls run in order, so the first open one, the deepest."""
+        for depth in sorted(self._open, reverse=True):
+            if self._open[depth]:
+                return next(iter(self._open[depth].values()))
+        return None
+
+    def _message(self, message: Message) -> Iterator[Step]:
+        depth = message.depth
+        if message.role == "user":
+            yield Step("user", *self._user(message), message.id, depth=depth)
+        elif message.role == "assistant":
+            calls = {}
+            for tool_call in message.tool_calls:
+                call = calls[tool_call.id] = _Call(tool_call.name)
+                started = self._streaming.pop(tool_call.id, None)
+                if started is not None:
+                    call.progress, call.progress_early = started.progress, True
+            self._open[depth] = calls
+            yield Step("model", *self._model(message, calls), message.id, depth=depth)
+        elif message.role == "tool" and message.tool_call_id:
+            answered = self._open.get(depth, {}).pop(message.tool_call_id, None)
+            yield Step(
+                "tool",
+                *self._tool(message, answered or _Call(message.name or "")),
+                message.id,
+                tool_call_id=message.tool_call_id,
+                depth=depth,
+            )
+
+    # the paragraphs: each a title and its text
+
+    def _user(self, message: Message) -> tuple[str, str]:
+        title = "The caller's message" if message.depth else "The user's message"
+        text = f"{_quoted(message.content)} was stored in the thread"
+        if message.attachments:
+            text += f", with the files {_paths(message.attachments)}"
+        return (
+            title,
+            text + " before the model saw it: the model is sent the conversation as stored.",
+        )
+
+    def _model(self, message: Message, calls: dict[str, _Call]) -> tuple[str, str]:
+        title = (
+            f"A model step ({escape_markdown(message.model)})" if message.model else "A model step"
+        )
+        sentences = []
+        request = self._thread.model_request(message.id)
+        if request is not None:
+            tools = [str(spec.get("name", "")) for spec in request.tools]
+            offered = (
+                f" and the schemas of {_count(len(tools), 'tool')} ({_names(tools)})"
+                if tools
+                else " and no tools"
+            )
+            sentences.append(
+                f"The runtime sent the model {_messages_sent(request.messages)}{offered}."
+            )
+        asked = [call.name for call in calls.values()]
+        answer = (message.content or "").strip()
+        if answer and asked:
+            sentences.append(
+                f"The model wrote {_quoted(answer)} and asked to call {_calls(asked)}."
+            )
+        elif asked:
+            sentences.append(f"The model asked to call {_calls(asked)}.")
+        elif answer:
+            sentences.append(
+                f"The model answered {_quoted(answer)} and asked for no tool, so this turn"
+                " ends with that answer."
+            )
+        else:
+            sentences.append("The model answered with no text and asked for no tool.")
+        for call in calls.values():
+            if call.progress and call.progress_early:
+                sentences.append(
+                    f"While the model was still writing the arguments, the card of"
+                    f" `{_code(call.name)}` already said {_quoted(call.progress)}: the value of"
+                    " its progress argument, shown as soon as that one argument had streamed"
+                    f"{self._rule('progress')}."
+                )
+        usage = message.usage or {}
+        if usage:
+            sentences.append(
+                f"The step used {usage.get('input_tokens', 0)} tokens in and"
+                f" {usage.get('output_tokens', 0)} out."
+            )
+        sentences.append("The answer was stored as an assistant message.")
+        if len(asked) > 1:
+            sentences.append(
+                "The calls run one at a time, in the order the model gave them"
+                f"{self._rule('sequential')}."
+            )
+        return title, " ".join(sentences)
+
+    def _tool(self, message: Message, call: _Call) -> tuple[str, str]:
+        title = f"The call of `{_code(call.name or message.name or '')}`"
+        if call.progress:
+            title += f" ({_quoted(call.progress)})"
+        sentences = []
+        if call.requested is not None:
+            sentences.append(self._decision(call))
+        failed = message.tool_status == "error"
+        if failed:
+            sentences.append(self._error(message, call.finished))
+        else:
+            ran = (
+                f" and the call ran for {_duration(call.finished.duration_ms)}"
+                if call.finished
+                else ""
+            )
+            sentences.append(
+                f"Its arguments were checked against the tool's schema{self._rule('validate')}"
+                f"{ran}."
+            )
+        if call.files and call.name not in _REPORTING_TOOLS:
+            sentences.append(f"It wrote {_files(call.files)} in the thread's files.")
+        if call.custom:
+            emitted = ", ".join(
+                f"{_count(n, 'event')} `{_code(kind)}`" for kind, n in call.custom.items()
+            )
+            sentences.append(f"It emitted {emitted} while it ran.")
+        if call.name in _REPORTING_TOOLS and call.files:
+            sentences.append(
+                f"The subagent's report hands over {_paths(tuple(f.path for f in call.files))},"
+                " copied from the child's files into this thread's own, so the references in"
+                f" the result are valid here{self._rule('attachments')}."
+            )
+        elif message.attachments:
+            sentences.append(
+                f"Its result names the files {_paths(message.attachments)} of this thread; a"
+                " caller in another thread receives copies of them in its own files"
+                f"{self._rule('attachments')}."
+            )
+        if failed:
+            sentences.append(
+                "The error was stored as the call's result message, for the model to read,"
+                f" and the run went on{self._rule('errors')}."
+            )
+        else:
+            sentences.append(
+                f"Its result, {_quoted(message.content)}, was stored as a tool message before"
+                f" anything else happened{self._rule('persist')}."
+            )
+        return title, " ".join(sentences)
+
+    def _decision(self, call: _Call) -> str:
+        asked = "The call waited for a person's decision before it could run"
+        decided = call.decided
+        if decided is None:
+            return asked + ", and none was given."
+        who = {"approver": "the run's approver", "view": "a person in the notebook view"}.get(
+            decided.by, "a decision through the API"
+        )
+        if not decided.approved:
+            reason = f" ({_quoted(decided.reason)})" if decided.reason else ""
+            return f"{asked}: {who} rejected it{reason}."
+        if decided.edited:
+            return f"{asked}: {who} approved it with edited arguments, which are what ran."
+        return f"{asked}: {who} approved it."
+
+    def _error(self, message: Message, finished: ToolCallFinishedEvent | None) -> str:
+        content = message.content or ""
+        if finished is not None and finished.traceback:
+            return (
+                f"The tool raised {_quoted(content.splitlines()[0] if content else '')}; the model"
+                " reads that one line, and the traceback is kept in the call's event for the"
+                " person reading the thread."
+            )
+        for pattern, cause, rules in _ERROR_CAUSES:
+            if pattern.match(content):
+                rested = "".join(self._rule(rule) for rule in rules)
+                return f"{cause}{rested}: {_quoted(content)}."
+        return f"The tool returned an error: {_quoted(content)}."
+
+    def _subagent(self, event: SubagentCreatedEvent) -> tuple[str, str]:
+        running = self._running()
+        during = f"While `{_code(running.name)}` ran, the" if running else "The"
+        return "A subagent", (
+            f"{during} runtime created `{_code(event.name)}`, a thread of its own"
+            f" (`{_code(event.child_thread_id)}`) with its own history, variables and files;"
+            " the files it is given or hands back are copies, so each thread's paths stay its"
+            f" own{self._rule('subagents')}."
+        )
+
+    def _file(self, event: FileWrittenEvent) -> tuple[str, str]:
+        if event.deleted:
+            return "A file deleted", f"`{_code(event.path)}` was deleted from the thread's files."
+        return "A file written", f"{_files([event])} was written in the thread's files."
+
+    def _run_finished(self, event: RunFinishedEvent) -> tuple[str, str]:
+        title = f"The run ended: {escape_markdown(event.status)}"
+        if event.stop_reason and event.stop_reason != event.status:
+            title += f" ({escape_markdown(event.stop_reason)})"
+        said = {
+            "completed": "The model answered without asking for a tool, so the turn is over.",
+            "waiting": "It waits for a decision; a resume goes on from here.",
+        }.get(event.status, "Every call in the history has its result, so it can go on.")
+        if event.error:
+            said = f"{_quoted(event.error)} {said}"
+        return title, said
+
+    def _rule(self, key: str) -> str:
+        rule = RULES[key]
+        named = f"{rule.section}: “{rule.words}”"
+        if self._guides is None:
+            return f" (the spec, {named})"
+        return f" ([the spec, {named}]({self._guides}{rule.guide}))"
+
+
+def _quoted(text: str | None) -> str:
+    """Text someone wrote, quoted on one line, shortened, and inert as Markdown."""
+    flat = " ".join((text or "").split())
+    if len(flat) > _QUOTE_LENGTH:
+        flat = flat[: _QUOTE_LENGTH - 1] + "…"
+    return f"“{escape_markdown(flat)}”"
+
+
+def _code(text: str) -> str:
+    """A name inside `code`: backticks are its only markup."""
+    return text.replace("`", "'")
+
+
+def _count(n: int, noun: str) -> str:
+    return f"{n} {noun}" + ("" if n == 1 else "s")
+
+
+def _names(names: list[str]) -> str:
+    return ", ".join(f"`{_code(name)}`" for name in names)
+
+
+def _calls(names: list[str]) -> str:
+    names = [f"`{_code(name)}`" for name in names]
+    if len(names) == 1:
+        return names[0]
+    return ", ".join(names[:-1]) + f" and {names[-1]}, in that order"
+
+
+def _messages_sent(messages: list[Message]) -> str:
+    roles: Counter[str] = Counter(m.role for m in messages)
+    parts = []
+    for role, label in (
+        ("system", "the system prompt"),
+        ("user", "user message"),
+        ("assistant", "assistant message"),
+        ("tool", "tool result"),
+    ):
+        n = roles[role]
+        if n and role == "system":
+            parts.append(label)
+        elif n:
+            parts.append(_count(n, label))
+    listed = ", ".join(parts[:-1]) + f" and {parts[-1]}" if len(parts) > 1 else "".join(parts)
+    return f"{_count(len(messages), 'message')} ({listed})" if listed else "no messages"
+
+
+def _files(events: list[FileWrittenEvent]) -> str:
+    return ", ".join(f"`{_code(e.path)}` ({_count(e.size, 'byte')})" for e in events)
+
+
+def _paths(paths: tuple[str, ...]) -> str:
+    return ", ".join(f"`{_code(p)}`" for p in paths)
+
+
+def _duration(ms: float) -> str:
+    return f"{ms:.1f} ms" if ms < 1000 else f"{ms / 1000:.2f} s"
