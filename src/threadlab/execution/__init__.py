@@ -16,6 +16,7 @@ from ._repair import repair
 from ._reports import deliver_report, report_failure
 from ._runner import execute_run, fail_unstarted, resume_child, run_queued
 from ._scanner import ArgumentScanner
+from ._snapshot import ChildThen, HistoryPoint, Snapshot, history_points, place_of, snapshot
 from ._spending import SPENDING
 from ._subagents import child_outcome
 from ._tool_specs import ToolSpecCache
@@ -24,9 +25,12 @@ __all__ = [
     "SPENDING",
     "Approver",
     "ArgumentScanner",
+    "ChildThen",
+    "HistoryPoint",
     "Limits",
     "ModelResolver",
     "RunHost",
+    "Snapshot",
     "ToolSpecCache",
     "child_outcome",
     "claim_decision",
@@ -36,11 +40,14 @@ __all__ = [
     "fork_point",
     "fork_tree",
     "give_result",
+    "history_points",
     "model_id",
     "pending_requests",
+    "place_of",
     "render_system",
     "repair",
     "report_failure",
     "resume_child",
     "run_queued",
+    "snapshot",
 ]

@@ -18,9 +18,8 @@ content-addressed.
 
 from __future__ import annotations
 
-import json
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -28,7 +27,6 @@ from .._data import (
     ForkPoint,
     Message,
     ThreadMeta,
-    ThreadStatus,
     ToolCall,
     ToolCallFinishedEvent,
     ToolResult,
@@ -36,8 +34,9 @@ from .._data import (
 )
 from .._errors import ThreadBusyError, ThreadlabError, ThreadNotFoundError
 from ..definitions import Registry
-from ..store import FileRecord, Store, StoredEvent, ThreadRecord
+from ..store import Store, ThreadRecord
 from ..threads import Redactor, RunLeases, ThreadContext
+from ._cut import CUT_BY, call_place, child_status_at, children_at, files_at, find_point
 from ._tool_call import result_message
 
 __all__ = ["ForkCut", "fork_point", "fork_tree", "give_result"]
@@ -76,23 +75,13 @@ def fork_point(
         raise ThreadNotFoundError(f"no thread {thread_id!r} in this store")
     if leases.held_now(thread_id):
         raise ThreadBusyError(f"thread {thread_id} is running: fork it once its run has ended")
-    # Only the messages that mention `at` are read.
-    messages = {
-        index: Message.model_validate_json(row.data)
-        for index, row in store.messages_naming(thread_id, at)
-    }
-    for index, found in messages.items():
-        if found.id == at:
-            place = store.message_place(thread_id, index)
-            return _at_message(found, place, arguments, message, with_result)
-    for index, holder in messages.items():
-        call = next((c for c in holder.tool_calls if c.id == at), None)
-        if call is not None:
-            if message is not None:
-                raise ThreadlabError("message= rewrites a user message: give that message's id")
-            return _at_call(store, thread_id, holder, call, index, registry, arguments,
-                            with_result)  # fmt: skip
-    raise ThreadlabError(f"{at!r} is neither a message nor a tool call of thread {thread_id}")
+    found, call, index = find_point(store, thread_id, at)
+    if call is None:
+        place = store.message_place(thread_id, index)
+        return _at_message(found, place, arguments, message, with_result)
+    if message is not None:
+        raise ThreadlabError("message= rewrites a user message: give that message's id")
+    return _at_call(store, thread_id, found, call, index, registry, arguments, with_result)
 
 
 def _at_message(
@@ -131,13 +120,8 @@ def _at_call(
         raise ThreadlabError("give result= or arguments=, not both")
     if arguments is not None:
         arguments = _checked(registry, call.name, arguments)
-    last = index  # the results of the calls before it come with the branch
-    for earlier in holder.tool_calls[: holder.tool_calls.index(call)]:
-        named = f'"tool_call_id":"{earlier.id}"'
-        for later, row in store.messages_naming(thread_id, earlier.id):
-            if later > index and named in row.data:
-                last = max(last, later)
-    return ForkCut(store.message_place(thread_id, last), call=call, arguments=arguments)
+    place = call_place(store, thread_id, holder, call, index)
+    return ForkCut(place, call=call, arguments=arguments)
 
 
 def _checked(registry: Registry, name: str, arguments: Mapping[str, Any]) -> Mapping[str, Any]:
@@ -161,9 +145,6 @@ def fork_tree(store: Store, thread_id: str, cut: ForkCut, at: str) -> str:
     return ids[thread_id]
 
 
-_CUT_BY = ("subagent_created", "file_written", "run_finished")  # what a copy reads itself
-
-
 def _copy(
     store: Store,
     thread_id: str,
@@ -177,8 +158,8 @@ def _copy(
     record = store.get_thread(thread_id)
     assert record is not None
     branch = ids.setdefault(thread_id, new_id("thr"))
-    events = list(store.iter_events(thread_id, types=_CUT_BY, until=cut.seq))
-    children = _children_at(events)
+    events = list(store.iter_events(thread_id, types=CUT_BY, until=cut.seq))
+    children = [child for child, _ in children_at(events)]
     for child in children:
         ids.setdefault(child, new_id("thr"))
     remap = _remapper(ids)
@@ -186,7 +167,7 @@ def _copy(
     meta = meta.model_copy(
         update={
             "forked_from": ForkPoint(thread_id, forked_from.at),  # the original's id, as it is
-            "status": _child_status(events, meta.resumable) if parent_id is not None else "idle",
+            "status": child_status_at(events, meta.resumable) if parent_id is not None else "idle",
             "interrupted": False,
         }
     )
@@ -203,7 +184,7 @@ def _copy(
     # The env as it was at the cut: a value the original set after it is not the branch's.
     for name, (kind, value) in store.get_env(thread_id, before=cut.seq).items():
         store.set_env(branch, name, kind, value)
-    for file in _files_at(events, store.list_files(thread_id, "/")):
+    for file in files_at(events, store.list_files(thread_id, "/")):
         store.put_file(branch, file)
     for child in children:
         _copy(store, child, cut, branch, ids, forked_from, (*lineage, thread_id))
@@ -241,45 +222,6 @@ def _changed(data: str, cut: ForkCut) -> str:
         )
         return message.model_copy(update={"tool_calls": calls}).model_dump_json()
     return data
-
-
-def _children_at(events: Sequence[StoredEvent]) -> list[str]:
-    return [json.loads(e.data)["child_thread_id"] for e in events if e.type == "subagent_created"]
-
-
-def _files_at(events: Sequence[StoredEvent], now: Sequence[FileRecord]) -> list[FileRecord]:
-    """The thread's files as of the cut: each path's last write (or deletion) before it. A
-    write recorded before writes named their content (a store from before forks) can only
-    be taken as the file is now, if it still exists."""
-    current = {f.path: f for f in now}
-    files: dict[str, FileRecord | None] = {}
-    for event in events:
-        if event.type != "file_written":
-            continue
-        data = json.loads(event.data)
-        path = data["path"]
-        if data.get("deleted"):
-            files[path] = None
-        elif data.get("digest"):
-            files[path] = FileRecord(path, data["size"], data["digest"], data["at"])
-        else:
-            files[path] = current.get(path)
-    return [f for f in files.values() if f is not None]
-
-
-def _child_status(events: Sequence[StoredEvent], resumable: bool) -> ThreadStatus:
-    """What a child's status was at the cut, from its own events up to it."""
-    status: ThreadStatus = "idle"
-    for event in events:
-        data = json.loads(event.data)
-        if event.type == "run_finished" and not data.get("depth"):
-            if data["status"] == "interrupted":
-                status = "terminated"
-            elif data["status"] == "completed":
-                status = "idle" if resumable else "completed"
-            else:
-                status = "failed"
-    return status
 
 
 def give_result(branch: ThreadContext, call: ToolCall, result: Any, redactor: Redactor) -> None:

@@ -26,14 +26,19 @@ from .._data import (
 )
 from .._errors import ThreadBusyError, ThreadlabError
 from ..execution import (
+    HistoryPoint,
     RunHost,
+    Snapshot,
     claim_decision,
     execute_run,
     fork_point,
     fork_tree,
     give_result,
+    history_points,
     pending_requests,
+    place_of,
     resume_child,
+    snapshot,
 )
 from ..threads import ThreadContext, ThreadFiles
 
@@ -190,6 +195,28 @@ class Thread:
         `tool_call_delta`, which are live only (`stream()` and the views get them; the
         messages hold the whole text and arguments)."""
         return self._context.history.events()
+
+    def history_points(self) -> list[HistoryPoint]:
+        """The points a player steps through: every stored event of this thread and of its
+        descendants (status changes aside) in the order they were stored, each with `.id`
+        (the message, tool call, child thread, file path or run it is about), `.kind` (the
+        event's type), `.thread_id` (which thread) and `.at` (when)."""
+        return history_points(self._runtime.store, self.id)
+
+    def snapshot(self, at: str | int) -> Snapshot:
+        """This thread as of a point of its history: `at` is a message id (up to and including
+        it), a tool call id (its assistant message and the results of the calls before it) or
+        an index into `history_points()` (negative counts from the end). `.messages` (the
+        top-level conversation then), `.files` (path -> bytes then), `.env` (text variables
+        then; secrets as `[secret:NAME]`), `.children` (name, reference and status then): the
+        cut a fork at that point copies, read without writing anything; a thread that is
+        running can be read too.
+
+        Raises `tl.ThreadlabError` for an id that is neither a message nor a call of this
+        thread, or an index outside its history."""
+        store = self._runtime.store
+        seq = place_of(store, self.id, at, self.history_points)
+        return snapshot(store, self.id, seq, self._context.history.messages())
 
     @property
     def children(self) -> list[Thread]:
