@@ -10,6 +10,7 @@ from pydantic import BaseModel, ConfigDict
 
 from .._errors import ThreadlabError
 from ._messages import Message
+from ._seen import SeenRequest
 
 __all__ = [
     "Approval",
@@ -36,6 +37,7 @@ StopReason = Literal[
     "stopped: max_steps",
     "stopped: max_consecutive_failures",
     "waiting: approval",
+    "waiting: model step",
     "waiting: subagent",
 ]
 """Why a run ended, as a value a program can branch on (`Run.stop_reason`): the status, and for
@@ -155,6 +157,10 @@ class Run:
     """The session result's attachments (paths in this thread)."""
     pending: tuple[ApprovalRequest, ...] = ()
     """With status "waiting": the calls that wait for a decision."""
+    next_request: SeenRequest | None = None
+    """With stop reason "waiting: model step" (`send(step="model")`): the request the next
+    model step is about to send — its messages (system prompt included, redacted), the tools
+    on offer and the options; `resume()` sends it."""
     cost_usd: float | None = 0.0
     """What its model calls cost, its descendants' included, from known prices (US dollars);
     None when a step's price is unknown."""

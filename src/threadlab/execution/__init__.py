@@ -18,6 +18,7 @@ from ._runner import execute_run, fail_unstarted, resume_child, run_queued
 from ._scanner import ArgumentScanner
 from ._snapshot import ChildThen, HistoryPoint, Snapshot, history_points, place_of, snapshot
 from ._spending import SPENDING
+from ._stepping import StepOption, Stepping
 from ._subagents import child_outcome
 from ._tool_specs import ToolSpecCache
 
@@ -31,6 +32,8 @@ __all__ = [
     "ModelResolver",
     "RunHost",
     "Snapshot",
+    "StepOption",
+    "Stepping",
     "ToolSpecCache",
     "child_outcome",
     "claim_decision",

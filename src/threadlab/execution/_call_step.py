@@ -29,7 +29,7 @@ async def run_call(scope: Running, step: ToolCallStep) -> Step | None:
     runnable = state.going and state.failures < limit
     if runnable and not step.decided and frame.depth == 0:
         tool = step.tools.get(call.name)
-        if scope.step_mode or await needs_decision(tool, call, thread_state):
+        if scope.stepping.tools or await needs_decision(tool, call, thread_state):
             return DecisionStep(step)
     started = time.perf_counter()  # its duration is its run, not a wait for its decision
     trace: str | None = None

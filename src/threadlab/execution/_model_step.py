@@ -7,10 +7,11 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from .._data import Message, ToolCallStartedEvent, is_text
+from .._data import Message, SeenRequest, ToolCallStartedEvent, is_text
 from .._errors import ReplayDivergedError
 from ..definitions import PromptDefinition, ToolDefinition
 from ..models import ModelRequest, provider_name, step_cost
+from ..threads import ThreadState
 from ._capabilities import is_model, model_id, model_options
 from ._exposed_tools import tools_for
 from ._frames import Frame
@@ -40,10 +41,17 @@ async def call_model(scope: Running, step: ModelStep) -> Step | None:
     if over is not None:
         state.stop("stopped: budget", over)
         return None
-    frame.budget.used += 1
     prompt = scope.prompt_for(frame)
     hooks = scope.hooks_for(prompt)
     tools = tools_for(scope, frame, prompt)
+    if frame.depth == 0 and scope.stepping.model:
+        if not scope.model_pause_passed:
+            await _pause(scope, frame, prompt, hooks, tools)
+            return None
+        scope.model_pause_passed = False
+    if frame.depth == 0 and scope.context.identity.meta.paused_before_model:
+        scope.context.identity.set_meta(paused_before_model=False)
+    frame.budget.used += 1
     assistant = await _ask(scope, frame, prompt, hooks, tools)
     if assistant is None:
         return None
@@ -58,16 +66,48 @@ async def call_model(scope: Running, step: ModelStep) -> Step | None:
     return ToolCallStep(frame, assistant, 0, prompt, hooks, tools)
 
 
-async def _ask(
+async def _pause(
     scope: Running,
     frame: Frame,
     prompt: PromptDefinition,
     hooks: HookRunner,
     tools: dict[str, ToolDefinition],
-) -> Message | None:
-    """The model's answer, persisted (None when the model failed: the turn ends)."""
+) -> None:
+    """Step mode: the run ends "waiting" before this model step, with the request it is about
+    to send (redacted: a system prompt may hold a secret's value) on the outcome; the thread
+    remembers the pause, so a resume (in this process or after a restart) sends it."""
+    context = scope.context
+    request = await _request(scope, frame, prompt, hooks, tools, scope.state_for(frame, prompt))
+    try:
+        chosen = _model_choice(scope, prompt, frame)
+        model = scope.host.resolve_model(chosen, lambda n: context.env.resolve(n, prompt))
+        options = dict(model_options(model))
+    except Exception:  # the step itself will say what is wrong with the model, when it runs
+        options = {}
+    said = [
+        m.model_copy(update={"content": context.redact(m.content)}) if m.content else m
+        for m in request.messages
+    ]
+    offered = [
+        {"name": t.name, "description": t.description, "parameters": t.parameters}
+        for t in request.tools
+    ]
+    seen = SeenRequest(said, offered, request.tool_choice, request.parallel_tool_calls, options)
+    scope.state.pause_before_model(seen)
+    context.identity.set_meta(paused_before_model=True)
+
+
+async def _request(
+    scope: Running,
+    frame: Frame,
+    prompt: PromptDefinition,
+    hooks: HookRunner,
+    tools: dict[str, ToolDefinition],
+    thread_state: ThreadState,
+) -> ModelRequest:
+    """What the model is sent at this step: the system text, the turn's input after the
+    filtering hooks, the tools and options."""
     context, state = scope.context, scope.state
-    thread_state = scope.state_for(frame, prompt)
     env = context.env
     system = render_system(
         prompt, scope.definitions.registry, lambda n: env.resolve(n, prompt), env.type_of
@@ -94,13 +134,27 @@ async def _ask(
             )
         )
     frame.caller_view = model_input
-    request = ModelRequest(
+    return ModelRequest(
         messages=model_input,
         tools=[scope.spec_for(t, frame) for t in tools.values()],
         tool_choice=prompt.tool_choice,
         parallel_tool_calls=prompt.parallel_tool_calls,
         max_output_tokens=state.spend.tokens_left(),
     )
+
+
+async def _ask(
+    scope: Running,
+    frame: Frame,
+    prompt: PromptDefinition,
+    hooks: HookRunner,
+    tools: dict[str, ToolDefinition],
+) -> Message | None:
+    """The model's answer, persisted (None when the model failed: the turn ends)."""
+    context, state = scope.context, scope.state
+    env = context.env
+    thread_state = scope.state_for(frame, prompt)
+    request = await _request(scope, frame, prompt, hooks, tools, thread_state)
     base = frame.event_base(context.base())
 
     async def on_started(event: ToolCallStartedEvent) -> None:

@@ -28,6 +28,7 @@ from ._run_scope import RunScope
 from ._run_state import RunState
 from ._shapes import ai_human, other_side, session, session_ended, top_frame
 from ._spending import SPENDING, Spend
+from ._stepping import NO_STEPPING, Stepping
 from ._steps import ToolCallStep, WaitForChildren
 from ._subagents import ChildRunner
 
@@ -46,7 +47,7 @@ class RunLoop:
         run_child: ChildRunner,
         *,
         wait_children: bool = True,
-        step: bool = False,
+        step: Stepping = NO_STEPPING,
     ) -> None:
         above = SPENDING.get()  # a child's run adds to its parent's, under the root's budget
         self.state = RunState(
@@ -54,7 +55,7 @@ class RunLoop:
             Run(run_id, context.id, "completed"),
             Spend(host.budget if above is None else None, above),
         )
-        self.scope = RunScope(host, context, definitions, self.state, run_child, step_mode=step)
+        self.scope = RunScope(host, context, definitions, self.state, run_child, stepping=step)
         self.context = context
         self.wait_children = wait_children
 
@@ -87,7 +88,9 @@ class RunLoop:
     async def resume(self) -> Run:
         """Go on from the stored history, with no new message: run the unanswered calls of
         the last assistant message in order (the results before them are kept), then step
-        until the turn ends. The turn is counted from the last user message."""
+        until the turn ends. The turn is counted from the last user message. A run that
+        paused before a model step sends that step now (and pauses before the next)."""
+        self.scope.model_pause_passed = self.context.identity.meta.paused_before_model
         return await self._guarded(self._from_history())
 
     async def _guarded(self, body: Coroutine[Any, Any, None]) -> Run:

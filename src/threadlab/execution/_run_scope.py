@@ -18,6 +18,7 @@ from ._host import Limits, RunHost
 from ._request_log import RequestLog
 from ._run_state import RunState
 from ._runtime_tool import RuntimeTool
+from ._stepping import NO_STEPPING, Stepping
 from ._steps import ModelStep
 from ._subagents import ChildRunner, Supervisor
 
@@ -36,7 +37,7 @@ class RunScope:
         state: RunState,
         run_child: ChildRunner,
         *,
-        step_mode: bool = False,
+        stepping: Stepping = NO_STEPPING,
     ) -> None:
         self.host = host
         self.context = context
@@ -45,8 +46,11 @@ class RunScope:
         self.state = state
         self.run_id = state.outcome.id
         self.limits: Limits = host.limits
-        self.step_mode = step_mode
-        """Every top-level call waits for a decision (a debugger's step)."""
+        self.stepping = stepping
+        """Where the run pauses for a person (a debugger's step)."""
+        self.model_pause_passed = False
+        """Whether the next top-level model step is the one the run paused before (it goes
+        on now)."""
         self.requests = RequestLog(context)
         self.supervisor = Supervisor(self, run_child)
         self._system: Message | None = None  # the last system message, while its text holds

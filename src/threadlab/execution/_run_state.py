@@ -10,7 +10,14 @@ import dataclasses
 from dataclasses import dataclass, field
 from typing import Any
 
-from .._data import ApprovalRequest, Run, StopReason, ToolCall, unfinished_result
+from .._data import (
+    ApprovalRequest,
+    Run,
+    SeenRequest,
+    StopReason,
+    ToolCall,
+    unfinished_result,
+)
 from ..threads import ThreadContext
 from ._frames import Frame
 from ._spending import Spend
@@ -64,6 +71,16 @@ class RunState:
             stop_reason=reason,
             error=error,
             pending=(*self.outcome.pending, *requests),
+        )
+
+    def pause_before_model(self, request: SeenRequest) -> None:
+        """The run pauses before a model step that would send `request`."""
+        self.ended = "waiting: model step"
+        self.record(
+            status="waiting",
+            stop_reason=self.ended,
+            error="paused before a model step: resume() sends it",
+            next_request=request,
         )
 
     def opened(self, frame: Frame, calls: tuple[ToolCall, ...]) -> None:

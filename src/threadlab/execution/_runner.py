@@ -25,6 +25,7 @@ from ._host import RunHost
 from ._repair import repair
 from ._reports import deliver_report
 from ._run_loop import RunLoop
+from ._stepping import NO_STEPPING, Stepping
 from ._subagents import child_outcome
 
 __all__ = [
@@ -45,12 +46,12 @@ async def execute_run(
     listener: Listener | None = None,
     *,
     wait_children: bool = True,
-    step: bool = False,
+    step: Stepping = NO_STEPPING,
 ) -> Run:
     """Send `content` to the thread and run until it is idle (`content` None: resume what
     the history leaves open, `resume_run`). Model and provider errors end the run as
     "failed"; cancellation persists an "interrupted" result for every unfinished call before
-    it propagates. `step`: every tool call of the thread waits for a decision."""
+    it propagates. `step`: where the run pauses for a person (`Stepping`)."""
     if content is None:
         return await resume_run(host, context, listener, wait_children=wait_children, step=step)
     if not is_text(content):
@@ -91,7 +92,7 @@ async def resume_run(
     listener: Listener | None = None,
     *,
     wait_children: bool = True,
-    step: bool = False,
+    step: Stepping = NO_STEPPING,
     report: Callable[[Run], None] | None = None,
 ) -> Run:
     """Run what the stored history leaves open, with no new message: the unanswered calls of
@@ -175,7 +176,7 @@ def _prepare(
     context: ThreadContext,
     runs: list[RunRecord],
     wait_children: bool,
-    step: bool = False,
+    step: Stepping = NO_STEPPING,
 ) -> RunLoop:
     """A loop for the thread's next run, once what a dead owner left is repaired."""
     repair(context, runs)

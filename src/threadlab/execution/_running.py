@@ -14,6 +14,7 @@ from ._hooks import HookRunner
 from ._host import Limits, RunHost
 from ._request_log import RequestLog
 from ._run_state import RunState
+from ._stepping import Stepping
 from ._subagents import Supervisor
 
 __all__ = ["Running"]
@@ -28,7 +29,8 @@ class Running(Protocol):
     state: RunState
     run_id: str
     limits: Limits
-    step_mode: bool
+    stepping: Stepping
+    model_pause_passed: bool
     requests: RequestLog
     supervisor: Supervisor
 

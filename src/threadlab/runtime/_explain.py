@@ -127,6 +127,23 @@ _ERROR_CAUSES: tuple[tuple[re.Pattern[str], str, tuple[str, ...]], ...] = (
     ),
 )
 _QUOTE_LENGTH = 120
+# A run that ended waiting: why, said as a pause.
+_PAUSES = {
+    "waiting: approval": (
+        "The run paused for a decision",
+        "A call waits for a person's decision; a resume goes on from there, the results before"
+        " it kept.",
+    ),
+    "waiting: model step": (
+        "The run paused before a model step",
+        "Step mode: the run stopped before its next model step, with the request it was about"
+        " to send shown; a resume sends it.",
+    ),
+    "waiting: subagent": (
+        "The run paused for a subagent",
+        "A subagent waits for a decision; the call that runs it waits with it.",
+    ),
+}
 # The lifecycle tools whose result is a child's report: the files they write in the caller's
 # thread are the copies of the attachments the child handed back.
 _REPORTING_TOOLS = ("subagent_create", "subagent_message")
@@ -441,13 +458,16 @@ class _Narrator:
         return "A file written", f"{_files([event])} was written in the thread's files."
 
     def _run_finished(self, event: RunFinishedEvent) -> tuple[str, str]:
+        paused = _PAUSES.get(event.stop_reason or "")
+        if paused is not None:
+            return paused
         title = f"The run ended: {escape_markdown(event.status)}"
         if event.stop_reason and event.stop_reason != event.status:
             title += f" ({escape_markdown(event.stop_reason)})"
-        said = {
-            "completed": "The model answered without asking for a tool, so the turn is over.",
-            "waiting": "It waits for a decision; a resume goes on from here.",
-        }.get(event.status, "Every call in the history has its result, so it can go on.")
+        if event.status == "completed":
+            said = "The model answered without asking for a tool, so the turn is over."
+        else:
+            said = "Every call in the history has its result, so it can go on."
         if event.error:
             said = f"{_quoted(event.error)} {said}"
         return title, said

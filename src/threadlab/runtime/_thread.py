@@ -29,6 +29,8 @@ from ..execution import (
     HistoryPoint,
     RunHost,
     Snapshot,
+    StepOption,
+    Stepping,
     claim_decision,
     execute_run,
     fork_point,
@@ -246,7 +248,7 @@ class Thread:
         *,
         attachments: Iterable[str] = (),
         wait_children: bool = True,
-        step: bool = False,
+        step: StepOption = False,
     ) -> Run:
         """Send a user message and run until the turn ends (and, with `wait_children`, until
         the non-blocking children this run started have finished and been answered).
@@ -255,8 +257,14 @@ class Thread:
         Cancelling the awaiting task cancels the run, after persisting an "interrupted" result
         for every unfinished tool call.
 
-        `step`: every tool call of this thread waits for a decision before it runs, as if its
-        tool said `approval="always"` (a debugger's step; see `approve`).
+        `step`: where the run pauses for a person. `True` or "tools": every top-level tool
+        call waits for a decision before it runs, as if its tool said `approval="always"`
+        (see `approve`). "model": before each top-level model step the run ends "waiting"
+        (stop reason "waiting: model step", `run.pending` empty) with `run.next_request`, the
+        request it is about to send; `resume(step="model")` sends it, runs that step and its
+        calls, and pauses before the next. "all": both. The pause is stored with the thread,
+        so a resume after a restart goes on from it. Raises `tl.ThreadBusyError` while another
+        run holds the thread (step mode needs a run of its own).
         """
         return await self._run(message, attachments, wait_children, step)
 
@@ -395,7 +403,7 @@ class Thread:
             context.inbox.put(Message(role="user", content=message, attachments=paths))
         context.model_override = model
 
-    async def resume(self, *, wait_children: bool = True, step: bool = False) -> Run:
+    async def resume(self, *, wait_children: bool = True, step: StepOption = False) -> Run:
         """Continue what the stored history leaves open, with no new message: the tool calls
         of the last assistant message that have no result (in order; the results before them
         are kept), then model steps until the turn ends. A history that ends with a user
@@ -405,7 +413,9 @@ class Thread:
 
         Descendants that paused for a decision go on first, once every call they wait on is
         decided: a blocking child with the call of its parent that waits for it, a
-        non-blocking one before this thread (which then hears its report)."""
+        non-blocking one before this thread (which then hears its report).
+
+        `step` as for `send`: a run that paused before a model step sends it now."""
         await self._resume_decided_children()
         return await self._run(None, (), wait_children, step)
 
@@ -425,8 +435,9 @@ class Thread:
         return found
 
     async def _run(
-        self, message: str | None, attachments: Iterable[str], wait_children: bool, step: bool
+        self, message: str | None, attachments: Iterable[str], wait_children: bool, step: StepOption
     ) -> Run:
+        stepping = self._stepping(step)
         since = time.time()
         try:
             run = await execute_run(
@@ -435,7 +446,7 @@ class Thread:
                 message,
                 attachments,
                 wait_children=wait_children,
-                step=step,
+                step=stepping,
             )
         except asyncio.CancelledError:
             self._interrupted_since(since)
@@ -443,6 +454,17 @@ class Thread:
         if run.status != "queued":
             self._runtime.run_finished(self, run)
         return run
+
+    def _stepping(self, step: StepOption) -> Stepping:
+        """The stepping `step` asks for; step mode starts a run of its own, so it is refused
+        while another run holds the thread (its message would only be queued)."""
+        stepping = Stepping.of(step)
+        if stepping and self._context.leases.held_now(self.id):
+            raise ThreadBusyError(
+                f"thread {self.id} is running: step mode needs a run of its own; send once"
+                " the current run has ended"
+            )
+        return stepping
 
     def _interrupted_since(self, since: float) -> None:
         """A cancelled run still ended (its history repaired, its end persisted): the run
@@ -456,7 +478,11 @@ class Thread:
                 return
 
     async def stream(
-        self, message: str | None = None, *, attachments: Iterable[str] = (), step: bool = False
+        self,
+        message: str | None = None,
+        *,
+        attachments: Iterable[str] = (),
+        step: StepOption = False,
     ) -> AsyncIterator[ThreadEvent]:
         """The same run as `send` (or, with no message, as `resume`), yielding its events (and
         its descendants') as they happen; the last one is `run_finished`. Closing the iterator
@@ -464,13 +490,14 @@ class Thread:
 
         `event.type` tells the events apart, and narrows the type for a type checker.
         """
+        stepping = self._stepping(step)
         if message is None:
             await self._resume_decided_children()  # as `resume` does
         queue: asyncio.Queue[ThreadEvent | None] = asyncio.Queue()
         since = time.time()
         task = asyncio.ensure_future(
             execute_run(
-                self._runtime, self._context, message, attachments, queue.put_nowait, step=step
+                self._runtime, self._context, message, attachments, queue.put_nowait, step=stepping
             )
         )
         task.add_done_callback(lambda _: queue.put_nowait(None))

@@ -1,0 +1,147 @@
+"""Step mode before model steps: send(step="model") pauses before each top-level model step
+with the request it is about to send; resume sends it, runs the step and its calls, and
+pauses before the next. The pause is stored with the thread."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+
+import pytest
+
+import threadlab as tl
+from threadlab.models import ScriptedModel, call, text
+from threadlab.runtime._explain import explain_steps
+
+from ..helpers import HangingTool
+
+SECRET = "key-of-the-adder-0042"
+
+
+def adder(registry: tl.Registry) -> ScriptedModel:
+    def add(state: tl.ThreadState, a: int, b: int) -> int:
+        """Add two numbers."""
+        return a + b
+
+    tl.tool(registry=registry)(add)
+    model = ScriptedModel([call("add", {"a": 2, "b": 3}, id="call_add"), text("5")])
+    tl.define_prompt(
+        "p",
+        prompt="You add. Your key is {{env:KEY}}.",
+        tools=["add"],
+        model=model,
+        variables=[tl.Variable("KEY", type="secret")],
+        registry=registry,
+    )
+    return model
+
+
+async def test_each_model_step_waits_with_the_request_it_is_about_to_send(
+    store_spec: str, registry: tl.Registry
+) -> None:
+    model = adder(registry)
+    first = tl.Runtime(registry, store_spec, secret_key="k")
+    thread = await first.create_thread("p", secrets={"KEY": SECRET})
+    run = await thread.send("2+3?", step="model")
+    assert (run.status, run.stop_reason, run.pending) == ("waiting", "waiting: model step", ())
+    assert run.next_request is not None
+    assert [(m.role, m.content) for m in run.next_request.messages] == [
+        ("system", "You add. Your key is [secret:KEY]."),
+        ("user", "2+3?"),
+    ]
+    assert [t["name"] for t in run.next_request.tools] == ["add"]
+    assert model.requests == []  # nothing was sent
+    assert [m.role for m in thread.messages] == ["user"]
+    assert thread.status == "waiting"
+    first.close()
+    # A new process on the same store: the pause is there, and a resume sends that request.
+    second = tl.Runtime(registry, store_spec, secret_key="k")
+    again = second.thread(thread.id)
+    run = await again.resume(step="model")
+    (sent,) = model.requests
+    assert [m.role for m in sent.messages] == ["system", "user"]
+    assert sent.messages[1].content == "2+3?"
+    assert (run.status, run.stop_reason) == ("waiting", "waiting: model step")
+    assert [m.role for m in again.messages] == ["user", "assistant", "tool"]
+    assert run.next_request is not None
+    assert [(m.role, m.content) for m in run.next_request.messages][2:] == [
+        ("assistant", None),
+        ("tool", "5"),
+    ]
+    run = await again.resume(step="model")
+    assert (run.status, run.text) == ("completed", "5")
+    assert len(model.requests) == 2
+    assert [m.role for m in again.messages] == ["user", "assistant", "tool", "assistant"]
+    assert SECRET not in repr(run) + repr(again.events)
+    titles = [s.title for s in explain_steps(again)]
+    assert titles.count("The run paused before a model step") == 2
+    second.close()
+
+
+async def test_all_pauses_before_model_steps_and_tool_calls(
+    rt: tl.Runtime, registry: tl.Registry
+) -> None:
+    model = adder(registry)
+    thread = await rt.create_thread("p", secrets={"KEY": SECRET})
+    run = await thread.send("2+3?", step="all")
+    assert run.stop_reason == "waiting: model step"
+    run = await thread.resume(step="all")
+    assert run.stop_reason == "waiting: approval"
+    assert [r.tool_call_id for r in run.pending] == ["call_add"]
+    await thread.approve("call_add")
+    run = await thread.resume(step="all")
+    assert run.stop_reason == "waiting: model step"
+    assert [m.role for m in thread.messages] == ["user", "assistant", "tool"]
+    run = await thread.resume()  # without step mode: the rest of the turn at once
+    assert (run.status, run.text, len(model.requests)) == ("completed", "5", 2)
+
+
+async def test_a_prompt_tools_nested_turn_does_not_pause(
+    rt: tl.Runtime, registry: tl.Registry
+) -> None:
+    inner = ScriptedModel([text("inner answer")])
+    tl.define_prompt("helper", prompt="Help.", model=inner, expose_as_tool=True, registry=registry)
+    outer = ScriptedModel([call("helper", {"message": "go"}), text("done")])
+    tl.define_prompt("main", prompt="Main.", model=outer, tools=["helper"], registry=registry)
+    thread = await rt.create_thread("main")
+    pauses = 0
+    run = await thread.send("hi", step="model")
+    while run.status == "waiting":
+        pauses += 1
+        run = await thread.resume(step="model")
+    assert (run.status, run.text, pauses) == ("completed", "done", 2)
+    assert len(inner.requests) == 1
+
+
+async def test_a_step_option_that_is_not_one_is_refused_before_anything_is_stored(
+    rt: tl.Runtime, registry: tl.Registry
+) -> None:
+    adder(registry)
+    thread = await rt.create_thread("p", secrets={"KEY": SECRET})
+    with pytest.raises(tl.ThreadlabError, match="step must be False, True, 'tools', 'model' or"):
+        await thread.send("2+3?", step="models")  # type: ignore[arg-type]
+    assert thread.messages == []
+
+
+async def test_step_mode_on_a_thread_that_is_running_is_refused(
+    registry: tl.Registry, store_dir: Path
+) -> None:
+    hanging = HangingTool("done")
+    tl.define_tool("wait", description="Wait.", execute=hanging, registry=registry)
+    tl.define_prompt(
+        "w",
+        prompt="x",
+        model=ScriptedModel([call("wait"), text("ok")]),
+        tools=["wait"],
+        registry=registry,
+    )
+    rt = tl.Runtime(registry, store_dir, secret_key="k")
+    thread = await rt.create_thread("w")
+    running = asyncio.ensure_future(thread.send("go"))
+    await hanging.entered.wait()
+    with pytest.raises(tl.ThreadBusyError, match="step mode needs a run of its own"):
+        await thread.send("and this", step="model")
+    hanging.release.set()
+    assert (await running).status == "completed"
+    assert [m.content for m in thread.messages if m.role == "user"] == ["go"]
+    rt.close()
