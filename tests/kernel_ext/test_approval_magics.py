@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import pytest
+from IPython.core.error import UsageError
 from IPython.core.interactiveshell import InteractiveShell
 
 from .test_magics import magics, run, shell
@@ -108,6 +109,30 @@ def test_step_mode_asks_before_every_call(
     thread = magics(shell).memory.runtime.thread(thread.id)
     assert [m.content for m in thread.messages if m.role == "tool"] == ["noted a", "noted b"]
     assert thread.messages[-1].content == "noted both"
+
+
+def test_step_mode_model_pauses_before_each_model_step(
+    shell: InteractiveShell, capsys: pytest.CaptureFixture[str]
+) -> None:
+    run(shell, STEPPED)
+    run(shell, "%%thread noter --step model\nNote things.")
+    thread_id = magics(shell).memory.last_thread["noter"]
+    out = capsys.readouterr().out
+    assert f"thread {thread_id} paused before a model step: Continue or Stop in the view" in out
+    thread = magics(shell).memory.runtime.thread(thread_id)
+    assert [m.role for m in thread.messages] == ["user"]
+    assert thread.next_request is not None
+    assert [m.content for m in thread.next_request.messages] == ["Note.", "Note things."]
+
+
+def test_a_step_mode_that_is_not_one_is_refused(shell: InteractiveShell) -> None:
+    run(shell, STEPPED)
+    result = shell.run_cell("%%thread noter --step models\nNote things.")
+    assert isinstance(result.error_in_exec, UsageError)
+    assert "invalid choice: 'models' (choose from 'tools', 'model', 'all')" in str(
+        result.error_in_exec
+    )
+    assert "noter" not in magics(shell).memory.last_thread
 
 
 def test_a_prompt_cell_with_approval_asks_when_called_as_a_tool(shell: InteractiveShell) -> None:

@@ -184,7 +184,15 @@ class ThreadlabMagics(Magics):
         help="With --replay: the model once the conversation differs (default: the target's).",
     )
     @argument("--strict", action="store_true", help="With --replay: fail where it differs.")
-    @argument("--step", action="store_true", help="Ask before every tool call runs.")
+    @argument(
+        "--step",
+        nargs="?",
+        const="tools",
+        default=False,
+        choices=("tools", "model", "all"),
+        help="Pause before every tool call (tools, the default), before every model step"
+        " (model: Continue / Stop in the view), or both (all).",
+    )
     @cell_magic
     def thread(self, line: str, cell: str) -> None:
         """Run the cell's text as a user message. (Cells are run with top-level await.)"""

@@ -85,7 +85,7 @@ async def run_live(
     message: str | None,
     *,
     keep_live: bool,
-    step: bool = False,
+    step: bool | str = False,
 ) -> None:
     """Run `thread` (on `message`, or resuming) with a live view in the cell's output."""
     live = LiveRun(magics.memory.runtime, thread, magics.update_rate)
@@ -113,6 +113,11 @@ async def run_live(
         # waits keeps its cards' buttons.
         frozen = magics.freeze_on_finish and not keep_live and not waiting
         live.view.refresh_output(StaticView(live.state) if frozen else None)
+    if thread.next_request is not None and thread.status == "waiting":
+        print(
+            f"thread {thread.id} paused before a model step: Continue or Stop in the view"
+            f" (from Python: thread.resume(step={step!r}))"
+        )
     for request in waiting:
         print(
             f"{request.name} ({request.tool_call_id}) waits for a decision: decide in its"

@@ -198,6 +198,12 @@ class Thread:
         messages hold the whole text and arguments)."""
         return self._context.history.events()
 
+    @property
+    def next_request(self) -> SeenRequest | None:
+        """While the last run of this process paused before a model step (step mode): the
+        request that step is about to send (as `run.next_request`); else None."""
+        return self._context.next_request
+
     def history_points(self) -> list[HistoryPoint]:
         """The points a player steps through: every stored event of this thread and of its
         descendants (status changes aside) in the order they were stored, each with `.id`

@@ -14,7 +14,7 @@ from collections.abc import Iterable, Sequence
 from contextlib import AbstractContextManager
 from typing import Any, Protocol
 
-from .._data import EventOrigin, Message
+from .._data import EventOrigin, Message, SeenRequest
 from .._errors import CallContextError
 from ..definitions import Registry, ThreadDefinitions
 from ..store import Store, ThreadRecord
@@ -52,6 +52,9 @@ class ThreadContext(ThreadReader):
         self._parent: ThreadContext | None = parent
         self.lock = asyncio.Lock()
         self.model_override: Any = None  # a model name or object, never persisted
+        # The request its last run here paused before (step mode), for a view to show; the
+        # pause itself is stored with the thread (a resume after a restart sends the step).
+        self.next_request: SeenRequest | None = None
 
     def parent(self) -> ThreadContext | None:
         return self._parent

@@ -52,8 +52,14 @@ class LiveRun:
         return self._stream.ran_here
 
     async def run(
-        self, message: str | None = None, attachments: Iterable[str] = (), *, step: bool = False
+        self,
+        message: str | None = None,
+        attachments: Iterable[str] = (),
+        *,
+        step: bool | str = False,
     ) -> RunFinishedEvent:
         """Stream the run of `message` (None: resume what the history leaves open); `step`:
-        every tool call waits for a decision."""
+        where it pauses for a person (as `Thread.send` takes it; Continue in the view goes
+        on in the same mode)."""
+        self.view.step = step
         return await self._stream.run(message, attachments, step=step)

@@ -34,6 +34,7 @@ __all__ = [
     "ResultMessage",
     "SecretMessage",
     "Select",
+    "Step",
     "ViewMessage",
     "read_view_message",
 ]
@@ -129,6 +130,15 @@ class Elicit(_FromView):
     content: dict[str, Any] = Field(default_factory=dict)
 
 
+class Step(_FromView):
+    """A run paused before a model step (step mode): Continue sends that step, Stop leaves the
+    thread as it is."""
+
+    op: Literal["step"]
+    thread: str
+    action: Literal["continue", "stop"]
+
+
 class Open(_FromView):
     """A thread chosen in a list (threads, an evaluation's cells): show it below."""
 
@@ -146,6 +156,7 @@ ViewMessage = Annotated[
     | Fork
     | Decide
     | Elicit
+    | Step
     | Open,
     Field(discriminator="op"),
 ]

@@ -9,6 +9,7 @@ from collections.abc import Callable, Iterable
 
 from .. import MessageCreatedEvent, RunFinishedEvent, Runtime, Thread
 from ._replay import catch_up
+from ._static import request_text
 from ._throttle import Throttle
 from ._view_state import ViewState
 
@@ -38,12 +39,17 @@ class RunStream:
         self.ran_here: set[str] = {thread.id}  # the threads whose messages streamed in live
 
     async def run(
-        self, message: str | None = None, attachments: Iterable[str] = (), *, step: bool = False
+        self,
+        message: str | None = None,
+        attachments: Iterable[str] = (),
+        *,
+        step: bool | str = False,
     ) -> RunFinishedEvent:
         """Stream the run of `message` (None: resume what the history leaves open); `step`:
-        every tool call waits for a decision."""
+        where it pauses for a person (as `Thread.send` takes it)."""
         try:
-            async for event in self.thread.stream(message, attachments=attachments, step=step):
+            stream = self.thread.stream(message, attachments=attachments, step=step)  # type: ignore[arg-type]
+            async for event in stream:
                 self.state.apply(event)
                 self.seen[event.type] += 1
                 if isinstance(event, MessageCreatedEvent):  # a run here: not a worker's
@@ -74,4 +80,7 @@ class RunStream:
                 m for m in self.runtime.thread(thread_id).all_messages() if m.role == "tool"
             ]
         )
+        paused = self.thread.next_request
+        if self.state.run.get("stop_reason") == "waiting: model step" and paused is not None:
+            self.state.paused_before(request_text(paused))
         self._finishing()

@@ -90,8 +90,19 @@ def _preview(text: str | None) -> str:
     return text if len(text) <= PREVIEW_CHARS else text[:PREVIEW_CHARS] + "…"
 
 
+REQUEST_SHOWN = 20_000
+"""The most of a paused step's request a view's state holds (a long thread's is long)."""
+
+
 def _run_summary(status: str) -> dict[str, Any]:
-    return {"status": status, "text": None, "error": None, "usage": None, "cost_usd": 0.0}
+    return {
+        "status": status,
+        "text": None,
+        "error": None,
+        "usage": None,
+        "cost_usd": 0.0,
+        "stop_reason": None,
+    }
 
 
 @dataclass
@@ -238,7 +249,12 @@ class ViewState:
             # A child's run ended: it says how (completed, failed, waiting), not "idle".
             thread["status"] = event.status
             if tid == self.root_id:
-                self.run.update(status=event.status, text=event.text, error=event.error)
+                self.run.update(
+                    status=event.status,
+                    text=event.text,
+                    error=event.error,
+                    stop_reason=event.stop_reason,
+                )
                 self.changed.run = True
 
     def _card(self, call_id: str, thread_id: str, name: str, depth: int) -> dict[str, Any]:
@@ -386,11 +402,22 @@ class ViewState:
             else:
                 card["status"] = "interrupted"
 
+    def paused_before(self, request: str) -> None:
+        """The run paused before a model step that would send `request` (as text, at most
+        `REQUEST_SHOWN` characters: the whole of it is the thread's `next_request`)."""
+        if len(request) > REQUEST_SHOWN:
+            request = (
+                request[:REQUEST_SHOWN] + f"\n… ({len(request) - REQUEST_SHOWN} more characters)"
+            )
+        self.run["next_request"] = request
+        self.changed.run = True
+
     def ended(self, status: str, error: str | None) -> None:
         """The run ended `status` without its end reaching the view (a kernel interrupt):
         the header, the root's node in the tree and its progress say the same, and no
         thread that is not running still says what it was doing."""
-        self.run.update(status=status, text=None, error=error)
+        self.run.update(status=status, text=None, error=error, stop_reason=status)
+        self.run.pop("next_request", None)
         self.changed.run = True
         root = self.threads.get(self.root_id)
         if root is not None:

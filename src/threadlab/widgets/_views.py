@@ -43,6 +43,7 @@ from ._messages import (
     PreviewMessage,
     Ready,
     Select,
+    Step,
     ViewMessage,
     read_view_message,
 )
@@ -270,6 +271,9 @@ class ThreadView(_View):
         self._reset_patches(snapshot)
         self._forking: asyncio.Future[None] | None = None
         self._deciding: asyncio.Future[None] | None = None
+        self._stepping: asyncio.Future[None] | None = None
+        self.step: bool | str = False
+        """The step mode its runs use (`send(step=...)`): Continue goes on in the same."""
         if isinstance(rt.approver, CardApprover):
             rt.approver.watch(self)
         if isinstance(rt.elicitor, CardElicitor):
@@ -329,6 +333,24 @@ class ThreadView(_View):
             self._deciding = asyncio.ensure_future(self.decide(message))
         elif isinstance(message, Elicit) and self.shows(message.thread):
             self.elicit(message)
+        elif isinstance(message, Step) and message.thread == self.state.root_id:
+            self.go_on(message)
+
+    def go_on(self, asked: Step) -> None:
+        """Continue or Stop on a run that paused before a model step: Continue runs that step
+        (and what follows, pausing where the view's step mode says) live here; Stop ends the
+        view's run "interrupted", the thread's history as it stands (valid: every call has
+        its result). Anything else (no such pause, a run going on) changes nothing."""
+        if self.live or self.state.run.get("stop_reason") != "waiting: model step":
+            return
+        if asked.action == "stop":
+            self.state.ended("interrupted", "stopped before a model step")
+            self.finishing = True
+            self.push()
+            self.refresh_output()
+            return
+        thread = self._rt.thread(self.state.root_id)
+        self._stepping = asyncio.ensure_future(self._run_here(thread, self.state, step=self.step))
 
     def elicit(self, answered: Elicit) -> None:
         """A server's form answered in a card: the call waiting for it goes on. A form no call
@@ -405,14 +427,15 @@ class ThreadView(_View):
         self.state.apply(decided[-1])  # recorded before the run: the card says so too
         await self._run_here(self._rt.thread(self.state.root_id), self.state)
 
-    async def _run_here(self, thread: Thread, state: ViewState) -> None:
+    async def _run_here(self, thread: Thread, state: ViewState, step: bool | str = False) -> None:
         """Show `state` and run `thread` (its root) live here, from what its history leaves
-        open: a branch made here, or a thread decided on here."""
+        open: a branch made here, a thread decided on here, a paused step continued."""
         state.start_run()
         self.live = True
         self.show(state)
         try:
-            await RunStream(self._rt, thread, state, self.push, self._finish, self.rate).run(None)
+            stream = RunStream(self._rt, thread, state, self.push, self._finish, self.rate)
+            await stream.run(None, step=step)
         except ThreadlabError as exc:  # it cannot run here (a definition is gone)
             state.run = {"status": "idle", "text": None, "error": str(exc), "usage": None}
             self.finishing = True

@@ -4,6 +4,7 @@
 import { conversation } from "./conversation.js";
 import { h } from "./dom.js";
 import { files } from "./files.js";
+import { pausePanel } from "./pause.js";
 import { costText, replayCounts, usageText } from "./text.js";
 import { timeline } from "./timeline.js";
 import { tree } from "./tree.js";
@@ -23,6 +24,7 @@ function skeleton(el) {
     center: h("div", { class: "tl-center", "data-testid": "conversation" }),
     right: h("div", { class: "tl-right tl-files", "data-testid": "file-browser" }),
     error: h("div", { class: "tl-error" }),
+    pause: h("div", { "data-testid": "pause-slot" }),
     timelineHead: h("span", {}),
     timelineBody: h("div", { class: "tl-lanes" }),
   };
@@ -45,6 +47,7 @@ function skeleton(el) {
       h("summary", {}, ui.timelineHead),
       ui.timelineBody,
     ),
+    ui.pause,
     h("div", { class: "tl-panes" }, ui.left, ui.center, ui.right),
     ui.error,
   );
@@ -93,7 +96,14 @@ export function inspector(model, el, trace, local) {
   const spans = timeline(trace);
   ui.timelineHead.textContent = spans.head;
   ui.timelineBody.replaceChildren(...spans.lanes);
-  ui.error.textContent = run.error || "";
+  // Kept while the pause lasts: a redraw (a patch, a theme change) must not undo a click.
+  const paused = pausePanel(model, trace);
+  const pauseKey = paused ? `${trace.root} ${run.next_request ?? ""}` : "";
+  if (ui.pause.dataset.key !== pauseKey) {
+    ui.pause.dataset.key = pauseKey;
+    ui.pause.replaceChildren(...(paused ? [paused] : []));
+  }
+  ui.error.textContent = paused ? "" : run.error || "";
   // A run that waits for a decision did not fail: what it waits for reads as a note.
   ui.error.className = run.status === "waiting" ? "tl-meta" : "tl-error";
 }

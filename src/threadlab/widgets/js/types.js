@@ -25,7 +25,8 @@
  *   edited?: boolean, by?: string, reason?: string | null}} Approval
  * @typedef {{path: string, size: number}} FileEntry
  * @typedef {{status?: string, text?: string | null, error?: string | null,
- *   usage?: Record<string, number> | null, cost_usd?: number | null}} RunSummary
+ *   usage?: Record<string, number> | null, cost_usd?: number | null,
+ *   stop_reason?: string | null, next_request?: string}} RunSummary
  * @typedef {{root: string, threads: TraceThread[], messages: Record<string, TraceMessage[]>,
  *   cards: Record<string, Card>, files: Record<string, FileEntry[]>,
  *   drafts: Record<string, string>, run: RunSummary}} Trace
@@ -44,6 +45,7 @@
  * @typedef {{el: HTMLElement, sig: string}} Keyed
  * @typedef {{root: HTMLElement, status: HTMLElement, usage: HTMLElement, code: HTMLElement,
  *   left: HTMLElement, center: HTMLElement, right: HTMLElement, error: HTMLElement,
+ *   pause: HTMLElement,
  *   timelineHead: HTMLElement, timelineBody: HTMLElement}} Skeleton
  * @typedef {{selected: string | null, fetched: Record<string, string>,
  *   fetchedArgs: Record<string, string>, preview: Preview | null,
@@ -76,6 +78,7 @@
  *       arguments?: Record<string, unknown>, reason?: string}
  *   | {op: "elicit", thread: string, call: string, action: "accept" | "decline",
  *       content?: Record<string, unknown>}
+ *   | {op: "step", thread: string, action: "continue" | "stop"}
  *   | {op: "open", thread: string}} ViewMessage
  * From the kernel to the view:
  * @typedef {{op: "result", call: string, text: string}

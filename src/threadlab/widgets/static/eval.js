@@ -976,6 +976,55 @@ function files(model, trace, threadId, local) {
   ];
 }
 
+// src/threadlab/widgets/js/pause.js
+function pausePanel(model, trace) {
+  const run = trace.run || {};
+  if (run.stop_reason !== "waiting: model step") return null;
+  const offline = !!model.get("offline");
+  const ask = h(
+    "span",
+    { class: "tl-ask", "data-testid": "pause-ask" },
+    "‖ paused before a model step"
+  );
+  const request = run.next_request ? h(
+    "details",
+    { class: "tl-request", "data-testid": "next-request", open: "" },
+    h("summary", {}, "what the model is about to be sent"),
+    h("pre", {}, run.next_request)
+  ) : null;
+  if (offline)
+    return h("div", { class: "tl-decision tl-pause", "data-testid": "model-pause" }, ask, request);
+  const buttons = [];
+  const send = (action) => {
+    for (const b of buttons) b.disabled = true;
+    ask.textContent = action === "continue" ? "‖ sending the step…" : "‖ stopping…";
+    model.send({ op: "step", thread: trace.root, action });
+  };
+  const button = (label, action) => {
+    const b = (
+      /** @type {HTMLButtonElement} */
+      h(
+        "button",
+        {
+          class: `tl-decide tl-${action}`,
+          "data-testid": `step-${action}`,
+          onclick: () => send(action)
+        },
+        label
+      )
+    );
+    buttons.push(b);
+    return b;
+  };
+  return h(
+    "div",
+    { class: "tl-decision tl-pause", "data-testid": "model-pause" },
+    ask,
+    request,
+    h("div", { class: "tl-decide-row" }, button("Continue", "continue"), button("Stop", "stop"))
+  );
+}
+
 // src/threadlab/widgets/js/timeline.js
 function duration(seconds) {
   return seconds < 1 ? `${Math.round(seconds * 1e3)} ms` : `${seconds.toFixed(1)} s`;
@@ -1122,6 +1171,7 @@ function skeleton(el) {
     center: h("div", { class: "tl-center", "data-testid": "conversation" }),
     right: h("div", { class: "tl-right tl-files", "data-testid": "file-browser" }),
     error: h("div", { class: "tl-error" }),
+    pause: h("div", { "data-testid": "pause-slot" }),
     timelineHead: h("span", {}),
     timelineBody: h("div", { class: "tl-lanes" })
   };
@@ -1144,6 +1194,7 @@ function skeleton(el) {
       h("summary", {}, ui.timelineHead),
       ui.timelineBody
     ),
+    ui.pause,
     h("div", { class: "tl-panes" }, ui.left, ui.center, ui.right),
     ui.error
   );
@@ -1185,7 +1236,13 @@ function inspector(model, el, trace, local) {
   const spans = timeline(trace);
   ui.timelineHead.textContent = spans.head;
   ui.timelineBody.replaceChildren(...spans.lanes);
-  ui.error.textContent = run.error || "";
+  const paused = pausePanel(model, trace);
+  const pauseKey = paused ? `${trace.root} ${run.next_request ?? ""}` : "";
+  if (ui.pause.dataset.key !== pauseKey) {
+    ui.pause.dataset.key = pauseKey;
+    ui.pause.replaceChildren(...paused ? [paused] : []);
+  }
+  ui.error.textContent = paused ? "" : run.error || "";
   ui.error.className = run.status === "waiting" ? "tl-meta" : "tl-error";
 }
 

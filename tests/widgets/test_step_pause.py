@@ -1,0 +1,92 @@
+"""A run in step mode "model" pauses before each model step: the view shows the request about
+to be sent, Continue sends that step (and pauses before the next), Stop ends the view's run
+with the thread's history as it stands."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+import threadlab as tl
+from threadlab.models import ScriptedModel, call, text
+from threadlab.widgets import LiveRun, static_html
+
+from .fake_comm import install
+
+SECRET = "hidden-key-for-pause-77"
+
+
+def adder(registry: tl.Registry) -> ScriptedModel:
+    def add(state: tl.ThreadState, a: int, b: int) -> int:
+        """Add."""
+        return a + b
+
+    tl.tool(registry=registry)(add)
+    model = ScriptedModel([call("add", {"a": 2, "b": 3}), text("5")])
+    tl.define_prompt(
+        "p",
+        prompt="You add with key {{env:KEY}}.",
+        tools=["add"],
+        model=model,
+        variables=[tl.Variable("KEY", type="secret")],
+        registry=registry,
+    )
+    return model
+
+
+def press(live: LiveRun, thread_id: str, action: str) -> None:
+    """What the pause panel's buttons send."""
+    live.view._on_message(live.view, {"op": "step", "thread": thread_id, "action": action}, [])
+
+
+async def test_continue_sends_each_step_and_the_view_follows(
+    rt: tl.Runtime, registry: tl.Registry, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    sent = install(monkeypatch)
+    model = adder(registry)
+    thread = await rt.create_thread("p", secrets={"KEY": SECRET})
+    live = LiveRun(rt, thread, rate=50)
+    await live.run("2+3?", step="model")
+    run = live.view.trace["run"]
+    assert (run["status"], run["stop_reason"]) == ("waiting", "waiting: model step")
+    assert run["next_request"].splitlines() == [
+        "system: You add with key [secret:KEY].",
+        "user: 2+3?",
+        "tools: add (tool_choice auto, parallel calls no)",
+    ]
+    assert model.requests == []
+    press(live, thread.id, "continue")
+    assert live.view._stepping is not None
+    await live.view._stepping
+    run = live.view.trace["run"]
+    assert run["stop_reason"] == "waiting: model step"
+    told = run["next_request"].splitlines()[-2]
+    assert told.startswith("tool (call_")
+    assert told.endswith("): 5")
+    assert len(model.requests) == 1
+    press(live, thread.id, "continue")
+    await live.view._stepping
+    assert live.view.trace["run"]["status"] == "completed"
+    assert [m.role for m in thread.messages] == ["user", "assistant", "tool", "assistant"]
+    assert SECRET not in repr(sent) + repr(live.view.trace) + static_html(live.view.state)
+
+
+async def test_stop_leaves_the_thread_as_it_is_and_a_made_up_press_changes_nothing(
+    rt: tl.Runtime, registry: tl.Registry, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    install(monkeypatch)
+    model = adder(registry)
+    thread = await rt.create_thread("p", secrets={"KEY": SECRET})
+    live = LiveRun(rt, thread, rate=50)
+    await live.run("2+3?", step="model")
+    press(live, "thr_someone_else", "continue")  # not this view's thread
+    live.view._on_message(live.view, {"op": "step", "thread": thread.id, "action": "go"}, [])
+    assert live.view._stepping is None
+    press(live, thread.id, "stop")
+    run: dict[str, Any] = live.view.trace["run"]
+    assert (run["status"], run["error"]) == ("interrupted", "stopped before a model step")
+    press(live, thread.id, "continue")  # stopped: no pause left to go on from
+    assert live.view._stepping is None
+    assert model.requests == []
+    assert [m.role for m in thread.messages] == ["user"]
