@@ -63,6 +63,7 @@ PUBLIC = {
     "Runtime",
     "run",
     "explain",
+    "graph",
     "Run",
     "Thread",
     "ThreadState",

@@ -23,6 +23,7 @@ BUNDLES = {
     "thread_list_view.js": "thread_list.js",  # ThreadListView
     "eval_view.js": "eval.js",  # EvalView
     "served_view.js": "served.js",  # ServedView
+    "graph_view.js": "graph.js",  # GraphView
 }
 """Each widget class's entry module, and the script it is bundled into."""
 

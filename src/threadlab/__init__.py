@@ -95,6 +95,7 @@ if _typing.TYPE_CHECKING:
         define_model,
         define_prompt,
         define_tool,
+        graph,
         tool,
     )
     from .evaluation import (
@@ -133,7 +134,7 @@ _HOMES: dict[str, tuple[str, ...]] = {
         "MCPServerDefinition", "ModelDefinition", "PromptDefinition", "Registry", "Side",
         "Subagent", "SubpromptConfig", "Text", "ToolConfig", "ToolDefinition", "Variable",
         "default_registry", "define_agent", "define_hook", "define_mcp_server", "define_model",
-        "define_prompt", "define_tool", "tool",
+        "define_prompt", "define_tool", "graph", "tool",
     ),
     ".evaluation": (
         "Case", "EvalContext", "EvalError", "EvalReport", "EvalRow", "evaluate", "scorers",
@@ -242,6 +243,7 @@ __all__ = [
     "define_tool",
     "evaluate",
     "explain",
+    "graph",
     "mcp",
     "models",
     "run",

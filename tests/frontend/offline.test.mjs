@@ -34,3 +34,22 @@ test("a saved thread list and a saved evaluation draw as those views", () => {
   stop1();
   stop2();
 });
+
+test("a saved graph draws, and a click shows a definition with no kernel", () => {
+  const el = document.createElement("div");
+  const node = {
+    id: "tool:deploy",
+    kind: "tool",
+    name: "deploy",
+    lines: ["function tool"],
+    definition: "tool deploy\nPut a site online.",
+    x: 10,
+    y: 10,
+    width: 190,
+    height: 45,
+  };
+  const stop = renderOffline(el, { view: "graph", graph: { nodes: [node], edges: [] } });
+  el.querySelector("[data-node='tool:deploy']").dispatchEvent(new Event("click"));
+  assert.equal(el.querySelector("[data-testid=graph-definition] pre").textContent, node.definition);
+  stop();
+});

@@ -20,7 +20,13 @@ def test_each_view_class_has_a_script_bundled_from_the_modules_as_they_are(
     if not build.ESBUILD.exists():
         missing_package("esbuild in .cache/npm: run `make npm-packages`")
     rebuilt = build.build(tmp_path)
-    assert [p.name for p in rebuilt] == ["inspector.js", "thread_list.js", "eval.js", "served.js"]
+    assert [p.name for p in rebuilt] == [
+        "inspector.js",
+        "thread_list.js",
+        "eval.js",
+        "served.js",
+        "graph.js",
+    ]
     for fresh in rebuilt:
         kept = build.STATIC / fresh.name
         assert kept.read_text() == fresh.read_text(), (
@@ -35,6 +41,7 @@ def test_each_view_class_has_a_script_bundled_from_the_modules_as_they_are(
         ("ThreadListView", "thread_list.js"),
         ("EvalView", "eval.js"),
         ("ServedView", "served.js"),
+        ("GraphView", "graph.js"),
     ],
 )
 def test_each_view_class_loads_its_own_script(view: str, script: str) -> None:

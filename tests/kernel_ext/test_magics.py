@@ -225,7 +225,16 @@ def test_threadlab_line_magic(shell: InteractiveShell, tmp_path: Path) -> None:
     assert "writing index.html" in "".join(c.source for c in exported.cells)
     assert "write_file" in repr(run(shell, "%threadlab tools"))
     assert "offline" in repr(run(shell, "%threadlab models"))
+    drawn = run(shell, "%threadlab graph builder")
+    assert repr(drawn).splitlines()[:3] == [
+        "definitions of builder: 1 prompt, 1 function tool",
+        "prompt builder (prompt · model offline)",
+        "  tool -> function tool write_file",
+    ]
+    assert [n["id"] for n in drawn.graph["nodes"]] == ["prompt:builder", "tool:write_file"]
     for line, message in [
+        ("graph buildr", "no agent, prompt or tool is named 'buildr'; did you mean 'builder'?"),
+        ("graph a b", "usage: %threadlab graph [AGENT | PROMPT | TOOL]"),
         ("", "usage: %threadlab"),
         ("bogus", "unknown command 'bogus'"),
         ("open", "usage: %threadlab open THREAD_ID"),

@@ -3,6 +3,7 @@ register them, the registry that holds them, and what a thread's definitions add
 
 from ._callables import is_async_callable
 from ._define import define_agent, define_hook, define_model, define_prompt, define_tool
+from ._graph import DefinitionGraph, GraphEdge, GraphNode, graph, label_lines
 from ._mcp_servers import (
     MCP_PREFIX,
     MCPServerDefinition,
@@ -46,7 +47,10 @@ __all__ = [
     "ArgsSchema",
     "Declaration",
     "Definition",
+    "DefinitionGraph",
     "Env",
+    "GraphEdge",
+    "GraphNode",
     "HookDefinition",
     "Include",
     "MCPServerDefinition",
@@ -74,8 +78,10 @@ __all__ = [
     "define_prompt",
     "define_tool",
     "fill_headers",
+    "graph",
     "header_variables",
     "is_async_callable",
+    "label_lines",
     "relationship_enabled",
     "resolve_variable",
     "tool",

@@ -1,6 +1,6 @@
 """The `%threadlab` commands about the store and the kernel's settings: the thread list, a
 thread reopened, variables and secrets for new threads, notebooks imported and exported,
-tracing, and what tools and models are defined."""
+tracing, and what tools and models are defined (and how the definitions fit together)."""
 
 from __future__ import annotations
 
@@ -9,10 +9,9 @@ from pathlib import Path
 
 from IPython.core.error import UsageError
 
-from .. import (
-    default_registry,
-)
-from ..widgets import ThreadListView, ThreadView, replay
+from .. import DefinitionError, default_registry
+from .. import graph as definitions_graph
+from ..widgets import GraphView, ThreadListView, ThreadView, replay
 from ._arguments import parse_assignments
 from ._defined import Defined
 from ._magics_host import MagicsHost
@@ -21,6 +20,7 @@ from ._thread_cells import ask_secret, this_notebook, thread_named
 
 __all__ = [
     "export",
+    "graph",
     "import_notebook",
     "key_source",
     "models",
@@ -135,6 +135,17 @@ def tools(magics: MagicsHost, rest: list[str]) -> Defined:
     tools = default_registry().tools()
     lines = [f"{t.name}: {t.description}" for t in tools]
     return Defined("\n".join(lines) or "no tools defined")
+
+
+def graph(magics: MagicsHost, rest: list[str]) -> GraphView:
+    """`%threadlab graph [TARGET]`: the definitions (or what TARGET uses) as a picture."""
+    if len(rest) > 1:
+        raise UsageError("usage: %threadlab graph [AGENT | PROMPT | TOOL]")
+    try:
+        drawn = definitions_graph(rest[0] if rest else None, registry=default_registry())
+    except DefinitionError as exc:
+        raise UsageError(f"%threadlab graph: {exc}") from None
+    return GraphView(magics.memory.runtime, drawn)
 
 
 def models(magics: MagicsHost, rest: list[str]) -> Defined:

@@ -4,6 +4,7 @@ from ._card_approver import CardApprover
 from ._card_elicitor import CardElicitor
 from ._diff import ThreadDiff
 from ._eval_view import EvalView
+from ._graph_view import GraphView
 from ._live import LiveRun
 from ._replay import replay
 from ._served_view import ServedView
@@ -16,6 +17,7 @@ __all__ = [
     "CardApprover",
     "CardElicitor",
     "EvalView",
+    "GraphView",
     "LiveRun",
     "ServedView",
     "StaticView",

@@ -2,6 +2,7 @@
 // A view drawn from a saved output alone, with no kernel (the JupyterLab extension's).
 /** @import {Model} from "./types.js" */
 import { evalTable } from "./eval_table.js";
+import { graphView } from "./graph.js";
 import { drawInspector } from "./inspector_view.js";
 import { mount } from "./mount.js";
 import { servedEndpoint } from "./served.js";
@@ -46,7 +47,8 @@ export function renderOffline(el, state) {
     },
   };
   const draw =
-    { threads: threadList, eval: evalTable, served: servedEndpoint }[String(values.view)] ||
-    drawInspector;
+    { threads: threadList, eval: evalTable, served: servedEndpoint, graph: graphView }[
+      String(values.view)
+    ] || drawInspector;
   return mount(model, el, draw);
 }
