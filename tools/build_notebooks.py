@@ -87,6 +87,36 @@ def shout(state, text: str) -> str:
     """Say a text loudly."""
     {body}'''
 
+STEP_ON = """rt = tl.Runtime()  # every persisted thread
+thread = next(t for t in rt.threads() if t.agent == "builder")
+run = await thread.resume(step="model")  # sends the paused step, pauses before the next
+while run.status == "waiting":
+    sent = run.next_request
+    print("paused: the model will be sent", len(sent.messages), "messages and",
+          len(sent.tools), "tool schemas")
+    run = await thread.resume(step="model")
+print("the run", run.status)"""
+
+SITE_BUILDER = '''%%agent site_builder --description "Builds a page and hands it in."
+type = "dual_ai"
+max_session_turns = 4
+[side_a]
+prompt = "builder"
+session_stop = "hand_in"
+[side_b]
+prompt = "critic"'''
+
+STUDIO = """%%agent studio
+[side_a]
+prompt = "lead"
+[[side_a.subagents]]
+name = "site_builder\""""
+
+WORD_COUNT = '''%%tool
+def word_count(state, text: str) -> int:
+    """Count the words of a text."""
+    return len(text)  # the bug: this counts characters'''
+
 NOTEBOOKS: dict[str, list[tuple[str, str]]] = {
     "quickstart": [
         (
@@ -687,6 +717,83 @@ print(done.status, [m.content for m in done.messages if m.role == "tool"])""",
         (
             "code",
             "await service.close()",
+        ),
+    ],
+    "lesson_tool_calling": [
+        (
+            "md",
+            "# Lesson: how an agent calls tools\n\nAn agent is a loop: the runtime sends the"
+            " model the conversation and the tools it may call; the model answers, or asks for"
+            " calls; each call runs and its result joins the conversation; then the model is"
+            " asked again. This lesson walks that loop one step at a time, in the words of the"
+            " spec's rules, then has you write a tool and grades it. All on the offline model:"
+            " no key.",
+        ),
+        ("code", SETUP),
+        (
+            "md",
+            "## 1. A tool and a prompt\n\nA tool is a function the model may call: its type"
+            " hints are the schema the arguments are checked against. `--progress description`"
+            " names the argument that says what a call is doing; it streams first.",
+        ),
+        ("code", WRITE_FILE),
+        ("code", "%%prompt builder --tools write_file\nYou build small web pages."),
+        (
+            "md",
+            "## 2. How the definitions fit\n\n`%threadlab graph` draws them: the prompt and"
+            " the tool it may call. Click a node to read its definition.",
+        ),
+        ("code", "%threadlab graph builder"),
+        (
+            "md",
+            "## 3. One step at a time\n\n`--step model` pauses before each model step and"
+            " shows what the model is about to be sent: the system prompt, the conversation so"
+            " far, the tools on offer. Read it, then press **Continue**: the model answers, its"
+            " calls run, and the run pauses before the next model step. (Run without a person,"
+            " the run stays paused; the cell after it goes on from Python.)",
+        ),
+        ("code", "%%thread builder --step model\nMake a landing page about green tea."),
+        ("code", STEP_ON),
+        (
+            "md",
+            "## 4. What happened, in words\n\n`tl.explain` tells the thread's history step by"
+            " step, from what was stored (no model writes it). Each sentence that rests on a"
+            " rule of the spec quotes it, with a link to the guide that explains it.",
+        ),
+        ("code", 'tl.explain(thread, guides="../docs/guides/")'),
+        (
+            "md",
+            "## 5. A subagent\n\nAn agent can start another agent in a thread of its own. The"
+            " lead calls the runtime's `subagent_create` tool; the child works, hands in its"
+            " page, and the page is copied into the lead's files, so the path in the report is"
+            " valid there.",
+        ),
+        ("code", HAND_IN),
+        ("code", "%%prompt critic\nYou review pages and say what to improve."),
+        ("code", SITE_BUILDER),
+        ("code", "%%prompt lead\nYou delegate page building to your subagent."),
+        ("code", STUDIO),
+        ("code", "%%thread studio\nWe need a page about oolong."),
+        (
+            "code",
+            'lead = next(t for t in tl.Runtime().threads() if t.agent == "studio")\n'
+            'tl.explain(lead, guides="../docs/guides/")',
+        ),
+        (
+            "md",
+            "## 6. Exercise: write a tool\n\n`word_count` should return how many words a text"
+            " has. The version below has a bug. Run the check cell after it: each case passes"
+            " when the model's answer reports the right count. Fix the tool (a word is what"
+            " `text.split()` gives), run both cells again, and watch the cases pass.",
+        ),
+        ("code", WORD_COUNT),
+        ("code", "%%prompt counter --tools word_count\nYou count words with your tool."),
+        (
+            "code",
+            "%%eval counter --name words\n"
+            "the quick brown fox => returned: 4\n"
+            "tea => returned: 1\n"
+            "green tea and black tea => returned: 5",
         ),
     ],
     "evaluate": [

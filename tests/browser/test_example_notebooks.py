@@ -34,6 +34,7 @@ EXAMPLES = [
     "run_code",
     "mcp",
     "evaluate",
+    "lesson_tool_calling",
 ]
 EVERYTHING = NOTEBOOKS.parent / ".cache/npm/node_modules/.bin/mcp-server-everything"
 ALL_DONE = """() => {

@@ -217,3 +217,39 @@ def test_real_models(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     assert "model: offline" in printed
     html = "".join(outputs(notebook, "text/html"))
     assert "write_file" in html
+
+
+def test_lesson_tool_calling(tmp_path: Path) -> None:
+    notebook = execute("lesson_tool_calling", tmp_path)
+    printed = "\n".join(outputs(notebook))
+    assert "definitions of builder: 1 prompt, 1 function tool" in printed  # the graph, as text
+    assert "paused before a model step: Continue or Stop in the view" in printed
+    assert "paused: the model will be sent 4 messages and 1 tool schemas" in printed
+    assert "the run completed" in printed
+    builder, studio = [t for t in outputs(notebook, "text/markdown") if t.startswith("**1. ")]
+    assert "**2. The run paused before a model step.**" in builder
+    assert "](../docs/guides/reliability.md)" in builder  # each rule links to its guide
+    assert "**3. A subagent.** While `subagent_create` ran" in studio
+    assert "The subagent's report hands over `/attachments/index.html`" in studio
+    # The exercise as shipped: the buggy tool fails every case; fixed, it passes them all.
+    assert "eval words: counter, 3/3 runs, 0 passed" in printed
+    graded = next(s for s in widget_states(notebook) if s.get("view") == "eval")
+    assert len(graded["rows"]) == 3
+    assert not any(row["passed"] for row in graded["rows"])
+    graph = next(s for s in widget_states(notebook) if s.get("view") == "graph")
+    assert [n["id"] for n in graph["graph"]["nodes"]] == ["prompt:builder", "tool:write_file"]
+
+
+def test_the_lessons_exercise_passes_once_the_tool_is_fixed(tmp_path: Path) -> None:
+    path = tmp_path / "fixed.ipynb"
+    lesson = nbformat.read(NOTEBOOKS / "lesson_tool_calling.ipynb", as_version=4)
+    (cell,) = [c for c in lesson.cells if "def word_count" in c.source]
+    cell.source = cell.source.replace(
+        "return len(text)  # the bug: this counts characters", "return len(text.split())"
+    )
+    nbformat.write(lesson, path)
+    os.environ["XDG_CONFIG_HOME"] = str(tmp_path / "config")
+    NotebookClient(
+        lesson, timeout=120, kernel_name="python3", resources={"metadata": {"path": str(tmp_path)}}
+    ).execute()
+    assert "eval words: counter, 3/3 runs, 3 passed" in "\n".join(outputs(lesson))
