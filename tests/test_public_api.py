@@ -64,6 +64,7 @@ PUBLIC = {
     "run",
     "explain",
     "graph",
+    "player",
     "Run",
     "Thread",
     "ThreadState",

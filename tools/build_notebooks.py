@@ -763,6 +763,13 @@ print(done.status, [m.content for m in done.messages if m.role == "tool"])""",
         ("code", 'tl.explain(thread, guides="../docs/guides/")'),
         (
             "md",
+            "The player steps through the same history, point by point: drag the scrubber, use"
+            " the buttons or the ← / → keys, or press play. Each point shows the thread as it"
+            " was then; tick **explain** to read the step in words.",
+        ),
+        ("code", "tl.player(thread)"),
+        (
+            "md",
             "## 5. A subagent\n\nAn agent can start another agent in a thread of its own. The"
             " lead calls the runtime's `subagent_create` tool; the child works, hands in its"
             " page, and the page is copied into the lead's files, so the path in the report is"

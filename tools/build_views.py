@@ -24,6 +24,7 @@ BUNDLES = {
     "eval_view.js": "eval.js",  # EvalView
     "served_view.js": "served.js",  # ServedView
     "graph_view.js": "graph.js",  # GraphView
+    "player_view.js": "player.js",  # PlayerView
 }
 """Each widget class's entry module, and the script it is bundled into."""
 

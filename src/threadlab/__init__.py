@@ -111,6 +111,7 @@ if _typing.TYPE_CHECKING:
     from .sandbox import CodeFailure, CodeResult, CodeRun
     from .store import FileRecord, PostgresStore, SQLiteStore, Store
     from .threads import ExecutionInfo, ThreadState
+    from .widgets import player
 
 # Where each public name lives: the module (relative to this package) that defines it.
 # fmt: off
@@ -150,6 +151,9 @@ _HOMES: dict[str, tuple[str, ...]] = {
     ),
     ".threads": (
         "ExecutionInfo", "ThreadState",
+    ),
+    ".widgets": (
+        "player",
     ),
 }
 # fmt: on
@@ -246,6 +250,7 @@ __all__ = [
     "graph",
     "mcp",
     "models",
+    "player",
     "run",
     "scorers",
     "tool",

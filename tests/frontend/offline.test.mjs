@@ -53,3 +53,17 @@ test("a saved graph draws, and a click shows a definition with no kernel", () =>
   assert.equal(el.querySelector("[data-testid=graph-definition] pre").textContent, node.definition);
   stop();
 });
+
+test("a saved player draws the thread at its end, and steps back with no kernel", () => {
+  const el = document.createElement("div");
+  const points = [
+    { kind: "message_created", id: "m1", thread: "t1", label: "user: build it" },
+    { kind: "message_created", id: "m4", thread: "t1", label: "assistant: done" },
+  ];
+  const stop = renderOffline(el, { view: "player", trace: aTrace(), points });
+  assert.match(el.querySelector("[data-testid=player-where]").textContent, /^2 \/ 2/);
+  el.querySelector("[data-testid=player-back]").click();
+  assert.match(el.querySelector("[data-testid=conversation]").textContent, /build it/);
+  assert.doesNotMatch(el.querySelector("[data-testid=conversation]").textContent, /done/);
+  stop();
+});

@@ -26,6 +26,7 @@ def test_each_view_class_has_a_script_bundled_from_the_modules_as_they_are(
         "eval.js",
         "served.js",
         "graph.js",
+        "player.js",
     ]
     for fresh in rebuilt:
         kept = build.STATIC / fresh.name
@@ -42,6 +43,7 @@ def test_each_view_class_has_a_script_bundled_from_the_modules_as_they_are(
         ("EvalView", "eval.js"),
         ("ServedView", "served.js"),
         ("GraphView", "graph.js"),
+        ("PlayerView", "player.js"),
     ],
 )
 def test_each_view_class_loads_its_own_script(view: str, script: str) -> None:

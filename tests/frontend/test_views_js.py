@@ -46,7 +46,8 @@ MODULES = sorted(
     for p in (ROOT / "src" / "threadlab" / "widgets" / "js").glob("*.js")
     if p.stem != "types"  # declarations only
 )
-ENTRIES = {"inspector_view", "thread_list_view", "eval_view", "served_view", "graph_view"}
+ENTRIES = {"inspector_view", "thread_list_view", "eval_view", "served_view", "graph_view",
+           "player_view"}  # fmt: skip
 
 
 def test_every_view_module_has_its_unit_tests() -> None:

@@ -232,9 +232,16 @@ def test_threadlab_line_magic(shell: InteractiveShell, tmp_path: Path) -> None:
         "  tool -> function tool write_file",
     ]
     assert [n["id"] for n in drawn.graph["nodes"]] == ["prompt:builder", "tool:write_file"]
+    played = run(shell, f"%threadlab play {thread_id}")
+    assert repr(played).startswith(f"player of {thread_id}: ")
+    assert played.points[0]["label"] == "user: Make a page."
+    mistyped = shell.run_cell(f"%threadlab play {thread_id[:-1]}x")
+    assert f"did you mean {thread_id}?" in str(mistyped.error_in_exec)
     for line, message in [
         ("graph buildr", "no agent, prompt or tool is named 'buildr'; did you mean 'builder'?"),
         ("graph a b", "usage: %threadlab graph [AGENT | PROMPT | TOOL]"),
+        ("play", "usage: %threadlab play THREAD_ID"),
+        ("play thr_nope", "no thread 'thr_nope'"),
         ("", "usage: %threadlab"),
         ("bogus", "unknown command 'bogus'"),
         ("open", "usage: %threadlab open THREAD_ID"),

@@ -236,6 +236,9 @@ def test_lesson_tool_calling(tmp_path: Path) -> None:
     graded = next(s for s in widget_states(notebook) if s.get("view") == "eval")
     assert len(graded["rows"]) == 3
     assert not any(row["passed"] for row in graded["rows"])
+    played = next(s for s in widget_states(notebook) if s.get("view") == "player")
+    assert played["points"][0]["label"] == "user: Make a landing page about green tea."
+    assert sum("explain" in p for p in played["points"]) >= 5
     graph = next(s for s in widget_states(notebook) if s.get("view") == "graph")
     assert [n["id"] for n in graph["graph"]["nodes"]] == ["prompt:builder", "tool:write_file"]
 

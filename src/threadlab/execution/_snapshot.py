@@ -8,9 +8,9 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
-from .._data import Message, ThreadMeta, ThreadStatus
+from .._data import Message, ThreadEvent, ThreadMeta, ThreadStatus, event_from_json
 from .._errors import ThreadlabError
 from ..store import Store, StoredEvent
 from ._cut import CUT_BY, call_place, child_status_at, children_at, files_at, find_point
@@ -48,6 +48,8 @@ class HistoryPoint:
     """Its place in the store's one sequence of events: where a snapshot of it cuts."""
     depth: int = 0
     """0 in a thread's own conversation; 1 and more inside a prompt tool's turn."""
+    event: ThreadEvent | None = field(default=None, compare=False, repr=False)
+    """The stored event itself (what a player shows of the point)."""
 
 
 @dataclass(frozen=True)
@@ -168,6 +170,10 @@ def _point(event: StoredEvent) -> HistoryPoint | None:
     if event.type == "thread_status" or event.seq is None:
         return None
     data = json.loads(event.data)
+    try:
+        parsed: ThreadEvent | None = event_from_json(event.data)
+    except ValueError:  # a damaged row: the point is there, without its details
+        parsed = None
     return HistoryPoint(
         id=str(data.get(_SUBJECT.get(event.type, ""), "")),
         kind=event.type,
@@ -175,4 +181,5 @@ def _point(event: StoredEvent) -> HistoryPoint | None:
         at=float(data.get("at", 0.0)),
         seq=event.seq,
         depth=int(data.get("depth", 0)),
+        event=parsed,
     )

@@ -36,7 +36,7 @@ __all__ = ["ThreadlabMagics"]
 
 _THREADLAB_USAGE = """%threadlab threads [--all | --here | --notebook PATH] | open ID | secret NAME
            | set NAME=VALUE | unset NAME | import NOTEBOOK | export ID PATH | tools | models
-           | trace PROVIDER | trace off | diff ID OTHER_ID | pending | graph [TARGET]
+           | trace PROVIDER | trace off | diff ID OTHER_ID | pending | graph [TARGET] | play ID
            | approve CALL_ID [--arguments JSON] | reject CALL_ID [REASON]
            | fork ID --at MSG_OR_CALL [--result JSON | --arguments JSON | --message TEXT]
            | mcp serve [--port N] [--host H] [--tools A,B] [--no-token] | mcp stop | mcp status"""
@@ -291,6 +291,7 @@ _COMMANDS: dict[str, Callable[[ThreadlabMagics, list[str]], Any] | tuple[str, st
     "tools": ("_store_commands", "tools"),
     "models": ("_store_commands", "models"),
     "graph": ("_store_commands", "graph"),
+    "play": ("_store_commands", "play"),
     "diff": ("_reshaping_cells", "diff"),
     "pending": ("_approval_cells", "pending"),
     "approve": _in_a_cell_of_its_own(

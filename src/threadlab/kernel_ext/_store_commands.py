@@ -11,7 +11,7 @@ from IPython.core.error import UsageError
 
 from .. import DefinitionError, default_registry
 from .. import graph as definitions_graph
-from ..widgets import GraphView, ThreadListView, ThreadView, replay
+from ..widgets import GraphView, PlayerView, ThreadListView, ThreadView, player, replay
 from ._arguments import parse_assignments
 from ._defined import Defined
 from ._magics_host import MagicsHost
@@ -25,6 +25,7 @@ __all__ = [
     "key_source",
     "models",
     "open_thread",
+    "play",
     "secret",
     "set_values",
     "threads",
@@ -146,6 +147,13 @@ def graph(magics: MagicsHost, rest: list[str]) -> GraphView:
     except DefinitionError as exc:
         raise UsageError(f"%threadlab graph: {exc}") from None
     return GraphView(magics.memory.runtime, drawn)
+
+
+def play(magics: MagicsHost, rest: list[str]) -> PlayerView:
+    """`%threadlab play ID`: the thread's history to step through, its narration beside it."""
+    if len(rest) != 1:
+        raise UsageError("usage: %threadlab play THREAD_ID")
+    return player(thread_named(magics, "play", rest[0]))
 
 
 def models(magics: MagicsHost, rest: list[str]) -> Defined:

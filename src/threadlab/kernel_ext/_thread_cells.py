@@ -4,6 +4,7 @@ asks for, and a run shown live in the cell's output."""
 from __future__ import annotations
 
 import asyncio
+import difflib
 import getpass
 import os
 from typing import Any
@@ -195,10 +196,18 @@ def ask_secret(magics: MagicsHost, name: str) -> str:
 
 
 def thread_named(magics: MagicsHost, command: str, thread_id: str) -> Thread:
+    rt = magics.memory.runtime
     try:
-        return magics.memory.runtime.thread(thread_id)
+        return rt.thread(thread_id)
     except ThreadNotFoundError as exc:
-        raise UsageError(f"%threadlab {command}: {exc}") from None
+        # An id mistyped or cut short: the closest of the recent threads' ids, if one is.
+        recent = [t.id for t in rt.threads()[:_RECENT]]
+        close = difflib.get_close_matches(thread_id, recent, n=1, cutoff=0.75)
+        hint = f"; did you mean {close[0]}?" if close else ""
+        raise UsageError(f"%threadlab {command}: {exc}{hint}") from None
+
+
+_RECENT = 200  # how many of the newest threads a mistyped id is compared with
 
 
 def this_notebook() -> str | None:

@@ -170,6 +170,9 @@ class Step:
     """The paragraph (Markdown)."""
     message_id: str | None = None
     """The message the step wrote (its user, assistant or tool message), if any."""
+    subject: str | None = None
+    """The id of the history point it tells of (as `thread.history_points()` names it): its
+    message's id, the child's thread id, the file's path or the run's id."""
     tool_call_id: str | None = None
     """The call it tells of, for a tool step."""
     depth: int = 0
@@ -242,7 +245,7 @@ class _Narrator:
             if running is not None:
                 running.files.append(event)
             else:
-                yield Step("file", *self._file(event), depth=event.depth)
+                yield Step("file", *self._file(event), subject=event.path, depth=event.depth)
         elif isinstance(event, CustomEvent) and event.tool_call_id:
             if call := self._find(event.tool_call_id):
                 call.custom[event.event_type] += 1
@@ -256,9 +259,14 @@ class _Narrator:
             if call := self._find(event.tool_call_id):
                 call.finished = event
         elif isinstance(event, SubagentCreatedEvent):
-            yield Step("subagent", *self._subagent(event), depth=event.depth)
+            yield Step(
+                "subagent",
+                *self._subagent(event),
+                subject=event.child_thread_id,
+                depth=event.depth,
+            )
         elif isinstance(event, RunFinishedEvent) and event.depth == 0:
-            yield Step("run", *self._run_finished(event))
+            yield Step("run", *self._run_finished(event), subject=event.run_id)
 
     def _find(self, tool_call_id: str) -> _Call | None:
         """The open call with this id, the deepest first (a nested turn runs inside a call)."""
@@ -277,7 +285,7 @@ class _Narrator:
     def _message(self, message: Message) -> Iterator[Step]:
         depth = message.depth
         if message.role == "user":
-            yield Step("user", *self._user(message), message.id, depth=depth)
+            yield Step("user", *self._user(message), message.id, message.id, depth=depth)
         elif message.role == "assistant":
             calls = {}
             for tool_call in message.tool_calls:
@@ -286,12 +294,13 @@ class _Narrator:
                 if started is not None:
                     call.progress, call.progress_early = started.progress, True
             self._open[depth] = calls
-            yield Step("model", *self._model(message, calls), message.id, depth=depth)
+            yield Step("model", *self._model(message, calls), message.id, message.id, depth=depth)
         elif message.role == "tool" and message.tool_call_id:
             answered = self._open.get(depth, {}).pop(message.tool_call_id, None)
             yield Step(
                 "tool",
                 *self._tool(message, answered or _Call(message.name or "")),
+                message.id,
                 message.id,
                 tool_call_id=message.tool_call_id,
                 depth=depth,

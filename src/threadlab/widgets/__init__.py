@@ -6,6 +6,7 @@ from ._diff import ThreadDiff
 from ._eval_view import EvalView
 from ._graph_view import GraphView
 from ._live import LiveRun
+from ._player_view import PlayerView, player
 from ._replay import replay
 from ._served_view import ServedView
 from ._static import StaticView, static_html, static_text
@@ -19,6 +20,7 @@ __all__ = [
     "EvalView",
     "GraphView",
     "LiveRun",
+    "PlayerView",
     "ServedView",
     "StaticView",
     "ThreadDiff",
@@ -26,6 +28,7 @@ __all__ = [
     "ThreadView",
     "Throttle",
     "ViewState",
+    "player",
     "replay",
     "static_html",
     "static_text",

@@ -5,6 +5,7 @@ import { evalTable } from "./eval_table.js";
 import { graphView } from "./graph.js";
 import { drawInspector } from "./inspector_view.js";
 import { mount } from "./mount.js";
+import { playerView } from "./player.js";
 import { servedEndpoint } from "./served.js";
 import { NO_KERNEL } from "./text.js";
 import { threadList } from "./thread_list.js";
@@ -47,8 +48,12 @@ export function renderOffline(el, state) {
     },
   };
   const draw =
-    { threads: threadList, eval: evalTable, served: servedEndpoint, graph: graphView }[
-      String(values.view)
-    ] || drawInspector;
+    {
+      threads: threadList,
+      eval: evalTable,
+      served: servedEndpoint,
+      graph: graphView,
+      player: playerView,
+    }[String(values.view)] || drawInspector;
   return mount(model, el, draw);
 }

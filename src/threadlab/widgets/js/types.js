@@ -57,7 +57,8 @@
  *   evalFailures: boolean, evalDifferences: boolean,
  *   previewSource: boolean, memory: Memory,
  *   clock: Record<string, {seen: number, started: number | null}>,
- *   secret: {token: string, config: string} | null}} Local
+ *   secret: {token: string, config: string} | null,
+ *   player?: import("./player.js").PlayerState | null}} Local
  * @typedef {{open: Set<string>, selected: string | null}} Memory
  * @typedef {{thread: string, at: string, kind: "call" | "message", result?: string | null,
  *   args?: string, text?: string}} ForkPoint

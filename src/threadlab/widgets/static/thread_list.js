@@ -768,7 +768,8 @@ function messageLine(model, m, trace, local, replaying = false) {
     {
       class: `tl-msg tl-${m.subagent ? "report" : m.role}`,
       style: `margin-left:${m.depth * 16}px`,
-      "data-testid": m.subagent ? "subagent-report" : null
+      "data-testid": m.subagent ? "subagent-report" : null,
+      "data-message": m.id
     },
     who,
     replaying && m.role === "assistant" && m.depth === 0 ? h(

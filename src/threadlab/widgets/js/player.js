@@ -1,0 +1,328 @@
+// @ts-check
+// The player (`tl.player(thread)`, `%threadlab play ID`): a thread's history, its subagents'
+// included, stepped back and forth. The kernel sent the whole trace and the ordered points of
+// the history once; the thread as of any point is cut from them here, and drawn by the
+// inspector, so scrubbing asks nothing of the kernel.
+/** @import {Card, Local, Model, Trace, TraceThread} from "./types.js" */
+import { h } from "./dom.js";
+import { inspector } from "./inspector.js";
+
+/**
+ * @typedef {{kind: string, id: string, thread: string, depth?: number, at?: number,
+ *   label: string, size?: number, deleted?: boolean, status?: string,
+ *   explain?: string}} Point
+ * @typedef {{at: number, explain: boolean, pace: number, timer: any, ui: PlayerUi | null}}
+ *   PlayerState
+ * @typedef {{root: HTMLElement, slider: HTMLInputElement, where: HTMLElement,
+ *   narration: HTMLElement, play: HTMLButtonElement, stage: HTMLElement}} PlayerUi
+ */
+
+/**
+ * `trace` as it was at point `at` of `points`: the messages stored by then, each call as it
+ * stood (queued, running, waiting for a decision, or finished with its result), the threads
+ * created by then with their status then, their files then, and the run's status then.
+ * @param {Trace} trace the whole history's trace
+ * @param {Point[]} points
+ * @param {number} at
+ * @returns {Trace}
+ */
+export function traceAt(trace, points, at) {
+  const named = new Set(points.filter((p) => p.kind === "message_created").map((p) => p.id));
+  const stored = new Set();
+  /** @type {Map<string, string>} */
+  const calls = new Map(); // call id -> its state then
+  /** @type {Map<string, string>} */
+  const runs = new Map(); // thread -> how its last run then ended
+  const seen = new Set();
+  /** @type {Record<string, Map<string, number>>} */
+  const files = {};
+  const last = Math.min(at, points.length - 1);
+  for (let i = 0; i <= last; i++) {
+    const p = points[i];
+    seen.add(p.thread);
+    if (p.kind === "message_created") stored.add(p.id);
+    else if (p.kind === "tool_call_started" && !calls.has(p.id)) calls.set(p.id, "running");
+    else if (p.kind === "tool_call_finished") calls.set(p.id, "finished");
+    else if (p.kind === "approval_requested") calls.set(p.id, "waiting");
+    else if (p.kind === "approval_decided") calls.set(p.id, "running");
+    else if (p.kind === "run_finished" && !p.depth) runs.set(p.thread, p.status || "completed");
+    else if (p.kind === "file_written") {
+      files[p.thread] = files[p.thread] || new Map();
+      if (p.deleted) files[p.thread].delete(p.id);
+      else files[p.thread].set(p.id, p.size || 0);
+    }
+  }
+  const whole = last >= points.length - 1;
+  /** @type {Trace["messages"]} */
+  const messages = {};
+  /** @type {Record<string, Card>} */
+  const cards = {};
+  for (const [thread, list] of Object.entries(trace.messages || {})) {
+    // A message no point names (a store from before points) is always there.
+    messages[thread] = list.filter((m) => stored.has(m.id) || !named.has(m.id));
+    for (const m of messages[thread])
+      for (const id of m.calls) if (!calls.has(id)) calls.set(id, "queued");
+  }
+  for (const [id, c] of Object.entries(trace.cards || {})) {
+    const state = calls.get(id);
+    if (!state) continue;
+    if (state === "finished") cards[id] = c;
+    else
+      cards[id] = {
+        ...c,
+        status: state,
+        result: null,
+        result_chars: 0,
+        duration_ms: null,
+        traceback: null,
+        approval: state === "waiting" && c.approval ? { ...c.approval, state: "asked" } : null,
+      };
+  }
+  /** @type {TraceThread[]} */
+  const threads = trace.threads
+    .filter((t) => t.id === trace.root || seen.has(t.id))
+    .map((t) => ({ ...t, progress: null, status: whole ? t.status : statusThen(runs, t) }));
+  return {
+    ...trace,
+    threads,
+    messages,
+    cards,
+    drafts: {},
+    files: Object.fromEntries(
+      Object.entries(files).map(([t, listed]) => [
+        t,
+        [...listed].sort(([a], [b]) => (a < b ? -1 : 1)).map(([path, size]) => ({ path, size })),
+      ]),
+    ),
+    run: whole ? trace.run : { ...trace.run, status: runs.get(trace.root) || "running" },
+  };
+}
+
+/**
+ * @param {Map<string, string>} runs
+ * @param {TraceThread} t
+ */
+function statusThen(runs, t) {
+  return runs.get(t.id) || "running";
+}
+
+/**
+ * A narration paragraph (the kernel's Markdown: bold, code, links to the guides, backslash
+ * escapes) as elements: its text is only ever text.
+ * @param {string} text
+ * @returns {Node[]}
+ */
+export function narrated(text) {
+  /** @type {Node[]} */
+  const out = [];
+  const pattern = /\*\*(.+?)\*\*|`([^`]*)`|\[([^\]]*)\]\(([^)\s]*)\)|\\(.)|([^*`[\\]+|[*`[\\])/gs;
+  for (const m of text.matchAll(pattern)) {
+    if (m[1] !== undefined) out.push(h("b", {}, unescaped(m[1])));
+    else if (m[2] !== undefined) out.push(h("code", {}, m[2]));
+    else if (m[3] !== undefined) {
+      const safe = /^(https?:\/\/|\.{0,2}\/)[^\s]*$/.test(m[4]) && !/^\/\//.test(m[4]);
+      out.push(
+        safe
+          ? h("a", { href: m[4], target: "_blank", rel: "noopener" }, unescaped(m[3]))
+          : document.createTextNode(unescaped(m[3])),
+      );
+    } else out.push(document.createTextNode(m[5] ?? m[6] ?? ""));
+  }
+  return out;
+}
+
+/** @param {string} text */
+function unescaped(text) {
+  return text.replace(/\\(.)/g, "$1");
+}
+
+/**
+ * The player's frame, made once: the controls keep their focus while the stage redraws.
+ * @param {Local} local
+ * @param {PlayerState} state
+ * @param {number} count
+ * @returns {PlayerUi}
+ */
+function frame(local, state, count) {
+  /** @param {number} to */
+  const go = (to) => {
+    state.at = Math.max(0, Math.min(count - 1, to));
+    local.redraw();
+  };
+  const stop = () => {
+    clearInterval(state.timer);
+    state.timer = null;
+  };
+  const slider = /** @type {HTMLInputElement} */ (
+    h("input", {
+      type: "range",
+      min: 0,
+      max: Math.max(0, count - 1),
+      class: "tl-scrubber",
+      "data-testid": "player-scrubber",
+      "aria-label": "point of the history",
+      oninput: (/** @type {Event} */ e) =>
+        go(Number(/** @type {HTMLInputElement} */ (e.currentTarget).value)),
+    })
+  );
+  const play = /** @type {HTMLButtonElement} */ (
+    h(
+      "button",
+      {
+        class: "tl-decide",
+        "data-testid": "player-play",
+        onclick: () => {
+          if (state.timer) stop();
+          else {
+            if (state.at >= count - 1) state.at = 0;
+            state.timer = setInterval(() => {
+              if (state.at >= count - 1) stop();
+              else state.at += 1;
+              local.redraw();
+            }, state.pace);
+          }
+          local.redraw();
+        },
+      },
+      "play",
+    )
+  );
+  const button = (
+    /** @type {string} */ label,
+    /** @type {string} */ id,
+    /** @type {() => number} */ to,
+  ) =>
+    h(
+      "button",
+      {
+        class: "tl-decide",
+        "data-testid": id,
+        title: id.replace("player-", ""),
+        onclick: () => {
+          stop();
+          go(to());
+        },
+      },
+      label,
+    );
+  const where = h("span", { class: "tl-meta", "data-testid": "player-where" });
+  const narration = h("div", { class: "tl-narration", "data-testid": "player-explain" });
+  const pace = h(
+    "select",
+    {
+      "aria-label": "pace",
+      onchange: (/** @type {Event} */ e) => {
+        state.pace = Number(/** @type {HTMLSelectElement} */ (e.currentTarget).value);
+      },
+    },
+    ...[2000, 1000, 500, 200].map((ms) =>
+      h(
+        "option",
+        ms === state.pace ? { value: ms, selected: "" } : { value: ms },
+        `${ms / 1000} s`,
+      ),
+    ),
+  );
+  const explain = /** @type {HTMLInputElement} */ (
+    h("input", {
+      type: "checkbox",
+      "data-testid": "player-explain-toggle",
+      onchange: (/** @type {Event} */ e) => {
+        state.explain = /** @type {HTMLInputElement} */ (e.currentTarget).checked;
+        local.redraw();
+      },
+    })
+  );
+  const stage = h("div", { class: "tl-stage" });
+  const root = h(
+    "div",
+    {
+      class: "tl-player",
+      "data-testid": "player",
+      tabindex: 0,
+      onkeydown: (/** @type {KeyboardEvent} */ e) => {
+        const moves = /** @type {Record<string, number>} */ ({ ArrowLeft: -1, ArrowRight: 1 });
+        if (e.key in moves) {
+          e.preventDefault();
+          stop();
+          go(state.at + moves[e.key]);
+        }
+      },
+    },
+    h(
+      "div",
+      { class: "tl-player-bar" },
+      button("|◀", "player-first", () => 0),
+      button("◀", "player-back", () => state.at - 1),
+      play,
+      button("▶", "player-forward", () => state.at + 1),
+      button("▶|", "player-last", () => count - 1),
+      slider,
+      where,
+      pace,
+      h("label", {}, explain, " explain"),
+    ),
+    narration,
+    stage,
+  );
+  return { root, slider, where, narration, play, stage };
+}
+
+/**
+ * What of the drawn thread the point is: its message's line, or the cards of the calls an
+ * assistant message made (such a step has no line of its own), or the card of its call.
+ * @param {HTMLElement} stage
+ * @param {Trace} trace
+ * @param {Point} point
+ * @returns {Element[]}
+ */
+function current(stage, trace, point) {
+  /** @param {string} attribute @param {string[]} ids */
+  const marked = (attribute, ids) =>
+    [...stage.querySelectorAll(`[${attribute}]`)].filter((e) =>
+      ids.includes(e.getAttribute(attribute) || ""),
+    );
+  if (point.kind !== "message_created") return marked("data-call", [point.id]);
+  const line = marked("data-message", [point.id]);
+  if (line.length) return line;
+  const message = (trace.messages?.[point.thread] || []).find((m) => m.id === point.id);
+  return message ? marked("data-call", message.calls) : [];
+}
+
+/**
+ * The player: its controls, the narration of the point (with "explain" on), and the thread as
+ * of the point, the step it is at highlighted.
+ * @param {Model} model
+ * @param {HTMLElement} el
+ * @param {Local} local
+ */
+export function playerView(model, el, local) {
+  /** @type {Point[]} */
+  const points = model.get("points") || [];
+  /** @type {Trace} */
+  const trace = model.get("trace") || { root: "", threads: [], messages: {}, cards: {} };
+  if (!local.player)
+    local.player = { at: points.length - 1, explain: false, pace: 1000, timer: null, ui: null };
+  const state = local.player;
+  if (!state.ui || state.ui.root.parentNode !== el) {
+    state.ui = frame(local, state, points.length);
+    el.replaceChildren(state.ui.root);
+  }
+  const ui = state.ui;
+  const at = Math.max(0, Math.min(points.length - 1, state.at));
+  const point = points[at];
+  ui.slider.value = String(at);
+  ui.play.textContent = state.timer ? "pause" : "play";
+  ui.where.textContent = point ? `${at + 1} / ${points.length} · ${point.label}` : "no history";
+  ui.narration.hidden = !state.explain;
+  ui.narration.replaceChildren(
+    ...(point?.explain
+      ? narrated(point.explain)
+      : [h("span", { class: "tl-meta" }, "(told with the step it belongs to)")]),
+  );
+  if (point && point.thread !== local.selected) local.selected = point.thread;
+  inspector(model, ui.stage, points.length ? traceAt(trace, points, at) : trace, local);
+  for (const old of ui.stage.querySelectorAll(".tl-current")) old.classList.remove("tl-current");
+  for (const shown of point ? current(ui.stage, trace, point) : [])
+    shown.classList.add("tl-current");
+}
