@@ -96,9 +96,9 @@ test("at the last point the trace is the whole one", () => {
   );
 });
 
-function drawn(memory = local()) {
+function drawn(memory = local(), trace = aTrace()) {
   const el = document.createElement("div");
-  const model = fakeModel({ trace: aTrace(), points });
+  const model = fakeModel({ trace, points });
   memory.redraw = () => playerView(model, el, memory);
   memory.redraw();
   return { el, memory };
@@ -123,6 +123,18 @@ test("the player opens at the end; back, forward and the arrow keys move one poi
   scrubber.dispatchEvent(new Event("input"));
   assert.equal(where(), "6 / 13 · user: make the page");
   assert.equal(memory.selected, "t2"); // the point's thread is the one shown
+});
+
+test("a call that waited for a decision then is shown waiting, with nothing to click", () => {
+  const trace = aTrace();
+  trace.cards.call_1.approval = { state: "approved", by: "view" };
+  const { el } = drawn(local(), trace);
+  const scrubber = el.querySelector("[data-testid=player-scrubber]");
+  scrubber.value = "3";
+  scrubber.dispatchEvent(new Event("input"));
+  const card = el.querySelector("[data-testid=tool-card][data-call=call_1]");
+  assert.equal(card.getAttribute("data-status"), "waiting");
+  assert.equal(el.querySelectorAll("[data-testid=decision-bar], .tl-fork-point").length, 0);
 });
 
 test("explain shows the point's narration, its markup drawn as elements and text only", () => {

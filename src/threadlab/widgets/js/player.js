@@ -321,7 +321,13 @@ export function playerView(model, el, local) {
       : [h("span", { class: "tl-meta" }, "(told with the step it belongs to)")]),
   );
   if (point && point.thread !== local.selected) local.selected = point.thread;
-  inspector(model, ui.stage, points.length ? traceAt(trace, points, at) : trace, local);
+  // The thread as it was, to read: what acts on the thread as it is now (decide, fork, answer
+  // a form) is not offered at a past point, which is what "offline" tells the inspector.
+  const pastTense = {
+    ...model,
+    get: (/** @type {string} */ name) => (name === "offline" ? true : model.get(name)),
+  };
+  inspector(pastTense, ui.stage, points.length ? traceAt(trace, points, at) : trace, local);
   for (const old of ui.stage.querySelectorAll(".tl-current")) old.classList.remove("tl-current");
   for (const shown of point ? current(ui.stage, trace, point) : [])
     shown.classList.add("tl-current");

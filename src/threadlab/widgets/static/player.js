@@ -1600,7 +1600,11 @@ function playerView(model, el, local) {
     ...point?.explain ? narrated(point.explain) : [h("span", { class: "tl-meta" }, "(told with the step it belongs to)")]
   );
   if (point && point.thread !== local.selected) local.selected = point.thread;
-  inspector(model, ui.stage, points.length ? traceAt(trace, points, at) : trace, local);
+  const pastTense = {
+    ...model,
+    get: (name) => name === "offline" ? true : model.get(name)
+  };
+  inspector(pastTense, ui.stage, points.length ? traceAt(trace, points, at) : trace, local);
   for (const old of ui.stage.querySelectorAll(".tl-current")) old.classList.remove("tl-current");
   for (const shown of point ? current(ui.stage, trace, point) : [])
     shown.classList.add("tl-current");
