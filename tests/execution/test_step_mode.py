@@ -6,11 +6,12 @@ from __future__ import annotations
 
 import asyncio
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 import threadlab as tl
-from threadlab.models import ScriptedModel, call, text
+from threadlab.models import FunctionModel, ScriptedModel, call, text
 from threadlab.runtime._explain import explain_steps
 
 from ..helpers import HangingTool
@@ -145,3 +146,31 @@ async def test_step_mode_on_a_thread_that_is_running_is_refused(
     assert (await running).status == "completed"
     assert [m.content for m in thread.messages if m.role == "user"] == ["go"]
     rt.close()
+
+
+async def test_two_resumes_of_one_pause_at_once_send_the_step_once(
+    store_spec: str, registry: tl.Registry
+) -> None:
+    asked: list[int] = []
+
+    async def slow(messages: Any, tools: Any) -> Any:
+        asked.append(len(messages))
+        await asyncio.sleep(0.3)  # long enough for the other resume to arrive meanwhile
+        return text("5")
+
+    tl.define_prompt("p", prompt="You add.", model=FunctionModel(slow), registry=registry)
+    first = tl.Runtime(registry, store_spec, secret_key="k")
+    second = tl.Runtime(registry, store_spec, secret_key="k")
+    thread = await first.create_thread("p")
+    await thread.send("2+3?", step="model")
+    outcomes = await asyncio.gather(
+        first.thread(thread.id).resume(step="model"),
+        second.thread(thread.id).resume(step="model"),
+        return_exceptions=True,
+    )
+    statuses = sorted(o.status if isinstance(o, tl.Run) else type(o).__name__ for o in outcomes)
+    assert statuses in (["completed", "queued"], ["ThreadBusyError", "completed"]), outcomes
+    assert asked == [2]  # one model call: the paused step, sent once
+    assert [m.role for m in first.thread(thread.id).messages] == ["user", "assistant"]
+    first.close()
+    second.close()
