@@ -3,7 +3,8 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 import { aTrace, fakeModel, local, view } from "./setup.mjs";
 
-const { traceAt, playerView, narrated } = await view("player.js");
+const { traceAt, playerView, narrated, forkPoint } = await view("player.js");
+const { drawThread } = await view("inspector_view.js");
 
 // aTrace's history, point by point: the lead asks, calls write_file (which writes a file and
 // takes a decision), starts a child that writes a page; the lead answers; the run ends.
@@ -96,12 +97,26 @@ test("at the last point the trace is the whole one", () => {
   );
 });
 
-function drawn(memory = local(), trace = aTrace()) {
+function drawn(memory = local(), trace = aTrace(), shown = points, state = {}) {
   const el = document.createElement("div");
-  const model = fakeModel({ trace, points });
+  const model = fakeModel({ trace, points: shown, ...state });
   memory.redraw = () => playerView(model, el, memory);
   memory.redraw();
-  return { el, memory };
+  return { el, memory, model };
+}
+
+/** Move the scrubber of `el` to point `at`. */
+function scrub(el, at) {
+  const scrubber = el.querySelector("[data-testid=player-scrubber]");
+  scrubber.value = String(at);
+  scrubber.dispatchEvent(new Event("input"));
+}
+
+/** Tick the checkbox `id` of `el`. */
+function tick(el, id) {
+  const box = el.querySelector(`[data-testid=${id}]`);
+  box.checked = true;
+  box.dispatchEvent(new Event("change"));
 }
 
 test("the player opens at the end; back, forward and the arrow keys move one point", () => {
@@ -157,4 +172,122 @@ test("explain shows the point's narration, its markup drawn as elements and text
     ["../docs/guides/tools.md"],
   );
   assert.match(holder.textContent, /<img src=x onerror=alert\(1\)> guide\) ok x/);
+});
+
+// The model steps of the history, as the kernel marks them for predicting: the choices it
+// had (the tools it was offered, or a text answer) and what it chose.
+const predicted = points.map((p) =>
+  p.id === "m2"
+    ? { ...p, offered: ["write_file", "(a text answer)"], answer: ["write_file"] }
+    : p.id === "m4"
+      ? { ...p, offered: ["write_file", "(a text answer)"], answer: ["(a text answer)"] }
+      : p,
+);
+
+test("predicting: a step forward onto a model step asks first, then reveals and scores", () => {
+  const { el, memory } = drawn(local(), aTrace(), predicted);
+  const where = () => el.querySelector("[data-testid=player-where]").textContent;
+  tick(el, "player-predict-toggle");
+  scrub(el, 1);
+  el.querySelector("[data-testid=player-forward]").click();
+  assert.equal(memory.player.at, 1); // not moved: the question comes first
+  const choices = [...el.querySelectorAll("[data-testid=player-choice]")];
+  assert.deepEqual(
+    choices.map((b) => b.textContent),
+    ["write_file", "(a text answer)"],
+  );
+  choices[0].click();
+  assert.equal(where(), "3 / 13 · assistant calls write_file");
+  assert.match(el.querySelector("[data-testid=player-reveal]").textContent, /✓ right: write_file/);
+  assert.equal(el.querySelector("[data-testid=player-score]").textContent, "score 1 / 1");
+  // Stepping back and forward again over a step predicted already asks nothing.
+  el.querySelector("[data-testid=player-back]").click();
+  el.querySelector("[data-testid=player-forward]").click();
+  assert.equal(memory.player.at, 2);
+  // A wrong guess: the reveal says what the model chose; the score counts it.
+  scrub(el, 10);
+  el.querySelector("[data-testid=player-forward]").click();
+  el.querySelectorAll("[data-testid=player-choice]")[0].click();
+  assert.match(
+    el.querySelector("[data-testid=player-reveal]").textContent,
+    /✗ you said write_file; it chose \(a text answer\)/,
+  );
+  assert.equal(el.querySelector("[data-testid=player-score]").textContent, "score 1 / 2");
+  // The scrubber jumps anywhere without asking.
+  scrub(el, 1);
+  scrub(el, 2);
+  assert.equal(el.querySelectorAll("[data-testid=player-choice]").length, 0);
+});
+
+test("fork from here cuts at the thread's last top-level message at or before the point", () => {
+  assert.equal(forkPoint(points, 0, "t1"), "m1");
+  assert.equal(forkPoint(points, 6, "t1"), "m2"); // a child's point: the lead's last message
+  assert.equal(forkPoint(points, 12, "t1"), "m4");
+  assert.equal(forkPoint(points.slice(1), 0, "t1"), null);
+  const { el, model } = drawn();
+  scrub(el, 6);
+  const fork = el.querySelector("[data-testid=player-fork]");
+  assert.equal(fork.disabled, false);
+  fork.click();
+  assert.deepEqual(model.sent.at(-1), { op: "fork", thread: "t1", at: "m2" });
+  // Not while the thread runs, and not without a kernel.
+  const running = drawn(local(), aTrace(), points, { live: true }).el;
+  assert.equal(running.querySelector("[data-testid=player-fork]").disabled, true);
+  const offline = drawn(local(), aTrace(), points, { offline: true }).el;
+  assert.equal(offline.querySelector("[data-testid=player-fork]").hidden, true);
+});
+
+test("at the head the player follows a growing history; scrubbed back it stays", () => {
+  const { el, memory, model } = drawn(local(), aTrace(), points.slice(0, 5));
+  const where = () => el.querySelector("[data-testid=player-where]").textContent;
+  assert.equal(where(), "5 / 5 · approved");
+  model.set("points", points.slice(0, 8));
+  memory.redraw();
+  assert.equal(where(), "8 / 8 · written");
+  scrub(el, 2);
+  model.set("points", points);
+  memory.redraw();
+  assert.equal(where(), "3 / 13 · assistant calls write_file");
+  assert.equal(el.querySelector("[data-testid=player-scrubber]").max, "12");
+});
+
+test("a damaged row is a point shown as such; the rest of the history plays", () => {
+  const damaged = [...points];
+  damaged[3] = {
+    kind: "approval_requested",
+    id: "",
+    thread: "t1",
+    label: "damaged row",
+    damaged: true,
+  };
+  const { el } = drawn(local(), aTrace(), damaged);
+  assert.equal(el.querySelector("[data-testid=player-note]").textContent, "");
+  scrub(el, 3);
+  assert.match(el.querySelector("[data-testid=player-note]").textContent, /cannot be read/);
+  scrub(el, 4);
+  assert.equal(el.querySelector("[data-testid=player-note]").textContent, "");
+});
+
+test("a thread view steps through its history in place and comes back", () => {
+  const el = document.createElement("div");
+  const model = fakeModel({ trace: aTrace(), points: [] });
+  const memory = local();
+  memory.redraw = () => drawThread(model, el, memory);
+  memory.redraw();
+  const button = el.querySelector("[data-testid=step-through]");
+  assert.equal(button.textContent, "▶ step through");
+  button.click();
+  assert.deepEqual(model.sent.at(-1), { op: "play", thread: "t1", playing: true });
+  assert.equal(el.querySelector("[data-testid=step-through]").textContent, "loading the history…");
+  model.set("points", points); // the kernel's answer
+  memory.redraw();
+  assert.ok(el.querySelector("[data-testid=player]"));
+  el.querySelector("[data-testid=player-close]").click();
+  assert.deepEqual(model.sent.at(-1), { op: "play", thread: "t1", playing: false });
+  assert.equal(el.querySelector("[data-testid=player]"), null);
+  assert.equal(el.querySelector("[data-testid=step-through]").textContent, "▶ step through");
+  // Not in a view drawn with no kernel: nothing would send the points.
+  const offline = document.createElement("div");
+  drawThread(fakeModel({ trace: aTrace(), offline: true }), offline, local());
+  assert.equal(offline.querySelector("[data-testid=step-through]").hidden, true);
 });

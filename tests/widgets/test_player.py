@@ -3,14 +3,20 @@ narration at the point it tells of, sent once with the thread's whole trace."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 
 import pytest
 
 import threadlab as tl
-from threadlab.widgets import PlayerView
+from threadlab.models import call, text
+from threadlab.store import StoredEvent
+from threadlab.widgets import PlayerView, ThreadView
+from threadlab.widgets._history import TEXT_ANSWER, history_of
+from threadlab.widgets._replay import relate, replay
 
 from ..execution.test_snapshot import SECRET, made
+from ..helpers import HangingTool
 from .fake_comm import install
 
 
@@ -41,3 +47,109 @@ async def test_the_points_are_the_history_with_labels_and_narration(
     assert state["points"] == points
     assert SECRET not in json.dumps(state)
     assert repr(view).startswith(f"player of {thread.id}: {len(points)} points")
+
+
+async def test_each_model_step_carries_its_choices_and_what_it_chose(
+    rt: tl.Runtime, registry: tl.Registry, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    install(monkeypatch)
+    thread = await made(rt, registry)
+    steps = [p for p in history_of(thread) if "offered" in p]
+    lead = [p for p in steps if p["thread"] == thread.id]
+    # The choices are the tools the model was offered (those of the request, the reserved
+    # subagent tools included), and a text answer.
+    offered = lead[0]["offered"]
+    assert offered[-1] == TEXT_ANSWER
+    assert {"save", "mood", "subagent_create"} <= set(offered)
+    assert [p["answer"] for p in lead] == [
+        ["mood", "save"],
+        ["subagent_create"],
+        ["save"],
+        [TEXT_ANSWER],
+    ]
+    # The child's own model steps can be predicted too.
+    assert any(p["thread"] != thread.id for p in steps)
+
+
+async def test_a_damaged_row_is_a_point_marked_damaged_and_the_rest_plays(
+    rt: tl.Runtime, registry: tl.Registry, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    install(monkeypatch)
+    thread = await made(rt, registry)
+    before = len(thread.history_points())
+    rt.store.add_events([StoredEvent(thread.id, "tool_call_started", "{not json")])
+    rt.store.add_events([StoredEvent(thread.id, "custom", "[1, 2]")])
+    fresh = tl.Runtime(registry, rt.store).thread(thread.id)
+    points = tl.player(fresh).points
+    assert len(points) == before + 2
+    assert [(p["kind"], p["label"]) for p in points[-2:]] == [
+        ("tool_call_started", "tool call started: damaged row"),
+        ("custom", "custom: damaged row"),
+    ]
+    assert all(p.get("damaged") for p in points[-2:])
+    assert not any(p.get("damaged") for p in points[:-2])
+    assert tl.explain(fresh)  # the narration reads what can be read
+
+
+async def test_step_through_sends_the_points_follows_a_run_and_a_fork_ends_it(
+    rt: tl.Runtime, registry: tl.Registry, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    sent = install(monkeypatch)
+    thread = await made(rt, registry)
+    view = ThreadView(rt, relate(replay(thread), thread))
+    assert view.points == []
+    view._on_message(view, {"op": "play", "thread": thread.id, "playing": True}, [])
+    assert [p["id"] for p in view.points] == [p.id for p in thread.history_points()]
+    # Asked for another thread: nothing.
+    view._on_message(view, {"op": "play", "thread": "thr_other", "playing": False}, [])
+    assert view.points
+    # "Fork from here" (the player sends the view's fork): the branch runs in the view, which
+    # shows it as it is (no points) and can step through it in turn.
+    first = thread.messages[0].id
+    view._on_message(view, {"op": "fork", "thread": thread.id, "at": first}, [])
+    assert view._forking is not None
+    await view._forking
+    assert view.points == []
+    assert not view.playing
+    branch = view.state.root_id
+    assert branch != thread.id
+    view._on_message(view, {"op": "play", "thread": branch, "playing": True}, [])
+    assert [p["thread"] for p in view.points] == [branch] * len(view.points)
+    assert SECRET not in json.dumps(view.points) + repr(sent)
+
+
+async def test_a_player_follows_a_history_written_by_another_process(
+    store_spec: str, registry: tl.Registry, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """One runtime runs the thread; a player on another runtime over the same store reads
+    the new points as they are stored, and stops following when the run ends."""
+    install(monkeypatch)
+    writer = tl.Runtime(registry, store_spec, secret_key="k")
+    thread = await made(writer, registry)
+    hanging = HangingTool("waited")
+    tl.define_tool("hang", description="Wait.", execute=hanging, registry=registry)
+    tl.define_prompt(
+        "waits",
+        prompt="Wait.",
+        model=tl.models.ScriptedModel([call("hang", {}), text("done waiting")]),
+        tools=["hang"],
+        registry=registry,
+    )
+    running = await writer.create_thread("waits")
+    task = asyncio.ensure_future(running.send("go"))
+    await hanging.entered.wait()
+    reader = tl.Runtime(registry, store_spec, secret_key="k")
+    view = tl.player(reader.thread(running.id))
+    view.follow_every = 0.05
+    shown = len(view.points)
+    view._on_message(view, {"op": "ready"}, [])
+    assert view._following is not None
+    hanging.release.set()
+    assert (await task).status == "completed"
+    await asyncio.wait_for(view._following, 10)
+    assert len(view.points) > shown
+    assert view.points[-1]["label"] == "run completed"
+    assert view.trace["run"]["status"] == "completed"
+    assert len(thread.history_points()) > 0
+    writer.close()
+    reader.close()

@@ -49,7 +49,8 @@ class HistoryPoint:
     depth: int = 0
     """0 in a thread's own conversation; 1 and more inside a prompt tool's turn."""
     event: ThreadEvent | None = field(default=None, compare=False, repr=False)
-    """The stored event itself (what a player shows of the point)."""
+    """The stored event itself (what a player shows of the point); None for a damaged row
+    (one that cannot be read), which keeps its place in the history."""
 
 
 @dataclass(frozen=True)
@@ -169,11 +170,13 @@ def _tree(store: Store, thread_id: str) -> Iterator[str]:
 def _point(event: StoredEvent) -> HistoryPoint | None:
     if event.type == "thread_status" or event.seq is None:
         return None
-    data = json.loads(event.data)
     try:
+        data = json.loads(event.data)
         parsed: ThreadEvent | None = event_from_json(event.data)
     except ValueError:  # a damaged row: the point is there, without its details
-        parsed = None
+        data, parsed = {}, None
+    if not isinstance(data, dict):
+        data, parsed = {}, None
     return HistoryPoint(
         id=str(data.get(_SUBJECT.get(event.type, ""), "")),
         kind=event.type,

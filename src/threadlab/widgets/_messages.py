@@ -27,6 +27,7 @@ __all__ = [
     "Open",
     "Patch",
     "PatchMessage",
+    "Play",
     "Preview",
     "PreviewMessage",
     "Ready",
@@ -139,6 +140,15 @@ class Step(_FromView):
     action: Literal["continue", "stop"]
 
 
+class Play(_FromView):
+    """ "Step through" on a thread view: send its history's points (and keep them current
+    while it runs), or stop (`playing` false: the view shows the thread as it is)."""
+
+    op: Literal["play"]
+    thread: str
+    playing: bool
+
+
 class Open(_FromView):
     """A thread chosen in a list (threads, an evaluation's cells): show it below."""
 
@@ -157,6 +167,7 @@ ViewMessage = Annotated[
     | Decide
     | Elicit
     | Step
+    | Play
     | Open,
     Field(discriminator="op"),
 ]

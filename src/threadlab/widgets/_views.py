@@ -9,6 +9,7 @@ import html
 import json
 import mimetypes
 import os
+import time
 import uuid
 from collections.abc import Callable
 from pathlib import Path
@@ -30,6 +31,7 @@ from .. import (
 )
 from ._card_approver import CardApprover
 from ._card_elicitor import CardElicitor
+from ._history import history_of
 from ._messages import (
     Decide,
     Elicit,
@@ -39,6 +41,7 @@ from ._messages import (
     Fork,
     KernelMessage,
     Open,
+    Play,
     Preview,
     PreviewMessage,
     Ready,
@@ -253,9 +256,14 @@ class ThreadView(_View):
     trace = traitlets.Dict().tag(sync=True)
     selected = traitlets.Unicode("").tag(sync=True)
     live = traitlets.Bool(False).tag(sync=True)
+    points: traitlets.List[dict[str, Any]] = traitlets.List().tag(sync=True)
+    """The history's points while it is stepped through ("step through", the player)."""
 
     rate = 15.0
     """The most updates a second a run this view starts itself (a fork) sends."""
+    follow_every = 1.0
+    """While a history is stepped through as it is written, how often (seconds) its points
+    are sent again: those of a run here, or read from the store for one going on elsewhere."""
 
     def __init__(
         self, rt: Runtime, state: ViewState, *, patches: bool = True, **kwargs: Any
@@ -274,12 +282,69 @@ class ThreadView(_View):
         self._stepping: asyncio.Future[None] | None = None
         self.step: bool | str = False
         """The step mode its runs use (`send(step=...)`): Continue goes on in the same."""
+        self.playing = False
+        """Whether someone steps through the history (its points are kept current)."""
+        self._points_sent = 0.0
+        self._following: asyncio.Future[None] | None = None
         if isinstance(rt.approver, CardApprover):
             rt.approver.watch(self)
         if isinstance(rt.elicitor, CardElicitor):
             rt.elicitor.watch(self)
 
     def push(self) -> None:
+        """Send what changed since the last push (see `_push_trace`) and, while someone steps
+        through the history, its points (at most every `follow_every` seconds, and at the
+        end): the player follows the run."""
+        self._push_trace()
+        due = time.monotonic() - self._points_sent >= self.follow_every
+        if self.playing and (self.finishing or due):
+            self._send_points()
+
+    def play(self, playing: bool) -> None:
+        """ "Step through" in the view: send the history's points, kept current while the
+        thread runs (a run here, or one in another process: its store is then read again
+        every `follow_every` seconds); or stop sending them (the view shows the thread)."""
+        self.playing = playing
+        if not playing:
+            self.points = []
+            return
+        self._send_points()
+        self._follow_elsewhere()
+
+    def _send_points(self) -> None:
+        self.points = history_of(self._rt.thread(self.state.root_id))
+        self._points_sent = time.monotonic()
+
+    def _follow_elsewhere(self) -> None:
+        """Follow a history another process is writing, once a front end shows the view."""
+        if (
+            self.playing
+            and self.rendered
+            and not self.live
+            and self._following is None
+            and self._rt.thread(self.state.root_id).status == "running"
+        ):
+            self._following = asyncio.ensure_future(self._follow())
+
+    async def _follow(self) -> None:
+        try:
+            while self.playing and not self.live and self.comm is not None:
+                await asyncio.sleep(self.follow_every)
+                if not self.playing or self.live:
+                    break
+                thread = self._rt.thread(self.state.root_id)
+                running = thread.status == "running"  # read first: nothing is missed after
+                points = history_of(thread)
+                if len(points) != len(self.points):
+                    self.show(relate(replay(thread), thread))
+                    self.points = points
+                if not running:
+                    self.refresh_output()
+                    break
+        finally:
+            self._following = None
+
+    def _push_trace(self) -> None:
         """Send what changed since the last push, as a patch the front end merges into its
         model; the kernel's copy of `trace` is kept current without sending it (a front end
         that asks for the state later gets all of it). When the run is over the whole trace
@@ -327,6 +392,7 @@ class ThreadView(_View):
             self.rendered = True
             if self.live and self.patches:
                 self._resync()
+            self._follow_elsewhere()
         elif isinstance(message, Fork) and self.shows(message.thread) and not self.live:
             self._forking = asyncio.ensure_future(self.fork(message))
         elif isinstance(message, Decide) and self.shows(message.thread):
@@ -335,6 +401,8 @@ class ThreadView(_View):
             self.elicit(message)
         elif isinstance(message, Step) and message.thread == self.state.root_id:
             self.go_on(message)
+        elif isinstance(message, Play) and message.thread == self.state.root_id:
+            self.play(message.playing)
 
     def go_on(self, asked: Step) -> None:
         """Continue or Stop on a run that paused before a model step: Continue runs that step
@@ -388,6 +456,7 @@ class ThreadView(_View):
             self.tell({"op": "fork_error", "thread": thread_id, "at": at, "error": str(exc)})
             return
         self.selected = branch.id
+        self.play(False)  # the branch is shown as it runs; its own history can be played
         await self._run_here(branch, relate(replay(branch), branch))
 
     async def decide(self, asked: Decide) -> None:

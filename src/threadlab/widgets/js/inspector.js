@@ -20,6 +20,7 @@ function skeleton(el) {
     status: h("span", { class: "tl-status", "data-testid": "run-status" }),
     usage: h("span", { class: "tl-meta", "data-testid": "run-usage" }),
     code: h("code", {}),
+    play: h("button", { class: "tl-fork tl-step-through", "data-testid": "step-through" }),
     left: h("div", { class: "tl-left" }),
     center: h("div", { class: "tl-center", "data-testid": "conversation" }),
     right: h("div", { class: "tl-right tl-files", "data-testid": "file-browser" }),
@@ -40,6 +41,8 @@ function skeleton(el) {
       " ",
       ui.status,
       ui.usage,
+      " ",
+      ui.play,
     ),
     h(
       "details",
@@ -76,6 +79,14 @@ export function inspector(model, el, trace, local) {
   const ui = local.ui;
   const run = trace.run || {};
   ui.code.textContent = trace.root;
+  // "Step through": the player of this history, in this view (a kernel sends its points).
+  ui.play.hidden = !!model.get("offline") || !trace.root;
+  ui.play.textContent = local.playing ? "loading the history…" : "▶ step through";
+  ui.play.onclick = () => {
+    local.playing = true;
+    model.send({ op: "play", thread: trace.root, playing: true });
+    local.redraw();
+  };
   ui.status.className = `tl-status tl-${run.status}`;
   ui.status.textContent = run.status || "";
   const counts = replayCounts(trace.messages[trace.root] || []);

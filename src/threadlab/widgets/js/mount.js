@@ -80,7 +80,12 @@ export function mount(model, el, draw, options = {}) {
       }
       local.redraw();
     });
-    for (const name of ["trace", "rows", "opened", "live", "finished"])
+    // The kernel took the history's points away (a branch made from the player, or "back"):
+    // the view shows the thread as it is.
+    model.on("change:points", () => {
+      if (!(model.get("points") || []).length) local.playing = false;
+    });
+    for (const name of ["trace", "rows", "opened", "live", "finished", "points"])
       model.on(`change:${name}`, local.redraw);
     // The kernel chose the thread to show (a branch made here, or one opened from the tree).
     model.on("change:selected", () => {

@@ -3,9 +3,8 @@
 /** @import {Model} from "./types.js" */
 import { evalTable } from "./eval_table.js";
 import { graphView } from "./graph.js";
-import { drawInspector } from "./inspector_view.js";
+import { drawInspector, drawPlayer } from "./inspector_view.js";
 import { mount } from "./mount.js";
-import { playerView } from "./player.js";
 import { servedEndpoint } from "./served.js";
 import { NO_KERNEL } from "./text.js";
 import { threadList } from "./thread_list.js";
@@ -53,7 +52,7 @@ export function renderOffline(el, state) {
       eval: evalTable,
       served: servedEndpoint,
       graph: graphView,
-      player: playerView,
+      player: drawPlayer,
     }[String(values.view)] || drawInspector;
   return mount(model, el, draw);
 }

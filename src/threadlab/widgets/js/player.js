@@ -10,11 +10,14 @@ import { inspector } from "./inspector.js";
 /**
  * @typedef {{kind: string, id: string, thread: string, depth?: number, at?: number,
  *   label: string, size?: number, deleted?: boolean, status?: string,
- *   explain?: string}} Point
- * @typedef {{at: number, explain: boolean, pace: number, timer: any, ui: PlayerUi | null}}
- *   PlayerState
+ *   explain?: string, damaged?: boolean, offered?: string[], answer?: string[]}} Point
+ * @typedef {{at: number, count: number, explain: boolean, pace: number, timer: any,
+ *   ui: PlayerUi | null, predict: boolean, asking: number | null,
+ *   guesses: Map<number, string>, root: string, list: Point[]}} PlayerState
  * @typedef {{root: HTMLElement, slider: HTMLInputElement, where: HTMLElement,
- *   narration: HTMLElement, play: HTMLButtonElement, stage: HTMLElement}} PlayerUi
+ *   narration: HTMLElement, play: HTMLButtonElement, stage: HTMLElement,
+ *   note: HTMLElement, quiz: HTMLElement, score: HTMLElement, fork: HTMLButtonElement,
+ *   forkError: HTMLElement}} PlayerUi
  */
 
 /**
@@ -138,31 +141,42 @@ function unescaped(text) {
 
 /**
  * The player's frame, made once: the controls keep their focus while the stage redraws.
+ * @param {Model} model
  * @param {Local} local
  * @param {PlayerState} state
- * @param {number} count
  * @returns {PlayerUi}
  */
-function frame(local, state, count) {
-  /** @param {number} to */
-  const go = (to) => {
-    state.at = Math.max(0, Math.min(count - 1, to));
-    local.redraw();
-  };
+function frame(model, local, state) {
   const stop = () => {
     clearInterval(state.timer);
     state.timer = null;
+  };
+  /** @param {number} to */
+  const go = (to) => {
+    const next = Math.max(0, Math.min(state.count - 1, to));
+    // Predicting: one step forward onto a model step asks first what it will do.
+    if (state.predict && next === state.at + 1 && asks(state, next)) {
+      stop();
+      state.asking = next;
+    } else {
+      state.asking = null;
+      state.at = next;
+    }
+    local.redraw();
   };
   const slider = /** @type {HTMLInputElement} */ (
     h("input", {
       type: "range",
       min: 0,
-      max: Math.max(0, count - 1),
       class: "tl-scrubber",
       "data-testid": "player-scrubber",
       "aria-label": "point of the history",
-      oninput: (/** @type {Event} */ e) =>
-        go(Number(/** @type {HTMLInputElement} */ (e.currentTarget).value)),
+      oninput: (/** @type {Event} */ e) => {
+        stop();
+        state.asking = null;
+        state.at = Number(/** @type {HTMLInputElement} */ (e.currentTarget).value);
+        local.redraw();
+      },
     })
   );
   const play = /** @type {HTMLButtonElement} */ (
@@ -174,10 +188,10 @@ function frame(local, state, count) {
         onclick: () => {
           if (state.timer) stop();
           else {
-            if (state.at >= count - 1) state.at = 0;
+            if (state.at >= state.count - 1) state.at = 0;
             state.timer = setInterval(() => {
-              if (state.at >= count - 1) stop();
-              else state.at += 1;
+              if (state.at >= state.count - 1) stop();
+              else go(state.at + 1);
               local.redraw();
             }, state.pace);
           }
@@ -223,16 +237,57 @@ function frame(local, state, count) {
       ),
     ),
   );
-  const explain = /** @type {HTMLInputElement} */ (
-    h("input", {
-      type: "checkbox",
-      "data-testid": "player-explain-toggle",
-      onchange: (/** @type {Event} */ e) => {
-        state.explain = /** @type {HTMLInputElement} */ (e.currentTarget).checked;
+  /** @param {string} id @param {string} label @param {(on: boolean) => void} set */
+  const toggle = (id, label, set) =>
+    h(
+      "label",
+      {},
+      h("input", {
+        type: "checkbox",
+        "data-testid": id,
+        onchange: (/** @type {Event} */ e) => {
+          set(/** @type {HTMLInputElement} */ (e.currentTarget).checked);
+          local.redraw();
+        },
+      }),
+      ` ${label}`,
+    );
+  const forkError = h("span", { class: "tl-error", "data-testid": "player-fork-error" });
+  const fork = /** @type {HTMLButtonElement} */ (
+    h(
+      "button",
+      {
+        class: "tl-fork",
+        "data-testid": "player-fork",
+        onclick: () => {
+          const at = forkPoint(state.list, state.at, state.root);
+          if (at === null) return;
+          forkError.textContent = "";
+          local.forks.set(`${state.root} ${at}`, { el: fork, error: forkError });
+          model.send({ op: "fork", thread: state.root, at });
+        },
+      },
+      "fork from here",
+    )
+  );
+  const back = h(
+    "button",
+    {
+      class: "tl-decide",
+      "data-testid": "player-close",
+      title: "the thread as it is now",
+      onclick: () => {
+        stop();
+        local.playing = false;
+        model.send({ op: "play", thread: state.root, playing: false });
         local.redraw();
       },
-    })
+    },
+    "■ back to the thread",
   );
+  const quiz = h("div", { class: "tl-quiz", "data-testid": "player-quiz" });
+  const score = h("span", { class: "tl-meta", "data-testid": "player-score" });
+  const note = h("div", { class: "tl-error", "data-testid": "player-note" });
   const stage = h("div", { class: "tl-stage" });
   const root = h(
     "div",
@@ -242,7 +297,7 @@ function frame(local, state, count) {
       tabindex: 0,
       onkeydown: (/** @type {KeyboardEvent} */ e) => {
         const moves = /** @type {Record<string, number>} */ ({ ArrowLeft: -1, ArrowRight: 1 });
-        if (e.key in moves) {
+        if (e.key in moves && e.target === e.currentTarget) {
           e.preventDefault();
           stop();
           go(state.at + moves[e.key]);
@@ -256,16 +311,109 @@ function frame(local, state, count) {
       button("◀", "player-back", () => state.at - 1),
       play,
       button("▶", "player-forward", () => state.at + 1),
-      button("▶|", "player-last", () => count - 1),
+      button("▶|", "player-last", () => state.count - 1),
       slider,
       where,
       pace,
-      h("label", {}, explain, " explain"),
+      toggle("player-explain-toggle", "explain", (on) => {
+        state.explain = on;
+      }),
+      toggle("player-predict-toggle", "predict", (on) => {
+        state.predict = on;
+        state.asking = null;
+      }),
+      score,
     ),
+    h("div", { class: "tl-player-bar" }, fork, forkError, back),
+    note,
+    quiz,
     narration,
     stage,
   );
-  return { root, slider, where, narration, play, stage };
+  return { root, slider, where, narration, play, stage, note, quiz, score, fork, forkError };
+}
+
+/**
+ * Whether point `at` is a model step a student predicts: one whose choices are known, not
+ * predicted yet.
+ * @param {PlayerState} state
+ * @param {number} at
+ */
+function asks(state, at) {
+  return !!state.list[at]?.offered?.length && !state.guesses.has(at);
+}
+
+/**
+ * Where "fork from here" cuts: the last top-level message of the thread at or before the
+ * point (the branch holds the history up to and including it); null before the first.
+ * @param {Point[]} points
+ * @param {number} at
+ * @param {string} root
+ * @returns {string | null}
+ */
+export function forkPoint(points, at, root) {
+  for (let i = Math.min(at, points.length - 1); i >= 0; i--) {
+    const p = points[i];
+    if (p.kind === "message_created" && p.thread === root && !p.depth && !p.damaged) return p.id;
+  }
+  return null;
+}
+
+/**
+ * What the student said and what the model did, at a predicted point.
+ * @param {Point} point
+ * @param {string} guess
+ * @returns {boolean}
+ */
+export function guessedRight(point, guess) {
+  return (point.answer || []).includes(guess);
+}
+
+/**
+ * The question before a model step (its choices: the tools it was offered, or a text
+ * answer), or at a predicted step what was said and what happened.
+ * @param {PlayerState} state
+ * @param {Point[]} points
+ * @param {() => void} redraw
+ * @returns {Node[]}
+ */
+function quizFor(state, points, redraw) {
+  if (state.asking !== null) {
+    const asked = state.asking;
+    const point = points[asked];
+    return [
+      h("b", {}, "What does the model do next? "),
+      ...(point.offered || []).map((choice) =>
+        h(
+          "button",
+          {
+            class: "tl-decide",
+            "data-testid": "player-choice",
+            onclick: () => {
+              state.guesses.set(asked, choice);
+              state.asking = null;
+              state.at = asked;
+              redraw();
+            },
+          },
+          choice,
+        ),
+      ),
+    ];
+  }
+  const guess = state.guesses.get(state.at);
+  const point = points[state.at];
+  if (!state.predict || guess === undefined || !point) return [];
+  const right = guessedRight(point, guess);
+  return [
+    h(
+      "span",
+      { class: right ? "tl-right" : "tl-wrong", "data-testid": "player-reveal" },
+      right
+        ? `✓ right: ${guess}`
+        : `✗ you said ${guess}; it chose ${(point.answer || []).join(", ")}`,
+    ),
+  ];
 }
 
 /**
@@ -290,8 +438,9 @@ function current(stage, trace, point) {
 }
 
 /**
- * The player: its controls, the narration of the point (with "explain" on), and the thread as
- * of the point, the step it is at highlighted.
+ * The player: its controls, the narration of the point (with "explain" on), the question
+ * and the score (with "predict" on), and the thread as of the point, the step it is at
+ * highlighted. While the history grows (a run going on) a player at its head follows it.
  * @param {Model} model
  * @param {HTMLElement} el
  * @param {Local} local
@@ -301,16 +450,32 @@ export function playerView(model, el, local) {
   const points = model.get("points") || [];
   /** @type {Trace} */
   const trace = model.get("trace") || { root: "", threads: [], messages: {}, cards: {} };
-  if (!local.player)
-    local.player = { at: points.length - 1, explain: false, pace: 1000, timer: null, ui: null };
+  if (!local.player || local.player.root !== trace.root)
+    local.player = {
+      at: points.length - 1,
+      count: points.length,
+      explain: false,
+      pace: 1000,
+      timer: null,
+      ui: null,
+      predict: false,
+      asking: null,
+      guesses: new Map(),
+      root: trace.root,
+      list: points,
+    };
   const state = local.player;
+  if (state.at >= state.count - 1) state.at = points.length - 1; // at the head: follow it
+  state.count = points.length;
+  state.list = points;
   if (!state.ui || state.ui.root.parentNode !== el) {
-    state.ui = frame(local, state, points.length);
+    state.ui = frame(model, local, state);
     el.replaceChildren(state.ui.root);
   }
   const ui = state.ui;
   const at = Math.max(0, Math.min(points.length - 1, state.at));
   const point = points[at];
+  ui.slider.max = String(Math.max(0, points.length - 1));
   ui.slider.value = String(at);
   ui.play.textContent = state.timer ? "pause" : "play";
   ui.where.textContent = point ? `${at + 1} / ${points.length} · ${point.label}` : "no history";
@@ -320,6 +485,21 @@ export function playerView(model, el, local) {
       ? narrated(point.explain)
       : [h("span", { class: "tl-meta" }, "(told with the step it belongs to)")]),
   );
+  ui.note.textContent = point?.damaged
+    ? "This row of the store cannot be read: it is shown in its place, without its details."
+    : "";
+  ui.quiz.replaceChildren(...quizFor(state, points, local.redraw));
+  const guessed = [...state.guesses].filter(([i]) => points[i]);
+  const right = guessed.filter(([i, guess]) => guessedRight(points[i], guess)).length;
+  ui.score.textContent = state.predict ? `score ${right} / ${guessed.length}` : "";
+  const forkAt = forkPoint(points, at, trace.root);
+  const kernel = !model.get("offline");
+  ui.fork.hidden = !kernel;
+  ui.fork.disabled = forkAt === null || !!model.get("live") || trace.run?.status === "running";
+  ui.fork.title =
+    forkAt === null
+      ? "nothing to fork before the first message"
+      : "a branch holding the history up to here, run live in this view";
   if (point && point.thread !== local.selected) local.selected = point.thread;
   // The thread as it was, to read: what acts on the thread as it is now (decide, fork, answer
   // a form) is not offered at a past point, which is what "offline" tells the inspector.

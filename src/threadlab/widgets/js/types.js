@@ -44,6 +44,7 @@
  *   on(event: string, callback: (...args: any[]) => void): void}} Model
  * @typedef {{el: HTMLElement, sig: string}} Keyed
  * @typedef {{root: HTMLElement, status: HTMLElement, usage: HTMLElement, code: HTMLElement,
+ *   play: HTMLElement,
  *   left: HTMLElement, center: HTMLElement, right: HTMLElement, error: HTMLElement,
  *   pause: HTMLElement,
  *   timelineHead: HTMLElement, timelineBody: HTMLElement}} Skeleton
@@ -58,7 +59,7 @@
  *   previewSource: boolean, memory: Memory,
  *   clock: Record<string, {seen: number, started: number | null}>,
  *   secret: {token: string, config: string} | null,
- *   player?: import("./player.js").PlayerState | null}} Local
+ *   player?: import("./player.js").PlayerState | null, playing?: boolean}} Local
  * @typedef {{open: Set<string>, selected: string | null}} Memory
  * @typedef {{thread: string, at: string, kind: "call" | "message", result?: string | null,
  *   args?: string, text?: string}} ForkPoint
@@ -80,6 +81,7 @@
  *   | {op: "elicit", thread: string, call: string, action: "accept" | "decline",
  *       content?: Record<string, unknown>}
  *   | {op: "step", thread: string, action: "continue" | "stop"}
+ *   | {op: "play", thread: string, playing: boolean}
  *   | {op: "open", thread: string}} ViewMessage
  * From the kernel to the view:
  * @typedef {{op: "result", call: string, text: string}

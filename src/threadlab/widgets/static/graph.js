@@ -238,7 +238,10 @@ function mount(model, el, draw, options = {}) {
       }
       local.redraw();
     });
-    for (const name of ["trace", "rows", "opened", "live", "finished"])
+    model.on("change:points", () => {
+      if (!(model.get("points") || []).length) local.playing = false;
+    });
+    for (const name of ["trace", "rows", "opened", "live", "finished", "points"])
       model.on(`change:${name}`, local.redraw);
     model.on("change:selected", () => {
       local.selected = model.get("selected") || null;

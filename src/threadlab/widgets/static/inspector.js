@@ -924,13 +924,13 @@ function previewPane(preview, local) {
   let body;
   if (preview.image) body = h("img", { src: preview.image, alt: preview.path, class: "tl-image" });
   else if (html && !local.previewSource) {
-    const frame = (
+    const frame2 = (
       /** @type {HTMLIFrameElement} */
       h("iframe", { class: "tl-frame", "data-testid": "file-frame", sandbox: "", title: name })
     );
     const page = markdown ? markdownHtml(preview.text || "") : preview.text || "";
-    frame.srcdoc = `<meta http-equiv="Content-Security-Policy" content="${SANDBOX_CSP}">${page}`;
-    body = frame;
+    frame2.srcdoc = `<meta http-equiv="Content-Security-Policy" content="${SANDBOX_CSP}">${page}`;
+    body = frame2;
   } else body = h("pre", { class: "tl-preview", "data-testid": "file-preview" }, preview.text);
   return h(
     "div",
@@ -1167,6 +1167,7 @@ function skeleton(el) {
     status: h("span", { class: "tl-status", "data-testid": "run-status" }),
     usage: h("span", { class: "tl-meta", "data-testid": "run-usage" }),
     code: h("code", {}),
+    play: h("button", { class: "tl-fork tl-step-through", "data-testid": "step-through" }),
     left: h("div", { class: "tl-left" }),
     center: h("div", { class: "tl-center", "data-testid": "conversation" }),
     right: h("div", { class: "tl-right tl-files", "data-testid": "file-browser" }),
@@ -1186,7 +1187,9 @@ function skeleton(el) {
       ui.code,
       " ",
       ui.status,
-      ui.usage
+      ui.usage,
+      " ",
+      ui.play
     ),
     h(
       "details",
@@ -1213,6 +1216,13 @@ function inspector(model, el, trace, local) {
   const ui = local.ui;
   const run = trace.run || {};
   ui.code.textContent = trace.root;
+  ui.play.hidden = !!model.get("offline") || !trace.root;
+  ui.play.textContent = local.playing ? "loading the history…" : "▶ step through";
+  ui.play.onclick = () => {
+    local.playing = true;
+    model.send({ op: "play", thread: trace.root, playing: true });
+    local.redraw();
+  };
   ui.status.className = `tl-status tl-${run.status}`;
   ui.status.textContent = run.status || "";
   const counts = replayCounts(trace.messages[trace.root] || []);
@@ -1331,7 +1341,10 @@ function mount(model, el, draw, options = {}) {
       }
       local.redraw();
     });
-    for (const name of ["trace", "rows", "opened", "live", "finished"])
+    model.on("change:points", () => {
+      if (!(model.get("points") || []).length) local.playing = false;
+    });
+    for (const name of ["trace", "rows", "opened", "live", "finished", "points"])
       model.on(`change:${name}`, local.redraw);
     model.on("change:selected", () => {
       local.selected = model.get("selected") || null;
@@ -1355,17 +1368,419 @@ function mount(model, el, draw, options = {}) {
   }
 }
 
+// src/threadlab/widgets/js/player.js
+function traceAt(trace, points, at) {
+  const named = new Set(points.filter((p) => p.kind === "message_created").map((p) => p.id));
+  const stored = /* @__PURE__ */ new Set();
+  const calls = /* @__PURE__ */ new Map();
+  const runs = /* @__PURE__ */ new Map();
+  const seen = /* @__PURE__ */ new Set();
+  const files2 = {};
+  const last = Math.min(at, points.length - 1);
+  for (let i = 0; i <= last; i++) {
+    const p = points[i];
+    seen.add(p.thread);
+    if (p.kind === "message_created") stored.add(p.id);
+    else if (p.kind === "tool_call_started" && !calls.has(p.id)) calls.set(p.id, "running");
+    else if (p.kind === "tool_call_finished") calls.set(p.id, "finished");
+    else if (p.kind === "approval_requested") calls.set(p.id, "waiting");
+    else if (p.kind === "approval_decided") calls.set(p.id, "running");
+    else if (p.kind === "run_finished" && !p.depth) runs.set(p.thread, p.status || "completed");
+    else if (p.kind === "file_written") {
+      files2[p.thread] = files2[p.thread] || /* @__PURE__ */ new Map();
+      if (p.deleted) files2[p.thread].delete(p.id);
+      else files2[p.thread].set(p.id, p.size || 0);
+    }
+  }
+  const whole = last >= points.length - 1;
+  const messages = {};
+  const cards = {};
+  for (const [thread, list] of Object.entries(trace.messages || {})) {
+    messages[thread] = list.filter((m) => stored.has(m.id) || !named.has(m.id));
+    for (const m of messages[thread])
+      for (const id of m.calls) if (!calls.has(id)) calls.set(id, "queued");
+  }
+  for (const [id, c] of Object.entries(trace.cards || {})) {
+    const state = calls.get(id);
+    if (!state) continue;
+    if (state === "finished") cards[id] = c;
+    else
+      cards[id] = {
+        ...c,
+        status: state,
+        result: null,
+        result_chars: 0,
+        duration_ms: null,
+        traceback: null,
+        approval: state === "waiting" && c.approval ? { ...c.approval, state: "asked" } : null
+      };
+  }
+  const threads = trace.threads.filter((t) => t.id === trace.root || seen.has(t.id)).map((t) => ({ ...t, progress: null, status: whole ? t.status : statusThen(runs, t) }));
+  return {
+    ...trace,
+    threads,
+    messages,
+    cards,
+    drafts: {},
+    files: Object.fromEntries(
+      Object.entries(files2).map(([t, listed]) => [
+        t,
+        [...listed].sort(([a], [b]) => a < b ? -1 : 1).map(([path, size]) => ({ path, size }))
+      ])
+    ),
+    run: whole ? trace.run : { ...trace.run, status: runs.get(trace.root) || "running" }
+  };
+}
+function statusThen(runs, t) {
+  return runs.get(t.id) || "running";
+}
+function narrated(text) {
+  const out = [];
+  const pattern = /\*\*(.+?)\*\*|`([^`]*)`|\[([^\]]*)\]\(([^)\s]*)\)|\\(.)|([^*`[\\]+|[*`[\\])/gs;
+  for (const m of text.matchAll(pattern)) {
+    if (m[1] !== void 0) out.push(h("b", {}, unescaped(m[1])));
+    else if (m[2] !== void 0) out.push(h("code", {}, m[2]));
+    else if (m[3] !== void 0) {
+      const safe = /^(https?:\/\/|\.{0,2}\/)[^\s]*$/.test(m[4]) && !/^\/\//.test(m[4]);
+      out.push(
+        safe ? h("a", { href: m[4], target: "_blank", rel: "noopener" }, unescaped(m[3])) : document.createTextNode(unescaped(m[3]))
+      );
+    } else out.push(document.createTextNode(m[5] ?? m[6] ?? ""));
+  }
+  return out;
+}
+function unescaped(text) {
+  return text.replace(/\\(.)/g, "$1");
+}
+function frame(model, local, state) {
+  const stop = () => {
+    clearInterval(state.timer);
+    state.timer = null;
+  };
+  const go = (to) => {
+    const next = Math.max(0, Math.min(state.count - 1, to));
+    if (state.predict && next === state.at + 1 && asks(state, next)) {
+      stop();
+      state.asking = next;
+    } else {
+      state.asking = null;
+      state.at = next;
+    }
+    local.redraw();
+  };
+  const slider = (
+    /** @type {HTMLInputElement} */
+    h("input", {
+      type: "range",
+      min: 0,
+      class: "tl-scrubber",
+      "data-testid": "player-scrubber",
+      "aria-label": "point of the history",
+      oninput: (e) => {
+        stop();
+        state.asking = null;
+        state.at = Number(
+          /** @type {HTMLInputElement} */
+          e.currentTarget.value
+        );
+        local.redraw();
+      }
+    })
+  );
+  const play = (
+    /** @type {HTMLButtonElement} */
+    h(
+      "button",
+      {
+        class: "tl-decide",
+        "data-testid": "player-play",
+        onclick: () => {
+          if (state.timer) stop();
+          else {
+            if (state.at >= state.count - 1) state.at = 0;
+            state.timer = setInterval(() => {
+              if (state.at >= state.count - 1) stop();
+              else go(state.at + 1);
+              local.redraw();
+            }, state.pace);
+          }
+          local.redraw();
+        }
+      },
+      "play"
+    )
+  );
+  const button = (label, id, to) => h(
+    "button",
+    {
+      class: "tl-decide",
+      "data-testid": id,
+      title: id.replace("player-", ""),
+      onclick: () => {
+        stop();
+        go(to());
+      }
+    },
+    label
+  );
+  const where = h("span", { class: "tl-meta", "data-testid": "player-where" });
+  const narration = h("div", { class: "tl-narration", "data-testid": "player-explain" });
+  const pace2 = h(
+    "select",
+    {
+      "aria-label": "pace",
+      onchange: (e) => {
+        state.pace = Number(
+          /** @type {HTMLSelectElement} */
+          e.currentTarget.value
+        );
+      }
+    },
+    ...[2e3, 1e3, 500, 200].map(
+      (ms) => h(
+        "option",
+        ms === state.pace ? { value: ms, selected: "" } : { value: ms },
+        `${ms / 1e3} s`
+      )
+    )
+  );
+  const toggle = (id, label, set) => h(
+    "label",
+    {},
+    h("input", {
+      type: "checkbox",
+      "data-testid": id,
+      onchange: (e) => {
+        set(
+          /** @type {HTMLInputElement} */
+          e.currentTarget.checked
+        );
+        local.redraw();
+      }
+    }),
+    ` ${label}`
+  );
+  const forkError = h("span", { class: "tl-error", "data-testid": "player-fork-error" });
+  const fork = (
+    /** @type {HTMLButtonElement} */
+    h(
+      "button",
+      {
+        class: "tl-fork",
+        "data-testid": "player-fork",
+        onclick: () => {
+          const at = forkPoint(state.list, state.at, state.root);
+          if (at === null) return;
+          forkError.textContent = "";
+          local.forks.set(`${state.root} ${at}`, { el: fork, error: forkError });
+          model.send({ op: "fork", thread: state.root, at });
+        }
+      },
+      "fork from here"
+    )
+  );
+  const back = h(
+    "button",
+    {
+      class: "tl-decide",
+      "data-testid": "player-close",
+      title: "the thread as it is now",
+      onclick: () => {
+        stop();
+        local.playing = false;
+        model.send({ op: "play", thread: state.root, playing: false });
+        local.redraw();
+      }
+    },
+    "■ back to the thread"
+  );
+  const quiz = h("div", { class: "tl-quiz", "data-testid": "player-quiz" });
+  const score = h("span", { class: "tl-meta", "data-testid": "player-score" });
+  const note = h("div", { class: "tl-error", "data-testid": "player-note" });
+  const stage = h("div", { class: "tl-stage" });
+  const root = h(
+    "div",
+    {
+      class: "tl-player",
+      "data-testid": "player",
+      tabindex: 0,
+      onkeydown: (e) => {
+        const moves = (
+          /** @type {Record<string, number>} */
+          { ArrowLeft: -1, ArrowRight: 1 }
+        );
+        if (e.key in moves && e.target === e.currentTarget) {
+          e.preventDefault();
+          stop();
+          go(state.at + moves[e.key]);
+        }
+      }
+    },
+    h(
+      "div",
+      { class: "tl-player-bar" },
+      button("|◀", "player-first", () => 0),
+      button("◀", "player-back", () => state.at - 1),
+      play,
+      button("▶", "player-forward", () => state.at + 1),
+      button("▶|", "player-last", () => state.count - 1),
+      slider,
+      where,
+      pace2,
+      toggle("player-explain-toggle", "explain", (on) => {
+        state.explain = on;
+      }),
+      toggle("player-predict-toggle", "predict", (on) => {
+        state.predict = on;
+        state.asking = null;
+      }),
+      score
+    ),
+    h("div", { class: "tl-player-bar" }, fork, forkError, back),
+    note,
+    quiz,
+    narration,
+    stage
+  );
+  return { root, slider, where, narration, play, stage, note, quiz, score, fork, forkError };
+}
+function asks(state, at) {
+  return !!state.list[at]?.offered?.length && !state.guesses.has(at);
+}
+function forkPoint(points, at, root) {
+  for (let i = Math.min(at, points.length - 1); i >= 0; i--) {
+    const p = points[i];
+    if (p.kind === "message_created" && p.thread === root && !p.depth && !p.damaged) return p.id;
+  }
+  return null;
+}
+function guessedRight(point, guess) {
+  return (point.answer || []).includes(guess);
+}
+function quizFor(state, points, redraw) {
+  if (state.asking !== null) {
+    const asked = state.asking;
+    const point2 = points[asked];
+    return [
+      h("b", {}, "What does the model do next? "),
+      ...(point2.offered || []).map(
+        (choice) => h(
+          "button",
+          {
+            class: "tl-decide",
+            "data-testid": "player-choice",
+            onclick: () => {
+              state.guesses.set(asked, choice);
+              state.asking = null;
+              state.at = asked;
+              redraw();
+            }
+          },
+          choice
+        )
+      )
+    ];
+  }
+  const guess = state.guesses.get(state.at);
+  const point = points[state.at];
+  if (!state.predict || guess === void 0 || !point) return [];
+  const right = guessedRight(point, guess);
+  return [
+    h(
+      "span",
+      { class: right ? "tl-right" : "tl-wrong", "data-testid": "player-reveal" },
+      right ? `✓ right: ${guess}` : `✗ you said ${guess}; it chose ${(point.answer || []).join(", ")}`
+    )
+  ];
+}
+function current(stage, trace, point) {
+  const marked = (attribute, ids) => [...stage.querySelectorAll(`[${attribute}]`)].filter(
+    (e) => ids.includes(e.getAttribute(attribute) || "")
+  );
+  if (point.kind !== "message_created") return marked("data-call", [point.id]);
+  const line = marked("data-message", [point.id]);
+  if (line.length) return line;
+  const message = (trace.messages?.[point.thread] || []).find((m) => m.id === point.id);
+  return message ? marked("data-call", message.calls) : [];
+}
+function playerView(model, el, local) {
+  const points = model.get("points") || [];
+  const trace = model.get("trace") || { root: "", threads: [], messages: {}, cards: {} };
+  if (!local.player || local.player.root !== trace.root)
+    local.player = {
+      at: points.length - 1,
+      count: points.length,
+      explain: false,
+      pace: 1e3,
+      timer: null,
+      ui: null,
+      predict: false,
+      asking: null,
+      guesses: /* @__PURE__ */ new Map(),
+      root: trace.root,
+      list: points
+    };
+  const state = local.player;
+  if (state.at >= state.count - 1) state.at = points.length - 1;
+  state.count = points.length;
+  state.list = points;
+  if (!state.ui || state.ui.root.parentNode !== el) {
+    state.ui = frame(model, local, state);
+    el.replaceChildren(state.ui.root);
+  }
+  const ui = state.ui;
+  const at = Math.max(0, Math.min(points.length - 1, state.at));
+  const point = points[at];
+  ui.slider.max = String(Math.max(0, points.length - 1));
+  ui.slider.value = String(at);
+  ui.play.textContent = state.timer ? "pause" : "play";
+  ui.where.textContent = point ? `${at + 1} / ${points.length} · ${point.label}` : "no history";
+  ui.narration.hidden = !state.explain;
+  ui.narration.replaceChildren(
+    ...point?.explain ? narrated(point.explain) : [h("span", { class: "tl-meta" }, "(told with the step it belongs to)")]
+  );
+  ui.note.textContent = point?.damaged ? "This row of the store cannot be read: it is shown in its place, without its details." : "";
+  ui.quiz.replaceChildren(...quizFor(state, points, local.redraw));
+  const guessed = [...state.guesses].filter(([i]) => points[i]);
+  const right = guessed.filter(([i, guess]) => guessedRight(points[i], guess)).length;
+  ui.score.textContent = state.predict ? `score ${right} / ${guessed.length}` : "";
+  const forkAt = forkPoint(points, at, trace.root);
+  const kernel = !model.get("offline");
+  ui.fork.hidden = !kernel;
+  ui.fork.disabled = forkAt === null || !!model.get("live") || trace.run?.status === "running";
+  ui.fork.title = forkAt === null ? "nothing to fork before the first message" : "a branch holding the history up to here, run live in this view";
+  if (point && point.thread !== local.selected) local.selected = point.thread;
+  const pastTense = {
+    ...model,
+    get: (name) => name === "offline" ? true : model.get(name)
+  };
+  inspector(pastTense, ui.stage, points.length ? traceAt(trace, points, at) : trace, local);
+  for (const old of ui.stage.querySelectorAll(".tl-current")) old.classList.remove("tl-current");
+  for (const shown of point ? current(ui.stage, trace, point) : [])
+    shown.classList.add("tl-current");
+}
+
 // src/threadlab/widgets/js/inspector_view.js
 function drawInspector(model, el, local) {
   inspector(model, el, model.get("trace") || {}, local);
 }
+function drawThread(model, el, local) {
+  if (local.playing && (model.get("points") || []).length) playerView(model, el, local);
+  else drawInspector(model, el, local);
+}
+function drawPlayer(model, el, local) {
+  if (local.playing === void 0) local.playing = true;
+  drawThread(model, el, local);
+}
 var inspector_view_default = {
   /** @param {{model: Model, el: HTMLElement}} view */
   render({ model, el }) {
-    return mount(model, el, drawInspector, { ready: true });
+    return mount(model, el, drawThread, { ready: true });
   }
 };
 export {
   inspector_view_default as default,
-  drawInspector
+  drawInspector,
+  drawPlayer,
+  drawThread
 };

@@ -1,29 +1,56 @@
-// src/threadlab/widgets/js/patch.js
-function applyPatch(trace, patch) {
-  for (const t of patch.threads || []) {
-    const at = trace.threads.findIndex((x) => x.id === t.id);
-    if (at >= 0) trace.threads[at] = t;
-    else trace.threads.push(t);
+// src/threadlab/widgets/js/dom.js
+function h(tag, attrs = {}, ...children) {
+  const node = document.createElement(tag);
+  for (const [key, value] of Object.entries(attrs)) {
+    if (key === "class") node.className = value;
+    else if (key.startsWith("on")) node.addEventListener(key.slice(2), value);
+    else if (value !== void 0 && value !== null) node.setAttribute(key, value);
   }
-  for (const [id, c] of Object.entries(patch.cards || {})) put(trace.cards, id, c);
-  for (const [tid, f] of Object.entries(patch.files || {})) put(trace.files, tid, f);
-  for (const [tid, added] of Object.entries(patch.messages || {})) {
-    const had = Object.hasOwn(trace.messages, tid) ? trace.messages[tid] : [];
-    put(trace.messages, tid, had.concat(added));
+  for (const child of children.flat()) {
+    if (child === null || child === void 0 || child === false) continue;
+    node.append(child instanceof Node ? child : document.createTextNode(String(child)));
   }
-  for (const [tid, text] of Object.entries(patch.drafts || {})) {
-    if (text === null) delete trace.drafts[tid];
-    else put(trace.drafts, tid, text);
-  }
-  if (patch.run) trace.run = patch.run;
+  return node;
 }
-function put(object, key, value) {
-  Object.defineProperty(object, key, {
-    value,
-    enumerable: true,
-    writable: true,
-    configurable: true
-  });
+var CAPPED_CHARS = 800;
+function capped(box, chars) {
+  if (chars <= CAPPED_CHARS) return [box];
+  const toggle = h(
+    "button",
+    {
+      class: "tl-more",
+      "data-testid": "show-all",
+      onclick: () => {
+        const all = box.classList.toggle("tl-all");
+        toggle.textContent = all ? "show less" : "show all";
+      }
+    },
+    "show all"
+  );
+  return [box, toggle];
+}
+function copyButton(what) {
+  const button = (
+    /** @type {HTMLButtonElement} */
+    h("button", {
+      class: "tl-copy",
+      "data-testid": "copy",
+      title: "copy to the clipboard",
+      onclick: (e) => {
+        e.preventDefault();
+        navigator.clipboard?.writeText(what()).then(
+          () => {
+            button.textContent = "copied";
+          },
+          () => {
+            button.textContent = "copy failed";
+          }
+        );
+      }
+    })
+  );
+  button.textContent = "copy";
+  return button;
 }
 
 // src/threadlab/widgets/js/text.js
@@ -132,61 +159,6 @@ function replayCounts(messages) {
   const steps = messages.filter((m) => m.role === "assistant" && m.depth === 0);
   const replayed = steps.filter((m) => m.model === "replay").length;
   return replayed ? [replayed, steps.length - replayed] : null;
-}
-
-// src/threadlab/widgets/js/dom.js
-function h(tag, attrs = {}, ...children) {
-  const node = document.createElement(tag);
-  for (const [key, value] of Object.entries(attrs)) {
-    if (key === "class") node.className = value;
-    else if (key.startsWith("on")) node.addEventListener(key.slice(2), value);
-    else if (value !== void 0 && value !== null) node.setAttribute(key, value);
-  }
-  for (const child of children.flat()) {
-    if (child === null || child === void 0 || child === false) continue;
-    node.append(child instanceof Node ? child : document.createTextNode(String(child)));
-  }
-  return node;
-}
-var CAPPED_CHARS = 800;
-function capped(box, chars) {
-  if (chars <= CAPPED_CHARS) return [box];
-  const toggle = h(
-    "button",
-    {
-      class: "tl-more",
-      "data-testid": "show-all",
-      onclick: () => {
-        const all = box.classList.toggle("tl-all");
-        toggle.textContent = all ? "show less" : "show all";
-      }
-    },
-    "show all"
-  );
-  return [box, toggle];
-}
-function copyButton(what) {
-  const button = (
-    /** @type {HTMLButtonElement} */
-    h("button", {
-      class: "tl-copy",
-      "data-testid": "copy",
-      title: "copy to the clipboard",
-      onclick: (e) => {
-        e.preventDefault();
-        navigator.clipboard?.writeText(what()).then(
-          () => {
-            button.textContent = "copied";
-          },
-          () => {
-            button.textContent = "copy failed";
-          }
-        );
-      }
-    })
-  );
-  button.textContent = "copy";
-  return button;
 }
 
 // src/threadlab/widgets/js/values.js
@@ -1195,6 +1167,7 @@ function skeleton(el) {
     status: h("span", { class: "tl-status", "data-testid": "run-status" }),
     usage: h("span", { class: "tl-meta", "data-testid": "run-usage" }),
     code: h("code", {}),
+    play: h("button", { class: "tl-fork tl-step-through", "data-testid": "step-through" }),
     left: h("div", { class: "tl-left" }),
     center: h("div", { class: "tl-center", "data-testid": "conversation" }),
     right: h("div", { class: "tl-right tl-files", "data-testid": "file-browser" }),
@@ -1214,7 +1187,9 @@ function skeleton(el) {
       ui.code,
       " ",
       ui.status,
-      ui.usage
+      ui.usage,
+      " ",
+      ui.play
     ),
     h(
       "details",
@@ -1241,6 +1216,13 @@ function inspector(model, el, trace, local) {
   const ui = local.ui;
   const run = trace.run || {};
   ui.code.textContent = trace.root;
+  ui.play.hidden = !!model.get("offline") || !trace.root;
+  ui.play.textContent = local.playing ? "loading the history…" : "▶ step through";
+  ui.play.onclick = () => {
+    local.playing = true;
+    model.send({ op: "play", thread: trace.root, playing: true });
+    local.redraw();
+  };
   ui.status.className = `tl-status tl-${run.status}`;
   ui.status.textContent = run.status || "";
   const counts = replayCounts(trace.messages[trace.root] || []);
@@ -1272,6 +1254,34 @@ function inspector(model, el, trace, local) {
   }
   ui.error.textContent = paused ? "" : run.error || "";
   ui.error.className = run.status === "waiting" ? "tl-meta" : "tl-error";
+}
+
+// src/threadlab/widgets/js/patch.js
+function applyPatch(trace, patch) {
+  for (const t of patch.threads || []) {
+    const at = trace.threads.findIndex((x) => x.id === t.id);
+    if (at >= 0) trace.threads[at] = t;
+    else trace.threads.push(t);
+  }
+  for (const [id, c] of Object.entries(patch.cards || {})) put(trace.cards, id, c);
+  for (const [tid, f] of Object.entries(patch.files || {})) put(trace.files, tid, f);
+  for (const [tid, added] of Object.entries(patch.messages || {})) {
+    const had = Object.hasOwn(trace.messages, tid) ? trace.messages[tid] : [];
+    put(trace.messages, tid, had.concat(added));
+  }
+  for (const [tid, text] of Object.entries(patch.drafts || {})) {
+    if (text === null) delete trace.drafts[tid];
+    else put(trace.drafts, tid, text);
+  }
+  if (patch.run) trace.run = patch.run;
+}
+function put(object, key, value) {
+  Object.defineProperty(object, key, {
+    value,
+    enumerable: true,
+    writable: true,
+    configurable: true
+  });
 }
 
 // src/threadlab/widgets/js/thread_list.js
@@ -1331,7 +1341,10 @@ function mount(model, el, draw, options = {}) {
       }
       local.redraw();
     });
-    for (const name of ["trace", "rows", "opened", "live", "finished"])
+    model.on("change:points", () => {
+      if (!(model.get("points") || []).length) local.playing = false;
+    });
+    for (const name of ["trace", "rows", "opened", "live", "finished", "points"])
       model.on(`change:${name}`, local.redraw);
     model.on("change:selected", () => {
       local.selected = model.get("selected") || null;
@@ -1439,28 +1452,39 @@ function narrated(text) {
 function unescaped(text) {
   return text.replace(/\\(.)/g, "$1");
 }
-function frame(local, state, count) {
-  const go = (to) => {
-    state.at = Math.max(0, Math.min(count - 1, to));
-    local.redraw();
-  };
+function frame(model, local, state) {
   const stop = () => {
     clearInterval(state.timer);
     state.timer = null;
+  };
+  const go = (to) => {
+    const next = Math.max(0, Math.min(state.count - 1, to));
+    if (state.predict && next === state.at + 1 && asks(state, next)) {
+      stop();
+      state.asking = next;
+    } else {
+      state.asking = null;
+      state.at = next;
+    }
+    local.redraw();
   };
   const slider = (
     /** @type {HTMLInputElement} */
     h("input", {
       type: "range",
       min: 0,
-      max: Math.max(0, count - 1),
       class: "tl-scrubber",
       "data-testid": "player-scrubber",
       "aria-label": "point of the history",
-      oninput: (e) => go(Number(
-        /** @type {HTMLInputElement} */
-        e.currentTarget.value
-      ))
+      oninput: (e) => {
+        stop();
+        state.asking = null;
+        state.at = Number(
+          /** @type {HTMLInputElement} */
+          e.currentTarget.value
+        );
+        local.redraw();
+      }
     })
   );
   const play = (
@@ -1473,10 +1497,10 @@ function frame(local, state, count) {
         onclick: () => {
           if (state.timer) stop();
           else {
-            if (state.at >= count - 1) state.at = 0;
+            if (state.at >= state.count - 1) state.at = 0;
             state.timer = setInterval(() => {
-              if (state.at >= count - 1) stop();
-              else state.at += 1;
+              if (state.at >= state.count - 1) stop();
+              else go(state.at + 1);
               local.redraw();
             }, state.pace);
           }
@@ -1520,18 +1544,59 @@ function frame(local, state, count) {
       )
     )
   );
-  const explain = (
-    /** @type {HTMLInputElement} */
+  const toggle = (id, label, set) => h(
+    "label",
+    {},
     h("input", {
       type: "checkbox",
-      "data-testid": "player-explain-toggle",
+      "data-testid": id,
       onchange: (e) => {
-        state.explain = /** @type {HTMLInputElement} */
-        e.currentTarget.checked;
+        set(
+          /** @type {HTMLInputElement} */
+          e.currentTarget.checked
+        );
         local.redraw();
       }
-    })
+    }),
+    ` ${label}`
   );
+  const forkError = h("span", { class: "tl-error", "data-testid": "player-fork-error" });
+  const fork = (
+    /** @type {HTMLButtonElement} */
+    h(
+      "button",
+      {
+        class: "tl-fork",
+        "data-testid": "player-fork",
+        onclick: () => {
+          const at = forkPoint(state.list, state.at, state.root);
+          if (at === null) return;
+          forkError.textContent = "";
+          local.forks.set(`${state.root} ${at}`, { el: fork, error: forkError });
+          model.send({ op: "fork", thread: state.root, at });
+        }
+      },
+      "fork from here"
+    )
+  );
+  const back = h(
+    "button",
+    {
+      class: "tl-decide",
+      "data-testid": "player-close",
+      title: "the thread as it is now",
+      onclick: () => {
+        stop();
+        local.playing = false;
+        model.send({ op: "play", thread: state.root, playing: false });
+        local.redraw();
+      }
+    },
+    "■ back to the thread"
+  );
+  const quiz = h("div", { class: "tl-quiz", "data-testid": "player-quiz" });
+  const score = h("span", { class: "tl-meta", "data-testid": "player-score" });
+  const note = h("div", { class: "tl-error", "data-testid": "player-note" });
   const stage = h("div", { class: "tl-stage" });
   const root = h(
     "div",
@@ -1544,7 +1609,7 @@ function frame(local, state, count) {
           /** @type {Record<string, number>} */
           { ArrowLeft: -1, ArrowRight: 1 }
         );
-        if (e.key in moves) {
+        if (e.key in moves && e.target === e.currentTarget) {
           e.preventDefault();
           stop();
           go(state.at + moves[e.key]);
@@ -1558,16 +1623,75 @@ function frame(local, state, count) {
       button("◀", "player-back", () => state.at - 1),
       play,
       button("▶", "player-forward", () => state.at + 1),
-      button("▶|", "player-last", () => count - 1),
+      button("▶|", "player-last", () => state.count - 1),
       slider,
       where,
       pace2,
-      h("label", {}, explain, " explain")
+      toggle("player-explain-toggle", "explain", (on) => {
+        state.explain = on;
+      }),
+      toggle("player-predict-toggle", "predict", (on) => {
+        state.predict = on;
+        state.asking = null;
+      }),
+      score
     ),
+    h("div", { class: "tl-player-bar" }, fork, forkError, back),
+    note,
+    quiz,
     narration,
     stage
   );
-  return { root, slider, where, narration, play, stage };
+  return { root, slider, where, narration, play, stage, note, quiz, score, fork, forkError };
+}
+function asks(state, at) {
+  return !!state.list[at]?.offered?.length && !state.guesses.has(at);
+}
+function forkPoint(points, at, root) {
+  for (let i = Math.min(at, points.length - 1); i >= 0; i--) {
+    const p = points[i];
+    if (p.kind === "message_created" && p.thread === root && !p.depth && !p.damaged) return p.id;
+  }
+  return null;
+}
+function guessedRight(point, guess) {
+  return (point.answer || []).includes(guess);
+}
+function quizFor(state, points, redraw) {
+  if (state.asking !== null) {
+    const asked = state.asking;
+    const point2 = points[asked];
+    return [
+      h("b", {}, "What does the model do next? "),
+      ...(point2.offered || []).map(
+        (choice) => h(
+          "button",
+          {
+            class: "tl-decide",
+            "data-testid": "player-choice",
+            onclick: () => {
+              state.guesses.set(asked, choice);
+              state.asking = null;
+              state.at = asked;
+              redraw();
+            }
+          },
+          choice
+        )
+      )
+    ];
+  }
+  const guess = state.guesses.get(state.at);
+  const point = points[state.at];
+  if (!state.predict || guess === void 0 || !point) return [];
+  const right = guessedRight(point, guess);
+  return [
+    h(
+      "span",
+      { class: right ? "tl-right" : "tl-wrong", "data-testid": "player-reveal" },
+      right ? `✓ right: ${guess}` : `✗ you said ${guess}; it chose ${(point.answer || []).join(", ")}`
+    )
+  ];
 }
 function current(stage, trace, point) {
   const marked = (attribute, ids) => [...stage.querySelectorAll(`[${attribute}]`)].filter(
@@ -1582,16 +1706,32 @@ function current(stage, trace, point) {
 function playerView(model, el, local) {
   const points = model.get("points") || [];
   const trace = model.get("trace") || { root: "", threads: [], messages: {}, cards: {} };
-  if (!local.player)
-    local.player = { at: points.length - 1, explain: false, pace: 1e3, timer: null, ui: null };
+  if (!local.player || local.player.root !== trace.root)
+    local.player = {
+      at: points.length - 1,
+      count: points.length,
+      explain: false,
+      pace: 1e3,
+      timer: null,
+      ui: null,
+      predict: false,
+      asking: null,
+      guesses: /* @__PURE__ */ new Map(),
+      root: trace.root,
+      list: points
+    };
   const state = local.player;
+  if (state.at >= state.count - 1) state.at = points.length - 1;
+  state.count = points.length;
+  state.list = points;
   if (!state.ui || state.ui.root.parentNode !== el) {
-    state.ui = frame(local, state, points.length);
+    state.ui = frame(model, local, state);
     el.replaceChildren(state.ui.root);
   }
   const ui = state.ui;
   const at = Math.max(0, Math.min(points.length - 1, state.at));
   const point = points[at];
+  ui.slider.max = String(Math.max(0, points.length - 1));
   ui.slider.value = String(at);
   ui.play.textContent = state.timer ? "pause" : "play";
   ui.where.textContent = point ? `${at + 1} / ${points.length} · ${point.label}` : "no history";
@@ -1599,6 +1739,16 @@ function playerView(model, el, local) {
   ui.narration.replaceChildren(
     ...point?.explain ? narrated(point.explain) : [h("span", { class: "tl-meta" }, "(told with the step it belongs to)")]
   );
+  ui.note.textContent = point?.damaged ? "This row of the store cannot be read: it is shown in its place, without its details." : "";
+  ui.quiz.replaceChildren(...quizFor(state, points, local.redraw));
+  const guessed = [...state.guesses].filter(([i]) => points[i]);
+  const right = guessed.filter(([i, guess]) => guessedRight(points[i], guess)).length;
+  ui.score.textContent = state.predict ? `score ${right} / ${guessed.length}` : "";
+  const forkAt = forkPoint(points, at, trace.root);
+  const kernel = !model.get("offline");
+  ui.fork.hidden = !kernel;
+  ui.fork.disabled = forkAt === null || !!model.get("live") || trace.run?.status === "running";
+  ui.fork.title = forkAt === null ? "nothing to fork before the first message" : "a branch holding the history up to here, run live in this view";
   if (point && point.thread !== local.selected) local.selected = point.thread;
   const pastTense = {
     ...model,
@@ -1610,11 +1760,24 @@ function playerView(model, el, local) {
     shown.classList.add("tl-current");
 }
 
+// src/threadlab/widgets/js/inspector_view.js
+function drawInspector(model, el, local) {
+  inspector(model, el, model.get("trace") || {}, local);
+}
+function drawThread(model, el, local) {
+  if (local.playing && (model.get("points") || []).length) playerView(model, el, local);
+  else drawInspector(model, el, local);
+}
+function drawPlayer(model, el, local) {
+  if (local.playing === void 0) local.playing = true;
+  drawThread(model, el, local);
+}
+
 // src/threadlab/widgets/js/player_view.js
 var player_view_default = {
   /** @param {{model: Model, el: HTMLElement}} view */
   render({ model, el }) {
-    return mount(model, el, playerView, { ready: true });
+    return mount(model, el, drawPlayer, { ready: true });
   }
 };
 export {

@@ -1196,6 +1196,7 @@ function skeleton(el) {
     status: h("span", { class: "tl-status", "data-testid": "run-status" }),
     usage: h("span", { class: "tl-meta", "data-testid": "run-usage" }),
     code: h("code", {}),
+    play: h("button", { class: "tl-fork tl-step-through", "data-testid": "step-through" }),
     left: h("div", { class: "tl-left" }),
     center: h("div", { class: "tl-center", "data-testid": "conversation" }),
     right: h("div", { class: "tl-right tl-files", "data-testid": "file-browser" }),
@@ -1215,7 +1216,9 @@ function skeleton(el) {
       ui.code,
       " ",
       ui.status,
-      ui.usage
+      ui.usage,
+      " ",
+      ui.play
     ),
     h(
       "details",
@@ -1242,6 +1245,13 @@ function inspector(model, el, trace, local) {
   const ui = local.ui;
   const run = trace.run || {};
   ui.code.textContent = trace.root;
+  ui.play.hidden = !!model.get("offline") || !trace.root;
+  ui.play.textContent = local.playing ? "loading the history…" : "▶ step through";
+  ui.play.onclick = () => {
+    local.playing = true;
+    model.send({ op: "play", thread: trace.root, playing: true });
+    local.redraw();
+  };
   ui.status.className = `tl-status tl-${run.status}`;
   ui.status.textContent = run.status || "";
   const counts = replayCounts(trace.messages[trace.root] || []);
@@ -1421,7 +1431,10 @@ function mount(model, el, draw, options = {}) {
       }
       local.redraw();
     });
-    for (const name of ["trace", "rows", "opened", "live", "finished"])
+    model.on("change:points", () => {
+      if (!(model.get("points") || []).length) local.playing = false;
+    });
+    for (const name of ["trace", "rows", "opened", "live", "finished", "points"])
       model.on(`change:${name}`, local.redraw);
     model.on("change:selected", () => {
       local.selected = model.get("selected") || null;

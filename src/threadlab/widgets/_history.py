@@ -1,0 +1,128 @@
+"""A thread's history as the player draws it: each point (its events and its descendants',
+in the store's order) with a label, the step's narration where one tells of it, and for a
+model step what a student could predict there (the tools it was offered) and what it did.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .. import Message, Thread
+from ..runtime._explain import Step, explain_steps
+
+__all__ = ["history_of"]
+
+_LABEL_CHARS = 80
+# The kinds of point a narration step tells of (the rest are told within them).
+_TOLD_AT = {
+    "user": "message_created",
+    "model": "message_created",
+    "tool": "message_created",
+    "subagent": "subagent_created",
+    "file": "file_written",
+    "run": "run_finished",
+}
+TEXT_ANSWER = "(a text answer)"
+"""The choice, beside the tools on offer, of a model step that calls none."""
+
+
+def history_of(thread: Thread) -> list[dict[str, Any]]:
+    """The points of `thread`'s history as the player draws them: what each is, in which
+    thread, a label, and (where one tells of it) the step's narration. A row of the store
+    that cannot be read is a point marked `damaged`; the rest of the history plays."""
+    narration: dict[tuple[str, str, str], str] = {}
+    tree = {t.id: t for t in [thread, *_descendants(thread)]}
+    for told in tree.values():
+        for step in explain_steps(told):
+            if step.subject is not None:
+                key = (told.id, _TOLD_AT[step.kind], step.subject)
+                narration.setdefault(key, _paragraph(step))
+    points = []
+    for point in thread.history_points():
+        entry: dict[str, Any] = {
+            "kind": point.kind,
+            "id": point.id,
+            "thread": point.thread_id,
+            "depth": point.depth,
+            "at": point.at,
+            "label": _label(point.kind, point.id, point.event),
+        }
+        event = point.event
+        if event is None:
+            entry.update(damaged=True, label=f"{point.kind.replace('_', ' ')}: damaged row")
+        elif point.kind == "message_created" and point.thread_id in tree:
+            told = tree[point.thread_id]
+            message = told.find_message(point.id)
+            if message is None:
+                entry.update(damaged=True, label=f"{entry['label']}: cannot be read")
+            else:
+                entry["label"] = _message_label(message)
+                entry.update(_prediction(told, message))
+        if event is not None and event.type == "file_written":
+            entry.update(size=event.size, deleted=event.deleted)
+        if event is not None and event.type in ("run_finished", "tool_call_finished"):
+            entry["status"] = event.status
+        paragraph = narration.pop((point.thread_id, point.kind, point.id), None)
+        if paragraph is not None:
+            entry["explain"] = paragraph
+        points.append(entry)
+    return points
+
+
+def _prediction(thread: Thread, message: Message) -> dict[str, Any]:
+    """For a model step: the choices it had (the tools it was offered, and a text answer)
+    and the one it made (the tools it called, or a text answer)."""
+    if message.role != "assistant":
+        return {}
+    request = thread.model_request(message.id)
+    if request is None:
+        return {}
+    offered = [str(spec.get("name", "")) for spec in request.tools]
+    called = sorted({call.name for call in message.tool_calls})
+    return {"offered": [*offered, TEXT_ANSWER], "answer": called or [TEXT_ANSWER]}
+
+
+def _descendants(thread: Thread) -> list[Thread]:
+    found = []
+    for child in thread.children:
+        found += [child, *_descendants(child)]
+    return found
+
+
+def _paragraph(step: Step) -> str:
+    return f"**{step.title}.** {step.text}"
+
+
+def _message_label(message: Message) -> str:
+    """A stored message in a few words: "user: Make a page", "assistant calls write_file"."""
+    if message.role == "assistant" and message.tool_calls:
+        said = f"assistant calls {', '.join(c.name for c in message.tool_calls)}"
+    elif message.role == "tool":
+        said = f"result of {message.name or 'a call'}: {message.content or ''}"
+    else:
+        said = f"{message.role}: {message.content or ''}"
+    flat = " ".join(said.split())
+    return flat if len(flat) <= _LABEL_CHARS else flat[: _LABEL_CHARS - 1] + "…"
+
+
+def _label(kind: str, subject: str, event: Any) -> str:
+    """A point in a few words: "tool call started: write_file — writing index.html"."""
+    name = getattr(event, "name", "") or ""
+    if kind == "message_created":
+        return f"{getattr(event, 'role', 'a')} message"
+    if kind == "tool_call_started":
+        progress = getattr(event, "progress", None)
+        return f"call of {name}" + (f" — {progress}" if progress else "")
+    if kind == "tool_call_finished":
+        return f"{name} {getattr(event, 'status', '')}"
+    if kind == "approval_requested":
+        return f"{name} waits for a decision"
+    if kind == "approval_decided":
+        return "approved" if getattr(event, "approved", False) else "rejected"
+    if kind == "subagent_created":
+        return f"subagent {name} created"
+    if kind == "file_written":
+        return f"{subject} {'deleted' if getattr(event, 'deleted', False) else 'written'}"
+    if kind == "run_finished":
+        return f"run {getattr(event, 'status', 'ended')}"
+    return f"{kind.replace('_', ' ')}: {subject}"[:_LABEL_CHARS]
