@@ -9,7 +9,11 @@ for (const [name, state, testid] of [
   ["eval_view.js", { rows: [], models: [], cases: [], finished: true }, "eval-table"],
   ["served_view.js", { url: "http://127.0.0.1:1/mcp", tools: [] }, "served-endpoint"],
   ["graph_view.js", { graph: { nodes: [], edges: [] } }, "graph"],
-  ["player_view.js", { trace: aTrace(), points: [] }, "player"],
+  [
+    "player_view.js",
+    { trace: aTrace(), points: [{ kind: "message_created", id: "m1", thread: "t1", label: "u" }] },
+    "player",
+  ],
 ]) {
   test(`${name} renders its view and returns its clean-up`, async () => {
     const { default: widget } = await view(name);
