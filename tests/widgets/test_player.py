@@ -105,16 +105,19 @@ async def test_step_through_sends_the_points_follows_a_run_and_a_fork_ends_it(
     assert view.points
     # "Fork from here" (the player sends the view's fork): the branch runs in the view, which
     # shows it as it is (no points) and can step through it in turn.
-    first = thread.messages[0].id
-    view._on_message(view, {"op": "fork", "thread": thread.id, "at": first}, [])
+    view._on_message(view, {"op": "fork", "thread": thread.id, "at": "call_child"}, [])
     assert view._forking is not None
     await view._forking
     assert view.points == []
     assert not view.playing
     branch = view.state.root_id
     assert branch != thread.id
+    # The branch made a child of its own while it ran here: the view shows it too.
+    (child,) = rt.thread(branch).children
+    assert child.id in {t["id"] for t in view.trace["threads"]}
+    assert view.trace["messages"][child.id]
     view._on_message(view, {"op": "play", "thread": branch, "playing": True}, [])
-    assert [p["thread"] for p in view.points] == [branch] * len(view.points)
+    assert {p["thread"] for p in view.points} == {branch, child.id}
     assert SECRET not in json.dumps(view.points) + repr(sent)
 
 

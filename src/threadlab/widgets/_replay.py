@@ -4,9 +4,9 @@ events its tree persisted."""
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
-from typing import Any
+from typing import Any, cast
 
-from .. import Message, Thread, ThreadEvent
+from .. import Message, Runtime, Thread, ThreadEvent
 from ._view_state import ViewState
 
 __all__ = ["catch_up", "relate", "replay", "trace_for"]
@@ -35,7 +35,14 @@ def _tree(thread: Thread) -> Iterable[Thread]:
 def replay(thread: Thread) -> ViewState:
     """The trace of a persisted thread and its descendants, rebuilt from their events."""
     threads = {t.id: t for t in _tree(thread)}
-    state = trace_for(thread, threads.__getitem__)
+
+    def lookup(thread_id: str) -> Thread:
+        # A child made after the replay (the run of a branch shown here) is read when met.
+        if thread_id not in threads:
+            threads[thread_id] = cast(Runtime, thread._runtime).thread(thread_id)
+        return threads[thread_id]
+
+    state = trace_for(thread, lookup)
     catch_up(state, thread)
     return state
 
