@@ -100,7 +100,75 @@ def walk(lab: Lab, page: Any, shots: Path) -> None:
     assert told.startswith("The user's message.")
     player.locator("[data-testid=player-last]").click()
     in_both_themes(page, shots / "player-end", show=lambda: centre(player))
+    predict(page, player, shots)
+    step_through(page, shots)
+    fork_from_here(player, picks[1])
+    cell = page.locator(".jp-Notebook .jp-Cell").nth(PLAYER)
+    in_both_themes(page, shots / "player-forked", show=lambda: centre(cell))
     assert errors == []
+
+
+def predict(page: Any, player: Any, shots: Path) -> None:
+    """Predict mode: a step forward onto a model step asks what the model does, offering
+    the tools it was given; the choice is revealed and scored."""
+    player.locator("[data-testid=player-explain-toggle]").uncheck()
+    player.locator("[data-testid=player-predict-toggle]").check()
+    player.locator("[data-testid=player-first]").click()
+    forward = player.locator("[data-testid=player-forward]")
+    choices = player.locator("[data-testid=player-choice]")
+    for _ in range(20):
+        forward.click()
+        if choices.count():
+            break
+    offered = [c.inner_text() for c in choices.all()]
+    assert "(a text answer)" in offered
+    assert "subagent_create" in offered
+    in_both_themes(page, shots / "player-predict", show=lambda: centre(player))
+    choices.filter(has_text="subagent_create").click()
+    reveal = player.locator("[data-testid=player-reveal]").inner_text()
+    score = player.locator("[data-testid=player-score]").inner_text()
+    assert (reveal.startswith("✓"), score) == (True, "score 1 / 1"), (reveal, score)
+    player.locator("[data-testid=player-predict-toggle]").uncheck()
+
+
+def step_through(page: Any, shots: Path) -> None:
+    """ "Step through" on the run's own view: the player in its place, then back."""
+    cell = page.locator(".jp-Notebook .jp-Cell").nth(PLAYER - 1)
+    cell.locator("[data-testid=step-through]").click()
+    player = cell.locator("[data-testid=player]")
+    player.wait_for(timeout=30_000)
+    where = player.locator("[data-testid=player-where]").inner_text()
+    assert where.split(" · ")[0].split(" / ")[0] == where.split(" · ")[0].split(" / ")[1]
+    player.locator("[data-testid=player-first]").click()
+    in_both_themes(page, shots / "step-through", show=lambda: centre(player))
+    player.locator("[data-testid=player-close]").click()
+    cell.locator("[data-testid=inspector] [data-testid=step-through]").wait_for(timeout=10_000)
+    assert cell.locator("[data-testid=player]").count() == 0
+
+
+def fork_from_here(player: Any, pick: dict[str, Any]) -> None:
+    """ "Fork from here" at the child's point: a branch of the lead, shown as it runs and
+    after, in the player's place."""
+    player.locator("[data-testid=player-scrubber]").fill(str(pick["at"]))
+    player.locator("[data-testid=player-fork]").click()
+    page = player.page
+    cell = page.locator(".jp-Notebook .jp-Cell").nth(PLAYER)
+    page.wait_for_function(
+        "([cell, lead]) => { const c = document.querySelectorAll('.jp-Notebook .jp-Cell')[cell]"
+        ".querySelector('[data-testid=inspector] .tl-header code');"
+        " return c && c.textContent && c.textContent !== lead; }",
+        arg=[PLAYER, pick["lead"]],
+        timeout=60_000,
+    )
+    assert cell.locator("[data-testid=player]").count() == 0
+    status = cell.locator("[data-testid=run-status]").first
+    page.wait_for_function(
+        "(cell) => !/running/.test(document.querySelectorAll('.jp-Notebook .jp-Cell')[cell]"
+        ".querySelector('[data-testid=run-status]').textContent)",
+        arg=PLAYER,
+        timeout=60_000,
+    )
+    assert status.inner_text() in ("completed", "failed", "waiting"), status.inner_text()
 
 
 def check(player: Any, pick: dict[str, Any]) -> None:

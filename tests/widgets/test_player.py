@@ -69,6 +69,19 @@ async def test_each_model_step_carries_its_choices_and_what_it_chose(
     ]
     # The child's own model steps can be predicted too.
     assert any(p["thread"] != thread.id for p in steps)
+    # Asked before anything shows the answer: a step's calls start (their progress shows)
+    # before its message is stored, so the question is on the first of those points.
+    points = history_of(thread)
+    asked = [i for i, p in enumerate(points) if "offered" in p and p["thread"] == thread.id]
+    assert [points[i]["kind"] for i in asked] == [
+        "tool_call_started",
+        "tool_call_started",
+        "tool_call_started",
+        "message_created",
+    ]
+    for i in asked[:3]:
+        earlier = {(p["kind"], p["id"]) for p in points[:i]}
+        assert ("tool_call_started", points[i]["id"]) not in earlier
 
 
 async def test_a_damaged_row_is_a_point_marked_damaged_and_the_rest_plays(

@@ -66,7 +66,27 @@ def history_of(thread: Thread) -> list[dict[str, Any]]:
         if paragraph is not None:
             entry["explain"] = paragraph
         points.append(entry)
+    _ask_before_it_shows(points, tree)
     return points
+
+
+def _ask_before_it_shows(points: list[dict[str, Any]], tree: dict[str, Thread]) -> None:
+    """A model step's calls start (their progress streams) before its message is stored: the
+    question of what it does goes on the first point that would show the answer."""
+    first: dict[tuple[str, str], int] = {}
+    for index, entry in enumerate(points):
+        if entry["kind"] in ("tool_call_started", "approval_requested"):
+            first.setdefault((entry["thread"], entry["id"]), index)
+    for index, entry in enumerate(points):
+        if "offered" not in entry:
+            continue
+        message = tree[entry["thread"]].find_message(entry["id"])
+        calls = message.tool_calls if message is not None else []
+        thread = entry["thread"]
+        earliest = min((first.get((thread, c.id), index) for c in calls), default=index)
+        if earliest < index:
+            points[earliest]["offered"] = entry.pop("offered")
+            points[earliest]["answer"] = entry.pop("answer")
 
 
 def _prediction(thread: Thread, message: Message) -> dict[str, Any]:

@@ -455,8 +455,8 @@ class ThreadView(_View):
         except ThreadlabError as exc:
             self.tell({"op": "fork_error", "thread": thread_id, "at": at, "error": str(exc)})
             return
-        self.selected = branch.id
         self.play(False)  # the branch is shown as it runs; its own history can be played
+        self.selected = branch.id
         await self._run_here(branch, relate(replay(branch), branch))
 
     async def decide(self, asked: Decide) -> None:

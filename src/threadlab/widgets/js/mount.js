@@ -83,7 +83,9 @@ export function mount(model, el, draw, options = {}) {
     // The kernel took the history's points away (a branch made from the player, or "back"):
     // the view shows the thread as it is.
     model.on("change:points", () => {
-      if (!(model.get("points") || []).length) local.playing = false;
+      if ((model.get("points") || []).length) return;
+      local.playing = false;
+      local.selected = model.get("selected") || null; // not the thread of a point played
     });
     for (const name of ["trace", "rows", "opened", "live", "finished", "points"])
       model.on(`change:${name}`, local.redraw);

@@ -239,7 +239,9 @@ function mount(model, el, draw, options = {}) {
       local.redraw();
     });
     model.on("change:points", () => {
-      if (!(model.get("points") || []).length) local.playing = false;
+      if ((model.get("points") || []).length) return;
+      local.playing = false;
+      local.selected = model.get("selected") || null;
     });
     for (const name of ["trace", "rows", "opened", "live", "finished", "points"])
       model.on(`change:${name}`, local.redraw);
