@@ -150,3 +150,36 @@ def test_the_messages_a_step_keeps_are_counted_alike_fast_or_one_by_one() -> Non
     assert _kept([system, user], [tl.Message(role="system", content="Other."), user]) == 0
     assert _kept([system, user, system], [again, user, again]) == 3  # text, not id, counts
     assert _kept([], [again]) == 0
+
+
+async def test_every_steps_request_asked_in_turn_reads_each_message_a_few_times(
+    rt: tl.Runtime, registry: tl.Registry, monkeypatch: Any
+) -> None:
+    """A narration or a player asks each step's request in order: each is rebuilt from the
+    one before (no walk back to the first step), and only the last few are kept."""
+    turns = 60
+    model = Recording([text(f"answer {i}") for i in range(turns)])
+    tl.define_prompt("p", prompt="Chat.", model=model, include_chat=True, registry=registry)
+    thread = await rt.create_thread("p")
+    for i in range(turns):
+        await thread.send(f"question {i}")
+    fresh = tl.Runtime(registry, rt.store).thread(thread.id)
+    history = fresh._context.history
+    reads = 0
+    find = history.find
+
+    def counted(message_id: str) -> tl.Message | None:
+        nonlocal reads
+        reads += 1
+        return find(message_id)
+
+    monkeypatch.setattr(history, "find", counted)
+    steps = [m for m in fresh.messages if m.role == "assistant"]
+    for i, message in enumerate(steps):
+        seen = fresh.model_request(message.id)
+        assert seen is not None
+        assert as_sent(seen.messages) == as_sent(model.sent[i].messages)
+    assert reads <= 4 * turns  # with a walk back to the first step each time: ~turns²/2
+    assert len(fresh._requests) <= fresh._requests.keep
+    # Asked out of order, the answer is the same.
+    assert as_sent(fresh.model_request(steps[3].id).messages) == as_sent(model.sent[3].messages)  # type: ignore[union-attr]

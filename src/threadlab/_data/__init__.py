@@ -53,7 +53,7 @@ from ._runs import (
     StopReason,
     ThreadStatus,
 )
-from ._seen import SeenRequest, rebuild_request
+from ._seen import RecentRequests, SeenRequest, rebuild_request
 from ._thread_meta import ThreadMeta
 from ._tool_results import ToolResult
 
@@ -78,6 +78,7 @@ __all__ = [
     "Message",
     "MessageCreatedEvent",
     "Reasoning",
+    "RecentRequests",
     "RequestEntry",
     "Run",
     "RunFinishedEvent",

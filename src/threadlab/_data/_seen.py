@@ -9,7 +9,7 @@ from typing import Any
 
 from ._messages import Message
 
-__all__ = ["SeenRequest", "rebuild_request"]
+__all__ = ["RecentRequests", "SeenRequest", "rebuild_request"]
 
 
 @dataclass(frozen=True)
@@ -28,6 +28,21 @@ class SeenRequest:
     def system(self) -> str:
         """The system instructions."""
         return "\n\n".join(m.content or "" for m in self.messages if m.role == "system")
+
+
+class RecentRequests(dict[str, SeenRequest]):
+    """A cache for `rebuild_request` that keeps only the steps rebuilt last: asked step by
+    step in order (a player, a narration), each step is rebuilt from the one before it, and
+    a long thread's requests (each holding all the messages sent) are not all kept at once."""
+
+    def __init__(self, keep: int = 8) -> None:
+        super().__init__()
+        self.keep = keep
+
+    def __setitem__(self, key: str, value: SeenRequest) -> None:
+        super().__setitem__(key, value)
+        while len(self) > self.keep:
+            del self[next(iter(self))]
 
 
 def rebuild_request(

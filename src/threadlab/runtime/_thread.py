@@ -16,6 +16,7 @@ from .._data import (
     ApprovalRequest,
     ForkPoint,
     Message,
+    RecentRequests,
     Run,
     RunFinishedEvent,
     SeenRequest,
@@ -74,6 +75,7 @@ class Thread:
     def __init__(self, runtime: ThreadHost, context: ThreadContext) -> None:
         self._runtime = runtime
         self._context = context
+        self._requests = RecentRequests()  # stored steps never change: safe to keep
 
     def __repr__(self) -> str:
         return f"<Thread {self.id} agent={self.agent!r} status={self.status!r}>"
@@ -184,7 +186,7 @@ class Thread:
         messages (system prompt included, after the hooks that filter them), the tools on
         offer and how they could be called — as stored, so redacted. None for a message
         that no model step of this thread wrote."""
-        return rebuild_request(message_id, self._context.history.find)
+        return rebuild_request(message_id, self._context.history.find, self._requests)
 
     @property
     def damage(self) -> list[str]:
