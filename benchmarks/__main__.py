@@ -11,6 +11,7 @@ from . import (
     fork,
     growth,
     overhead,
+    player,
     providers,
     sandbox,
     scanner,
@@ -39,6 +40,8 @@ def main() -> None:
     print(providers.report(asyncio.run(providers.measure())))
     print("\n## Forking a long thread\n")
     print(fork.report(asyncio.run(fork.measure())))
+    print("\n## The player of a long thread (the kernel's side)\n")
+    print(player.report(asyncio.run(player.measure())))
     print("\n## Work that grows with the thread\n")
     print(growth.report(asyncio.run(growth.measure())))
     print("\n## Handing a sync call to a thread\n")

@@ -1,9 +1,9 @@
 // The player: a thread as of any point of its history, cut from the trace sent once.
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { aTrace, fakeModel, local, view } from "./setup.mjs";
+import { aCard, aTrace, fakeModel, local, view } from "./setup.mjs";
 
-const { traceAt, playerView, narrated, forkPoint } = await view("player.js");
+const { traceAt, playerView, narrated, forkPoint, SHOWN_MESSAGES } = await view("player.js");
 const { drawThread } = await view("inspector_view.js");
 
 // aTrace's history, point by point: the lead asks, calls write_file (which writes a file and
@@ -290,4 +290,34 @@ test("a thread view steps through its history in place and comes back", () => {
   const offline = document.createElement("div");
   drawThread(fakeModel({ trace: aTrace(), offline: true }), offline, local());
   assert.equal(offline.querySelector("[data-testid=step-through]").hidden, true);
+});
+
+test("a long conversation is drawn from its last messages up to the point, the rest counted", () => {
+  const trace = aTrace();
+  const long = [];
+  const steps = [];
+  for (let i = 0; i < 100; i++) {
+    const call = `call_${i}`;
+    long.push({ ...trace.messages.t1[1], id: `a${i}`, calls: [call] });
+    long.push({ ...trace.messages.t1[2], id: `r${i}`, calls: [] });
+    trace.cards[call] = { ...aCard(), id: call, message: `a${i}` };
+    steps.push(
+      { kind: "tool_call_started", id: call, thread: "t1", label: "call" },
+      { kind: "message_created", id: `a${i}`, thread: "t1", label: "assistant" },
+      { kind: "tool_call_finished", id: call, thread: "t1", label: "done", status: "success" },
+      { kind: "message_created", id: `r${i}`, thread: "t1", label: "result" },
+    );
+  }
+  trace.messages.t1 = long;
+  const cut = traceAt(trace, steps, 4 * 80 - 1); // after the 80th call's result
+  assert.equal(cut.messages.t1.length, SHOWN_MESSAGES);
+  assert.equal(cut.messages.t1.at(-1).id, "r79");
+  assert.equal(cut.earlier.t1, 160 - SHOWN_MESSAGES);
+  // Only the cards of the messages drawn (none of the hidden ones trails at the end).
+  assert.deepEqual(Object.keys(cut.cards).sort(), cut.messages.t1.flatMap((m) => m.calls).sort());
+  const { el } = drawn(local(), trace, steps);
+  scrub(el, 4 * 80 - 1);
+  assert.match(el.querySelector("[data-testid=earlier]").textContent, /^… 100 earlier messages/);
+  scrub(el, 3);
+  assert.equal(el.querySelector("[data-testid=earlier]"), null);
 });

@@ -15,6 +15,7 @@ import re
 from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass, field
+from operator import attrgetter
 from typing import TYPE_CHECKING
 
 from .._data import (
@@ -517,8 +518,11 @@ def _calls(names: list[str]) -> str:
     return ", ".join(names[:-1]) + f" and {names[-1]}, in that order"
 
 
+_ROLE = attrgetter("role")
+
+
 def _messages_sent(messages: list[Message]) -> str:
-    roles: Counter[str] = Counter(m.role for m in messages)
+    roles: Counter[str] = Counter(map(_ROLE, messages))  # in C: a long thread's steps
     parts = []
     for role, label in (
         ("system", "the system prompt"),

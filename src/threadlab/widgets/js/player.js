@@ -20,6 +20,9 @@ import { inspector } from "./inspector.js";
  *   forkError: HTMLElement}} PlayerUi
  */
 
+/** How many of a thread's last messages (up to the point) the player draws. */
+export const SHOWN_MESSAGES = 60;
+
 /**
  * `trace` as it was at point `at` of `points`: the messages stored by then, each call as it
  * stood (queued, running, waiting for a decision, or finished with its result), the threads
@@ -60,15 +63,24 @@ export function traceAt(trace, points, at) {
   const messages = {};
   /** @type {Record<string, Card>} */
   const cards = {};
+  /** @type {Record<string, number>} */
+  const earlier = {};
+  const hidden = new Set();
   for (const [thread, list] of Object.entries(trace.messages || {})) {
     // A message no point names (a store from before points) is always there.
-    messages[thread] = list.filter((m) => stored.has(m.id) || !named.has(m.id));
+    const then = list.filter((m) => stored.has(m.id) || !named.has(m.id));
+    // A long conversation shows its last steps: the point is at its end, and a page of
+    // thousands of cards takes the browser longer to lay out than a step should.
+    const cut = Math.max(0, then.length - SHOWN_MESSAGES);
+    for (const m of then.slice(0, cut)) for (const id of m.calls) hidden.add(id);
+    if (cut) earlier[thread] = cut;
+    messages[thread] = then.slice(cut);
     for (const m of messages[thread])
       for (const id of m.calls) if (!calls.has(id)) calls.set(id, "queued");
   }
   for (const [id, c] of Object.entries(trace.cards || {})) {
     const state = calls.get(id);
-    if (!state) continue;
+    if (!state || hidden.has(id)) continue;
     if (state === "finished") cards[id] = c;
     else
       cards[id] = {
@@ -98,6 +110,7 @@ export function traceAt(trace, points, at) {
       ]),
     ),
     run: whole ? trace.run : { ...trace.run, status: runs.get(trace.root) || "running" },
+    earlier,
   };
 }
 

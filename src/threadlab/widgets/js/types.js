@@ -29,7 +29,8 @@
  *   stop_reason?: string | null, next_request?: string}} RunSummary
  * @typedef {{root: string, threads: TraceThread[], messages: Record<string, TraceMessage[]>,
  *   cards: Record<string, Card>, files: Record<string, FileEntry[]>,
- *   drafts: Record<string, string>, run: RunSummary}} Trace
+ *   drafts: Record<string, string>, run: RunSummary,
+ *   earlier?: Record<string, number>}} Trace
  * @typedef {{op: "preview", thread: string, path: string, error?: string, image?: string,
  *   text?: string, size?: number, truncated?: boolean}} Preview
  * @typedef {{id: string, agent: string, origin: string | null, notebook?: string | null,

@@ -818,6 +818,15 @@ function conversation(model, trace, threadId, local) {
       );
   };
   const replaying = replayCounts(trace.messages[threadId] || []) !== null;
+  const earlier = trace.earlier?.[threadId];
+  if (earlier)
+    out.push(
+      h(
+        "div",
+        { class: "tl-meta tl-earlier", "data-testid": "earlier" },
+        `… ${earlier} earlier ${earlier === 1 ? "message" : "messages"} (step back to see them)`
+      )
+    );
   for (const m of trace.messages[threadId] || []) {
     if (m.role === "tool" || m.depth > 0 && m.role !== "assistant") continue;
     const shown = m.usage || m.reasoning || replaying && m.depth === 0;

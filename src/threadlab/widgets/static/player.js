@@ -817,6 +817,15 @@ function conversation(model, trace, threadId, local) {
       );
   };
   const replaying = replayCounts(trace.messages[threadId] || []) !== null;
+  const earlier = trace.earlier?.[threadId];
+  if (earlier)
+    out.push(
+      h(
+        "div",
+        { class: "tl-meta tl-earlier", "data-testid": "earlier" },
+        `… ${earlier} earlier ${earlier === 1 ? "message" : "messages"} (step back to see them)`
+      )
+    );
   for (const m of trace.messages[threadId] || []) {
     if (m.role === "tool" || m.depth > 0 && m.role !== "assistant") continue;
     const shown = m.usage || m.reasoning || replaying && m.depth === 0;
@@ -1371,6 +1380,7 @@ function mount(model, el, draw, options = {}) {
 }
 
 // src/threadlab/widgets/js/player.js
+var SHOWN_MESSAGES = 60;
 function traceAt(trace, points, at) {
   const named = new Set(points.filter((p) => p.kind === "message_created").map((p) => p.id));
   const stored = /* @__PURE__ */ new Set();
@@ -1397,14 +1407,20 @@ function traceAt(trace, points, at) {
   const whole = last >= points.length - 1;
   const messages = {};
   const cards = {};
+  const earlier = {};
+  const hidden = /* @__PURE__ */ new Set();
   for (const [thread, list] of Object.entries(trace.messages || {})) {
-    messages[thread] = list.filter((m) => stored.has(m.id) || !named.has(m.id));
+    const then = list.filter((m) => stored.has(m.id) || !named.has(m.id));
+    const cut = Math.max(0, then.length - SHOWN_MESSAGES);
+    for (const m of then.slice(0, cut)) for (const id of m.calls) hidden.add(id);
+    if (cut) earlier[thread] = cut;
+    messages[thread] = then.slice(cut);
     for (const m of messages[thread])
       for (const id of m.calls) if (!calls.has(id)) calls.set(id, "queued");
   }
   for (const [id, c] of Object.entries(trace.cards || {})) {
     const state = calls.get(id);
-    if (!state) continue;
+    if (!state || hidden.has(id)) continue;
     if (state === "finished") cards[id] = c;
     else
       cards[id] = {
@@ -1430,7 +1446,8 @@ function traceAt(trace, points, at) {
         [...listed].sort(([a], [b]) => a < b ? -1 : 1).map(([path, size]) => ({ path, size }))
       ])
     ),
-    run: whole ? trace.run : { ...trace.run, status: runs.get(trace.root) || "running" }
+    run: whole ? trace.run : { ...trace.run, status: runs.get(trace.root) || "running" },
+    earlier
   };
 }
 function statusThen(runs, t) {
