@@ -765,7 +765,10 @@ print(done.status, [m.content for m in done.messages if m.role == "tool"])""",
             "md",
             "The player steps through the same history, point by point: drag the scrubber, use"
             " the buttons or the ← / → keys, or press play. Each point shows the thread as it"
-            " was then; tick **explain** to read the step in words.",
+            " was then; tick **explain** to read the step in words. Tick **predict** and step"
+            " forward from the start: before each model step you pick what the model will do"
+            " (one of the tools it was given, or a text answer), then see what it did, and the"
+            " player keeps your score.",
         ),
         ("code", "tl.player(thread)"),
         (
