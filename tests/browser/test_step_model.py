@@ -50,10 +50,19 @@ def walk(lab: Lab, page: Any, shots: Path) -> None:
     ]
     assert view.locator("[data-testid=tool-card]").count() == 0
     assert "paused before a model step" in (cell.locator(".jp-OutputArea").text_content() or "")
+    # A student predicts the step: the choices are the tools on offer and a text answer.
+    choices = pause.locator("[data-testid=step-choice]")
+    assert [c.inner_text() for c in choices.all()] == ["add", "(a text answer)"]
+    choices.filter(has_text="add").click()
     in_both_themes(page, shots / "step-model-paused", show=lambda: centre(pause))
 
-    # 2. Continue: the model step runs (its call too), and the run pauses before the next.
+    # 2. Continue: the model step runs (its call too), and the run pauses before the next;
+    # the prediction is revealed and scored.
     pause.locator("[data-testid=step-continue]").click()
+    reveal = view.locator("[data-testid=step-reveal]")
+    reveal.wait_for(timeout=60_000)
+    assert reveal.inner_text().split("\n")[0].startswith("✓ right: add"), reveal.inner_text()
+    assert "score 1 / 1" in reveal.inner_text()
     view.locator("[data-testid=tool-card]").first.wait_for(timeout=60_000)
     pause.wait_for(timeout=60_000)
     page.wait_for_function(
@@ -64,10 +73,16 @@ def walk(lab: Lab, page: Any, shots: Path) -> None:
     assert "assistant:" in pause.locator("[data-testid=next-request] pre").inner_text()
     assert pause.locator("[data-testid=step-continue]").is_enabled()
 
-    # 3. Continue again: the model answers and the run completes; no pause is left.
+    # 3. Continue again (a wrong guess first): the model answers and the run completes; no
+    # pause is left, the reveal and the score stay.
+    pause.locator("[data-testid=step-choice]").filter(has_text="add").click()
     pause.locator("[data-testid=step-continue]").click()
     view.locator("[data-testid=run-status]", has_text="completed").wait_for(timeout=60_000)
     assert pause.count() == 0
     assert "add returned" in view.locator("[data-testid=conversation]").inner_text()
+    page.wait_for_function(
+        "(el) => /score 1 \\/ 2/.test(el.textContent)", arg=reveal.element_handle(), timeout=30_000
+    )
+    assert "✗ you said add; it chose (a text answer)" in reveal.inner_text()
     in_both_themes(page, shots / "step-model-done", show=lambda: centre(view))
     assert errors == []

@@ -55,6 +55,7 @@ async def test_continue_sends_each_step_and_the_view_follows(
         "user: 2+3?",
         "tools: add (tool_choice auto, parallel calls no)",
     ]
+    assert run["next_tools"] == ["add"]  # what a student predicting the step chooses from
     assert model.requests == []
     press(live, thread.id, "continue")
     assert live.view._stepping is not None

@@ -82,5 +82,6 @@ class RunStream:
         )
         paused = self.thread.next_request
         if self.state.run.get("stop_reason") == "waiting: model step" and paused is not None:
-            self.state.paused_before(request_text(paused))
+            offered = [str(tool.get("name", "")) for tool in paused.tools]
+            self.state.paused_before(request_text(paused), offered)
         self._finishing()

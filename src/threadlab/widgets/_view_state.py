@@ -402,14 +402,16 @@ class ViewState:
             else:
                 card["status"] = "interrupted"
 
-    def paused_before(self, request: str) -> None:
+    def paused_before(self, request: str, tools: list[str]) -> None:
         """The run paused before a model step that would send `request` (as text, at most
-        `REQUEST_SHOWN` characters: the whole of it is the thread's `next_request`)."""
+        `REQUEST_SHOWN` characters: the whole of it is the thread's `next_request`), offering
+        the model `tools` (by name: the choices of a student predicting the step)."""
         if len(request) > REQUEST_SHOWN:
             request = (
                 request[:REQUEST_SHOWN] + f"\n… ({len(request) - REQUEST_SHOWN} more characters)"
             )
         self.run["next_request"] = request
+        self.run["next_tools"] = tools
         self.changed.run = True
 
     def ended(self, status: str, error: str | None) -> None:
@@ -418,6 +420,7 @@ class ViewState:
         thread that is not running still says what it was doing."""
         self.run.update(status=status, text=None, error=error, stop_reason=status)
         self.run.pop("next_request", None)
+        self.run.pop("next_tools", None)
         self.changed.run = True
         root = self.threads.get(self.root_id)
         if root is not None:

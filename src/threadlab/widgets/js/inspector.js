@@ -4,7 +4,7 @@
 import { conversation } from "./conversation.js";
 import { h } from "./dom.js";
 import { files } from "./files.js";
-import { pausePanel } from "./pause.js";
+import { pausePanel, predictionScore } from "./pause.js";
 import { costText, replayCounts, usageText } from "./text.js";
 import { timeline } from "./timeline.js";
 import { tree } from "./tree.js";
@@ -26,6 +26,7 @@ function skeleton(el) {
     right: h("div", { class: "tl-right tl-files", "data-testid": "file-browser" }),
     error: h("div", { class: "tl-error" }),
     pause: h("div", { "data-testid": "pause-slot" }),
+    predicted: h("div", {}),
     timelineHead: h("span", {}),
     timelineBody: h("div", { class: "tl-lanes" }),
   };
@@ -51,6 +52,7 @@ function skeleton(el) {
       ui.timelineBody,
     ),
     ui.pause,
+    ui.predicted,
     h("div", { class: "tl-panes" }, ui.left, ui.center, ui.right),
     ui.error,
   );
@@ -108,12 +110,14 @@ export function inspector(model, el, trace, local) {
   ui.timelineHead.textContent = spans.head;
   ui.timelineBody.replaceChildren(...spans.lanes);
   // Kept while the pause lasts: a redraw (a patch, a theme change) must not undo a click.
-  const paused = pausePanel(model, trace);
+  const paused = pausePanel(model, trace, local);
   const pauseKey = paused ? `${trace.root} ${run.next_request ?? ""}` : "";
   if (ui.pause.dataset.key !== pauseKey) {
     ui.pause.dataset.key = pauseKey;
     ui.pause.replaceChildren(...(paused ? [paused] : []));
   }
+  const scored = model.get("offline") ? null : predictionScore(trace, local);
+  ui.predicted.replaceChildren(...(scored ? [scored] : []));
   ui.error.textContent = paused ? "" : run.error || "";
   // A run that waits for a decision did not fail: what it waits for reads as a note.
   ui.error.className = run.status === "waiting" ? "tl-meta" : "tl-error";

@@ -1,8 +1,97 @@
 // @ts-check
 // A run paused before a model step (step mode): the request it is about to send, and
 // Continue / Stop.
-/** @import {Model, Trace} from "./types.js" */
+/** @import {Local, Model, Trace} from "./types.js" */
 import { h } from "./dom.js";
+
+/** The choice, beside the tools on offer, of a model step that calls none. */
+export const TEXT_ANSWER = "(a text answer)";
+
+/**
+ * The top-level assistant messages of the run's thread, in order.
+ * @param {Trace} trace
+ */
+function steps(trace) {
+  return (trace.messages?.[trace.root] || []).filter((m) => m.role === "assistant" && !m.depth);
+}
+
+/**
+ * What a model step did, as a student predicts it: the tools it called, or a text answer.
+ * @param {Trace} trace
+ * @param {import("./types.js").TraceMessage} message
+ * @returns {string[]}
+ */
+function chosen(trace, message) {
+  const names = message.calls.map((id) => trace.cards?.[id]?.name).filter((n) => !!n);
+  return names.length ? /** @type {string[]} */ (names) : [TEXT_ANSWER];
+}
+
+/**
+ * A prediction made at a pause, scored once the step it was about is stored: the last
+ * reveal and the score so far, or nothing when no prediction was made.
+ * @param {Trace} trace
+ * @param {Local} local
+ * @returns {HTMLElement | null}
+ */
+export function predictionScore(trace, local) {
+  const asked = local.stepPrediction;
+  if (!asked) return null;
+  const made = steps(trace)[asked.after];
+  if (asked.choice !== null && made) {
+    const answer = chosen(trace, made);
+    const right = answer.includes(asked.choice);
+    asked.scored.push(right);
+    asked.reveal = right
+      ? `✓ right: ${asked.choice}`
+      : `✗ you said ${asked.choice}; it chose ${answer.join(", ")}`;
+    asked.choice = null;
+  }
+  if (!asked.reveal) return null;
+  const right = asked.scored.filter((r) => r).length;
+  return h(
+    "div",
+    { class: "tl-quiz", "data-testid": "step-reveal" },
+    h("span", { class: asked.reveal.startsWith("✓") ? "tl-right" : "tl-wrong" }, asked.reveal),
+    h("span", { class: "tl-meta" }, `score ${right} / ${asked.scored.length}`),
+  );
+}
+
+/**
+ * Before a paused model step: which tool (or a text answer) the student thinks it will
+ * choose; Continue then reveals it.
+ * @param {Trace} trace
+ * @param {Local} local
+ * @returns {HTMLElement | null}
+ */
+function predictRow(trace, local) {
+  const offered = trace.run?.next_tools;
+  if (!offered) return null;
+  const after = steps(trace).length;
+  /** @type {HTMLButtonElement[]} */
+  const choices = [];
+  const pick = (/** @type {string} */ choice, /** @type {HTMLButtonElement} */ button) => {
+    const asked = local.stepPrediction || { choice: null, after, scored: [], reveal: null };
+    local.stepPrediction = { ...asked, choice, after };
+    for (const b of choices) b.setAttribute("aria-pressed", String(b === button));
+  };
+  for (const choice of [...offered, TEXT_ANSWER]) {
+    const button = /** @type {HTMLButtonElement} */ (
+      h(
+        "button",
+        { class: "tl-decide", "data-testid": "step-choice", "aria-pressed": "false" },
+        choice,
+      )
+    );
+    button.addEventListener("click", () => pick(choice, button));
+    choices.push(button);
+  }
+  return h(
+    "div",
+    { class: "tl-quiz", "data-testid": "step-predict" },
+    h("span", { class: "tl-meta" }, "predict: what will the model do? "),
+    ...choices,
+  );
+}
 
 /**
  * The pause of a run that stopped before a model step: what the model is about to be sent,
@@ -11,9 +100,10 @@ import { h } from "./dom.js";
  * run stands, with no buttons. Null for a run that did not pause so.
  * @param {Model} model
  * @param {Trace} trace
+ * @param {Local} local
  * @returns {HTMLElement | null}
  */
-export function pausePanel(model, trace) {
+export function pausePanel(model, trace, local) {
   const run = trace.run || {};
   if (run.stop_reason !== "waiting: model step") return null;
   const offline = !!model.get("offline");
@@ -61,6 +151,7 @@ export function pausePanel(model, trace) {
     { class: "tl-decision tl-pause", "data-testid": "model-pause" },
     ask,
     request,
+    predictRow(trace, local),
     h("div", { class: "tl-decide-row" }, button("Continue", "continue"), button("Stop", "stop")),
   );
 }

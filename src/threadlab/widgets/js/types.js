@@ -26,7 +26,7 @@
  * @typedef {{path: string, size: number}} FileEntry
  * @typedef {{status?: string, text?: string | null, error?: string | null,
  *   usage?: Record<string, number> | null, cost_usd?: number | null,
- *   stop_reason?: string | null, next_request?: string}} RunSummary
+ *   stop_reason?: string | null, next_request?: string, next_tools?: string[]}} RunSummary
  * @typedef {{root: string, threads: TraceThread[], messages: Record<string, TraceMessage[]>,
  *   cards: Record<string, Card>, files: Record<string, FileEntry[]>,
  *   drafts: Record<string, string>, run: RunSummary,
@@ -47,7 +47,7 @@
  * @typedef {{root: HTMLElement, status: HTMLElement, usage: HTMLElement, code: HTMLElement,
  *   play: HTMLElement,
  *   left: HTMLElement, center: HTMLElement, right: HTMLElement, error: HTMLElement,
- *   pause: HTMLElement,
+ *   pause: HTMLElement, predicted: HTMLElement,
  *   timelineHead: HTMLElement, timelineBody: HTMLElement}} Skeleton
  * @typedef {{selected: string | null, fetched: Record<string, string>,
  *   fetchedArgs: Record<string, string>, preview: Preview | null,
@@ -60,7 +60,9 @@
  *   previewSource: boolean, memory: Memory,
  *   clock: Record<string, {seen: number, started: number | null}>,
  *   secret: {token: string, config: string} | null,
- *   player?: import("./player.js").PlayerState | null, playing?: boolean}} Local
+ *   player?: import("./player.js").PlayerState | null, playing?: boolean,
+ *   stepPrediction?: {choice: string | null, after: number, scored: boolean[],
+ *     reveal: string | null}}} Local
  * @typedef {{open: Set<string>, selected: string | null}} Memory
  * @typedef {{thread: string, at: string, kind: "call" | "message", result?: string | null,
  *   args?: string, text?: string}} ForkPoint

@@ -130,9 +130,9 @@ function usageText(usage) {
 }
 var NO_KERNEL = "not kept in the notebook: the kernel that made this view is gone (%threadlab open the thread to see it)";
 function replayCounts(messages) {
-  const steps = messages.filter((m) => m.role === "assistant" && m.depth === 0);
-  const replayed = steps.filter((m) => m.model === "replay").length;
-  return replayed ? [replayed, steps.length - replayed] : null;
+  const steps2 = messages.filter((m) => m.role === "assistant" && m.depth === 0);
+  const replayed = steps2.filter((m) => m.model === "replay").length;
+  return replayed ? [replayed, steps2.length - replayed] : null;
 }
 
 // src/threadlab/widgets/js/dom.js
@@ -523,13 +523,13 @@ function input(name, f) {
   }
   if (f.type === "array") {
     const items = f.items?.anyOf ? f.items.anyOf.map((o) => [o.const, o.title ?? String(o.const)]) : (f.items?.enum ?? []).map((v) => [v, String(v)]);
-    const chosen = new Set(Array.isArray(f.default) ? f.default : []);
+    const chosen2 = new Set(Array.isArray(f.default) ? f.default : []);
     const boxes = items.map(([value, shown]) => {
       const box = (
         /** @type {HTMLInputElement} */
         h("input", { type: "checkbox", "data-field": `${name}=${String(value)}` })
       );
-      box.checked = chosen.has(value);
+      box.checked = chosen2.has(value);
       return { box, value, el: h("label", { class: "tl-choice" }, box, ` ${shown}`) };
     });
     return {
@@ -691,16 +691,16 @@ function forkControl(model, local, point) {
     )
   );
   const submit = () => {
-    const chosen = mode.value;
+    const chosen2 = mode.value;
     let value = editor.value;
-    if (chosen !== "message") {
+    if (chosen2 !== "message") {
       try {
         value = JSON.parse(editor.value);
       } catch (e) {
         error.textContent = `not JSON: ${e instanceof Error ? e.message : e}`;
         return;
       }
-      if (chosen === "arguments" && (typeof value !== "object" || !value || Array.isArray(value))) {
+      if (chosen2 === "arguments" && (typeof value !== "object" || !value || Array.isArray(value))) {
         error.textContent = "the arguments must be a JSON object";
         return;
       }
@@ -710,8 +710,8 @@ function forkControl(model, local, point) {
       /** @type {const} */
       "fork"
     ), thread: point.thread, at: point.at };
-    if (chosen === "message") model.send({ ...at, message: String(value) });
-    else if (chosen === "arguments")
+    if (chosen2 === "message") model.send({ ...at, message: String(value) });
+    else if (chosen2 === "arguments")
       model.send({ ...at, arguments: (
         /** @type {Record<string, unknown>} */
         value
@@ -1015,7 +1015,67 @@ function files(model, trace, threadId, local) {
 }
 
 // src/threadlab/widgets/js/pause.js
-function pausePanel(model, trace) {
+var TEXT_ANSWER = "(a text answer)";
+function steps(trace) {
+  return (trace.messages?.[trace.root] || []).filter((m) => m.role === "assistant" && !m.depth);
+}
+function chosen(trace, message) {
+  const names = message.calls.map((id) => trace.cards?.[id]?.name).filter((n) => !!n);
+  return names.length ? (
+    /** @type {string[]} */
+    names
+  ) : [TEXT_ANSWER];
+}
+function predictionScore(trace, local) {
+  const asked = local.stepPrediction;
+  if (!asked) return null;
+  const made = steps(trace)[asked.after];
+  if (asked.choice !== null && made) {
+    const answer = chosen(trace, made);
+    const right2 = answer.includes(asked.choice);
+    asked.scored.push(right2);
+    asked.reveal = right2 ? `✓ right: ${asked.choice}` : `✗ you said ${asked.choice}; it chose ${answer.join(", ")}`;
+    asked.choice = null;
+  }
+  if (!asked.reveal) return null;
+  const right = asked.scored.filter((r) => r).length;
+  return h(
+    "div",
+    { class: "tl-quiz", "data-testid": "step-reveal" },
+    h("span", { class: asked.reveal.startsWith("✓") ? "tl-right" : "tl-wrong" }, asked.reveal),
+    h("span", { class: "tl-meta" }, `score ${right} / ${asked.scored.length}`)
+  );
+}
+function predictRow(trace, local) {
+  const offered = trace.run?.next_tools;
+  if (!offered) return null;
+  const after = steps(trace).length;
+  const choices = [];
+  const pick = (choice, button) => {
+    const asked = local.stepPrediction || { choice: null, after, scored: [], reveal: null };
+    local.stepPrediction = { ...asked, choice, after };
+    for (const b of choices) b.setAttribute("aria-pressed", String(b === button));
+  };
+  for (const choice of [...offered, TEXT_ANSWER]) {
+    const button = (
+      /** @type {HTMLButtonElement} */
+      h(
+        "button",
+        { class: "tl-decide", "data-testid": "step-choice", "aria-pressed": "false" },
+        choice
+      )
+    );
+    button.addEventListener("click", () => pick(choice, button));
+    choices.push(button);
+  }
+  return h(
+    "div",
+    { class: "tl-quiz", "data-testid": "step-predict" },
+    h("span", { class: "tl-meta" }, "predict: what will the model do? "),
+    ...choices
+  );
+}
+function pausePanel(model, trace, local) {
   const run = trace.run || {};
   if (run.stop_reason !== "waiting: model step") return null;
   const offline = !!model.get("offline");
@@ -1059,6 +1119,7 @@ function pausePanel(model, trace) {
     { class: "tl-decision tl-pause", "data-testid": "model-pause" },
     ask,
     request,
+    predictRow(trace, local),
     h("div", { class: "tl-decide-row" }, button("Continue", "continue"), button("Stop", "stop"))
   );
 }
@@ -1112,10 +1173,10 @@ function timeline(trace) {
   if (!all.length) return { head: "timeline", lanes: [] };
   const t0 = Math.min(...all.map((x) => x.start));
   const total = Math.max(...all.map((x) => x.end)) - t0 || 1;
-  const steps = all.filter((x) => x.kind === "step");
+  const steps2 = all.filter((x) => x.kind === "step");
   const calls = all.filter((x) => x.kind === "call");
   const sum = (spans) => spans.reduce((acc, x) => acc + (x.end - x.start), 0);
-  const head = `timeline · ${duration(total)} · ${steps.length} model steps (${duration(sum(steps))}) · ${calls.length} calls (${duration(sum(calls))})`;
+  const head = `timeline · ${duration(total)} · ${steps2.length} model steps (${duration(sum(steps2))}) · ${calls.length} calls (${duration(sum(calls))})`;
   const lanes = rows.map(
     ({ t, depth, spans }) => h(
       "div",
@@ -1211,6 +1272,7 @@ function skeleton(el) {
     right: h("div", { class: "tl-right tl-files", "data-testid": "file-browser" }),
     error: h("div", { class: "tl-error" }),
     pause: h("div", { "data-testid": "pause-slot" }),
+    predicted: h("div", {}),
     timelineHead: h("span", {}),
     timelineBody: h("div", { class: "tl-lanes" })
   };
@@ -1236,6 +1298,7 @@ function skeleton(el) {
       ui.timelineBody
     ),
     ui.pause,
+    ui.predicted,
     h("div", { class: "tl-panes" }, ui.left, ui.center, ui.right),
     ui.error
   );
@@ -1284,12 +1347,14 @@ function inspector(model, el, trace, local) {
   const spans = timeline(trace);
   ui.timelineHead.textContent = spans.head;
   ui.timelineBody.replaceChildren(...spans.lanes);
-  const paused = pausePanel(model, trace);
+  const paused = pausePanel(model, trace, local);
   const pauseKey = paused ? `${trace.root} ${run.next_request ?? ""}` : "";
   if (ui.pause.dataset.key !== pauseKey) {
     ui.pause.dataset.key = pauseKey;
     ui.pause.replaceChildren(...paused ? [paused] : []);
   }
+  const scored = model.get("offline") ? null : predictionScore(trace, local);
+  ui.predicted.replaceChildren(...scored ? [scored] : []);
   ui.error.textContent = paused ? "" : run.error || "";
   ui.error.className = run.status === "waiting" ? "tl-meta" : "tl-error";
 }
