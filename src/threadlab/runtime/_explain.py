@@ -178,6 +178,8 @@ class Step:
     """The call it tells of, for a tool step."""
     depth: int = 0
     """0 for the thread's own conversation; 1 and more inside a prompt exposed as a tool."""
+    offered: tuple[str, ...] | None = None
+    """For a model step on record: the names of the tools it was offered."""
 
 
 def explain(thread: Thread, *, guides: str | None = None) -> str:
@@ -225,6 +227,8 @@ class _Narrator:
         # Per depth, the calls of the last model step that have no result yet, in order (a
         # model may repeat an id from an earlier step: the newest step's call is the one).
         self._open: dict[int, dict[str, _Call]] = {}
+        # The tools each model step on record was offered, by its message id.
+        self._offered: dict[str, tuple[str, ...]] = {}
 
     def steps(self) -> Iterator[Step]:
         for event in self._thread.events:
@@ -295,7 +299,9 @@ class _Narrator:
                 if started is not None:
                     call.progress, call.progress_early = started.progress, True
             self._open[depth] = calls
-            yield Step("model", *self._model(message, calls), message.id, message.id, depth=depth)
+            title, text = self._model(message, calls)
+            offered = self._offered.pop(message.id, None)
+            yield Step("model", title, text, message.id, message.id, depth=depth, offered=offered)
         elif message.role == "tool" and message.tool_call_id:
             answered = self._open.get(depth, {}).pop(message.tool_call_id, None)
             yield Step(
@@ -327,6 +333,7 @@ class _Narrator:
         request = self._thread.model_request(message.id)
         if request is not None:
             tools = [str(spec.get("name", "")) for spec in request.tools]
+            self._offered[message.id] = tuple(tools)
             offered = (
                 f" and the schemas of {_count(len(tools), 'tool')} ({_names(tools)})"
                 if tools

@@ -31,22 +31,26 @@ def history_of(thread: Thread) -> list[dict[str, Any]]:
     thread, a label, and (where one tells of it) the step's narration. A row of the store
     that cannot be read is a point marked `damaged`; the rest of the history plays."""
     narration: dict[tuple[str, str, str], str] = {}
+    offered: dict[str, tuple[str, ...]] = {}  # a model step's message id -> its tools
     tree = {t.id: t for t in [thread, *_descendants(thread)]}
     for told in tree.values():
         for step in explain_steps(told):
             if step.subject is not None:
                 key = (told.id, _TOLD_AT[step.kind], step.subject)
                 narration.setdefault(key, _paragraph(step))
+            if step.offered is not None and step.message_id is not None:
+                offered[step.message_id] = step.offered
     points = []
     for point in thread.history_points():
+        # Sent once, but a long history has thousands: only what the player draws.
         entry: dict[str, Any] = {
             "kind": point.kind,
             "id": point.id,
             "thread": point.thread_id,
-            "depth": point.depth,
-            "at": point.at,
             "label": _label(point.kind, point.id, point.event),
         }
+        if point.depth:
+            entry["depth"] = point.depth
         event = point.event
         if event is None:
             entry.update(damaged=True, label=f"{point.kind.replace('_', ' ')}: damaged row")
@@ -57,7 +61,7 @@ def history_of(thread: Thread) -> list[dict[str, Any]]:
                 entry.update(damaged=True, label=f"{entry['label']}: cannot be read")
             else:
                 entry["label"] = _message_label(message)
-                entry.update(_prediction(told, message))
+                entry.update(_prediction(message, offered.get(message.id)))
         if event is not None and event.type == "file_written":
             entry.update(size=event.size, deleted=event.deleted)
         if event is not None and event.type in ("run_finished", "tool_call_finished"):
@@ -89,15 +93,11 @@ def _ask_before_it_shows(points: list[dict[str, Any]], tree: dict[str, Thread]) 
             points[earliest]["answer"] = entry.pop("answer")
 
 
-def _prediction(thread: Thread, message: Message) -> dict[str, Any]:
-    """For a model step: the choices it had (the tools it was offered, and a text answer)
-    and the one it made (the tools it called, or a text answer)."""
-    if message.role != "assistant":
+def _prediction(message: Message, offered: tuple[str, ...] | None) -> dict[str, Any]:
+    """For a model step on record: the choices it had (the tools it was `offered`, and a
+    text answer) and the one it made (the tools it called, or a text answer)."""
+    if message.role != "assistant" or offered is None:
         return {}
-    request = thread.model_request(message.id)
-    if request is None:
-        return {}
-    offered = [str(spec.get("name", "")) for spec in request.tools]
     called = sorted({call.name for call in message.tool_calls})
     return {"offered": [*offered, TEXT_ANSWER], "answer": called or [TEXT_ANSWER]}
 

@@ -8,7 +8,7 @@ import { h } from "./dom.js";
 import { inspector } from "./inspector.js";
 
 /**
- * @typedef {{kind: string, id: string, thread: string, depth?: number, at?: number,
+ * @typedef {{kind: string, id: string, thread: string, depth?: number,
  *   label: string, size?: number, deleted?: boolean, status?: string,
  *   explain?: string, damaged?: boolean, offered?: string[], answer?: string[]}} Point
  * @typedef {{at: number, count: number, explain: boolean, pace: number, timer: any,
