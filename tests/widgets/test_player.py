@@ -11,7 +11,7 @@ import pytest
 import threadlab as tl
 from threadlab.models import call, text
 from threadlab.store import StoredEvent
-from threadlab.widgets import PlayerView, ThreadView
+from threadlab.widgets import LiveRun, PlayerView, ThreadView
 from threadlab.widgets._history import TEXT_ANSWER, history_of
 from threadlab.widgets._replay import relate, replay
 
@@ -169,3 +169,30 @@ async def test_a_player_follows_a_history_written_by_another_process(
     assert len(thread.history_points()) > 0
     writer.close()
     reader.close()
+
+
+async def test_stepping_through_a_run_here_follows_it_to_its_end(
+    rt: tl.Runtime, registry: tl.Registry, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    install(monkeypatch)
+    hanging = HangingTool("waited")
+    tl.define_tool("hang", description="Wait.", execute=hanging, registry=registry)
+    tl.define_prompt(
+        "waits",
+        prompt="Wait.",
+        model=tl.models.ScriptedModel([call("hang", {}), text("done waiting")]),
+        tools=["hang"],
+        registry=registry,
+    )
+    thread = await rt.create_thread("waits")
+    live = LiveRun(rt, thread, rate=50)
+    task = asyncio.ensure_future(live.run("go"))
+    await hanging.entered.wait()
+    live.view._on_message(live.view, {"op": "play", "thread": thread.id, "playing": True}, [])
+    during = [p["label"] for p in live.view.points]
+    assert during[-1] == "assistant calls hang"  # the call runs; its end is not stored yet
+    hanging.release.set()
+    await task
+    after = [p["label"] for p in live.view.points]
+    assert after[: len(during)] == during
+    assert after[-1] == "run completed"  # sent at the run's end, whatever the interval

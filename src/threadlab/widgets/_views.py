@@ -285,6 +285,7 @@ class ThreadView(_View):
         self.playing = False
         """Whether someone steps through the history (its points are kept current)."""
         self._points_sent = 0.0
+        self._points_cost = 0.0
         self._following: asyncio.Future[None] | None = None
         if isinstance(rt.approver, CardApprover):
             rt.approver.watch(self)
@@ -296,7 +297,10 @@ class ThreadView(_View):
         through the history, its points (at most every `follow_every` seconds, and at the
         end): the player follows the run."""
         self._push_trace()
-        due = time.monotonic() - self._points_sent >= self.follow_every
+        # Building the points of a long history takes a while: the run here is not slowed
+        # by more than a fifth for it.
+        every = max(self.follow_every, 4 * self._points_cost)
+        due = time.monotonic() - self._points_sent >= every
         if self.playing and (self.finishing or due):
             self._send_points()
 
@@ -312,8 +316,10 @@ class ThreadView(_View):
         self._follow_elsewhere()
 
     def _send_points(self) -> None:
+        started = time.monotonic()
         self.points = history_of(self._rt.thread(self.state.root_id))
         self._points_sent = time.monotonic()
+        self._points_cost = self._points_sent - started
 
     def _follow_elsewhere(self) -> None:
         """Follow a history another process is writing, once a front end shows the view."""
@@ -334,10 +340,10 @@ class ThreadView(_View):
                     break
                 thread = self._rt.thread(self.state.root_id)
                 running = thread.status == "running"  # read first: nothing is missed after
-                points = history_of(thread)
-                if len(points) != len(self.points):
+                # The narration is built again only when something new was stored.
+                if len(thread.history_points()) != len(self.points):
                     self.show(relate(replay(thread), thread))
-                    self.points = points
+                    self.points = history_of(thread)
                 if not running:
                     self.refresh_output()
                     break
