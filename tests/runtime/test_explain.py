@@ -300,3 +300,28 @@ def test_each_rule_links_to_a_guide_that_exists() -> None:
     for rule in RULES.values():
         assert (GUIDES / rule.guide).is_file(), rule.guide
         assert re.fullmatch(r"§\d [A-Z][A-Za-z ]+", rule.section), rule.section
+
+
+async def test_a_long_chat_is_told_with_what_each_step_was_sent(
+    rt: tl.Runtime, registry: tl.Registry
+) -> None:
+    """Each step's count of what it was sent, on a chat whose steps each keep the one before
+    (the narration adds to the last step's count, not counting again): the counts are those
+    of the requests as rebuilt."""
+    turns = 40
+    scripted_prompt(registry, [text(f"answer {i}") for i in range(turns)], include_chat=True)
+    thread = await rt.create_thread("p")
+    for i in range(turns):
+        await thread.send(f"question {i}")
+    steps = [s for s in explain_steps(thread) if s.kind == "model"]
+    assert len(steps) == turns
+    for n, told in enumerate(steps):
+        request = thread.model_request(told.message_id or "")
+        assert request is not None
+        roles = [m.role for m in request.messages]
+        assert roles.count("user") == n + 1
+        sent = told.text.split(") and ")[0]
+        assert sent.startswith(f"The runtime sent the model {len(roles)} messages (the system")
+        assert f" {n + 1} user message" in sent, (n, sent)
+        assert n == 0 or f" {n} assistant message" in sent, (n, sent)
+    assert "39 assistant messages" in steps[-1].text

@@ -229,6 +229,8 @@ class _Narrator:
         self._open: dict[int, dict[str, _Call]] = {}
         # The tools each model step on record was offered, by its message id.
         self._offered: dict[str, tuple[str, ...]] = {}
+        # The last step whose messages were counted: its id, how many, how many of each role.
+        self._counted: tuple[str, int, Counter[str]] | None = None
 
     def steps(self) -> Iterator[Step]:
         for event in self._thread.events:
@@ -325,6 +327,21 @@ class _Narrator:
             text + " before the model saw it: the model is sent the conversation as stored.",
         )
 
+    def _roles(self, message: Message, sent: list[Message]) -> Counter[str]:
+        """How many messages of each role the step of `message` was sent. A step's request is
+        the one before it, cut to its first `keep`, then what it adds: where it keeps the
+        whole of the last step counted, that count is added to, not counted again (a long
+        thread's steps would count its square)."""
+        record = message.request
+        last = self._counted
+        if record is not None and last is not None and (record.after, record.keep) == last[:2]:
+            roles = last[2] + Counter(map(_ROLE, sent[record.keep :]))
+            self._counted = (message.id, len(sent), roles)
+            return roles
+        roles = Counter(map(_ROLE, sent))
+        self._counted = (message.id, len(sent), roles)
+        return roles
+
     def _model(self, message: Message, calls: dict[str, _Call]) -> tuple[str, str]:
         title = (
             f"A model step ({escape_markdown(message.model)})" if message.model else "A model step"
@@ -339,9 +356,8 @@ class _Narrator:
                 if tools
                 else " and no tools"
             )
-            sentences.append(
-                f"The runtime sent the model {_messages_sent(request.messages)}{offered}."
-            )
+            sent = _messages_sent(len(request.messages), self._roles(message, request.messages))
+            sentences.append(f"The runtime sent the model {sent}{offered}.")
         asked = [call.name for call in calls.values()]
         answer = (message.content or "").strip()
         if answer and asked:
@@ -528,8 +544,7 @@ def _calls(names: list[str]) -> str:
 _ROLE = attrgetter("role")
 
 
-def _messages_sent(messages: list[Message]) -> str:
-    roles: Counter[str] = Counter(map(_ROLE, messages))  # in C: a long thread's steps
+def _messages_sent(count: int, roles: Counter[str]) -> str:
     parts = []
     for role, label in (
         ("system", "the system prompt"),
@@ -543,7 +558,7 @@ def _messages_sent(messages: list[Message]) -> str:
         elif n:
             parts.append(_count(n, label))
     listed = ", ".join(parts[:-1]) + f" and {parts[-1]}" if len(parts) > 1 else "".join(parts)
-    return f"{_count(len(messages), 'message')} ({listed})" if listed else "no messages"
+    return f"{_count(count, 'message')} ({listed})" if listed else "no messages"
 
 
 def _files(events: list[FileWrittenEvent]) -> str:

@@ -6,7 +6,6 @@ person sees after a kernel restart is exactly what they saw while the run happen
 
 from __future__ import annotations
 
-import copy
 import json
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -437,8 +436,10 @@ class ViewState:
 
     def snapshot(self) -> dict[str, Any]:
         """Everything a view needs, as one JSON value that shares nothing with this state
-        (a view compares it with the previous one to know whether to send it)."""
-        return copy.deepcopy(self._snapshot())
+        (a view compares it with the previous one to know whether to send it). Copied through
+        JSON, in C: a deep copy in Python took a third of a second on a 2,000-call thread."""
+        copied: dict[str, Any] = json.loads(json.dumps(self._snapshot()))
+        return copied
 
     def _snapshot(self) -> dict[str, Any]:
         return {
