@@ -8,6 +8,21 @@ import { h } from "./dom.js";
 export const TEXT_ANSWER = "(a text answer)";
 
 /**
+ * A prediction told against what the model did: "✓ right: add" or "✗ you said add; it
+ * chose (a text answer)".
+ * @param {string} guess
+ * @param {string[]} answer the tools the step called, or a text answer
+ * @returns {{right: boolean, text: string}}
+ */
+export function revealed(guess, answer) {
+  const right = answer.includes(guess);
+  return {
+    right,
+    text: right ? `✓ right: ${guess}` : `✗ you said ${guess}; it chose ${answer.join(", ")}`,
+  };
+}
+
+/**
  * The top-level assistant messages of the run's thread, in order.
  * @param {Trace} trace
  */
@@ -38,12 +53,9 @@ export function predictionScore(trace, local) {
   if (!asked) return null;
   const made = steps(trace)[asked.after];
   if (asked.choice !== null && made) {
-    const answer = chosen(trace, made);
-    const right = answer.includes(asked.choice);
-    asked.scored.push(right);
-    asked.reveal = right
-      ? `✓ right: ${asked.choice}`
-      : `✗ you said ${asked.choice}; it chose ${answer.join(", ")}`;
+    const told = revealed(asked.choice, chosen(trace, made));
+    asked.scored.push(told.right);
+    asked.reveal = told.text;
     asked.choice = null;
   }
   if (!asked.reveal) return null;

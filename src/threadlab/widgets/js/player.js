@@ -6,6 +6,7 @@
 /** @import {Card, Local, Model, Trace, TraceThread} from "./types.js" */
 import { h } from "./dom.js";
 import { inspector } from "./inspector.js";
+import { revealed } from "./pause.js";
 
 /**
  * @typedef {{kind: string, id: string, thread: string, depth?: number,
@@ -203,9 +204,10 @@ function frame(model, local, state) {
           else {
             if (state.at >= state.count - 1) state.at = 0;
             state.timer = setInterval(() => {
-              if (state.at >= state.count - 1) stop();
-              else go(state.at + 1);
-              local.redraw();
+              if (state.at >= state.count - 1) {
+                stop();
+                local.redraw();
+              } else go(state.at + 1);
             }, state.pace);
           }
           local.redraw();
@@ -373,16 +375,6 @@ export function forkPoint(points, at, root) {
 }
 
 /**
- * What the student said and what the model did, at a predicted point.
- * @param {Point} point
- * @param {string} guess
- * @returns {boolean}
- */
-export function guessedRight(point, guess) {
-  return (point.answer || []).includes(guess);
-}
-
-/**
  * The question before a model step (its choices: the tools it was offered, or a text
  * answer), or at a predicted step what was said and what happened.
  * @param {PlayerState} state
@@ -417,14 +409,12 @@ function quizFor(state, points, redraw) {
   const guess = state.guesses.get(state.at);
   const point = points[state.at];
   if (!state.predict || guess === undefined || !point) return [];
-  const right = guessedRight(point, guess);
+  const told = revealed(guess, point.answer || []);
   return [
     h(
       "span",
-      { class: right ? "tl-right" : "tl-wrong", "data-testid": "player-reveal" },
-      right
-        ? `✓ right: ${guess}`
-        : `✗ you said ${guess}; it chose ${(point.answer || []).join(", ")}`,
+      { class: told.right ? "tl-right" : "tl-wrong", "data-testid": "player-reveal" },
+      told.text,
     ),
   ];
 }
@@ -503,7 +493,9 @@ export function playerView(model, el, local) {
     : "";
   ui.quiz.replaceChildren(...quizFor(state, points, local.redraw));
   const guessed = [...state.guesses].filter(([i]) => points[i]);
-  const right = guessed.filter(([i, guess]) => guessedRight(points[i], guess)).length;
+  const right = guessed.filter(
+    ([i, guess]) => revealed(guess, points[i].answer || []).right,
+  ).length;
   ui.score.textContent = state.predict ? `score ${right} / ${guessed.length}` : "";
   const forkAt = forkPoint(points, at, trace.root);
   const kernel = !model.get("offline");

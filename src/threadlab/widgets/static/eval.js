@@ -988,6 +988,13 @@ function files(model, trace, threadId, local) {
 
 // src/threadlab/widgets/js/pause.js
 var TEXT_ANSWER = "(a text answer)";
+function revealed(guess, answer) {
+  const right = answer.includes(guess);
+  return {
+    right,
+    text: right ? `✓ right: ${guess}` : `✗ you said ${guess}; it chose ${answer.join(", ")}`
+  };
+}
 function steps(trace) {
   return (trace.messages?.[trace.root] || []).filter((m) => m.role === "assistant" && !m.depth);
 }
@@ -1003,10 +1010,9 @@ function predictionScore(trace, local) {
   if (!asked) return null;
   const made = steps(trace)[asked.after];
   if (asked.choice !== null && made) {
-    const answer = chosen(trace, made);
-    const right2 = answer.includes(asked.choice);
-    asked.scored.push(right2);
-    asked.reveal = right2 ? `✓ right: ${asked.choice}` : `✗ you said ${asked.choice}; it chose ${answer.join(", ")}`;
+    const told = revealed(asked.choice, chosen(trace, made));
+    asked.scored.push(told.right);
+    asked.reveal = told.text;
     asked.choice = null;
   }
   if (!asked.reveal) return null;

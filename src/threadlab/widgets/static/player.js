@@ -987,6 +987,13 @@ function files(model, trace, threadId, local) {
 
 // src/threadlab/widgets/js/pause.js
 var TEXT_ANSWER = "(a text answer)";
+function revealed(guess, answer) {
+  const right = answer.includes(guess);
+  return {
+    right,
+    text: right ? `✓ right: ${guess}` : `✗ you said ${guess}; it chose ${answer.join(", ")}`
+  };
+}
 function steps(trace) {
   return (trace.messages?.[trace.root] || []).filter((m) => m.role === "assistant" && !m.depth);
 }
@@ -1002,10 +1009,9 @@ function predictionScore(trace, local) {
   if (!asked) return null;
   const made = steps(trace)[asked.after];
   if (asked.choice !== null && made) {
-    const answer = chosen(trace, made);
-    const right2 = answer.includes(asked.choice);
-    asked.scored.push(right2);
-    asked.reveal = right2 ? `✓ right: ${asked.choice}` : `✗ you said ${asked.choice}; it chose ${answer.join(", ")}`;
+    const told = revealed(asked.choice, chosen(trace, made));
+    asked.scored.push(told.right);
+    asked.reveal = told.text;
     asked.choice = null;
   }
   if (!asked.reveal) return null;
@@ -1583,9 +1589,10 @@ function frame(model, local, state) {
           else {
             if (state.at >= state.count - 1) state.at = 0;
             state.timer = setInterval(() => {
-              if (state.at >= state.count - 1) stop();
-              else go(state.at + 1);
-              local.redraw();
+              if (state.at >= state.count - 1) {
+                stop();
+                local.redraw();
+              } else go(state.at + 1);
             }, state.pace);
           }
           local.redraw();
@@ -1738,9 +1745,6 @@ function forkPoint(points, at, root) {
   }
   return null;
 }
-function guessedRight(point, guess) {
-  return (point.answer || []).includes(guess);
-}
 function quizFor(state, points, redraw) {
   if (state.asking !== null) {
     const asked = state.asking;
@@ -1768,12 +1772,12 @@ function quizFor(state, points, redraw) {
   const guess = state.guesses.get(state.at);
   const point = points[state.at];
   if (!state.predict || guess === void 0 || !point) return [];
-  const right = guessedRight(point, guess);
+  const told = revealed(guess, point.answer || []);
   return [
     h(
       "span",
-      { class: right ? "tl-right" : "tl-wrong", "data-testid": "player-reveal" },
-      right ? `✓ right: ${guess}` : `✗ you said ${guess}; it chose ${(point.answer || []).join(", ")}`
+      { class: told.right ? "tl-right" : "tl-wrong", "data-testid": "player-reveal" },
+      told.text
     )
   ];
 }
@@ -1826,7 +1830,9 @@ function playerView(model, el, local) {
   ui.note.textContent = point?.damaged ? "This row of the store cannot be read: it is shown in its place, without its details." : "";
   ui.quiz.replaceChildren(...quizFor(state, points, local.redraw));
   const guessed = [...state.guesses].filter(([i]) => points[i]);
-  const right = guessed.filter(([i, guess]) => guessedRight(points[i], guess)).length;
+  const right = guessed.filter(
+    ([i, guess]) => revealed(guess, points[i].answer || []).right
+  ).length;
   ui.score.textContent = state.predict ? `score ${right} / ${guessed.length}` : "";
   const forkAt = forkPoint(points, at, trace.root);
   const kernel = !model.get("offline");
