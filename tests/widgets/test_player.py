@@ -196,3 +196,51 @@ async def test_stepping_through_a_run_here_follows_it_to_its_end(
     after = [p["label"] for p in live.view.points]
     assert after[: len(during)] == during
     assert after[-1] == "run completed"  # sent at the run's end, whatever the interval
+
+
+async def test_fork_from_here_while_another_runtime_runs_the_thread_is_refused(
+    store_spec: str, registry: tl.Registry, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Two at once: a player forks a thread that another runtime on the same store is
+    running. The fork is refused with the API's error, nothing is written, and the player
+    keeps playing; once the run ends, the same fork is made."""
+    sent = install(monkeypatch)
+    hanging = HangingTool("waited")
+    tl.define_tool("hang", description="Wait.", execute=hanging, registry=registry)
+    tl.define_prompt(
+        "waits",
+        prompt="Wait.",
+        model=tl.models.ScriptedModel([call("hang", {}), text("done waiting")]),
+        tools=["hang"],
+        registry=registry,
+    )
+    writer = tl.Runtime(registry, store_spec, secret_key="k")
+    running = await writer.create_thread("waits")
+    task = asyncio.ensure_future(running.send("go"))
+    await hanging.entered.wait()
+    reader = tl.Runtime(registry, store_spec, secret_key="k")
+    view = tl.player(reader.thread(running.id))
+    first = running.messages[0].id
+    before = len(reader.threads())
+    view._on_message(view, {"op": "fork", "thread": running.id, "at": first}, [])
+    assert view._forking is not None
+    await view._forking
+    refused = [
+        data["content"]
+        for _, kind, data in sent
+        if kind == "comm_msg" and data.get("method") == "custom"
+        and data["content"].get("op") == "fork_error"
+    ]  # fmt: skip
+    assert len(refused) == 1
+    assert "running" in refused[0]["error"]
+    assert len(reader.threads()) == before  # nothing written
+    assert view.playing
+    assert view.points
+    hanging.release.set()
+    await task
+    view._on_message(view, {"op": "fork", "thread": running.id, "at": first}, [])
+    await view._forking
+    assert view.state.root_id != running.id
+    assert not view.playing
+    writer.close()
+    reader.close()
