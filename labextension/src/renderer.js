@@ -12,6 +12,8 @@ const LIVE_VIEWS =
   "[data-testid=inspector], [data-testid=thread-list], [data-testid=eval-table], [data-testid=served-endpoint], [data-testid=graph], [data-testid=player]";
 /** Before ipywidgets' renderer (-10): the bundle may carry a widget view too. */
 export const RANK = -20;
+/** How long a view that may go live waits before it is drawn from the output's data. */
+const SAVED_AFTER_MS = 250;
 
 /**
  * @typedef {{model_id?: string, state?: Record<string, unknown>}} ViewData
@@ -32,6 +34,8 @@ export class ThreadlabRenderer extends Panel {
     this.watch = null;
     /** The model whose live view is on screen, if one is. @type {string | null} */
     this.liveModel = null;
+    /** @type {ReturnType<typeof setTimeout> | undefined} */
+    this.savedTimer = undefined;
   }
 
   /** @param {any} model */
@@ -42,29 +46,46 @@ export class ThreadlabRenderer extends Panel {
     if (data.model_id && data.model_id === this.liveModel && this.widgets.length) return;
     this.liveModel = null;
     this.watch?.disconnect();
+    clearTimeout(this.savedTimer);
     while (this.widgets.length) this.widgets[0].dispose();
-    const offline = new Widget();
-    renderOffline(offline.node, data.state || {});
-    this.addWidget(offline);
-    // Which drawing is on screen: "saved" (from the output's data) or "live" (the widget).
-    this.node.dataset.threadlab = "saved";
+    // Drawn from the output's data where no live view can take its place; where one may,
+    // only if it is not on screen soon (a reopened notebook whose kernel does not answer):
+    // a long history is costly to draw, and drawing it twice made a player slow to open.
+    /** @type {Widget | null} */
+    let offline = null;
+    const drawSaved = () => {
+      if (offline || this.node.dataset.threadlab === "live" || this.isDisposed) return;
+      offline = new Widget();
+      renderOffline(offline.node, data.state || {});
+      this.insertWidget(0, offline);
+      // Which drawing is on screen: "saved" (from the output's data) or "live" (the widget).
+      this.node.dataset.threadlab = "saved";
+    };
+    delete this.node.dataset.threadlab;
     const factory = model.trusted && data.model_id ? this.registry?.getFactory(WIDGET_MIME) : null;
-    if (!factory) return;
+    if (!factory) {
+      drawSaved();
+      return;
+    }
     const live = factory.createRenderer({ ...this.options, mimeType: WIDGET_MIME });
     live.hide();
     this.addWidget(live);
+    this.savedTimer = setTimeout(drawSaved, SAVED_AFTER_MS);
     // The widget renderer says in its text whether the model is there; it may decide late
     // (while the kernel connects), so it is watched rather than awaited.
     const settle = () => {
       if (live.node.querySelector(LIVE_VIEWS)) {
+        clearTimeout(this.savedTimer);
         live.show();
-        offline.dispose(); // one view on screen: what a test or a person finds is the live one
+        offline?.dispose(); // one view on screen: what a test or a person finds is the live one
         this.node.dataset.threadlab = "live";
         this.liveModel = data.model_id || null;
         this.watch?.disconnect();
       } else if (/model not found/.test(live.node.textContent || "")) {
+        clearTimeout(this.savedTimer);
         this.watch?.disconnect();
         live.dispose();
+        drawSaved();
       }
     };
     this.watch = new MutationObserver(settle);
@@ -81,6 +102,7 @@ export class ThreadlabRenderer extends Panel {
 
   dispose() {
     this.watch?.disconnect();
+    clearTimeout(this.savedTimer);
     super.dispose();
   }
 }

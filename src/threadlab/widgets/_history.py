@@ -9,6 +9,7 @@ from typing import Any
 
 from .. import Message, Thread
 from ..runtime._explain import Step, explain_steps
+from ._gc_paused import gc_paused
 
 __all__ = ["history_of"]
 
@@ -30,6 +31,11 @@ def history_of(thread: Thread) -> list[dict[str, Any]]:
     """The points of `thread`'s history as the player draws them: what each is, in which
     thread, a label, and (where one tells of it) the step's narration. A row of the store
     that cannot be read is a point marked `damaged`; the rest of the history plays."""
+    with gc_paused():
+        return _history_of(thread)
+
+
+def _history_of(thread: Thread) -> list[dict[str, Any]]:
     narration: dict[tuple[str, str, str], str] = {}
     offered: dict[str, tuple[str, ...]] = {}  # a model step's message id -> its tools
     tree = {t.id: t for t in [thread, *_descendants(thread)]}

@@ -7,9 +7,12 @@ thread as of any point from that alone: scrubbing asks nothing of the kernel.
 
 from __future__ import annotations
 
+import time
 from typing import Any, cast
 
 from .. import Runtime, Thread
+from ._gc_paused import gc_paused
+from ._history import history_of
 from ._replay import replay
 from ._views import STATIC, ThreadView
 
@@ -22,10 +25,14 @@ class PlayerView(ThreadView):
     _esm = STATIC / "player.js"
 
     def __init__(self, rt: Runtime, thread: Thread, **kwargs: Any) -> None:
-        state = replay(thread)
-        super().__init__(rt, state, patches=False, **kwargs)
-        self.view = "player"
-        self.play(True)
+        # One message takes the whole history to the front end: the widget's own state.
+        with gc_paused():
+            state = replay(thread)
+            started = time.monotonic()
+            points = history_of(thread)
+            cost = time.monotonic() - started
+            super().__init__(rt, state, patches=False, view="player", points=points, **kwargs)
+        self._playing_from(points, cost)
 
     def saved_state(self) -> dict[str, Any]:
         return {**super().saved_state(), "points": self.points}

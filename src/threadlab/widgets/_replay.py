@@ -7,6 +7,7 @@ from collections.abc import Callable, Iterable
 from typing import Any, cast
 
 from .. import Message, Runtime, Thread, ThreadEvent
+from ._gc_paused import gc_paused
 from ._view_state import ViewState
 
 __all__ = ["catch_up", "relate", "replay", "trace_for"]
@@ -43,7 +44,8 @@ def replay(thread: Thread) -> ViewState:
         return threads[thread_id]
 
     state = trace_for(thread, lookup)
-    catch_up(state, thread)
+    with gc_paused():
+        catch_up(state, thread)
     return state
 
 

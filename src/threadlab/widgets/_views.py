@@ -266,11 +266,17 @@ class ThreadView(_View):
     are sent again: those of a run here, or read from the store for one going on elsewhere."""
 
     def __init__(
-        self, rt: Runtime, state: ViewState, *, patches: bool = True, **kwargs: Any
+        self,
+        rt: Runtime,
+        state: ViewState,
+        *,
+        patches: bool = True,
+        view: str = "inspector",
+        **kwargs: Any,
     ) -> None:
         # The first state goes out with the widget itself, not as an extra update.
         snapshot = state.snapshot()
-        super().__init__(rt, view="inspector", trace=snapshot, selected=state.root_id, **kwargs)
+        super().__init__(rt, view=view, trace=snapshot, selected=state.root_id, **kwargs)
         self.state = state
         self.finishing = False
         self.patches = patches
@@ -320,6 +326,14 @@ class ThreadView(_View):
         self.points = history_of(self._rt.thread(self.state.root_id))
         self._points_sent = time.monotonic()
         self._points_cost = self._points_sent - started
+
+    def _playing_from(self, points: list[dict[str, Any]], cost: float) -> None:
+        """Stepped through from the start, with `points` (built in `cost` seconds) already
+        sent with the widget itself."""
+        self.playing = True
+        self._points_sent = time.monotonic()
+        self._points_cost = cost
+        self._follow_elsewhere()
 
     def _follow_elsewhere(self) -> None:
         """Follow a history another process is writing, once a front end shows the view."""
