@@ -60,6 +60,7 @@ PUBLIC = {
     "ReplayDivergedError",
     "ThreadBusyError",
     # running
+    "RayEngine",
     "Runtime",
     "run",
     "explain",
@@ -152,6 +153,7 @@ LAYERS = {
     "otel",
     "testing",
     "definitions",
+    "engine",
     "evaluation",
     "execution",
     "mcp_client",

@@ -98,6 +98,7 @@ if _typing.TYPE_CHECKING:
         graph,
         tool,
     )
+    from .engine import RayEngine
     from .evaluation import (
         Case,
         EvalContext,
@@ -136,6 +137,9 @@ _HOMES: dict[str, tuple[str, ...]] = {
         "Subagent", "SubpromptConfig", "Text", "ToolConfig", "ToolDefinition", "Variable",
         "default_registry", "define_agent", "define_hook", "define_mcp_server", "define_model",
         "define_prompt", "define_tool", "graph", "tool",
+    ),
+    ".engine": (
+        "RayEngine",
     ),
     ".evaluation": (
         "Case", "EvalContext", "EvalError", "EvalReport", "EvalRow", "evaluate", "scorers",
@@ -200,6 +204,7 @@ __all__ = [
     "PathError",
     "PostgresStore",
     "PromptDefinition",
+    "RayEngine",
     "Reasoning",
     "Registry",
     "ReplayDivergedError",

@@ -41,8 +41,9 @@ class ThreadMeta(BaseModel):
     """A child: how it reports to its parent."""
     status: ThreadStatus = "idle"
     """A child's lifecycle, as its parent sees it."""
-    runs_on: Literal["here", "workers"] | None = None
-    """A thread left in the store for a worker ("workers"): a child, or a queued run."""
+    runs_on: Literal["here", "workers", "engine"] | None = None
+    """A thread left in the store for another process: a worker ("workers") or the
+    runtime's engine ("engine", a Ray task): a child, or a queued run."""
     model: str | None = None
     """The model (by name) its prompts use instead of their own, chosen when it was made
     (an evaluation's grid): whichever process runs it reads it here."""

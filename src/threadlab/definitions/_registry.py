@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import threading
+from typing import Any
 
 from .._errors import DefinitionError
 from ._types import (
@@ -40,6 +41,24 @@ class Registry:
         self._mcp_servers: dict[str, MCPServerDefinition] = {}
         self.version = 0
         """Counts every change: what was resolved against an older version is stale."""
+
+    def __getstate__(self) -> dict[str, Any]:
+        # Pickled to run elsewhere (an engine's worker): its definitions, not this process's
+        # lock, nor the tools listed from MCP servers here (bound to this process's sessions;
+        # the other process lists them from its own).
+        with self._lock:
+            state = dict(self.__dict__)
+            state["_definitions"] = {
+                name: d
+                for name, d in self._definitions.items()
+                if not (isinstance(d, ToolDefinition) and d.mcp_server)
+            }
+        del state["_lock"]
+        return state
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__dict__.update(state)
+        self._lock = threading.Lock()
 
     def add(self, definition: Definition) -> None:
         """Register a tool, prompt or agent under its name (`define_*` call this)."""

@@ -16,11 +16,11 @@ from .._errors import ThreadlabError
 from ..runtime import Runtime, Thread
 from ..threads import is_live
 from ._cases import Case, EvalError
+from ._outcome import outcome_of
 
 __all__ = ["Queued", "queue_all", "wait_for_rows"]
 
 RERUN_NOTE = "its worker stopped mid-run: repaired and run again here"
-NO_OUTCOME = "the worker left no outcome"
 
 
 @dataclass
@@ -78,9 +78,9 @@ async def wait_for_rows(
                 except ThreadlabError as exc:  # it cannot run here either (a variable)
                     run = Run("run", item.thread.id, "failed", error=str(exc))
                 if run.text is None and run.error is None:  # nothing was left open
-                    run = _outcome(item.thread)  # what the worker finished
+                    run = outcome_of(item.thread)  # what the worker finished
             else:
-                run = _outcome(item.thread)
+                run = outcome_of(item.thread)
             await finished(item, run, (time.perf_counter() - item.since), note)
 
 
@@ -102,21 +102,3 @@ def _ended(rt: Runtime, thread: Thread) -> Literal["ended", "died"] | None:
 
 def _finished(thread: Thread) -> bool:
     return any(isinstance(e, RunFinishedEvent) for e in thread.events)
-
-
-def _outcome(thread: Thread) -> Run:
-    """The run a worker finished, as the store has it: its last `run_finished`, the usage and
-    cost of the turn's steps."""
-    events = thread.events
-    last = next((e for e in reversed(events) if isinstance(e, RunFinishedEvent)), None)
-    if last is None:
-        return Run("run", thread.id, "failed", error=NO_OUTCOME)
-    steps = [m for m in thread.all_messages() if m.role == "assistant" and m.usage]
-    usage: dict[str, int] = {}
-    for message in steps:
-        for key, value in (message.usage or {}).items():
-            usage[key] = usage.get(key, 0) + value
-    costs = [m.cost_usd for m in steps]
-    cost = None if None in costs else sum(c or 0.0 for c in costs)
-    return Run(last.run_id, thread.id, last.status, text=last.text, error=last.error,
-               usage=usage or None, cost_usd=cost)  # fmt: skip

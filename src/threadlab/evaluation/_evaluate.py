@@ -15,6 +15,7 @@ from ..runtime import Runtime, Thread
 from ._by_workers import Queued, queue_all, wait_for_rows
 from ._cases import Case, EvalError, read_cases
 from ._context import EvalContext
+from ._on_engine import run_on_engine
 from ._report import EvalReport, EvalRow
 from ._scoring import check_scorer, scorer_name, scores_of
 
@@ -43,6 +44,10 @@ async def evaluate(
     `Evaluator`s; a `pydantic_evals.Dataset` as `cases` brings its own evaluators. A run that
     fails is a row with its status and error; a scorer that raises scores None, and the row
     says which scorer raised. `on_row` hears of each row as it is done (a live report).
+
+    With a runtime that has an engine (`tl.RayEngine`), each run is a Ray task (at most
+    `concurrency` at a time from here): made here, run there, scored here as it ends; a run
+    whose worker died is run on by the engine, and its row's `note` says so.
 
     With a runtime whose `children="workers"` (a shared PostgreSQL store), the runs are
     queued for `python -m threadlab worker` processes instead (models by name) and scored
@@ -83,12 +88,26 @@ async def evaluate(
             on_row(row)
         return row
 
+    async def on_engine(cell: tuple[Case, Any, str, int]) -> EvalRow:
+        async with gate:
+            row = await run_on_engine(rt, target, name, cell, scored)
+        if on_row is not None:
+            on_row(row)
+        return row
+
+    async def scored(case: Case, label: str, repeat_n: int, thread: Thread, run: Run,
+                     seconds: float) -> EvalRow:  # fmt: skip
+        scorers = [*chosen, *shared, *per_case.get(case.name, [])]
+        return await _scored(case, label, repeat_n, thread, run, seconds, scorers)
+
     grid = [(case, model, label, n)
             for case in read
             for model, label in zip(grid_models, labels, strict=True)
             for n in range(repeat)]  # fmt: skip
     try:
-        if rt.children == "workers":
+        if rt.engine is not None:
+            rows = list(await asyncio.gather(*(on_engine(cell) for cell in grid)))
+        elif rt.children == "workers":
             rows = await _by_workers(rt, target, name, grid, chosen, shared, per_case, on_row)
         else:
             rows = list(await asyncio.gather(*(one(*cell) for cell in grid)))

@@ -14,7 +14,15 @@ from ._model_choice import ModelResolver
 from ._prompting import render_system
 from ._repair import repair
 from ._reports import deliver_report, report_failure
-from ._runner import execute_run, fail_unstarted, resume_child, run_queued
+from ._runner import (
+    execute_run,
+    fail_queued,
+    fail_unstarted,
+    needs_a_step,
+    resume_child,
+    resume_run,
+    run_queued,
+)
 from ._scanner import ArgumentScanner
 from ._snapshot import ChildThen, HistoryPoint, Snapshot, history_points, place_of, snapshot
 from ._spending import SPENDING
@@ -39,18 +47,21 @@ __all__ = [
     "claim_decision",
     "deliver_report",
     "execute_run",
+    "fail_queued",
     "fail_unstarted",
     "fork_point",
     "fork_tree",
     "give_result",
     "history_points",
     "model_id",
+    "needs_a_step",
     "pending_requests",
     "place_of",
     "render_system",
     "repair",
     "report_failure",
     "resume_child",
+    "resume_run",
     "run_queued",
     "snapshot",
 ]

@@ -4,6 +4,7 @@ threads. The runtime implements it; nothing in this package imports the runtime.
 
 from __future__ import annotations
 
+import asyncio
 from dataclasses import dataclass
 from typing import Any, Protocol
 
@@ -66,4 +67,11 @@ class RunHost(Protocol):
     ) -> ThreadContext:
         """A new child thread of `parent` (`MissingVariableError`, and nothing created, when
         its required variables do not resolve)."""
+        ...
+
+    def hand_off(self, context: ThreadContext) -> asyncio.Future[Any]:
+        """Leave the thread (its message queued, `runs_on` "engine") to the runtime's engine,
+        which runs it elsewhere (a Ray task, run again if its worker dies); its outcome and
+        report reach the store. The future ends when the engine is done with it, however the
+        run ended: until then nobody here repairs the thread."""
         ...

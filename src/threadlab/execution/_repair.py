@@ -64,7 +64,10 @@ def repair(context: ThreadContext, runs: list[RunRecord] | None = None) -> bool:
         if orphaned and context.parent_id is not None:
             context.identity.set_child_status("idle" if context.identity.resumable else "failed")
             parent = context.parent()
-            if parent is not None and context.identity.runs_on_workers:
+            # The engine runs its threads on after a worker died (and reports itself when it
+            # gives up): only a worker's child is reported failed by whoever repairs it.
+            identity = context.identity
+            if parent is not None and identity.runs_on_workers and not identity.runs_on_engine:
                 report_failure(parent, context, WORKER_STOPPED)
         if context.identity.meta.interrupted:
             context.identity.set_meta(interrupted=False)

@@ -23,13 +23,14 @@ from ..store import RunRecord
 from ..threads import Listener, ThreadContext
 from ._host import RunHost
 from ._repair import repair
-from ._reports import deliver_report
+from ._reports import deliver_report, report_failure
 from ._run_loop import RunLoop
 from ._stepping import NO_STEPPING, Stepping
 from ._subagents import child_outcome
 
 __all__ = [
     "execute_run",
+    "fail_queued",
     "fail_unstarted",
     "needs_a_step",
     "resume_child",
@@ -169,6 +170,22 @@ def fail_unstarted(context: ThreadContext, error: str) -> Run:
         _finish(context, outcome)
     context.leases.release(outcome.id)
     return outcome
+
+
+def fail_queued(context: ThreadContext, error: str) -> None:
+    """A thread left to another process that cannot run there (a definition or variable it
+    lacks, a secret key it does not have): the messages waiting for it are answered by a
+    failure, not retried forever. A child's parent hears it failed; a thread queued on its
+    own (an evaluation's case) has its run recorded as failed, with `error`, where its waiter
+    looks."""
+    with context.transaction():
+        context.inbox.take_all()
+        context.identity.set_child_status("failed")
+        parent = context.parent()
+        if parent is not None:
+            report_failure(parent, context, error)
+        else:
+            fail_unstarted(context, error)
 
 
 def _prepare(

@@ -75,6 +75,8 @@ class Supervisor:
         self.run_child = run_child
         self.tasks: list[asyncio.Task[None]] = []
         self.remote: list[ThreadContext] = []  # children handed to workers by this run
+        # Those the runtime's engine has in hand (a Ray task each), until it is done with them.
+        self.handed: dict[str, asyncio.Future[Any]] = {}
         self._told: dict[str, str] = {}  # the status each of them was last shown with
         self._waiting: tuple[str, tuple[ApprovalRequest, ...]] | None = None
 
@@ -289,6 +291,8 @@ class Supervisor:
             if child not in self.remote:
                 self.remote.append(child)
             self._told[child.id] = "queued"
+            if child.identity.runs_on_engine and not self._in_hand(child):
+                self.handed[child.id] = self.run.host.hand_off(child)
             return
         child.identity.set_child_status("running")
         self.tasks.append(asyncio.create_task(self._run_child(child, message, paths)))
@@ -318,10 +322,12 @@ class Supervisor:
         try:
             while True:
                 here = [t for t in self.tasks if not t.done()]
-                elsewhere = [c for c in self.remote if c.busy()]
+                handed = [f for f in self.handed.values() if not f.done()]
+                elsewhere = [c for c in self.remote if c.busy() or self._in_hand(c)]
                 for child in self.remote:
                     status = child.status()
-                    if child not in elsewhere and status in ("queued", "running"):
+                    stopped = status in ("queued", "running") or self._given_up(child)
+                    if child not in elsewhere and stopped:
                         self._abandoned(child)
                         status = child.status()
                     self._tell_status(child, status)
@@ -333,10 +339,28 @@ class Supervisor:
                 waited = True
                 # asyncio.wait never cancels what it waits for: the children keep running.
                 await asyncio.wait(
-                    [*here, waiter], timeout=poll_interval, return_when=asyncio.FIRST_COMPLETED
+                    [*here, *handed, waiter],
+                    timeout=poll_interval,
+                    return_when=asyncio.FIRST_COMPLETED,
                 )
         finally:
             waiter.cancel()
+
+    def _given_up(self, child: ThreadContext) -> bool:
+        """The engine gave the child up: the worker of each of its tries died."""
+        handed = self.handed.get(child.id)
+        return (
+            handed is not None
+            and handed.done()
+            and not handed.cancelled()
+            and handed.exception() is not None
+        )
+
+    def _in_hand(self, child: ThreadContext) -> bool:
+        """The engine has the child's run in hand: a worker that died is the engine's to
+        replace (it runs the task again), not a reason to repair the child here."""
+        handed = self.handed.get(child.id)
+        return handed is not None and not handed.done()
 
     def _tell_status(self, child: ThreadContext, status: ThreadStatus) -> None:
         """A worker's child runs in another process: its status, as seen at each look, goes
@@ -352,7 +376,8 @@ class Supervisor:
     def _abandoned(self, child: ThreadContext) -> None:
         """A child whose worker stopped mid-run (killed, its machine gone): nobody runs it and
         nothing waits for it. Its history is repaired, and its parent hears it failed."""
-        if not repair(child):  # a run the repair closes, it reports to this thread itself
+        # A run the repair closes, it reports to this thread itself; not an engine's child's.
+        if not repair(child) or child.identity.runs_on_engine:
             if child.status() in ("queued", "running"):
                 child.identity.set_child_status("idle" if child.identity.resumable else "failed")
             report_failure(self.context, child, WORKER_STOPPED)
@@ -368,6 +393,14 @@ class Supervisor:
             task.cancel()
         if pending:
             await asyncio.gather(*pending, return_exceptions=True)
+        handed = {i: f for i, f in self.handed.items() if not f.done()}
+        for future in handed.values():
+            future.cancel()  # the engine stops its task (and the worker running it)
+        if handed:
+            await asyncio.gather(*handed.values(), return_exceptions=True)
+        for child in self.remote:
+            if child.id in handed:
+                self._abandoned(child)  # its worker is gone: repaired, reported
 
 
 def child_outcome(parent: ThreadContext, child: ThreadContext, run: Run) -> dict[str, Any]:

@@ -1,8 +1,18 @@
 """The entry points: `Runtime` (definitions + a store + limits) and the `Thread` handle."""
 
+from ._engine import Engine, Handled, Handoff
 from ._explain import explain
 from ._overview import ThreadOverview
 from ._runtime import Runtime, run
 from ._thread import Thread
 
-__all__ = ["Runtime", "Thread", "ThreadOverview", "explain", "run"]
+__all__ = [
+    "Engine",
+    "Handled",
+    "Handoff",
+    "Runtime",
+    "Thread",
+    "ThreadOverview",
+    "explain",
+    "run",
+]

@@ -6,13 +6,14 @@ what it runs on."""
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, Literal
 
 from .._data import Budget, Elicitor, Run, ThreadMeta, new_id
-from .._errors import MissingVariableError, ThreadNotFoundError
+from .._errors import MissingVariableError, ThreadlabError, ThreadNotFoundError
 from ..definitions import (
     AgentDefinition,
     Registry,
@@ -21,11 +22,12 @@ from ..definitions import (
     ThreadDefinitions,
     ToolDefinition,
 )
-from ..execution import Approver, Limits, ModelResolver, ToolSpecCache, repair
+from ..execution import Approver, Limits, ModelResolver, ToolSpecCache, fail_queued, repair
 from ..mcp_client import MCPPool
 from ..models import Model, ToolPurpose, ToolSpec
 from ..store import LocatedStore, Store, ThreadRecord
 from ..threads import RunLeases, SecretBox, ThreadContext
+from ._engine import Engine, Handled, Handoff
 from ._sampling import SamplingAnswerer
 
 if TYPE_CHECKING:
@@ -50,6 +52,7 @@ class RuntimeHost:
         budget: Budget | None,
         handle: Callable[[str], Thread],
         elicitor: Elicitor | None = None,
+        engine: Engine | None = None,
     ) -> None:
         self.registry = registry
         self.store = store
@@ -64,6 +67,8 @@ class RuntimeHost:
         self._models = ModelResolver(registry)
         self._specs = ToolSpecCache(registry)
         self.elicitor = elicitor
+        self.engine = engine
+        self._handed: set[asyncio.Future[Any]] = set()
         self._mcp = MCPPool(elicitor, SamplingAnswerer(self))
         self._run_listeners: list[Callable[[Thread, Run], None]] = []
 
@@ -101,7 +106,7 @@ class RuntimeHost:
             resumable=relationship.resumable,
             parent_communication=relationship.parent_communication,
             # A blocking child's outcome is the tool's result: it always runs here.
-            runs_on="workers" if self.children == "workers" and not relationship.blocking else None,
+            runs_on=None if relationship.blocking else self._elsewhere(),
         )
         record = ThreadRecord(new_id("thr"), parent.id, agent.name, time.time(), meta.dumps())
         with self.store.transaction():
@@ -114,6 +119,31 @@ class RuntimeHost:
                 self.forget(record.id)
                 raise MissingVariableError(missing)
         return context
+
+    def _elsewhere(self) -> Literal["workers", "engine"] | None:
+        """Where a non-blocking child runs when not in this process."""
+        if self.engine is not None:
+            return "engine"
+        return "workers" if self.children == "workers" else None
+
+    def hand_off(self, context: ThreadContext) -> asyncio.Future[Any]:
+        """Leave a thread whose message is queued to the engine (see `RunHost.hand_off`)."""
+        try:
+            if self.engine is None:
+                raise ThreadlabError(f"thread {context.id} is left to an engine, but none is set")
+            handed = self.engine.run(
+                Handoff(self.registry, self.store, self.secrets, context.id, context.model_override)
+            )
+            # Held here until it ends: a run left with `queue` has no other holder.
+            self._handed.add(handed)
+            handed.add_done_callback(self._handed.discard)
+            return handed
+        except Exception as exc:  # it cannot leave (no Ray, definitions that do not pickle)
+            log.warning("thread %s could not be handed to the engine: %s", context.id, exc)
+            fail_queued(context, context.redact(f"it could not be handed to the engine: {exc}"))
+            gone: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
+            gone.set_result(Handled(None))
+            return gone
 
     # finding threads (ThreadDirectory)
 

@@ -21,6 +21,7 @@ from ..execution import Approver, Limits
 from ..models import Model
 from ..store import Store, ThreadRecord, open_store
 from ..threads import SecretBox, missing_in_descendants
+from ._engine import Engine
 from ._host import RuntimeHost
 from ._overview import ThreadOverview, overview
 from ._thread import Thread
@@ -62,6 +63,9 @@ class Runtime:
         elicitor: answers an MCP server that asks the user something in the middle of a call
             (`tl.Elicitation` -> the form's values, or None to decline; sync or async);
             None: such questions are declined.
+        engine: where the runs that leave this process run — `tl.evaluate`'s rows, the
+            non-blocking children of its runs, `thread.queue` — `tl.RayEngine(...)`: Ray
+            tasks, each opening its thread from this store. None: all of them run here.
 
     Examples:
         >>> import threadlab as tl
@@ -87,6 +91,7 @@ class Runtime:
         approver: Approver | None = None,
         budget: Budget | None = None,
         elicitor: Elicitor | None = None,
+        engine: Engine | None = None,
     ) -> None:
         registry = registry if registry is not None else default_registry()
         if budget is not None and not isinstance(budget, Budget):
@@ -108,9 +113,16 @@ class Runtime:
             hook_timeout=hook_timeout,
             poll_interval=poll_interval,
         )
+        opened = open_store(store)
+        if engine is not None:
+            try:
+                engine.check_store(opened)
+            except BaseException:
+                opened.close()
+                raise
         self._host = RuntimeHost(
             registry,
-            open_store(store),
+            opened,
             limits,
             SecretBox(secret_key),
             children,
@@ -118,6 +130,7 @@ class Runtime:
             budget,
             self.thread,
             elicitor,
+            engine,
         )
         self._handles: dict[str, Thread] = {}
         if tracer_provider is not None:
@@ -148,6 +161,11 @@ class Runtime:
     def budget(self) -> Budget | None:
         """What each run may spend (None: no limit)."""
         return self._host.budget
+
+    @property
+    def engine(self) -> Engine | None:
+        """Where runs that leave this process run (None: none leave it)."""
+        return self._host.engine
 
     @property
     def children(self) -> Literal["here", "workers"]:

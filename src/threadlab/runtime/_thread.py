@@ -43,7 +43,9 @@ from ..execution import (
     resume_child,
     snapshot,
 )
+from ..models import Model
 from ..threads import ThreadContext, ThreadFiles
+from ._engine import Engine, Handled
 
 __all__ = ["Thread", "ThreadHost"]
 
@@ -52,6 +54,11 @@ class ThreadHost(RunHost, Protocol):
     """What a handle needs of its runtime: to host its runs and to hand out other handles."""
 
     def thread(self, thread_id: str) -> Thread: ...
+
+    @property
+    def engine(self) -> Engine | None:
+        """Where runs that leave this process run (None: a worker claims them)."""
+        ...
 
     def run_finished(self, thread: Thread, run: Run) -> None:
         """Tell the runtime's run listeners that `run` of `thread` is over."""
@@ -396,20 +403,41 @@ class Thread:
         claim_decision(caller._context, event.model_copy(update={"message_id": request.message_id}))
 
     async def queue(
-        self, message: str, *, attachments: Iterable[str] = (), model: str | None = None
+        self,
+        message: str,
+        *,
+        attachments: Iterable[str] = (),
+        model: Model | str | None = None,
     ) -> None:
-        """Leave `message` for a worker and return at once: the thread becomes a workers'
-        thread, and a `python -m threadlab worker` (any process whose `Runtime.serve` defines
-        its agent or prompt) claims and runs it. `model`: a model name its prompts use
-        instead of their own, in whichever process runs it."""
+        """Leave `message` to run elsewhere and return at once. With the runtime's engine
+        (`tl.RayEngine`) a Ray task opens the thread from the store and runs it (`model`: a
+        model or model name its prompts use instead of their own); without one, a
+        `python -m threadlab worker` claims it (`model` by name). Its run, events and
+        outcome are in the store, as of any run."""
+        self.leave(message, attachments, model)
+
+    def leave(
+        self, message: str, attachments: Iterable[str] = (), model: Model | str | None = None
+    ) -> asyncio.Future[Handled] | None:
+        """`queue`, with the engine's future for the run (None without an engine)."""
         if isinstance(attachments, str):
             attachments = [attachments]
         context = self._context
         paths = tuple(context.files.require(p).path for p in attachments)
+        engine = self._runtime.engine is not None
+        if not engine and model is not None and not isinstance(model, str):
+            raise ThreadlabError(
+                "a run left to a worker takes its model by name (the worker has no object of"
+                f" this one): {type(model).__name__}"
+            )
         with context.transaction():
-            context.identity.set_meta(runs_on="workers", model=model)
+            context.identity.set_meta(
+                runs_on="engine" if engine else "workers",
+                model=model if isinstance(model, str) else None,
+            )
             context.inbox.put(Message(role="user", content=message, attachments=paths))
         context.model_override = model
+        return self._runtime.hand_off(context) if engine else None
 
     async def resume(self, *, wait_children: bool = True, step: StepOption = False) -> Run:
         """Continue what the stored history leaves open, with no new message: the tool calls

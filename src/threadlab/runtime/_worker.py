@@ -20,8 +20,7 @@ from ..execution import (
     RunHost,
     child_outcome,
     deliver_report,
-    fail_unstarted,
-    report_failure,
+    fail_queued,
     run_queued,
 )
 from ..store import ThreadRecord
@@ -127,7 +126,7 @@ class Worker:
                     run = await run_queued(self.runtime, context, _reporter(context))
                 except Exception as exc:  # it could not run at all: its parent hears of it
                     log.warning("worker could not run thread %s: %s", thread_id, exc)
-                    _fail(context, context.redact(str(exc)))
+                    fail_queued(context, context.redact(str(exc)))
                     return
                 if run is None:
                     return
@@ -153,18 +152,3 @@ class _Report:
 
     def __call__(self, run: Run) -> None:
         deliver_report(self.parent, self.child, child_outcome(self.parent, self.child, run))
-
-
-def _fail(child: ThreadContext, error: str) -> None:
-    """The messages waiting for a child that cannot run are answered by a failure report,
-    not retried forever. A thread queued for workers on its own (an evaluation's case) has
-    nobody to report to: its run is recorded as failed, with the error, where its waiter
-    looks."""
-    with child.transaction():
-        child.inbox.take_all()
-        child.identity.set_child_status("failed")
-        parent = child.parent()
-        if parent is not None:
-            report_failure(parent, child, error)
-        else:
-            fail_unstarted(child, error)

@@ -17,12 +17,13 @@ from ._paths import normalize_path, normalize_prefix
 from ._reader import ThreadHandle, ThreadReader
 from ._redaction import MIN_SECRET_LENGTH, Redactor, StreamRedaction
 from ._scoping import missing_in_descendants
-from ._secret_box import SecretBox
+from ._secret_box import KEY_ENV, SecretBox
 from ._sink import Emit, EventSink, EventT, Listener, ThreadEvents
 from ._state import ExecutionInfo, SyncState, ThreadState
 
 __all__ = [
     "HOST_NAME",
+    "KEY_ENV",
     "MIN_SECRET_LENGTH",
     "Emit",
     "EventSink",

@@ -77,6 +77,11 @@ class ThreadIdentity:
 
     @property
     def runs_on_workers(self) -> bool:
-        """A child its parent leaves in the store for a worker (`Runtime.serve`), instead of
-        running it in the parent's process."""
-        return self.meta.runs_on == "workers"
+        """A child its parent leaves in the store for another process (a worker, or the
+        runtime's engine), instead of running it in the parent's process."""
+        return self.meta.runs_on in ("workers", "engine")
+
+    @property
+    def runs_on_engine(self) -> bool:
+        """A thread the runtime's engine runs (a Ray task), not a polling worker."""
+        return self.meta.runs_on == "engine"

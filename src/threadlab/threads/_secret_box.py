@@ -76,6 +76,9 @@ class SecretBox:
     """Encrypts and decrypts secret values with the resolved key."""
 
     def __init__(self, secret_key: str | bytes | None = None, key_path: Path | None = None):
+        self.given = secret_key is not None
+        """Whether the key was given to the runtime (not read from the environment or the
+        key file, which processes started from this one find as it did)."""
         if secret_key is not None:
             key = _fernet_key(secret_key)
         elif os.environ.get(KEY_ENV):
@@ -83,6 +86,16 @@ class SecretBox:
         else:
             key = _key_from_file(key_path or default_key_path())
         self._fernet = Fernet(key)
+        self._key = key
+        self.fingerprint = hashlib.sha256(b"threadlab secret key\0" + key).hexdigest()[:16]
+        """Tells two keys apart without saying anything of either: another process compares
+        its own with it before it opens a thread's secrets."""
+
+    def inheritable(self) -> dict[str, str]:
+        """What a process started from this one (a local Ray) needs in its environment to
+        hold the same key: the key, when it was given to the runtime (it found the others
+        itself); nothing otherwise."""
+        return {KEY_ENV: self._key.decode()} if self.given else {}
 
     def encrypt(self, value: str) -> bytes:
         return self._fernet.encrypt(value.encode())

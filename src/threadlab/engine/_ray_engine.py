@@ -1,0 +1,202 @@
+"""`tl.RayEngine`: the runs that leave the caller's process, as Ray tasks.
+
+Each task opens its thread from the store and runs it there (`_on_worker`); the caller learns
+of it through the store, as of a run in any other process. Ray places the tasks, tells when a
+worker or node dies and runs the task again (`max_retries`); opening the thread then answers
+its interrupted call "interrupted" (a call never runs twice) and the run goes on.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import socket
+from collections.abc import Iterator
+from typing import Any
+
+from .._errors import StoreError, ThreadlabError
+from ..runtime import Handled, Handoff
+from ..store import Store
+from ._on_worker import Job, pack, run_job
+from ._store_address import address_of
+
+__all__ = ["RayEngine"]
+
+_LOCAL_HOSTS = {"", "localhost", "127.0.0.1", "::1", socket.gethostname()}
+_KEEP_SHIPPED = 4
+"""Sets of definitions kept in Ray's object store (the latest ones: a task may still need
+the one before a cell was run again)."""
+
+
+class RayEngine:
+    """Runs that leave the caller's process — `tl.evaluate`'s rows, non-blocking children,
+    `thread.queue` — as Ray tasks on the cluster at `address`.
+
+    Args:
+        address: None starts a local Ray in this process (one machine, several worker
+            processes) unless one is running already; "auto" joins the cluster this
+            machine belongs to; "ray://host:10001" one elsewhere (its store must be
+            PostgreSQL: a SQLite store is a file on this machine).
+        max_concurrency: the most runs at once (None: as many as Ray places; a local Ray
+            started here gets as many worker slots, else one per core).
+        runtime_env: Ray's runtime environment for the tasks (packages, environment
+            variables); threadlab must be importable there.
+        max_retries: how many times Ray runs a task again when its worker or node dies.
+
+    The definitions a run needs (tools defined in notebook cells included) travel with the
+    work, once per worker; the store's secret key never does: a local Ray started here
+    inherits it, a cluster's workers need `THREADLAB_SECRET_KEY` set where they run.
+    """
+
+    def __init__(
+        self,
+        address: str | None = None,
+        *,
+        max_concurrency: int | None = None,
+        runtime_env: dict[str, Any] | None = None,
+        max_retries: int = 3,
+    ) -> None:
+        if address is not None and not (isinstance(address, str) and address.strip()):
+            raise ValueError(f"address must be None or a Ray address, got {address!r}")
+        if max_concurrency is not None and (
+            not isinstance(max_concurrency, int) or max_concurrency < 1
+        ):
+            raise ValueError(f"max_concurrency must be None or at least 1, got {max_concurrency!r}")
+        if not isinstance(max_retries, int) or max_retries < 0:
+            raise ValueError(f"max_retries must be a whole number >= 0, got {max_retries!r}")
+        self.address = address
+        self.max_concurrency = max_concurrency
+        self.runtime_env = runtime_env
+        self.max_retries = max_retries
+        self.started_here = False
+        """Whether this engine started the local Ray it uses (`close` stops it)."""
+        self._task: Any = None
+        self._shipped: dict[str, Any] = {}  # digest of the definitions -> their object
+        self._gate: asyncio.Semaphore | None = None
+        self._gate_loop: asyncio.AbstractEventLoop | None = None
+
+    def __repr__(self) -> str:
+        return f"RayEngine({self.address!r}, max_concurrency={self.max_concurrency})"
+
+    @property
+    def remote(self) -> bool:
+        """Whether its cluster may be on other machines than this one."""
+        address = self.address
+        if address is None or address in ("auto", "local"):
+            return False
+        host = address.removeprefix("ray://").rsplit(":", 1)[0].strip("[]")
+        return host not in _LOCAL_HOSTS
+
+    def check_store(self, store: Store) -> None:
+        """`tl.StoreError` for a store the engine's workers cannot reach."""
+        address = address_of(store)
+        if address.shared_file and self.remote:
+            raise StoreError(
+                f"a SQLite store is a file on this machine ({address.spec}): the workers of"
+                f" the Ray cluster at {self.address} cannot open it. Use a PostgreSQL store"
+                " (postgresql://...) that the cluster's machines reach"
+            )
+
+    def run(self, handoff: Handoff) -> asyncio.Future[Handled]:
+        """Run `handoff`'s thread as a Ray task (see `tl.Engine.run`)."""
+        address = address_of(handoff.store)
+        ray = self._connect({**address.inherited, **handoff.secrets.inheritable()})
+        data, digest = pack(handoff.registry)
+        shipped = self._shipped.pop(digest, None)
+        if shipped is None:
+            shipped = ray.put(data)
+        self._shipped[digest] = shipped  # the latest last
+        while len(self._shipped) > _KEEP_SHIPPED:
+            self._shipped.pop(next(iter(self._shipped)))
+        job = Job(
+            address.spec,
+            digest,
+            [shipped],
+            handoff.thread_id,
+            handoff.model,
+            handoff.secrets.fingerprint,
+        )
+        return asyncio.ensure_future(self._run(ray, job))
+
+    async def _run(self, ray: Any, job: Job) -> Handled:
+        async with self._concurrency():
+            ref = self._task.remote(job)
+            try:
+                handled: Handled = await ref
+            except asyncio.CancelledError:
+                # The worker is stopped, not asked: a run cannot be interrupted from outside
+                # its process. Whoever cancelled repairs the thread once the worker is gone.
+                ray.cancel(ref, force=True)
+                with contextlib.suppress(Exception, asyncio.TimeoutError):
+                    await asyncio.wait_for(asyncio.shield(_ended(ref)), 10)
+                raise
+            return handled
+
+    def _concurrency(self) -> contextlib.AbstractAsyncContextManager[Any]:
+        if self.max_concurrency is None:
+            return contextlib.nullcontext()
+        loop = asyncio.get_running_loop()
+        if self._gate is None or self._gate_loop is not loop:
+            self._gate, self._gate_loop = asyncio.Semaphore(self.max_concurrency), loop
+        return self._gate
+
+    def _connect(self, inherited: dict[str, str]) -> Any:
+        ray = _ray()
+        if not ray.is_initialized():
+            if self.address is None:
+                with _environment(inherited):
+                    ray.init(
+                        num_cpus=self.max_concurrency or os.cpu_count() or 1,
+                        include_dashboard=False,
+                    )
+                self.started_here = True
+            else:
+                ray.init(address=self.address)
+        if self._task is None:
+            # The runtime environment goes with each task: it applies on a Ray that was
+            # running already (started by the user, or a cluster) as on one started here.
+            self._task = ray.remote(run_job).options(
+                max_retries=self.max_retries,
+                retry_exceptions=False,
+                runtime_env=self.runtime_env,
+            )
+        return ray
+
+    def close(self) -> None:
+        """Stop the local Ray this engine started (a cluster, or a Ray started by someone
+        else, is left as it is)."""
+        self._shipped.clear()
+        self._task = None
+        if self.started_here:
+            _ray().shutdown()
+            self.started_here = False
+
+
+async def _ended(ref: Any) -> None:
+    with contextlib.suppress(Exception):
+        await ref
+
+
+def _ray() -> Any:
+    try:
+        import ray
+    except ImportError as exc:
+        raise ThreadlabError("tl.RayEngine needs Ray: pip install 'threadlab[ray]'") from exc
+    return ray
+
+
+@contextlib.contextmanager
+def _environment(values: dict[str, str]) -> Iterator[None]:
+    """`values` in this process's environment while a local Ray starts (its processes
+    inherit it), and as they were afterwards."""
+    before = {name: os.environ.get(name) for name in values}
+    os.environ.update(values)
+    try:
+        yield
+    finally:
+        for name, value in before.items():
+            if value is None:
+                os.environ.pop(name, None)
+            else:
+                os.environ[name] = value

@@ -1,0 +1,57 @@
+"""What a runtime asks of an engine that runs threads outside its process (`tl.RayEngine`):
+the thread to run and what running it needs, handed over once its message is queued in the
+store. The engine lives above the runtime; this is the runtime's side of the contract."""
+
+from __future__ import annotations
+
+import asyncio
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+from .._data import Run
+from ..definitions import Registry
+from ..store import Store
+from ..threads import SecretBox
+
+__all__ = ["Engine", "Handled", "Handoff"]
+
+
+@dataclass(frozen=True)
+class Handoff:
+    """A thread left to an engine: its message is queued in `store`; whoever runs it opens
+    it there with `registry`'s definitions (and `model` instead of its prompts' own)."""
+
+    registry: Registry
+    store: Store
+    secrets: SecretBox
+    thread_id: str
+    model: Any = None
+
+
+@dataclass(frozen=True)
+class Handled:
+    """How an engine ran a thread: its last run (None when nothing was left to run), and
+    whether a worker died in the middle of it (its open calls were answered "interrupted"
+    and the engine ran it on)."""
+
+    run: Run | None
+    repaired: bool = False
+
+
+class Engine(Protocol):
+    """Runs threads elsewhere (`tl.RayEngine`)."""
+
+    def run(self, handoff: Handoff) -> asyncio.Future[Handled]:
+        """Run the thread until nothing waits for it; the future ends when the engine is done
+        with it: how it ran, or the error that ended the engine's tries (its worker stopped
+        each time). The store holds the outcome either way. Cancelling the future stops the
+        run (and the worker at it)."""
+        ...
+
+    def check_store(self, store: Store) -> None:
+        """`tl.StoreError` when the engine's workers could not reach `store`."""
+        ...
+
+    def close(self) -> None:
+        """Let go of what the engine holds (a Ray it started)."""
+        ...
