@@ -68,12 +68,19 @@ class ThreadlabMagics(Magics):
         " the store for Runtime.serve in other processes).",
     ).tag(config=True)
 
+    engine = Unicode(
+        "",
+        help="Where runs that leave this kernel run (evaluation rows, non-blocking children):"
+        ' "" (none leave it), "ray" (a local Ray started by this kernel, or the one already'
+        ' running), or a Ray address ("auto", "ray://host:10001"; a PostgreSQL store).',
+    ).tag(config=True)
+
     def __init__(self, shell: Any = None, **kwargs: Any) -> None:
         super().__init__(shell=shell, **kwargs)
         self.mcp_service: mcp.MCPService | None = None
         """What `%threadlab mcp serve` serves now."""
         where: Literal["here", "workers"] = "workers" if self.children == "workers" else "here"
-        self.memory = KernelMemory(store=self.store, children=where)
+        self.memory = KernelMemory(store=self.store, children=where, engine=self.engine)
 
     @observe("store")
     def _store_changed(self, change: Any) -> None:
@@ -83,6 +90,10 @@ class ThreadlabMagics(Magics):
     @observe("children")
     def _children_changed(self, change: Any) -> None:
         self.memory.use_children(change["new"])
+
+    @observe("engine")
+    def _engine_changed(self, change: Any) -> None:
+        self.memory.use_engine(change["new"])
 
     # definitions
 

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Literal
 if TYPE_CHECKING:
     from opentelemetry.trace import TracerProvider
 
-    from .. import Runtime
+    from .. import RayEngine, Runtime
     from ..widgets import CardApprover, CardElicitor
 
 __all__ = ["KernelMemory"]
@@ -20,11 +20,14 @@ __all__ = ["KernelMemory"]
 class KernelMemory:
     store: str = ".threadlab"
     children: Literal["here", "workers"] = "here"
+    engine: str = ""
+    """"" (runs stay in this kernel), "ray" (a local Ray), or a Ray cluster's address."""
     env: dict[str, str] = field(default_factory=dict)
     secrets: dict[str, str] = field(default_factory=dict)
     last_thread: dict[str, str] = field(default_factory=dict)
     tracer_provider: TracerProvider | None = None
     _runtime: Runtime | None = None
+    _engine: RayEngine | None = None
 
     # The runtime and the widgets are imported when a cell first needs them, not at
     # `%load_ext`: loading the extension stays as cheap as importing a widget library.
@@ -53,8 +56,20 @@ class KernelMemory:
                 tracer_provider=self.tracer_provider,
                 approver=self.approver,
                 elicitor=self.elicitor,
+                engine=self.ray_engine,
             )
         return self._runtime
+
+    @property
+    def ray_engine(self) -> RayEngine | None:
+        """The engine `engine` names, made once (a Ray it starts outlives each runtime)."""
+        if not self.engine:
+            return None
+        if self._engine is None:
+            from .. import RayEngine
+
+            self._engine = RayEngine(None if self.engine == "ray" else self.engine)
+        return self._engine
 
     def use_store(self, store: str) -> None:
         """Open `store` for the next thread (the threads of the old one stay where they are)."""
@@ -67,6 +82,15 @@ class KernelMemory:
         if children != self.children:
             self.close()
             self.children = children
+
+    def use_engine(self, engine: str) -> None:
+        """Where the next runs that leave this kernel run (see `ThreadlabMagics.engine`)."""
+        if engine != self.engine:
+            self.close()
+            if self._engine is not None:
+                self._engine.close()
+                self._engine = None
+            self.engine = engine
 
     def use_tracer_provider(self, provider: TracerProvider | None) -> None:
         """Send the next runs' spans through `provider` (None: no longer)."""

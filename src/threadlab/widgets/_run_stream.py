@@ -4,16 +4,20 @@ by `LiveRun` (a `%%thread` cell's view) and a view that runs a branch it made it
 
 from __future__ import annotations
 
+import asyncio
 from collections import Counter
 from collections.abc import Callable, Iterable
 
-from .. import MessageCreatedEvent, RunFinishedEvent, Runtime, Thread
+from .. import MessageCreatedEvent, RunFinishedEvent, Runtime, Thread, ThreadStatusEvent
 from ._replay import catch_up
 from ._static import request_text
 from ._throttle import Throttle
 from ._view_state import ViewState
 
 __all__ = ["RunStream"]
+
+LOOK_ELSEWHERE_EVERY = 0.5
+"""Seconds between two looks at the store for what children in other processes did."""
 
 
 class RunStream:
@@ -37,6 +41,9 @@ class RunStream:
         self.finished: RunFinishedEvent | None = None
         self.seen: Counter[str] = Counter()  # the events the run streamed in, by type
         self.ran_here: set[str] = {thread.id}  # the threads whose messages streamed in live
+        # Threads another process runs (an engine's worker): how many of their stored events
+        # are folded in. Their runs stream there; here they are read from the store.
+        self.elsewhere: dict[str, int] = {}
 
     async def run(
         self,
@@ -47,6 +54,7 @@ class RunStream:
     ) -> RunFinishedEvent:
         """Stream the run of `message` (None: resume what the history leaves open); `step`:
         where it pauses for a person (as `Thread.send` takes it)."""
+        looking = asyncio.ensure_future(self._look_elsewhere())
         try:
             stream = self.thread.stream(message, attachments=attachments, step=step)  # type: ignore[arg-type]
             async for event in stream:
@@ -58,18 +66,48 @@ class RunStream:
                     self.finished = event
                 self.throttle.touch()
         except BaseException:
+            looking.cancel()
             self._settle()
             self.throttle.close()
             raise
+        looking.cancel()
         self._settle()
         await self.throttle.drain()
         assert self.finished is not None
         return self.finished
 
-    def _settle(self) -> None:
-        # A child a worker ran streamed in its own process: what it did is in the store.
+    async def _look_elsewhere(self) -> None:
+        """While the run goes on, fold in what its children running in another process
+        stored since the last look: their cards and progress show as they go."""
+        while True:
+            await asyncio.sleep(LOOK_ELSEWHERE_EVERY)
+            if self._fold_elsewhere():
+                self.throttle.touch()
+
+    def _fold_elsewhere(self) -> bool:
+        """Fold in the new stored events of the threads run in another process (a thread is
+        one when its first stored event says it was left "queued" for it); whether any."""
+        folded = False
         for thread_id in [t for t in self.state.threads if t not in self.ran_here]:
-            catch_up(self.state, self.runtime.thread(thread_id))
+            thread = self.runtime.thread(thread_id)
+            events = thread.events
+            if thread_id not in self.elsewhere:
+                first = events[0] if events else None
+                if not (isinstance(first, ThreadStatusEvent) and first.status == "queued"):
+                    continue  # it runs here, and streams its events in itself
+                self.elsewhere[thread_id] = 0
+            for event in events[self.elsewhere[thread_id] :]:
+                self.state.apply(event)
+                folded = True
+            self.elsewhere[thread_id] = len(events)
+        return folded
+
+    def _settle(self) -> None:
+        # A child run in another process streamed there: what it did is in the store.
+        self._fold_elsewhere()
+        for thread_id in [t for t in self.state.threads if t not in self.ran_here]:
+            if thread_id not in self.elsewhere:
+                catch_up(self.state, self.runtime.thread(thread_id))
         # Children report their lifecycle (completed, idle, failed), not just run status.
         for thread_id, entry in self.state.threads.items():
             if thread_id != self.thread.id:
