@@ -20,6 +20,7 @@ TITLE = re.compile(r'title="([\w.-]+\.py)"')
 NOT_RUN = {
     "worker.py": "serves a PostgreSQL store at a made-up address",
     "traces.py": "exports to a Phoenix or collector on localhost",
+    "cluster.py": "joins a Ray cluster and a PostgreSQL store at made-up addresses",
 }
 
 
@@ -35,7 +36,9 @@ def examples() -> dict[str, str]:
     return found
 
 
-def run_example(title: str, tmp_path: Path) -> subprocess.CompletedProcess[str]:
+def run_example(
+    title: str, tmp_path: Path, timeout: float = 60
+) -> subprocess.CompletedProcess[str]:
     script = tmp_path / title
     script.write_text(examples()[title])
     env = {"XDG_CONFIG_HOME": str(tmp_path / "config"), "PATH": "/usr/bin:/bin"}
@@ -45,7 +48,7 @@ def run_example(title: str, tmp_path: Path) -> subprocess.CompletedProcess[str]:
         text=True,
         cwd=tmp_path,
         env=env,
-        timeout=60,
+        timeout=timeout,
     )
     return result
 
@@ -153,6 +156,12 @@ def test_the_store_contract_example_passes_under_pytest(tmp_path: Path) -> None:
     )
     assert result.returncode == 0, result.stdout + result.stderr
     assert "10 passed" in result.stdout  # every check of the contract ran
+
+
+def test_the_local_ray_example_runs_each_row_in_another_process(tmp_path: Path) -> None:
+    result = run_example("local_ray.py", tmp_path, timeout=240)  # Ray starts first
+    assert result.returncode == 0, result.stderr[-3000:]
+    assert result.stdout.splitlines() == [f"q{i} completed elsewhere" for i in range(4)]
 
 
 def test_every_example_is_run_by_a_test_or_said_not_to_be() -> None:
