@@ -13,6 +13,7 @@ from . import (
     overhead,
     player,
     providers,
+    ray_engine,
     sandbox,
     scanner,
     storage,
@@ -46,6 +47,8 @@ def main() -> None:
     print(growth.report(asyncio.run(growth.measure())))
     print("\n## Handing a sync call to a thread\n")
     print(asyncio.run(thread_hop.main()))
+    print("\n## Evaluation runs on Ray\n")
+    print(asyncio.run(ray_engine.main()))
     print("\n## run_code latency\n")
     print(sandbox.report(asyncio.run(sandbox.main())))
 

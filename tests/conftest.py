@@ -1,11 +1,12 @@
 from __future__ import annotations
 
+import logging
 import os
 import subprocess
 import sys
 from collections.abc import Iterator
 from pathlib import Path
-from typing import NoReturn
+from typing import Any, NoReturn
 
 import pytest
 
@@ -97,3 +98,35 @@ def store_spec(request: pytest.FixtureRequest, tmp_path: Path) -> str:
     if request.param == "sqlite":
         return str(tmp_path / "store")
     return str(request.getfixturevalue("postgres_url"))
+
+
+RAY_KEY = "engine-tests-key"
+"""The secret key the tests' local Ray's processes inherit (as from a notebook that set it)."""
+
+
+@pytest.fixture(scope="session")
+def ray_cluster() -> Iterator[Any]:
+    """One local Ray for the tests that run on it (started once, small, no dashboard): their
+    engines find it running and send their tasks there."""
+    ray = pytest.importorskip("ray", reason="the engine tests need Ray (threadlab[ray])")
+    before = {name: os.environ.get(name) for name in ("THREADLAB_SECRET_KEY", "PYTHONPATH")}
+    # The processes of a local Ray inherit this environment: the key, and the tests' own
+    # package for what is pickled by reference.
+    os.environ["THREADLAB_SECRET_KEY"] = RAY_KEY
+    os.environ["PYTHONPATH"] = str(Path(__file__).resolve().parents[1])
+    try:
+        ray.init(
+            num_cpus=2,
+            object_store_memory=100 * 2**20,
+            include_dashboard=False,
+            log_to_driver=False,
+            logging_level=logging.ERROR,
+        )
+    finally:
+        for name, value in before.items():
+            if value is None:
+                os.environ.pop(name, None)
+            else:
+                os.environ[name] = value
+    yield ray
+    ray.shutdown()

@@ -4,6 +4,7 @@ benchmarks/README.md, not in assertions."""
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import pytest
 from benchmarks import (
@@ -214,3 +215,13 @@ def test_call_cost_leaves_out_only_the_event_rows_it_names() -> None:
         log[1],
         log[4],
     ]
+
+
+async def test_the_ray_benchmark_runs_every_side(ray_cluster: Any) -> None:
+    from benchmarks import ray_engine
+
+    from .conftest import RAY_KEY
+
+    printed = await ray_engine.main(2, key=RAY_KEY)
+    assert "ray, 1 → 4 worker processes" in printed
+    assert "| here, concurrency 8 |" in printed

@@ -719,6 +719,100 @@ print(done.status, [m.content for m in done.messages if m.role == "tool"])""",
             "await service.close()",
         ),
     ],
+    "scale_out": [
+        (
+            "md",
+            "# Beyond this kernel: Ray\n\nAn evaluation of many cases × models, or a lead that"
+            " fans out to many helpers, outgrows one process. With an engine, those runs leave"
+            " the kernel as **Ray tasks**: each opens its thread from the store, runs it in a"
+            " worker process, and persists it there; the tables and views here fill from the"
+            " store as they go. The tools defined in this notebook's cells travel with the work"
+            " as they are. Here a local Ray, started by this kernel (a cluster is one"
+            " `%config` away: see the guide *Beyond one machine*).",
+        ),
+        (
+            "code",
+            SETUP + """
+# Evaluation rows and non-blocking children run as Ray tasks (a local Ray starts on first use).
+%config ThreadlabMagics.engine = "ray\"""",
+        ),
+        (
+            "code",
+            '''%%tool
+def where(state, question: str) -> str:
+    """Answer with the process that runs this call."""
+    import os
+
+    return f"process {os.getpid()} took {question!r}"''',
+        ),
+        ("code", "%%prompt asker --tools where\nAnswer with the tool."),
+        (
+            "md",
+            "## An evaluation grid\n\nEvery row is a Ray task: the table fills in as the"
+            " workers finish (the first rows wait for Ray and its workers to start).",
+        ),
+        (
+            "code",
+            "%%eval asker --models watchable,offline --repeat 2 --called where --name grid\n"
+            "tea\ncoffee\nbread\nmilk",
+        ),
+        (
+            "md",
+            "Which processes ran them? Each row's thread is in the store: its answer names the"
+            " worker's process, never this kernel's.",
+        ),
+        (
+            "code",
+            """import os
+
+rt = tl.Runtime()
+rows = [t for t in rt.threads() if t.origin == "eval:grid"]
+workers = {t.messages[-2].content.split()[1] for t in rows}
+print(len(rows), "runs;", "this kernel ran none" if str(os.getpid()) not in workers
+      else "this kernel ran some")""",
+        ),
+        (
+            "md",
+            "## A lead that fans out\n\nThe lead starts four helpers without waiting for them"
+            " (non-blocking subagents): each runs as a Ray task, and its report comes back"
+            " through the store. The tree shows each helper and its card as its worker stores"
+            " them.",
+        ),
+        ("code", '%%agent helper\nside_a = "asker"\ntool_description = "Answers one question."'),
+        (
+            "code",
+            """from threadlab.models import FunctionModel, call, step, text
+
+
+def fan_out(messages, tools):
+    last = messages[-1]
+    if last.role == "user" and last.subagent_id is None:
+        return step(*(call("subagent_create", {"agent": "helper", "name": f"helper-{i}",
+                                               "message": f"question {i}"}) for i in range(4)))
+    heard = sum(1 for m in messages if m.role == "user" and m.subagent_id)
+    return text(f"heard {heard} of 4 helpers")
+
+
+tl.define_prompt("dispatch", prompt="Fan out.", model=FunctionModel(fan_out))""",
+        ),
+        (
+            "code",
+            """%%agent lead
+[side_a]
+prompt = "dispatch"
+[[side_a.subagents]]
+name = "helper"
+blocking = false""",
+        ),
+        ("code", "%%thread lead\nAsk four helpers."),
+        (
+            "code",
+            """lead = next(t for t in tl.Runtime().threads() if t.agent == "lead")
+for child in lead.children:
+    print(child.name, child.status, child.messages[-1].content)
+print(lead.messages[-1].content)""",
+        ),
+    ],
     "lesson_tool_calling": [
         (
             "md",

@@ -35,6 +35,7 @@ EXAMPLES = [
     "mcp",
     "evaluate",
     "lesson_tool_calling",
+    "scale_out",
 ]
 EVERYTHING = NOTEBOOKS.parent / ".cache/npm/node_modules/.bin/mcp-server-everything"
 ALL_DONE = """() => {

@@ -26,9 +26,13 @@ pytestmark = pytest.mark.processes  # Ray's worker processes
 KILLS = 10
 
 
-async def kill_each_once(where: Path, count: int, limit: float = 180.0) -> dict[str, float]:
+async def kill_each_once(
+    where: Path, count: int, rt: tl.Runtime | None = None, limit: float = 180.0
+) -> dict[str, float]:
     """Kill -9 the worker of each run that wrote its pid into `where` (once each), until
-    `count` were killed; when each was (thread id -> time)."""
+    `count` were killed; when each was (thread id -> time). With `rt` (a runtime of its own,
+    as another process watching the store), one at a time: the next once the last one's
+    thread has ended (Ray ran it on in a new worker)."""
     killed: dict[str, float] = {}
     deadline = time.monotonic() + limit
     while len(killed) < count and time.monotonic() < deadline:
@@ -41,8 +45,35 @@ async def kill_each_once(where: Path, count: int, limit: float = 180.0) -> dict[
                 continue
             os.kill(int(text), signal.SIGKILL)
             killed[thread_id] = time.time()
+            if rt is not None:
+                await _until_ended(rt, thread_id, deadline)
         await asyncio.sleep(0.05)
     return killed
+
+
+async def _until_ended(rt: tl.Runtime, thread_id: str, deadline: float) -> None:
+    for _ in range(int((deadline - time.monotonic()) / 0.05)):
+        if _ended(rt, thread_id):
+            return
+        await asyncio.sleep(0.05)
+
+
+def _still_running(pid: int, within: float = 10.0) -> bool:
+    """Whether process `pid` still runs after `within` seconds (a zombie does not)."""
+    deadline = time.monotonic() + within
+    while time.monotonic() < deadline:
+        try:
+            state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+        except (OSError, IndexError):
+            return False
+        if state == "Z":
+            return False
+        time.sleep(0.05)
+    return True
+
+
+def _ended(rt: tl.Runtime, thread_id: str) -> bool:
+    return any(isinstance(e, tl.RunFinishedEvent) for e in rt.thread(thread_id).events)
 
 
 def _ended_at(thread: tl.Thread) -> float:
@@ -51,17 +82,21 @@ def _ended_at(thread: tl.Thread) -> float:
     return ends[-1]
 
 
+@pytest.mark.timeout(600)  # ten workers killed one after the other, each replaced by Ray
 async def test_children_whose_workers_are_killed_end_and_report_once(
     ray_cluster: Any, store_spec: str, tmp_path: Path
 ) -> None:
     registry = tl.Registry()
-    define_crew(registry, tmp_path, pause=5.0)
+    # Calls long enough that each is killed before it ends, one worker after the other.
+    define_crew(registry, tmp_path, pause=120.0)
     rt = tl.Runtime(registry, store_spec, secret_key=KEY, engine=tl.RayEngine(max_retries=3),
                     poll_interval=0.1)  # fmt: skip
     lead = await rt.create_thread("fan")
-    killer = asyncio.ensure_future(kill_each_once(tmp_path, KILLS))
-    run = await asyncio.wait_for(lead.send(str(KILLS)), 240)
+    watcher = tl.Runtime(registry, store_spec, secret_key=KEY)
+    killer = asyncio.ensure_future(kill_each_once(tmp_path, KILLS, watcher))
+    run = await asyncio.wait_for(lead.send(str(KILLS)), 500)
     killed = await killer
+    watcher.close()
     assert run.status == "completed"
     children = lead.children
     assert len(killed) == KILLS == len(children)
@@ -121,9 +156,9 @@ async def test_cancelling_the_lead_stops_its_childrens_workers_and_repairs_them(
     sending.cancel()
     with pytest.raises(asyncio.CancelledError):
         await sending
-    for pid in pids:  # their workers were stopped, not left running the calls
-        with pytest.raises(ProcessLookupError):
-            os.kill(pid, 0)
+    # Their workers were stopped, not left running the calls (a killed process is gone once
+    # Ray reaps it; a zombie runs nothing).
+    assert [pid for pid in pids if _still_running(pid)] == []
     for child in lead.children:
         _answered_once(child)
         assert child.status in ("failed", "idle")

@@ -169,6 +169,20 @@ def test_evaluate(tmp_path: Path) -> None:
     assert "threadlab-diff" in html
 
 
+def test_scale_out(tmp_path: Path) -> None:
+    notebook = execute("scale_out", tmp_path)
+    printed = "\n".join(outputs(notebook))
+    assert "16 runs; this kernel ran none" in printed  # 4 cases x 2 models x 2 repeats
+    assert "eval grid: asker, 16/16 runs" in printed
+    for i in range(4):
+        assert re.search(rf"helper-{i} completed \(offline model\)", printed), printed
+    assert "heard 4 of 4 helpers" in printed
+    # The lead's view holds each helper and its card, read from the store.
+    tree = next(t for t in traces(notebook) if len(t["threads"]) == 5)
+    helpers = {th["id"] for th in tree["threads"] if th["parent"]}
+    assert {c["thread"] for c in tree["cards"].values() if c["name"] == "where"} == helpers
+
+
 def test_reshaping(tmp_path: Path) -> None:
     notebook = execute("reshaping", tmp_path)
     printed = "\n".join(outputs(notebook))

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import logging
 import os
 import socket
 from collections.abc import Iterator
@@ -24,6 +25,9 @@ from ._store_address import address_of
 __all__ = ["RayEngine"]
 
 _LOCAL_HOSTS = {"", "localhost", "127.0.0.1", "::1", socket.gethostname()}
+CPUS_PER_RUN = 0.25
+"""What a run asks Ray for: a run mostly waits on its model, so four share a core (a worker
+process each). `max_concurrency` caps how many run at once."""
 _KEEP_SHIPPED = 4
 """Sets of definitions kept in Ray's object store (the latest ones: a task may still need
 the one before a cell was run again)."""
@@ -38,8 +42,11 @@ class RayEngine:
             processes) unless one is running already; "auto" joins the cluster this
             machine belongs to; "ray://host:10001" one elsewhere (its store must be
             PostgreSQL: a SQLite store is a file on this machine).
-        max_concurrency: the most runs at once (None: as many as Ray places; a local Ray
-            started here gets as many worker slots, else one per core).
+        max_concurrency: the most runs at once from this process (None: as many as the
+            cluster has room for when the first run starts, four a core: a run mostly waits
+            on its model); the others wait here, so that a run Ray runs again after its
+            worker died is not queued behind them. A local Ray started here gets
+            `max_concurrency` cores (else the machine's).
         runtime_env: Ray's runtime environment for the tasks (packages, environment
             variables); threadlab must be importable there.
         max_retries: how many times Ray runs a task again when its worker or node dies.
@@ -133,12 +140,14 @@ class RayEngine:
                 raise
             return handled
 
-    def _concurrency(self) -> contextlib.AbstractAsyncContextManager[Any]:
-        if self.max_concurrency is None:
-            return contextlib.nullcontext()
+    def _concurrency(self) -> asyncio.Semaphore:
+        # Runs beyond what Ray has room for wait here, not in Ray's queue: a task Ray runs
+        # again after its worker died then takes the room its dead try left at once, instead
+        # of waiting behind every run queued since.
         loop = asyncio.get_running_loop()
         if self._gate is None or self._gate_loop is not loop:
-            self._gate, self._gate_loop = asyncio.Semaphore(self.max_concurrency), loop
+            room = self.max_concurrency or _room(_ray())
+            self._gate, self._gate_loop = asyncio.Semaphore(room), loop
         return self._gate
 
     def _connect(self, inherited: dict[str, str]) -> Any:
@@ -149,10 +158,12 @@ class RayEngine:
                     ray.init(
                         num_cpus=self.max_concurrency or os.cpu_count() or 1,
                         include_dashboard=False,
+                        # Its start-up notes would land in the notebook's output as stderr.
+                        logging_level=logging.ERROR,
                     )
                 self.started_here = True
             else:
-                ray.init(address=self.address)
+                ray.init(address=self.address, logging_level=logging.ERROR)
         if self._task is None:
             # The runtime environment goes with each task: it applies on a Ray that was
             # running already (started by the user, or a cluster) as on one started here.
@@ -160,6 +171,7 @@ class RayEngine:
                 max_retries=self.max_retries,
                 retry_exceptions=False,
                 runtime_env=self.runtime_env,
+                num_cpus=CPUS_PER_RUN,
             )
         return ray
 
@@ -171,6 +183,12 @@ class RayEngine:
         if self.started_here:
             _ray().shutdown()
             self.started_here = False
+
+
+def _room(ray: Any) -> int:
+    """How many runs the cluster has room for now (`CPUS_PER_RUN` each)."""
+    cpus = float(ray.cluster_resources().get("CPU", 1.0))
+    return max(1, int(cpus / CPUS_PER_RUN))
 
 
 async def _ended(ref: Any) -> None:
