@@ -722,7 +722,7 @@ print(done.status, [m.content for m in done.messages if m.role == "tool"])""",
     "scale_out": [
         (
             "md",
-            "# Beyond this kernel: Ray\n\nAn evaluation of many cases × models, or a lead that"
+            "# Beyond this kernel: Ray\n\nAn evaluation of many cases and models, or a lead that"
             " fans out to many helpers, outgrows one process. With an engine, those runs leave"
             " the kernel as **Ray tasks**: each opens its thread from the store, runs it in a"
             " worker process, and persists it there; the tables and views here fill from the"
@@ -732,7 +732,8 @@ print(done.status, [m.content for m in done.messages if m.role == "tool"])""",
         ),
         (
             "code",
-            SETUP + """
+            SETUP
+            + """
 # Evaluation rows and non-blocking children run as Ray tasks (a local Ray starts on first use).
 %config ThreadlabMagics.engine = "ray\"""",
         ),
