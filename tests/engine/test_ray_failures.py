@@ -27,14 +27,19 @@ KILLS = 10
 
 
 async def kill_each_once(
-    where: Path, count: int, rt: tl.Runtime | None = None, limit: float = 180.0
+    where: Path, count: int, rt: tl.Runtime | None = None, limit: float = 240.0, started: int = 1
 ) -> dict[str, float]:
     """Kill -9 the worker of each run that wrote its pid into `where` (once each), until
     `count` were killed; when each was (thread id -> time). With `rt` (a runtime of its own,
     as another process watching the store), one at a time: the next once the last one's
-    thread has ended (Ray ran it on in a new worker)."""
+    thread has ended (Ray ran it on in a new worker). The first kill waits until `started`
+    runs are under way (their workers started)."""
     killed: dict[str, float] = {}
     deadline = time.monotonic() + limit
+    for _ in range(int(limit / 0.05)):
+        if len(list(where.glob("thr_*.pid"))) >= started:
+            break
+        await asyncio.sleep(0.05)
     while len(killed) < count and time.monotonic() < deadline:
         for pid_file in where.glob("thr_*.pid"):
             thread_id = pid_file.stem
@@ -93,7 +98,9 @@ async def test_children_whose_workers_are_killed_end_and_report_once(
                     poll_interval=0.1)  # fmt: skip
     lead = await rt.create_thread("fan")
     watcher = tl.Runtime(registry, store_spec, secret_key=KEY)
-    killer = asyncio.ensure_future(kill_each_once(tmp_path, KILLS, watcher))
+    # Once the first eight run (the local Ray's room: 2 cores, a quarter each), so that a
+    # kill is timed against Ray's replacing one worker, not eight starting together.
+    killer = asyncio.ensure_future(kill_each_once(tmp_path, KILLS, watcher, started=8))
     run = await asyncio.wait_for(lead.send(str(KILLS)), 500)
     killed = await killer
     watcher.close()

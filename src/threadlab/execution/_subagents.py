@@ -322,6 +322,7 @@ class Supervisor:
         try:
             while True:
                 here = [t for t in self.tasks if not t.done()]
+                self._hand_off_again()
                 handed = [f for f in self.handed.values() if not f.done()]
                 elsewhere = [c for c in self.remote if c.busy() or self._in_hand(c)]
                 for child in self.remote:
@@ -345,6 +346,14 @@ class Supervisor:
                 )
         finally:
             waiter.cancel()
+
+    def _hand_off_again(self) -> None:
+        """A message queued for an engine's child just as its task ended (a resumable child
+        messaged again) waits for nobody: it goes to the engine again."""
+        for child in self.remote:
+            idle = not (self._in_hand(child) or self._given_up(child))
+            if child.identity.runs_on_engine and idle and child.inbox.waiting():
+                self.handed[child.id] = self.run.host.hand_off(child)
 
     def _given_up(self, child: ThreadContext) -> bool:
         """The engine gave the child up: the worker of each of its tries died."""
