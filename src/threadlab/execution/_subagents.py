@@ -407,9 +407,28 @@ class Supervisor:
             future.cancel()  # the engine stops its task (and the worker running it)
         if handed:
             await asyncio.gather(*handed.values(), return_exceptions=True)
+        deadline = asyncio.get_running_loop().time() + RELEASE_WAIT
         for child in self.remote:
             if child.id in handed:
+                await _released(child, deadline)
                 self._abandoned(child)  # its worker is gone: repaired, reported
+
+
+RELEASE_WAIT = 30.0
+"""How long a cancelled run waits, at most, for the workers of its engine's children to be
+gone before it repairs them."""
+
+
+async def _released(child: ThreadContext, deadline: float) -> None:
+    """Wait until no live run holds `child` (or `deadline`, on the loop's clock): a worker
+    the engine was told to stop may be killed a moment after the engine said so (a busy
+    machine reaps it late), and repairing before then would leave its calls open."""
+    loop = asyncio.get_running_loop()
+    # Another process's state, with nothing to notify its end: looked at until it ends.
+    while loop.time() < deadline:
+        if not child.leases.held_now(child.id):
+            return
+        await asyncio.sleep(0.05)
 
 
 def child_outcome(parent: ThreadContext, child: ThreadContext, run: Run) -> dict[str, Any]:
