@@ -1,6 +1,5 @@
-"""What the evaluation benchmark's worker processes import: a prompt and two named offline
-models whose every step takes about 50 ms (`python -m threadlab worker --import
-benchmarks.eval_definitions`)."""
+"""The evaluation benchmarks' definitions, as a module Ray's worker processes can import: a
+prompt and two named offline models whose every step takes about 50 ms."""
 
 import threadlab as tl
 

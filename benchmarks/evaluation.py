@@ -1,8 +1,8 @@
-"""An evaluation of 200 cases x 2 models with a ~50 ms offline model step, side by side:
+"""An evaluation of 200 cases x 2 models with a ~50 ms offline model step, side by side
+(runs on Ray, across worker processes: `benchmarks/ray_engine.py`):
 
-- worker processes on one PostgreSQL (`python -m threadlab worker`, each running one case
-  at a time), 1 against 4 (the scaling), every history checked and no row lost or doubled;
-- the same evaluation in one process with `concurrency=4`;
+- the evaluation in one process with `concurrency=4`, every history checked and no row
+  lost or doubled;
 - `pydantic_evals.Dataset.evaluate` over the same task (the same offline model's step) at
   `max_concurrency=4`, the anchor;
 - and the overhead per case, one case at a time: `tl.evaluate` (a thread per case, stored,
@@ -12,16 +12,10 @@
 from __future__ import annotations
 
 import asyncio
-import os
-import subprocess
 import sys
 import time
-from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
-
-from tests.postgres import fresh_database, running_postgres
 
 import threadlab as tl
 from benchmarks import eval_definitions
@@ -38,31 +32,6 @@ def answered(ctx: tl.EvalContext) -> bool:
     return "question" in ctx.output
 
 
-@contextmanager
-def worker_processes(store: str, count: int) -> Iterator[None]:
-    env = {**os.environ, "PYTHONPATH": str(ROOT), "THREADLAB_SECRET_KEY": "bench"}
-    command = [
-        *(sys.executable, "-m", "threadlab", "worker", "--store", store),
-        *("--import", "benchmarks.eval_definitions", "--concurrency", "1"),
-        *("--poll-interval", "0.5"),
-    ]
-    procs = [subprocess.Popen(command, stdout=subprocess.PIPE, text=True, env=env, cwd=ROOT)
-             for _ in range(count)]  # fmt: skip
-    try:
-        for proc in procs:
-            assert proc.stdout is not None
-            if not proc.stdout.readline().startswith("threadlab worker serving"):
-                raise RuntimeError("a worker did not start")
-        yield
-    finally:
-        for proc in procs:
-            proc.terminate()
-        for proc in procs:
-            proc.wait(60)
-            assert proc.stdout is not None
-            proc.stdout.close()
-
-
 def check(report: tl.EvalReport, rt: tl.Runtime, count: int, models: int) -> None:
     """Every row there once, every run completed, every history a question and its answer."""
     keys = [(r.case, r.model, r.repeat) for r in report.rows]
@@ -74,15 +43,14 @@ def check(report: tl.EvalReport, rt: tl.Runtime, count: int, models: int) -> Non
             raise RuntimeError(f"row {row.case}/{row.model}: {row.status} {roles} {row.error}")
 
 
-async def ours(store: str, count: int, *, concurrency: int, workers: int) -> float:
-    """Seconds for the evaluation, here (`workers=0`) or by `workers` processes."""
+async def ours(store: str, count: int, *, concurrency: int) -> float:
+    """Seconds for the evaluation in this process."""
     registry = tl.Registry()
     for model in ("step-a", "step-b"):
         tl.define_model(model, provider="offline", model="offline",
                         options=eval_definitions.STEP_OPTIONS, registry=registry)  # fmt: skip
     tl.define_prompt("answerer", prompt="Answer the question.", model="step-a", registry=registry)
-    rt = tl.Runtime(registry, store, secret_key="bench", poll_interval=0.5,
-                    children="workers" if workers else "here")  # fmt: skip
+    rt = tl.Runtime(registry, store, secret_key="bench")
     start = time.perf_counter()
     report = await tl.evaluate("answerer", cases(count), models=["step-a", "step-b"],
                                scorers=[answered], runtime=rt, concurrency=concurrency)  # fmt: skip
@@ -125,16 +93,10 @@ async def theirs(count: int, concurrency: int) -> float:
 
 async def measure(count: int, tmp: str) -> dict[str, float]:
     times: dict[str, float] = {}
-    with running_postgres() as url:
-        for workers in (1, 4):
-            store = fresh_database(url)
-            with worker_processes(store, workers):
-                times[f"workers {workers}"] = await ours(store, count, concurrency=8,
-                                                         workers=workers)  # fmt: skip
-    times["here, concurrency 4"] = await ours(f"{tmp}/here", count, concurrency=4, workers=0)
+    times["here, concurrency 4"] = await ours(f"{tmp}/here", count, concurrency=4)
     times["pydantic-evals, concurrency 4"] = await theirs(count, 4)
     small = max(10, count // 10)
-    one_by_one = await ours(f"{tmp}/one", small, concurrency=1, workers=0)
+    one_by_one = await ours(f"{tmp}/one", small, concurrency=1)
     times["per case, ours"] = one_by_one / (2 * small)
     times["per case, pydantic-evals"] = await theirs(small, 1) / (2 * small)
     return times
@@ -143,12 +105,10 @@ async def measure(count: int, tmp: str) -> dict[str, float]:
 def report(times: dict[str, float], count: int) -> str:
     runs = 2 * count
     lines = ["| how | seconds | runs / s |", "|---|---|---|"]
-    for how in ("workers 1", "workers 4", "here, concurrency 4", "pydantic-evals, concurrency 4"):
+    for how in ("here, concurrency 4", "pydantic-evals, concurrency 4"):
         lines.append(f"| {how} | {times[how]:.2f} | {runs / times[how]:.1f} |")
-    scaling = times["workers 1"] / times["workers 4"]
     overhead = times["per case, ours"] / times["per case, pydantic-evals"]
     lines.append("")
-    lines.append(f"workers, 1 → 4 processes: {scaling:.2f}x")
     lines.append(
         f"per case, one at a time: {times['per case, ours'] * 1000:.1f} ms against"
         f" {times['per case, pydantic-evals'] * 1000:.1f} ms (ratio {overhead:.2f})"

@@ -109,13 +109,16 @@ def ray_cluster() -> Iterator[Any]:
     """One local Ray for the tests that run on it (started once, small, no dashboard): their
     engines find it running and send their tasks there."""
     ray = pytest.importorskip("ray", reason="the engine tests need Ray (threadlab[ray])")
+    from threadlab.engine._local_start import start_local_ray
+
     before = {name: os.environ.get(name) for name in ("THREADLAB_SECRET_KEY", "PYTHONPATH")}
     # The processes of a local Ray inherit this environment: the key, and the tests' own
     # package for what is pickled by reference.
     os.environ["THREADLAB_SECRET_KEY"] = RAY_KEY
     os.environ["PYTHONPATH"] = str(Path(__file__).resolve().parents[1])
     try:
-        ray.init(
+        start_local_ray(
+            ray,
             num_cpus=2,
             object_store_memory=100 * 2**20,
             include_dashboard=False,

@@ -18,7 +18,6 @@ BLOCK = re.compile(r"```python([^\n]*)\n(.*?)```", re.DOTALL)
 TITLE = re.compile(r'title="([\w.-]+\.py)"')
 # Examples that need a service this machine does not run: they are type-checked, not run.
 NOT_RUN = {
-    "worker.py": "serves a PostgreSQL store at a made-up address",
     "traces.py": "exports to a Phoenix or collector on localhost",
     "cluster.py": "joins a Ray cluster and a PostgreSQL store at made-up addresses",
 }

@@ -409,25 +409,6 @@ def test_a_notebook_on_a_postgresql_store(shell: InteractiveShell, postgres_url:
     assert thread.messages[0].content == "hello from a notebook"
 
 
-@pytest.mark.processes  # a worker process runs the children
-def test_a_notebook_lead_whose_children_a_worker_runs(
-    shell: InteractiveShell, postgres_url: str
-) -> None:
-    from ..runtime.team import define_team, workers
-
-    define_team(tl.default_registry())  # as a definitions module imported in the notebook
-    run(shell, f'%config ThreadlabMagics.store = "{postgres_url}"')
-    run(shell, '%config ThreadlabMagics.children = "workers"')
-    with workers(postgres_url, 1, 60.0):
-        run(shell, "%%thread boss\n2")
-    runtime = magics(shell).memory.runtime
-    assert runtime.children == "workers"
-    (lead,) = [t for t in runtime.threads() if t.parent_id is None]
-    reports = [m.subagent_id for m in lead.messages if m.role == "user" and m.subagent_id]
-    assert sorted(reports) == sorted(c.id for c in lead.children)
-    assert [c.status for c in lead.children] == ["completed", "completed"]
-
-
 def test_a_notebooks_runs_go_through_its_tracer_provider(shell: InteractiveShell) -> None:
     run(
         shell,

@@ -1,14 +1,10 @@
 """Passwords in URLs: a base URL's userinfo never reaches a run's error, the store, a magic's
-output or a log line; a PostgreSQL URL too malformed to parse never echoes its password; the
-worker reads its store URL from the environment, out of the process list."""
+output or a log line; a PostgreSQL URL too malformed to parse never echoes its password."""
 
 from __future__ import annotations
 
 import logging
-import os
 import socket
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -94,41 +90,6 @@ def test_a_postgres_url_never_echoes_its_password(url: str) -> None:
 def test_scrub_takes_userinfo_out_of_every_url_in_a_text() -> None:
     text = "GET https://u:p%40ss@api.example/v1 then http://x@y.example/ and mailto:a@b"
     assert scrub(text) == "GET https://api.example/v1 then http://y.example/ and mailto:a@b"
-
-
-@pytest.mark.processes  # starts a worker process
-def test_the_worker_takes_its_store_from_the_environment(tmp_path: Path) -> None:
-    module = tmp_path / "team_defs.py"
-    module.write_text(
-        "import threadlab as tl\n"
-        "tl.define_prompt('w', prompt='x')\n"
-        "tl.define_agent('a', side_a='w')\n"
-    )
-    env = {**os.environ, "THREADLAB_STORE": str(tmp_path / "store"), "PYTHONPATH": str(tmp_path)}
-    worker = subprocess.Popen(
-        [sys.executable, "-m", "threadlab", "worker", "--import", "team_defs"],
-        env=env,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
-    try:
-        assert worker.stdout is not None
-        assert worker.stdout.readline().startswith("threadlab worker serving a")
-        assert (tmp_path / "store").exists()
-    finally:
-        worker.terminate()
-        worker.communicate(timeout=30)
-    env.pop("THREADLAB_STORE")
-    missing = subprocess.run(
-        [sys.executable, "-m", "threadlab", "worker", "--import", "team_defs"],
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
-    assert missing.returncode == 2
-    assert "name the store with --store or THREADLAB_STORE" in missing.stderr
 
 
 def test_a_postgres_password_with_an_unencoded_at_sign_is_refused_without_any_of_it() -> None:

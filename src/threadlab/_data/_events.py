@@ -68,7 +68,7 @@ class ThreadStatusEvent(Event):
     type: Literal["thread_status"] = "thread_status"
     status: Literal["queued", "running", "idle"]
     """"running" when a run starts, "idle" when it ends; "queued" when a child is left in
-    the store for a worker (`Runtime(children="workers")`)."""
+    the store for the runtime's engine (`tl.Runtime(engine=...)`)."""
 
 
 class MessageCreatedEvent(Event):

@@ -57,7 +57,7 @@ SessionStatus = Literal["completed", "failed"]
 ThreadStatus = Literal["queued", "running", "waiting", "idle", "completed", "failed", "terminated"]
 """A thread is "running" or "idle"; a child also reports its lifecycle: "completed" or
 "failed" after its single session, "terminated" once its run was cancelled, "queued" while
-it waits for a worker (`Runtime(children="workers")`)."""
+it waits for the runtime's engine (`tl.Runtime(engine=...)`)."""
 
 
 @dataclass(frozen=True)

@@ -42,8 +42,10 @@ class ThreadMeta(BaseModel):
     status: ThreadStatus = "idle"
     """A child's lifecycle, as its parent sees it."""
     runs_on: Literal["here", "workers", "engine"] | None = None
-    """A thread left in the store for another process: a worker ("workers") or the
-    runtime's engine ("engine", a Ray task): a child, or a queued run."""
+    """A thread left in the store for the runtime's engine ("engine", a Ray task): a child,
+    or a queued run. "workers" is read in stores written while polling worker processes ran
+    such threads (they no longer exist: such a child messaged again runs where its parent
+    runs)."""
     model: str | None = None
     """The model (by name) its prompts use instead of their own, chosen when it was made
     (an evaluation's grid): whichever process runs it reads it here."""

@@ -19,6 +19,7 @@ from typing import Any
 from .._errors import StoreError, ThreadlabError
 from ..runtime import Handled, Handoff
 from ..store import Store
+from ._local_start import start_local_ray
 from ._on_worker import Job, pack, run_job
 from ._store_address import address_of
 
@@ -155,7 +156,8 @@ class RayEngine:
         if not ray.is_initialized():
             if self.address is None:
                 with _environment(inherited):
-                    ray.init(
+                    start_local_ray(
+                        ray,
                         num_cpus=self.max_concurrency or os.cpu_count() or 1,
                         include_dashboard=False,
                         # Its start-up notes would land in the notebook's output as stderr.

@@ -12,7 +12,6 @@ from .._data import Run
 from .._errors import ThreadlabError
 from ..definitions import agent_for
 from ..runtime import Runtime, Thread
-from ._by_workers import Queued, queue_all, wait_for_rows
 from ._cases import Case, EvalError, read_cases
 from ._context import EvalContext
 from ._on_engine import run_on_engine
@@ -48,10 +47,6 @@ async def evaluate(
     With a runtime that has an engine (`tl.RayEngine`), each run is a Ray task (at most
     `concurrency` at a time from here): made here, run there, scored here as it ends; a run
     whose worker died is run on by the engine, and its row's `note` says so.
-
-    With a runtime whose `children="workers"` (a shared PostgreSQL store), the runs are
-    queued for `python -m threadlab worker` processes instead (models by name) and scored
-    here as they finish; a run whose worker died is repaired and run again here, once.
 
     Examples:
         >>> import asyncio, threadlab as tl
@@ -107,40 +102,12 @@ async def evaluate(
     try:
         if rt.engine is not None:
             rows = list(await asyncio.gather(*(on_engine(cell) for cell in grid)))
-        elif rt.children == "workers":
-            rows = await _by_workers(rt, target, name, grid, chosen, shared, per_case, on_row)
         else:
             rows = list(await asyncio.gather(*(one(*cell) for cell in grid)))
     finally:
         if runtime is None:
             await rt.aclose()
     return EvalReport(name, target, rows, labels, [c.name for c in read], grid_models)
-
-
-async def _by_workers(
-    rt: Runtime, target: str, name: str, grid: list[tuple[Case, Any, str, int]],
-    chosen: list[Any], shared: list[Any], per_case: dict[str, list[Any]],
-    on_row: RowListener | None,
-) -> list[EvalRow]:  # fmt: skip
-    rows: list[EvalRow | None] = [None] * len(grid)
-
-    async def finished(item: Queued, run: Run, seconds: float, note: str | None) -> None:
-        if run.status == "failed" and not item.thread.messages:
-            # It could not start in a worker (a variable missing there, say): as it would be
-            # here, an error row, not scored; its thread says why.
-            row = EvalRow(item.case.name, item.label, item.repeat, item.thread.id, "error",
-                          error=run.error, duration_ms=seconds * 1000)  # fmt: skip
-        else:
-            scorers = [*chosen, *shared, *per_case.get(item.case.name, [])]
-            row = await _scored(item.case, item.label, item.repeat, item.thread, run, seconds,
-                                scorers)  # fmt: skip
-        row.note = note
-        rows[item.index] = row
-        if on_row is not None:
-            on_row(row)
-
-    await wait_for_rows(rt, await queue_all(rt, target, name, grid), finished)
-    return [row for row in rows if row is not None]
 
 
 async def _run_case(

@@ -65,9 +65,9 @@ def repair(context: ThreadContext, runs: list[RunRecord] | None = None) -> bool:
             context.identity.set_child_status("idle" if context.identity.resumable else "failed")
             parent = context.parent()
             # The engine runs its threads on after a worker died (and reports itself when it
-            # gives up): only a worker's child is reported failed by whoever repairs it.
-            identity = context.identity
-            if parent is not None and identity.runs_on_workers and not identity.runs_on_engine:
+            # gives up): only a child of the polling workers of earlier versions is reported
+            # failed by whoever repairs it (nobody else would tell its parent).
+            if parent is not None and context.identity.meta.runs_on == "workers":
                 report_failure(parent, context, WORKER_STOPPED)
         if context.identity.meta.interrupted:
             context.identity.set_meta(interrupted=False)

@@ -279,9 +279,9 @@ class Supervisor:
             await hooks.run("after_subagent_created", state, child.child_info())
 
     def _background(self, child: ThreadContext, message: str, paths: list[str]) -> None:
-        if child.identity.runs_on_workers:
-            # Left in the store for a worker, in whatever process serves this store; the
-            # status first, so the worker's "running" is never overwritten by it.
+        if child.identity.runs_on_engine:
+            # Left in the store for the engine's worker; the status first, so the worker's
+            # "running" is never overwritten by it.
             with child.transaction():
                 if not child.busy():
                     child.identity.set_child_status("queued")
@@ -291,7 +291,7 @@ class Supervisor:
             if child not in self.remote:
                 self.remote.append(child)
             self._told[child.id] = "queued"
-            if child.identity.runs_on_engine and not self._in_hand(child):
+            if not self._in_hand(child):
                 self.handed[child.id] = self.run.host.hand_off(child)
             return
         child.identity.set_child_status("running")

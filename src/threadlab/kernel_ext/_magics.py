@@ -14,12 +14,12 @@ import asyncio
 import importlib
 import shlex
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any, Literal, NoReturn
+from typing import TYPE_CHECKING, Any, NoReturn
 
 from IPython.core.error import UsageError
 from IPython.core.magic import Magics, cell_magic, line_magic, magics_class
 from IPython.core.magic_arguments import argument, magic_arguments, parse_argstring
-from traitlets import Bool, Enum, Float, Unicode, observe
+from traitlets import Bool, Float, Unicode, observe
 
 from .. import ThreadlabError
 from ._memory import KernelMemory
@@ -61,13 +61,6 @@ class ThreadlabMagics(Magics):
         ".threadlab", help="The thread store: a directory (SQLite) or a postgresql:// URL."
     ).tag(config=True)
 
-    children = Enum(
-        ["here", "workers"],
-        "here",
-        help='Where non-blocking children run: "here" (this kernel) or "workers" (left in'
-        " the store for Runtime.serve in other processes).",
-    ).tag(config=True)
-
     engine = Unicode(
         "",
         help="Where runs that leave this kernel run (evaluation rows, non-blocking children):"
@@ -79,17 +72,12 @@ class ThreadlabMagics(Magics):
         super().__init__(shell=shell, **kwargs)
         self.mcp_service: mcp.MCPService | None = None
         """What `%threadlab mcp serve` serves now."""
-        where: Literal["here", "workers"] = "workers" if self.children == "workers" else "here"
-        self.memory = KernelMemory(store=self.store, children=where, engine=self.engine)
+        self.memory = KernelMemory(store=self.store, engine=self.engine)
 
     @observe("store")
     def _store_changed(self, change: Any) -> None:
         # `%config ThreadlabMagics.store = ...` after loading: the next thread uses it.
         self.memory.use_store(change["new"])
-
-    @observe("children")
-    def _children_changed(self, change: Any) -> None:
-        self.memory.use_children(change["new"])
 
     @observe("engine")
     def _engine_changed(self, change: Any) -> None:

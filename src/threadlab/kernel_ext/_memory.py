@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from opentelemetry.trace import TracerProvider
@@ -19,7 +19,6 @@ __all__ = ["KernelMemory"]
 @dataclass
 class KernelMemory:
     store: str = ".threadlab"
-    children: Literal["here", "workers"] = "here"
     engine: str = ""
     """"" (runs stay in this kernel), "ray" (a local Ray), or a Ray cluster's address."""
     env: dict[str, str] = field(default_factory=dict)
@@ -52,7 +51,6 @@ class KernelMemory:
 
             self._runtime = Runtime(
                 store=self.store,
-                children=self.children,
                 tracer_provider=self.tracer_provider,
                 approver=self.approver,
                 elicitor=self.elicitor,
@@ -76,12 +74,6 @@ class KernelMemory:
         if store != self.store:
             self.close()
             self.store = store
-
-    def use_children(self, children: Literal["here", "workers"]) -> None:
-        """Where the next runs' non-blocking children run (see `Runtime`'s `children`)."""
-        if children != self.children:
-            self.close()
-            self.children = children
 
     def use_engine(self, engine: str) -> None:
         """Where the next runs that leave this kernel run (see `ThreadlabMagics.engine`)."""

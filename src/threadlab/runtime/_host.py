@@ -10,7 +10,7 @@ import asyncio
 import logging
 import time
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any
 
 from .._data import Budget, Elicitor, Run, ThreadMeta, new_id
 from .._errors import MissingVariableError, ThreadlabError, ThreadNotFoundError
@@ -47,7 +47,6 @@ class RuntimeHost:
         store: Store,
         limits: Limits,
         secrets: SecretBox,
-        children: Literal["here", "workers"],
         approver: Approver | None,
         budget: Budget | None,
         handle: Callable[[str], Thread],
@@ -58,7 +57,6 @@ class RuntimeHost:
         self.store = store
         self.limits = limits
         self.secrets = secrets
-        self.children = children
         self.approver = approver
         self.budget = budget
         self.leases = RunLeases(store)
@@ -106,7 +104,7 @@ class RuntimeHost:
             resumable=relationship.resumable,
             parent_communication=relationship.parent_communication,
             # A blocking child's outcome is the tool's result: it always runs here.
-            runs_on=None if relationship.blocking else self._elsewhere(),
+            runs_on="engine" if self.engine is not None and not relationship.blocking else None,
         )
         record = ThreadRecord(new_id("thr"), parent.id, agent.name, time.time(), meta.dumps())
         with self.store.transaction():
@@ -119,12 +117,6 @@ class RuntimeHost:
                 self.forget(record.id)
                 raise MissingVariableError(missing)
         return context
-
-    def _elsewhere(self) -> Literal["workers", "engine"] | None:
-        """Where a non-blocking child runs when not in this process."""
-        if self.engine is not None:
-            return "engine"
-        return "workers" if self.children == "workers" else None
 
     def hand_off(self, context: ThreadContext) -> asyncio.Future[Any]:
         """Leave a thread whose message is queued to the engine (see `RunHost.hand_off`)."""

@@ -25,7 +25,6 @@ from ._engine import Engine
 from ._host import RuntimeHost
 from ._overview import ThreadOverview, overview
 from ._thread import Thread
-from ._worker import Worker
 
 if TYPE_CHECKING:
     from opentelemetry.trace import TracerProvider
@@ -48,11 +47,8 @@ class Runtime:
         hook_timeout: seconds a hook may take before it is ignored.
         secret_key: key for secrets at rest; else THREADLAB_SECRET_KEY, else a 0600 key file
             in the user's config directory.
-        children: where the non-blocking children this runtime creates run: "here" (tasks
-            in this process) or "workers" (left queued in the store for `serve`, in any
-            process that shares it; their reports come back through the store).
-        poll_interval: seconds between looks at the store by a run waiting for its children
-            or by `serve`, for what no notification announced (SQLite cannot notify; a
+        poll_interval: seconds between looks at the store by a run waiting for children its
+            engine runs, for what no notification announced (SQLite cannot notify; a
             PostgreSQL notification sent while nobody listened is lost).
         tracer_provider: an OpenTelemetry `TracerProvider` (extra `threadlab[otel]`): each
             run that ends is sent through it as GenAI spans, without message or argument
@@ -85,7 +81,6 @@ class Runtime:
         max_session_turns: int = 20,
         hook_timeout: float = 10.0,
         secret_key: str | bytes | None = None,
-        children: Literal["here", "workers"] = "here",
         poll_interval: float = 1.0,
         tracer_provider: TracerProvider | None = None,
         approver: Approver | None = None,
@@ -104,8 +99,6 @@ class Runtime:
             raise TypeError(
                 f"elicitor must be callable (tl.Elicitation) -> dict | None, got {elicitor!r}"
             )
-        if children not in ("here", "workers"):
-            raise ValueError(f'children must be "here" or "workers", not {children!r}')
         limits = Limits(
             max_consecutive_failures=max_consecutive_failures,
             max_steps=max_steps,
@@ -125,7 +118,6 @@ class Runtime:
             opened,
             limits,
             SecretBox(secret_key),
-            children,
             approver,
             budget,
             self.thread,
@@ -166,11 +158,6 @@ class Runtime:
     def engine(self) -> Engine | None:
         """Where runs that leave this process run (None: none leave it)."""
         return self._host.engine
-
-    @property
-    def children(self) -> Literal["here", "workers"]:
-        """Where the non-blocking children of its runs run."""
-        return self._host.children
 
     @property
     def max_consecutive_failures(self) -> int:
@@ -272,14 +259,6 @@ class Runtime:
             except Exception as exc:  # one bad thread must not hide the others
                 log.warning("thread %s cannot be opened and is not listed: %s", record.id, exc)
         return found
-
-    async def serve(self, stop: asyncio.Event | None = None, *, concurrency: int = 4) -> None:
-        """Work as a worker until `stop` is set: run the children that runtimes with
-        `children="workers"` left in the store (those of agents defined here), at most
-        `concurrency` at a time, each until its queue is empty, its report delivered to its
-        parent. Wakes on the store's notifications (PostgreSQL) and looks every
-        `poll_interval` seconds. When stopped, the runs under way finish first."""
-        await Worker(self._host, concurrency).serve(stop or asyncio.Event())
 
     def close(self) -> None:
         """Release the store, and end the MCP sessions (from a running event loop they end

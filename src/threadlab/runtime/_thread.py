@@ -57,7 +57,7 @@ class ThreadHost(RunHost, Protocol):
 
     @property
     def engine(self) -> Engine | None:
-        """Where runs that leave this process run (None: a worker claims them)."""
+        """Where runs that leave this process run (None: none leave it)."""
         ...
 
     def run_finished(self, thread: Thread, run: Run) -> None:
@@ -409,35 +409,33 @@ class Thread:
         attachments: Iterable[str] = (),
         model: Model | str | None = None,
     ) -> None:
-        """Leave `message` to run elsewhere and return at once. With the runtime's engine
-        (`tl.RayEngine`) a Ray task opens the thread from the store and runs it (`model`: a
-        model or model name its prompts use instead of their own); without one, a
-        `python -m threadlab worker` claims it (`model` by name). Its run, events and
-        outcome are in the store, as of any run."""
+        """Leave `message` to the runtime's engine and return at once: with
+        `tl.RayEngine`, a Ray task opens the thread from the store and runs it (`model`: a
+        model or model name its prompts use instead of their own). Its run, events and
+        outcome are in the store, as of any run. A runtime without an engine runs everything
+        in this process: `send` it instead."""
         self.leave(message, attachments, model)
 
     def leave(
         self, message: str, attachments: Iterable[str] = (), model: Model | str | None = None
-    ) -> asyncio.Future[Handled] | None:
-        """`queue`, with the engine's future for the run (None without an engine)."""
+    ) -> asyncio.Future[Handled]:
+        """`queue`, with the engine's future for the run."""
+        if self._runtime.engine is None:
+            raise ThreadlabError(
+                "thread.queue leaves the run to the runtime's engine, and this runtime has"
+                " none: create it with engine=tl.RayEngine(...), or await thread.send(...)"
+            )
         if isinstance(attachments, str):
             attachments = [attachments]
         context = self._context
         paths = tuple(context.files.require(p).path for p in attachments)
-        engine = self._runtime.engine is not None
-        if not engine and model is not None and not isinstance(model, str):
-            raise ThreadlabError(
-                "a run left to a worker takes its model by name (the worker has no object of"
-                f" this one): {type(model).__name__}"
-            )
         with context.transaction():
             context.identity.set_meta(
-                runs_on="engine" if engine else "workers",
-                model=model if isinstance(model, str) else None,
+                runs_on="engine", model=model if isinstance(model, str) else None
             )
             context.inbox.put(Message(role="user", content=message, attachments=paths))
         context.model_override = model
-        return self._runtime.hand_off(context) if engine else None
+        return self._runtime.hand_off(context)
 
     async def resume(self, *, wait_children: bool = True, step: StepOption = False) -> Run:
         """Continue what the stored history leaves open, with no new message: the tool calls

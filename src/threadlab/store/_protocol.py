@@ -287,10 +287,6 @@ class Store(Protocol):
         """Whether any message waits for the thread."""
         ...
 
-    def queued_threads(self) -> list[str]:
-        """The threads that have messages waiting (a worker's candidates)."""
-        ...
-
     def pop_queued(self, thread_id: str) -> str | None:
         """Take the oldest message waiting for `thread_id` (None when there is none); of two
         takers exactly one gets it."""

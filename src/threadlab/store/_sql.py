@@ -425,9 +425,6 @@ class SqlStore:
     def has_queued(self, thread_id: str) -> bool:
         return bool(self._read("SELECT 1 FROM queue WHERE thread_id = ? LIMIT 1", (thread_id,)))
 
-    def queued_threads(self) -> list[str]:
-        return [str(tid) for (tid,) in self._read("SELECT DISTINCT thread_id FROM queue")]
-
     def pop_queued(self, thread_id: str) -> str | None:
         with self.transaction():
             rows = self._read(

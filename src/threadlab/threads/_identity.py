@@ -76,12 +76,7 @@ class ThreadIdentity:
         return self.meta.parent_communication
 
     @property
-    def runs_on_workers(self) -> bool:
-        """A child its parent leaves in the store for another process (a worker, or the
-        runtime's engine), instead of running it in the parent's process."""
-        return self.meta.runs_on in ("workers", "engine")
-
-    @property
     def runs_on_engine(self) -> bool:
-        """A thread the runtime's engine runs (a Ray task), not a polling worker."""
+        """A thread the runtime's engine runs (a Ray task) instead of the process that
+        left it there: a non-blocking child, or a queued run."""
         return self.meta.runs_on == "engine"
