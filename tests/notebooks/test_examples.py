@@ -169,6 +169,7 @@ def test_evaluate(tmp_path: Path) -> None:
     assert "threadlab-diff" in html
 
 
+@pytest.mark.timeout(480)  # a local Ray starts in the kernel first: slow on a busy machine
 def test_scale_out(tmp_path: Path) -> None:
     notebook = execute("scale_out", tmp_path)
     printed = "\n".join(outputs(notebook))
