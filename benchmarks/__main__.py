@@ -14,6 +14,7 @@ from . import (
     player,
     providers,
     ray_engine,
+    replayed_evaluation,
     sandbox,
     scanner,
     storage,
@@ -47,6 +48,8 @@ def main() -> None:
     print(growth.report(asyncio.run(growth.measure())))
     print("\n## Handing a sync call to a thread\n")
     print(asyncio.run(thread_hop.main()))
+    print("\n## An evaluation replayed on its recording\n")
+    print(replayed_evaluation.report(asyncio.run(replayed_evaluation.measure())))
     print("\n## Evaluation runs on Ray\n")
     print(asyncio.run(ray_engine.main()))
     print("\n## run_code latency\n")

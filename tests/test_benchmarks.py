@@ -143,6 +143,29 @@ async def test_evaluation_benchmark_checks_every_row_on_every_side(tmp_path: Pat
     assert await evaluation.theirs(4, 2) > 0
 
 
+async def test_replayed_evaluation_benchmark_checks_every_row_on_both_sides() -> None:
+    from benchmarks import replayed_evaluation
+
+    best = await replayed_evaluation.measure(count=5, rounds=1)
+    assert set(best) == {
+        f"{side}, concurrency {n}"
+        for side in ("threadlab", "pydantic-evals")
+        for n in replayed_evaluation.CONCURRENCY
+    }
+    assert all(seconds > 0 for seconds in best.values())
+    assert "| 8 |" in replayed_evaluation.report(best)
+
+
+async def test_a_replay_that_forwards_a_step_fails_the_benchmark(tmp_path: Path) -> None:
+    from benchmarks import replayed_evaluation
+
+    recording = await replayed_evaluation.record(str(tmp_path / "store"), 3)
+    recording.threads.pop()  # one case is no longer recorded: its step cannot be replayed
+    with pytest.raises(RuntimeError):
+        await replayed_evaluation.ours(recording, 3, 1, "short")
+    recording.rt.close()
+
+
 async def test_growth_benchmark_exports_every_run_both_ways() -> None:
     measured = await growth.measure(calls=40, per_run=10, at=(20, 40))
     assert [p.calls for p in measured.exports] == [20, 40]

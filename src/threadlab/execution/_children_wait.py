@@ -33,6 +33,8 @@ async def _wait(scope: Running) -> bool:
     thread meanwhile (a child's report, a message from another process) ends the wait early:
     the thread answers it now, then waits on. A store that can tell (PostgreSQL) wakes the
     wait at once; otherwise the queue is looked at every `poll_interval` seconds."""
+    if scope.supervisor.idle:
+        return False  # no watch to start, no waiter to make
     loop = asyncio.get_running_loop()
     woken = asyncio.Event()
     me = scope.context.id

@@ -310,6 +310,12 @@ class Supervisor:
         if child.identity.parent_communication == "implicit" and run.status != "waiting":
             deliver_report(self.context, child, outcome)  # a waiting child reports when done
 
+    @property
+    def idle(self) -> bool:
+        """Nothing this run started runs any more, here or elsewhere (most runs start no
+        child at all): there is nothing to wait for."""
+        return not self.remote and all(t.done() for t in self.tasks)
+
     async def wait(
         self, woken: asyncio.Event, queued: Callable[[], bool], poll_interval: float
     ) -> bool:

@@ -26,6 +26,9 @@ class ThreadHistory:
         damaged: Callable[[str], None],
     ) -> None:
         self._store = store
+        # Asked once: an isinstance against a protocol costs tens of microseconds, and a
+        # thread's messages are read several times a run.
+        self._counter = store if isinstance(store, MessageCounter) else None
         self._thread_id = thread_id
         self._redactor = redactor
         self._sink = sink
@@ -45,12 +48,12 @@ class ThreadHistory:
     def reload(self, *, force: bool = False) -> None:
         """Read the persisted messages again if the store has more than memory."""
         # Counting is cheap; reading a long thread's every row before each run is not.
-        store = self._store
+        counter = self._counter
         if (
             self._loaded
             and not force
-            and isinstance(store, MessageCounter)
-            and store.count_messages(self._thread_id) == self._rows
+            and counter is not None
+            and counter.count_messages(self._thread_id) == self._rows
         ):
             return
         stored = self._store.list_messages(self._thread_id)
