@@ -149,6 +149,18 @@ def test_a_sqlite_store_is_refused_with_a_remote_cluster(tmp_path: Path) -> None
     assert tl.RayEngine("ray://127.0.0.1:10001").remote is False
 
 
+def test_a_cluster_whose_head_is_this_machine_takes_a_sqlite_store(tmp_path: Path) -> None:
+    import ray
+
+    # The address `ray start --head` and ray.cluster_utils hand out: this machine's own
+    # outward address, not loopback. Its workers run here and reach the file.
+    own: str = ray.util.get_node_ip_address()  # type: ignore[no-untyped-call]
+    for address in (f"{own}:6379", f"ray://{own}:10001"):
+        engine = tl.RayEngine(address)
+        assert engine.remote is False
+        tl.Runtime(tl.Registry(), tmp_path / "s", engine=engine).close()
+
+
 @pytest.mark.parametrize(
     ("options", "message"),
     [

@@ -12,7 +12,6 @@ import asyncio
 import contextlib
 import logging
 import os
-import socket
 from collections.abc import Iterator
 from typing import Any
 
@@ -22,10 +21,10 @@ from ..store import Store
 from ._local_start import start_local_ray
 from ._on_worker import Job, pack, run_job
 from ._store_address import address_of
+from ._this_machine import is_this_machine
 
 __all__ = ["RayEngine"]
 
-_LOCAL_HOSTS = {"", "localhost", "127.0.0.1", "::1", socket.gethostname()}
 CPUS_PER_RUN = 0.25
 """What a run asks Ray for: a run mostly waits on its model, so four share a core (a worker
 process each). `max_concurrency` caps how many run at once."""
@@ -89,12 +88,13 @@ class RayEngine:
 
     @property
     def remote(self) -> bool:
-        """Whether its cluster may be on other machines than this one."""
+        """Whether its cluster may be on other machines than this one: its head is named by
+        an address that is not this machine's."""
         address = self.address
         if address is None or address in ("auto", "local"):
             return False
         host = address.removeprefix("ray://").rsplit(":", 1)[0].strip("[]")
-        return host not in _LOCAL_HOSTS
+        return not is_this_machine(host)
 
     def check_store(self, store: Store) -> None:
         """`tl.StoreError` for a store the engine's workers cannot reach."""
