@@ -28,10 +28,11 @@ pytestmark = pytest.mark.processes  # Ray's worker processes
 
 KILLS = 10
 
-NODE_LOST_WITHIN = 120.0
-"""Seconds from a node's removal to the end of each child it ran: Ray learns the node is
-gone, a new node joins (13 s of it on two busy cores), Ray starts a worker there and the run
-goes on; 39-53 s measured while a full test run shared the machine."""
+NODE_LOST_WITHIN = 30.0
+"""Seconds from a node's removal to the end of each child it ran, on a cluster's other node:
+Ray learns the node is gone, starts a worker on the other and the run goes on. Measured 5.8 s
+on a quiet machine and 11-14 s with a process keeping one core busy (the worker's start-up);
+the bound leaves room for a busier machine."""
 
 
 async def kill_each_once(
@@ -195,6 +196,7 @@ def test_children_on_a_node_that_is_lost_run_on_on_another_node(
     )  # fmt: skip
     assert done.returncode == 0, done.stderr[-3000:]
     outcome = json.loads(done.stdout.splitlines()[-1])
+    print("node lost:", {c: round(v["ended_after"], 1) for c, v in outcome["children"].items()})
     assert outcome["lead"] == "completed"
     children = outcome["children"]
     assert len(children) == 2
