@@ -1,13 +1,13 @@
 """The player on a long thread: 2,000 tool calls (20 of them subagents, each child with a
 history of its own), as `tl.player` gets it — the history's points with their narration and
 the whole trace, sent to the front end once. Here, the kernel's side: how long building them
-takes and how much goes over the comm. The front end's side (opening in Chromium and seeking)
-is measured by `tests/browser/test_player_speed.py` on a thread built by `build` below."""
+takes and how much goes over the comm, before the player shows and (the narration) after.
+The front end's side (opening in Chromium and seeking) is measured by
+`tests/browser/test_player_speed.py` on a thread built by `build` below."""
 
 from __future__ import annotations
 
 import asyncio
-import json
 import statistics
 import tempfile
 import time
@@ -15,8 +15,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import threadlab as tl
-from threadlab.widgets._history import history_of
+from threadlab.widgets._history import history_of, tell
 from threadlab.widgets._replay import replay
+from threadlab.widgets._views import as_json_text
 
 from .fork import _registry
 
@@ -41,41 +42,50 @@ async def build(store: str | Path, calls: int = CALLS, children: int = CHILDREN)
 class PlayerCost:
     points: int
     points_ms: float
+    """The points as they go out with the player (no narration yet)."""
+    tell_ms: float
+    """The narration and the choices added to them, sent right after."""
     trace_ms: float
     points_bytes: int
+    told_bytes: int
     trace_bytes: int
 
 
 async def measure(rounds: int = 3) -> PlayerCost:
     store = tempfile.mkdtemp(prefix="threadlab-player-bench-")
     thread_id = await build(store)
-    points_s, trace_s = [], []
+    points_s, tell_s, trace_s = [], [], []
     for _ in range(rounds):
         thread = tl.Runtime(None, store).thread(thread_id)  # nothing read yet
         started = time.perf_counter()
-        points = history_of(thread)
-        points_s.append(time.perf_counter() - started)
-        started = time.perf_counter()
         trace = replay(thread).snapshot()
         trace_s.append(time.perf_counter() - started)
+        started = time.perf_counter()
+        points = history_of(thread, told=False)
+        points_s.append(time.perf_counter() - started)
+        started = time.perf_counter()
+        told = tell(thread, points)
+        tell_s.append(time.perf_counter() - started)
     return PlayerCost(
         len(points),
         statistics.median(points_s) * 1000,
+        statistics.median(tell_s) * 1000,
         statistics.median(trace_s) * 1000,
-        len(json.dumps(points)),
-        len(json.dumps(trace)),
+        len(as_json_text(points).encode()),
+        len(as_json_text(told).encode()),
+        len(as_json_text(trace).encode()),
     )
 
 
 def report(cost: PlayerCost) -> str:
     return "\n".join(
         [
-            "| thread | points | build the points (ms) | build the trace (ms)"
-            " | points sent (KB) | trace sent (KB) |",
-            "|---|---|---|---|---|---|",
-            f"| {CALLS} calls, {CHILDREN} children | {cost.points} | {cost.points_ms:.0f} |"
-            f" {cost.trace_ms:.0f} | {cost.points_bytes / 1024:.0f} |"
-            f" {cost.trace_bytes / 1024:.0f} |",
+            "| thread | points | trace (ms) | points (ms) | narration, after (ms)"
+            " | trace sent (KB) | points sent (KB) | told points, after (KB) |",
+            "|---|---|---|---|---|---|---|---|",
+            f"| {CALLS} calls, {CHILDREN} children | {cost.points} | {cost.trace_ms:.0f} |"
+            f" {cost.points_ms:.0f} | {cost.tell_ms:.0f} | {cost.trace_bytes / 1024:.0f} |"
+            f" {cost.points_bytes / 1024:.0f} | {cost.told_bytes / 1024:.0f} |",
         ]
     )
 

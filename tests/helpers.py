@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import json
 import os
 from collections.abc import Sequence
 from typing import Any, NoReturn
@@ -55,3 +56,12 @@ class HangingTool:
         self.entered.set()
         await self.release.wait()
         return self.result
+
+
+def synced_state(state: dict[str, Any]) -> dict[str, Any]:
+    """A widget's state as its front end reads it: the values a view sends as JSON text (a
+    trace, a history's points) parsed."""
+    return {
+        name: json.loads(value) if name in ("trace", "points") and isinstance(value, str) else value
+        for name, value in state.items()
+    }

@@ -14,6 +14,9 @@ const LIVE_VIEWS =
 export const RANK = -20;
 /** How long a view that may go live waits before it is drawn from the output's data. */
 const SAVED_AFTER_MS = 250;
+/** What an output shows whose data its kernel sends a moment after the view (a player's
+ * history comes with its narration): the live view normally takes its place first. */
+const PENDING = "The player's history comes with its narration, from the kernel that ran this cell.";
 
 /**
  * @typedef {{model_id?: string, state?: Record<string, unknown>}} ViewData
@@ -56,7 +59,8 @@ export class ThreadlabRenderer extends Panel {
     const drawSaved = () => {
       if (offline || this.node.dataset.threadlab === "live" || this.isDisposed) return;
       offline = new Widget();
-      renderOffline(offline.node, data.state || {});
+      if (data.state?.pending) offline.node.textContent = PENDING;
+      else renderOffline(offline.node, data.state || {});
       this.insertWidget(0, offline);
       // Which drawing is on screen: "saved" (from the output's data) or "live" (the widget).
       this.node.dataset.threadlab = "saved";

@@ -12,6 +12,8 @@ import nbformat
 import pytest
 from nbclient import NotebookClient
 
+from ..helpers import synced_state
+
 pytestmark = pytest.mark.processes  # it starts a Jupyter kernel per notebook
 
 NOTEBOOKS = Path(__file__).resolve().parents[2] / "notebooks"
@@ -47,8 +49,9 @@ def outputs(notebook: nbformat.NotebookNode, mime: str = "text/plain") -> list[s
 
 
 def widget_states(notebook: nbformat.NotebookNode) -> list[dict[str, Any]]:
+    """The saved widgets' states, as the views read them."""
     saved = notebook.metadata["widgets"]["application/vnd.jupyter.widget-state+json"]
-    return [model["state"] for model in saved["state"].values()]
+    return [synced_state(model["state"]) for model in saved["state"].values()]
 
 
 def traces(notebook: nbformat.NotebookNode) -> list[dict[str, Any]]:

@@ -8,6 +8,8 @@ from typing import Any, ClassVar
 import comm
 from comm.base_comm import BaseComm
 
+from ..helpers import synced_state
+
 
 class RecordingComm(BaseComm):
     sent: ClassVar[list[tuple[float, str, Any]]] = []
@@ -30,9 +32,10 @@ def install(monkeypatch: Any) -> list[tuple[float, str, Any]]:
 
 
 def updates(sent: list[tuple[float, str, Any]]) -> list[tuple[float, Any]]:
-    """State updates (the messages a view receives while it is displayed)."""
+    """State updates (the messages a view receives while it is displayed), the values sent
+    as JSON text (a trace, a history's points) parsed as the front end parses them."""
     return [
-        (at, data["state"])
+        (at, synced_state(data["state"]))
         for at, kind, data in sent
         if kind == "comm_msg" and isinstance(data, dict) and data.get("method") == "update"
     ]

@@ -28,6 +28,7 @@ async def test_the_points_are_the_history_with_labels_and_narration(
     (child,) = thread.children
     view = tl.player(thread)
     assert isinstance(view, PlayerView)
+    assert not view.narrating  # outside a notebook's cell: told at once
     points = view.points
     assert [(p["kind"], p["id"]) for p in points] == [
         (p.kind, p.id) for p in thread.history_points()

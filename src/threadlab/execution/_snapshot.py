@@ -170,19 +170,16 @@ def _tree(store: Store, thread_id: str) -> Iterator[str]:
 def _point(event: StoredEvent) -> HistoryPoint | None:
     if event.type == "thread_status" or event.seq is None:
         return None
-    try:
-        data = json.loads(event.data)
+    try:  # parsed once: a long history has thousands of points
         parsed: ThreadEvent | None = event_from_json(event.data)
     except ValueError:  # a damaged row: the point is there, without its details
-        data, parsed = {}, None
-    if not isinstance(data, dict):
-        data, parsed = {}, None
+        parsed = None
     return HistoryPoint(
-        id=str(data.get(_SUBJECT.get(event.type, ""), "")),
+        id=str(getattr(parsed, _SUBJECT.get(event.type, ""), "") or "") if parsed else "",
         kind=event.type,
         thread_id=event.thread_id,
-        at=float(data.get("at", 0.0)),
+        at=parsed.at if parsed else 0.0,
         seq=event.seq,
-        depth=int(data.get("depth", 0)),
+        depth=parsed.depth if parsed else 0,
         event=parsed,
     )

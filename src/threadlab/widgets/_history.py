@@ -11,7 +11,7 @@ from .. import Message, Thread
 from ..runtime._explain import Step, explain_steps
 from ._gc_paused import gc_paused
 
-__all__ = ["history_of"]
+__all__ = ["history_of", "tell"]
 
 _LABEL_CHARS = 80
 # The kinds of point a narration step tells of (the rest are told within them).
@@ -27,25 +27,29 @@ TEXT_ANSWER = "(a text answer)"
 """The choice, beside the tools on offer, of a model step that calls none."""
 
 
-def history_of(thread: Thread) -> list[dict[str, Any]]:
+def history_of(thread: Thread, *, told: bool = True) -> list[dict[str, Any]]:
     """The points of `thread`'s history as the player draws them: what each is, in which
-    thread, a label, and (where one tells of it) the step's narration. A row of the store
-    that cannot be read is a point marked `damaged`; the rest of the history plays."""
+    thread, a label, and (`told`) the step's narration where one tells of it and a model
+    step's choices. A row of the store that cannot be read is a point marked `damaged`; the
+    rest of the history plays."""
     with gc_paused():
-        return _history_of(thread)
+        tree = _tree(thread)
+        points = _points(thread, tree)
+        return _told(points, tree) if told else points
 
 
-def _history_of(thread: Thread) -> list[dict[str, Any]]:
-    narration: dict[tuple[str, str, str], str] = {}
-    offered: dict[str, tuple[str, ...]] = {}  # a model step's message id -> its tools
-    tree = {t.id: t for t in [thread, *_descendants(thread)]}
-    for told in tree.values():
-        for step in explain_steps(told):
-            if step.subject is not None:
-                key = (told.id, _TOLD_AT[step.kind], step.subject)
-                narration.setdefault(key, _paragraph(step))
-            if step.offered is not None and step.message_id is not None:
-                offered[step.message_id] = step.offered
+def tell(thread: Thread, points: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """`points` (of `history_of(thread, told=False)`) with what the narration adds: each
+    step's paragraph, and a model step's choices and the one it made."""
+    with gc_paused():
+        return _told(points, _tree(thread))
+
+
+def _tree(thread: Thread) -> dict[str, Thread]:
+    return {t.id: t for t in [thread, *_descendants(thread)]}
+
+
+def _points(thread: Thread, tree: dict[str, Thread]) -> list[dict[str, Any]]:
     points = []
     for point in thread.history_points():
         # Sent once, but a long history has thousands: only what the player draws.
@@ -61,23 +65,43 @@ def _history_of(thread: Thread) -> list[dict[str, Any]]:
         if event is None:
             entry.update(damaged=True, label=f"{point.kind.replace('_', ' ')}: damaged row")
         elif point.kind == "message_created" and point.thread_id in tree:
-            told = tree[point.thread_id]
-            message = told.find_message(point.id)
+            message = tree[point.thread_id].find_message(point.id)
             if message is None:
                 entry.update(damaged=True, label=f"{entry['label']}: cannot be read")
             else:
                 entry["label"] = _message_label(message)
-                entry.update(_prediction(message, offered.get(message.id)))
         if event is not None and event.type == "file_written":
             entry.update(size=event.size, deleted=event.deleted)
         if event is not None and event.type in ("run_finished", "tool_call_finished"):
             entry["status"] = event.status
-        paragraph = narration.pop((point.thread_id, point.kind, point.id), None)
+        points.append(entry)
+    return points
+
+
+def _told(points: list[dict[str, Any]], tree: dict[str, Thread]) -> list[dict[str, Any]]:
+    narration: dict[tuple[str, str, str], str] = {}
+    offered: dict[str, tuple[str, ...]] = {}  # a model step's message id -> its tools
+    for teller in tree.values():
+        for step in explain_steps(teller):
+            if step.subject is not None:
+                key = (teller.id, _TOLD_AT[step.kind], step.subject)
+                narration.setdefault(key, _paragraph(step))
+            if step.offered is not None and step.message_id is not None:
+                offered[step.message_id] = step.offered
+    told = []
+    for point in points:
+        entry = dict(point)
+        if entry["kind"] == "message_created" and not entry.get("damaged"):
+            told_in = tree.get(entry["thread"])
+            message = told_in.find_message(entry["id"]) if told_in is not None else None
+            if message is not None:
+                entry.update(_prediction(message, offered.get(message.id)))
+        paragraph = narration.pop((entry["thread"], entry["kind"], entry["id"]), None)
         if paragraph is not None:
             entry["explain"] = paragraph
-        points.append(entry)
-    _ask_before_it_shows(points, tree)
-    return points
+        told.append(entry)
+    _ask_before_it_shows(told, tree)
+    return told
 
 
 def _ask_before_it_shows(points: list[dict[str, Any]], tree: dict[str, Thread]) -> None:

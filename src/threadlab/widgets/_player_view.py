@@ -3,16 +3,25 @@
 The kernel sends the history once — the thread's whole trace (its descendants' too), the
 ordered points of its history and each point's narration — and the front end draws the
 thread as of any point from that alone: scrubbing asks nothing of the kernel.
+
+In a notebook the narration (and each model step's choices, which come from the same reading
+of the events) is written once the cell has shown the player, before the cell ends: on a long
+history it is half the work and half the bytes, and a person looks at the thread before they
+turn "explain" on. The output the notebook keeps is then brought up to date, so a reopened
+player tells the steps too.
 """
 
 from __future__ import annotations
 
+import html
 import time
 from typing import Any, cast
 
+from IPython import get_ipython
+
 from .. import Runtime, Thread
 from ._gc_paused import gc_paused
-from ._history import history_of
+from ._history import history_of, tell
 from ._replay import replay
 from ._views import STATIC, ThreadView
 
@@ -29,16 +38,53 @@ class PlayerView(ThreadView):
         with gc_paused():
             state = replay(thread)
             started = time.monotonic()
-            points = history_of(thread)
+            points = history_of(thread, told=False)
             cost = time.monotonic() - started
-            super().__init__(rt, state, patches=False, view="player", points=points, **kwargs)
+            super().__init__(
+                rt, state, patches=False, view="player", points=points, narrating=True, **kwargs
+            )
         self._playing_from(points, cost)
+        self._thread = thread
+        shell = get_ipython()
+        if getattr(shell, "kernel", None) is None:  # no front end is waiting to draw it
+            self._tell()
+        else:  # once the cell has shown the player, before the cell ends
+            shell.events.register("post_run_cell", self._told_after_cell)
 
+    def _told_after_cell(self, *_: Any) -> None:
+        get_ipython().events.unregister("post_run_cell", self._told_after_cell)
+        self._tell()
+
+    def _tell(self) -> None:
+        """Add the narration to the points sent (unless newer points, told, replaced them)
+        and to what the notebook keeps."""
+        if not self.narrating:
+            return
+        self.points = tell(self._thread, self.points)
+        self.narrating = False
+        self.refresh_output()
+
+    # Until it is told, the output the cell shows holds no history: the live player draws
+    # from its widget, and the output's data (what the notebook keeps) comes with the
+    # narration a moment later. A long history is then not serialised, sent and copied
+    # twice on the way to a player someone is waiting for.
     def saved_state(self) -> dict[str, Any]:
+        if self.narrating:
+            return {"view": self.view, "key": self.key, "pending": True}
         return {**super().saved_state(), "points": self.points}
 
+    def static_html(self) -> str:
+        if self.narrating:
+            return f"<pre>{html.escape(self._title())}</pre>"
+        return super().static_html()
+
     def __repr__(self) -> str:
-        return f"player of {self.state.root_id}: {len(self.points)} points\n{super().__repr__()}"
+        if self.narrating:
+            return self._title()
+        return f"{self._title()}\n{super().__repr__()}"
+
+    def _title(self) -> str:
+        return f"player of {self.state.root_id}: {len(self.points)} points"
 
 
 def player(thread: Thread) -> PlayerView:

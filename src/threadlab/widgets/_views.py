@@ -70,6 +70,14 @@ extension, live through the widget while its kernel holds it."""
 WIDGET_MIME = "application/vnd.jupyter.widget-view+json"
 
 
+def as_json_text(value: Any) -> str:
+    """A large synced value (a trace, a history's points) as it goes to the front end: one
+    JSON text. ipywidgets walks every list and dict of a state it sends, looking for binary
+    parts: on a long history that walk was a third of the kernel's time to open a player. The
+    front end parses the text once (`js/synced.js`)."""
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+
+
 class _View(anywidget.AnyWidget):
     # Each view class has a script of its own (`_esm`), bundled from `widgets/js/` by
     # `tools/build_views.py`; the styles are shared.
@@ -253,11 +261,15 @@ class ThreadView(_View):
 
     # The view state as synced. Its name stays "trace": saved notebooks hold it under that name
     # (their outputs are drawn from it with no kernel), in this release and earlier ones.
-    trace = traitlets.Dict().tag(sync=True)
+    trace = traitlets.Dict().tag(sync=True, to_json=lambda value, _: as_json_text(value))
     selected = traitlets.Unicode("").tag(sync=True)
     live = traitlets.Bool(False).tag(sync=True)
-    points: traitlets.List[dict[str, Any]] = traitlets.List().tag(sync=True)
+    points: traitlets.List[dict[str, Any]] = traitlets.List().tag(
+        sync=True, to_json=lambda value, _: as_json_text(value)
+    )
     """The history's points while it is stepped through ("step through", the player)."""
+    narrating = traitlets.Bool(False).tag(sync=True)
+    """Whether the points' narration (and a model step's choices) is still on its way."""
 
     rate = 15.0
     """The most updates a second a run this view starts itself (a fork) sends."""
@@ -324,6 +336,7 @@ class ThreadView(_View):
     def _send_points(self) -> None:
         started = time.monotonic()
         self.points = history_of(self._rt.thread(self.state.root_id))
+        self.narrating = False
         self._points_sent = time.monotonic()
         self._points_cost = self._points_sent - started
 
@@ -358,6 +371,7 @@ class ThreadView(_View):
                 if len(thread.history_points()) != len(self.points):
                     self.show(relate(replay(thread), thread))
                     self.points = history_of(thread)
+                    self.narrating = False
                 if not running:
                     self.refresh_output()
                     break
@@ -386,7 +400,7 @@ class ThreadView(_View):
                     self.live = False
             return
         # ipywidgets' own echo guard: a value under the lock equal to it is not sent.
-        held = {"trace": json.loads(json.dumps(snapshot)), "live": False}
+        held = {"trace": as_json_text(snapshot), "live": False}
         with self._lock_property(**held):
             self.trace = snapshot
             self.live = False
@@ -460,7 +474,7 @@ class ThreadView(_View):
         self.state = state
         self.finishing = False
         snapshot = state.snapshot()
-        with self._lock_property(trace=json.loads(json.dumps(snapshot))):
+        with self._lock_property(trace=as_json_text(snapshot)):
             self.trace = snapshot
         self.send_state("trace")
         self._reset_patches(snapshot)
@@ -541,7 +555,7 @@ class ThreadView(_View):
         """A front end that rendered after patches went out missed them (a patch reaches only
         the views already listening): it gets the whole trace now, patches from here on."""
         snapshot = self.state.snapshot()
-        with self._lock_property(trace=json.loads(json.dumps(snapshot))):
+        with self._lock_property(trace=as_json_text(snapshot)):
             self.trace = snapshot
         self.send_state("trace")
         self._reset_patches(snapshot)

@@ -6,6 +6,7 @@
 import { inspector } from "./inspector.js";
 import { mount } from "./mount.js";
 import { playerView } from "./player.js";
+import { synced } from "./synced.js";
 
 /**
  * @param {Model} model
@@ -13,7 +14,7 @@ import { playerView } from "./player.js";
  * @param {Local} local
  */
 export function drawInspector(model, el, local) {
-  inspector(model, el, model.get("trace") || {}, local);
+  inspector(model, el, synced(model, "trace") || {}, local);
 }
 
 /**
@@ -24,7 +25,7 @@ export function drawInspector(model, el, local) {
  * @param {Local} local
  */
 export function drawThread(model, el, local) {
-  if (local.playing && (model.get("points") || []).length) playerView(model, el, local);
+  if (local.playing && (synced(model, "points") || []).length) playerView(model, el, local);
   else drawInspector(model, el, local);
 }
 

@@ -5,6 +5,7 @@
 import { applyPatch } from "./patch.js";
 import { elapsed } from "./text.js";
 import { PAGE } from "./thread_list.js";
+import { synced } from "./synced.js";
 
 /**
  * What a person opened in each view (by the view's key): kept across the redraw that comes
@@ -75,7 +76,7 @@ export function mount(model, el, draw, options = {}) {
         // Merged into the model's own trace, in place (never saved back to the kernel): the
         // notebook's saved widget state is the whole, current trace, and a patch costs what
         // it carries, not what the run has done so far. The redraw below shows it.
-        const trace = model.get("trace");
+        const trace = synced(model, "trace");
         if (trace?.root) applyPatch(trace, msg);
       }
       local.redraw();
@@ -83,11 +84,11 @@ export function mount(model, el, draw, options = {}) {
     // The kernel took the history's points away (a branch made from the player, or "back"):
     // the view shows the thread as it is.
     model.on("change:points", () => {
-      if ((model.get("points") || []).length) return;
+      if ((synced(model, "points") || []).length) return;
       local.playing = false;
       local.selected = model.get("selected") || null; // not the thread of a point played
     });
-    for (const name of ["trace", "rows", "opened", "live", "finished", "points"])
+    for (const name of ["trace", "rows", "opened", "live", "finished", "points", "narrating"])
       model.on(`change:${name}`, local.redraw);
     // The kernel chose the thread to show (a branch made here, or one opened from the tree).
     model.on("change:selected", () => {

@@ -7,6 +7,7 @@
 import { h } from "./dom.js";
 import { inspector } from "./inspector.js";
 import { revealed } from "./pause.js";
+import { synced } from "./synced.js";
 
 /**
  * @typedef {{kind: string, id: string, thread: string, depth?: number,
@@ -450,9 +451,9 @@ function current(stage, trace, point) {
  */
 export function playerView(model, el, local) {
   /** @type {Point[]} */
-  const points = model.get("points") || [];
+  const points = synced(model, "points") || [];
   /** @type {Trace} */
-  const trace = model.get("trace") || { root: "", threads: [], messages: {}, cards: {} };
+  const trace = synced(model, "trace") || { root: "", threads: [], messages: {}, cards: {} };
   if (!local.player || local.player.root !== trace.root)
     local.player = {
       at: points.length - 1,
@@ -486,7 +487,15 @@ export function playerView(model, el, local) {
   ui.narration.replaceChildren(
     ...(point?.explain
       ? narrated(point.explain)
-      : [h("span", { class: "tl-meta" }, "(told with the step it belongs to)")]),
+      : [
+          h(
+            "span",
+            { class: "tl-meta" },
+            model.get("narrating")
+              ? "(the narration is being written: a moment…)"
+              : "(told with the step it belongs to)",
+          ),
+        ]),
   );
   ui.note.textContent = point?.damaged
     ? "This row of the store cannot be read: it is shown in its place, without its details."

@@ -184,6 +184,20 @@ function elapsed(since) {
 // src/threadlab/widgets/js/thread_list.js
 var PAGE = 50;
 
+// src/threadlab/widgets/js/synced.js
+var parsed = /* @__PURE__ */ new WeakMap();
+function synced(model, name) {
+  const text = model.get(name);
+  if (typeof text !== "string") return text;
+  let cache = parsed.get(model);
+  if (!cache) parsed.set(model, cache = /* @__PURE__ */ new Map());
+  const hit = cache.get(name);
+  if (hit && hit.text === text) return hit.value;
+  const value = JSON.parse(text);
+  cache.set(name, { text, value });
+  return value;
+}
+
 // src/threadlab/widgets/js/mount.js
 var MEMORY = /* @__PURE__ */ new Map();
 function mount(model, el, draw, options = {}) {
@@ -233,17 +247,17 @@ function mount(model, el, draw, options = {}) {
         }
       }
       if (msg.op === "patch") {
-        const trace = model.get("trace");
+        const trace = synced(model, "trace");
         if (trace?.root) applyPatch(trace, msg);
       }
       local.redraw();
     });
     model.on("change:points", () => {
-      if ((model.get("points") || []).length) return;
+      if ((synced(model, "points") || []).length) return;
       local.playing = false;
       local.selected = model.get("selected") || null;
     });
-    for (const name of ["trace", "rows", "opened", "live", "finished", "points"])
+    for (const name of ["trace", "rows", "opened", "live", "finished", "points", "narrating"])
       model.on(`change:${name}`, local.redraw);
     model.on("change:selected", () => {
       local.selected = model.get("selected") || null;

@@ -1367,6 +1367,20 @@ function put(object, key, value) {
 // src/threadlab/widgets/js/thread_list.js
 var PAGE = 50;
 
+// src/threadlab/widgets/js/synced.js
+var parsed = /* @__PURE__ */ new WeakMap();
+function synced(model, name) {
+  const text = model.get(name);
+  if (typeof text !== "string") return text;
+  let cache = parsed.get(model);
+  if (!cache) parsed.set(model, cache = /* @__PURE__ */ new Map());
+  const hit = cache.get(name);
+  if (hit && hit.text === text) return hit.value;
+  const value = JSON.parse(text);
+  cache.set(name, { text, value });
+  return value;
+}
+
 // src/threadlab/widgets/js/mount.js
 var MEMORY = /* @__PURE__ */ new Map();
 function mount(model, el, draw, options = {}) {
@@ -1416,17 +1430,17 @@ function mount(model, el, draw, options = {}) {
         }
       }
       if (msg.op === "patch") {
-        const trace = model.get("trace");
+        const trace = synced(model, "trace");
         if (trace?.root) applyPatch(trace, msg);
       }
       local.redraw();
     });
     model.on("change:points", () => {
-      if ((model.get("points") || []).length) return;
+      if ((synced(model, "points") || []).length) return;
       local.playing = false;
       local.selected = model.get("selected") || null;
     });
-    for (const name of ["trace", "rows", "opened", "live", "finished", "points"])
+    for (const name of ["trace", "rows", "opened", "live", "finished", "points", "narrating"])
       model.on(`change:${name}`, local.redraw);
     model.on("change:selected", () => {
       local.selected = model.get("selected") || null;
@@ -1792,8 +1806,8 @@ function current(stage, trace, point) {
   return message ? marked("data-call", message.calls) : [];
 }
 function playerView(model, el, local) {
-  const points = model.get("points") || [];
-  const trace = model.get("trace") || { root: "", threads: [], messages: {}, cards: {} };
+  const points = synced(model, "points") || [];
+  const trace = synced(model, "trace") || { root: "", threads: [], messages: {}, cards: {} };
   if (!local.player || local.player.root !== trace.root)
     local.player = {
       at: points.length - 1,
@@ -1825,7 +1839,13 @@ function playerView(model, el, local) {
   ui.where.textContent = point ? `${at + 1} / ${points.length} · ${point.label}` : "no history";
   ui.narration.hidden = !state.explain;
   ui.narration.replaceChildren(
-    ...point?.explain ? narrated(point.explain) : [h("span", { class: "tl-meta" }, "(told with the step it belongs to)")]
+    ...point?.explain ? narrated(point.explain) : [
+      h(
+        "span",
+        { class: "tl-meta" },
+        model.get("narrating") ? "(the narration is being written: a moment…)" : "(told with the step it belongs to)"
+      )
+    ]
   );
   ui.note.textContent = point?.damaged ? "This row of the store cannot be read: it is shown in its place, without its details." : "";
   ui.quiz.replaceChildren(...quizFor(state, points, local.redraw));
@@ -1852,10 +1872,10 @@ function playerView(model, el, local) {
 
 // src/threadlab/widgets/js/inspector_view.js
 function drawInspector(model, el, local) {
-  inspector(model, el, model.get("trace") || {}, local);
+  inspector(model, el, synced(model, "trace") || {}, local);
 }
 function drawThread(model, el, local) {
-  if (local.playing && (model.get("points") || []).length) playerView(model, el, local);
+  if (local.playing && (synced(model, "points") || []).length) playerView(model, el, local);
   else drawInspector(model, el, local);
 }
 function drawPlayer(model, el, local) {
