@@ -83,6 +83,16 @@ def test_the_player_of_a_long_thread_opens_and_seeks(lab: Lab, browser: Any) -> 
             page.locator("[data-testid=player-where]").inner_text().split(" / ")[1].split()[0]
         )
         assert total > 8000
+        # The narration follows the player: "explain" ticked at once says it is on its way
+        # (or already tells the last step), and tells it once it has come.
+        page.locator("[data-testid=player-explain-toggle]").check()
+        told = page.locator("[data-testid=player-explain]")
+        assert told.inner_text().startswith(("(the narration is being written", "The run"))
+        shots = lab.root.parent / "shots"
+        page.screenshot(path=str(shots / "player-long-opened-light.png"))
+        told.filter(has_text="The run").wait_for(timeout=60_000)
+        page.screenshot(path=str(shots / "player-long-told-light.png"))
+        page.locator("[data-testid=player-explain-toggle]").uncheck()
         before = rss(page, 3)
         page.wait_for_timeout(1000)  # the kernel's last messages of the cell are in
         heard = len(frames)
