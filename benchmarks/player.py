@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import threadlab as tl
-from threadlab.widgets._history import history_of, tell
+from threadlab.widgets._history import history_of, tell, told_additions
 from threadlab.widgets._replay import replay
 from threadlab.widgets._views import as_json_text
 
@@ -48,6 +48,7 @@ class PlayerCost:
     trace_ms: float
     points_bytes: int
     told_bytes: int
+    """What the narration adds, sent after."""
     trace_bytes: int
 
 
@@ -72,7 +73,7 @@ async def measure(rounds: int = 3) -> PlayerCost:
         statistics.median(tell_s) * 1000,
         statistics.median(trace_s) * 1000,
         len(as_json_text(points).encode()),
-        len(as_json_text(told).encode()),
+        len(as_json_text(told_additions(points, told)).encode()),
         len(as_json_text(trace).encode()),
     )
 
@@ -81,7 +82,7 @@ def report(cost: PlayerCost) -> str:
     return "\n".join(
         [
             "| thread | points | trace (ms) | points (ms) | narration, after (ms)"
-            " | trace sent (KB) | points sent (KB) | told points, after (KB) |",
+            " | trace sent (KB) | points sent (KB) | narration sent after (KB) |",
             "|---|---|---|---|---|---|---|---|",
             f"| {CALLS} calls, {CHILDREN} children | {cost.points} | {cost.trace_ms:.0f} |"
             f" {cost.points_ms:.0f} | {cost.tell_ms:.0f} | {cost.trace_bytes / 1024:.0f} |"

@@ -58,10 +58,14 @@ class HangingTool:
         return self.result
 
 
+SENT_AS_TEXT = ("trace", "points", "told")
+"""The values a view sends as JSON text."""
+
+
 def synced_state(state: dict[str, Any]) -> dict[str, Any]:
-    """A widget's state as its front end reads it: the values a view sends as JSON text (a
-    trace, a history's points) parsed."""
+    """A widget's state as its front end reads it: the values a view sends as JSON text
+    parsed."""
     return {
-        name: json.loads(value) if name in ("trace", "points") and isinstance(value, str) else value
+        name: json.loads(value) if name in SENT_AS_TEXT and isinstance(value, str) else value
         for name, value in state.items()
     }

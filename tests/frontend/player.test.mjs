@@ -3,7 +3,8 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 import { aCard, aTrace, fakeModel, local, view } from "./setup.mjs";
 
-const { traceAt, playerView, narrated, forkPoint, SHOWN_MESSAGES } = await view("player.js");
+const { traceAt, playerView, narrated, forkPoint, played, SHOWN_MESSAGES } =
+  await view("player.js");
 const { drawThread } = await view("inspector_view.js");
 
 // aTrace's history, point by point: the lead asks, calls write_file (which writes a file and
@@ -172,6 +173,27 @@ test("explain shows the point's narration, its markup drawn as elements and text
     ["../docs/guides/tools.md"],
   );
   assert.match(holder.textContent, /<img src=x onerror=alert\(1\)> guide\) ok x/);
+});
+
+test("the narration follows the points sent as text: on its way, then told in place", () => {
+  const untold = points.map(({ explain, ...point }) => point);
+  const memory = local();
+  const { el, model } = drawn(memory, aTrace(), JSON.stringify(untold), { narrating: true });
+  el.querySelector("[data-testid=player-first]").click();
+  const toggle = el.querySelector("[data-testid=player-explain-toggle]");
+  toggle.checked = true;
+  toggle.dispatchEvent(new Event("change"));
+  const box = el.querySelector("[data-testid=player-explain]");
+  assert.match(box.textContent, /the narration is being written/);
+  model.set("told", JSON.stringify({ 0: { explain: points[0].explain } }));
+  model.set("narrating", false);
+  memory.redraw();
+  assert.equal(box.querySelector("b").textContent, "The user's message.");
+  const whole = played(model);
+  assert.equal(whole, played(model)); // merged once for the same text
+  assert.equal(whole.length, untold.length);
+  assert.deepEqual(whole[1], untold[1]);
+  assert.equal(whole[0].explain, points[0].explain);
 });
 
 // The model steps of the history, as the kernel marks them for predicting: the choices it

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import atexit
+import json
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -11,9 +12,13 @@ import nbformat
 import pytest
 from IPython.core.error import UsageError
 from IPython.core.interactiveshell import InteractiveShell
+from IPython.display import DisplayHandle
 
 import threadlab as tl
 from threadlab.kernel_ext._cell_transform import thread_cells_to_await
+from threadlab.widgets._views import VIEW_MIME
+
+from ..widgets.fake_comm import install, updates
 
 WRITE_FILE = '''%%tool --progress description --variable API_KEY:secret --variable REGION:scoped
 async def write_file(state, description: str, path: str, content: str) -> str:
@@ -195,6 +200,53 @@ def test_thread_usage_errors(shell: InteractiveShell) -> None:
     assert "the cell is the user message, and it is empty" in str(result.error_in_exec)
     result = shell.run_cell("%%thread builder --id thr_missing\nhi")
     assert "no thread 'thr_missing'" in str(result.error_in_exec)
+
+
+def test_in_a_kernel_the_player_goes_out_first_and_its_narration_follows_in_the_cell(
+    shell: InteractiveShell, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    run(shell, WRITE_FILE)
+    run(shell, "%%prompt builder --tools write_file\nBuild.")
+    run(shell, "%%thread builder\nMake a page.")
+    thread_id = magics(shell).memory.last_thread["builder"]
+    sent = install(monkeypatch)
+    monkeypatch.setattr(shell, "kernel", object(), raising=False)  # a front end will draw it
+    outputs: list[tuple[str, dict[str, Any]]] = []
+
+    def shown(data: dict[str, Any], **_: Any) -> DisplayHandle:
+        outputs.append(("display", data))
+        return DisplayHandle("view")
+
+    monkeypatch.setattr("threadlab.widgets._views._display", shown)
+    monkeypatch.setattr(
+        "threadlab.widgets._views._update", lambda data, **_: outputs.append(("update", data))
+    )
+    played = run(shell, f"%threadlab play {thread_id}\n")
+    # Opened untold: the history's points without narration, and an output with no history.
+    opens = [data["state"] for _, kind, data in sent if kind == "comm_open"]
+    (opened,) = [state for state in opens if state.get("view") == "player"]
+    points = json.loads(opened["points"])
+    assert points
+    assert not any("explain" in p or "offered" in p for p in points)
+    assert outputs[0][0] == "display"
+    assert outputs[0][1][VIEW_MIME]["state"] == {
+        "view": "player",
+        "key": played.key,
+        "pending": True,
+    }
+    # Before the cell ended: what the narration adds, by place (the points are not sent
+    # again), and the output the notebook keeps, whole.
+    (told,) = [s["told"] for _, s in updates(sent) if "told" in s]
+    assert all(set(extra) <= {"explain", "offered", "answer"} for extra in told.values())
+    assert not [s for _, s in updates(sent) if "points" in s]
+    assert [kind for kind, _ in outputs] == ["display", "update"]
+    kept = outputs[1][1][VIEW_MIME]["state"]
+    assert kept["points"] == played.points
+    assert [p["explain"] for p in kept["points"] if "explain" in p] == [
+        extra["explain"] for _, extra in sorted(told.items(), key=lambda i: int(i[0]))
+        if "explain" in extra
+    ]  # fmt: skip
+    assert not played.narrating
 
 
 def test_missing_variables_are_a_usage_error_when_the_kernel_cannot_ask(

@@ -256,7 +256,12 @@ def test_lesson_tool_calling(tmp_path: Path) -> None:
     assert not any(row["passed"] for row in graded["rows"])
     played = next(s for s in widget_states(notebook) if s.get("view") == "player")
     assert played["points"][0]["label"] == "user: Make a landing page about green tea."
-    assert sum("explain" in p for p in played["points"]) >= 5
+    assert sum("explain" in extra for extra in played["told"].values()) >= 5  # it followed
+    views: list[Any] = list(outputs(notebook, "application/vnd.threadlab.view+json"))
+    saved = [o["state"] for o in views if isinstance(o, dict)]  # (printed text aside)
+    kept = next(s for s in saved if s.get("view") == "player")  # what a reopened one plays
+    assert kept["points"][0]["label"] == played["points"][0]["label"]
+    assert sum("explain" in p for p in kept["points"]) >= 5
     graph = next(s for s in widget_states(notebook) if s.get("view") == "graph")
     assert [n["id"] for n in graph["graph"]["nodes"]] == ["prompt:builder", "tool:write_file"]
 

@@ -11,7 +11,7 @@ from .. import Message, Thread
 from ..runtime._explain import Step, explain_steps
 from ._gc_paused import gc_paused
 
-__all__ = ["history_of", "tell"]
+__all__ = ["history_of", "tell", "told_additions"]
 
 _LABEL_CHARS = 80
 # The kinds of point a narration step tells of (the rest are told within them).
@@ -43,6 +43,18 @@ def tell(thread: Thread, points: list[dict[str, Any]]) -> list[dict[str, Any]]:
     step's paragraph, and a model step's choices and the one it made."""
     with gc_paused():
         return _told(points, _tree(thread))
+
+
+def told_additions(
+    points: list[dict[str, Any]], told: list[dict[str, Any]]
+) -> dict[str, dict[str, Any]]:
+    """What `told` (of `tell(thread, points)`) adds to `points`, by place: what goes to a
+    front end that has the points already."""
+    return {
+        str(index): extra
+        for index, (point, whole) in enumerate(zip(points, told, strict=True))
+        if (extra := {key: value for key, value in whole.items() if key not in point})
+    }
 
 
 def _tree(thread: Thread) -> dict[str, Thread]:

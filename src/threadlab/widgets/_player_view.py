@@ -21,9 +21,9 @@ from IPython import get_ipython
 
 from .. import Runtime, Thread
 from ._gc_paused import gc_paused
-from ._history import history_of, tell
+from ._history import history_of, tell, told_additions
 from ._replay import replay
-from ._views import STATIC, ThreadView
+from ._views import STATIC, ThreadView, as_json_text
 
 __all__ = ["PlayerView", "player"]
 
@@ -60,8 +60,15 @@ class PlayerView(ThreadView):
         and to what the notebook keeps."""
         if not self.narrating:
             return
-        self.points = tell(self._thread, self.points)
-        self.narrating = False
+        told = tell(self._thread, self.points)
+        added = told_additions(self.points, told)
+        # The front end has the points: it gets what the narration adds to them. Here they
+        # are kept whole, for what the notebook keeps (not sent again: ipywidgets sends no
+        # value equal to the one under its lock).
+        with self._lock_property(points=as_json_text(told)):
+            self.points = told
+        with self.hold_sync():
+            self.told, self.narrating = added, False
         self.refresh_output()
 
     # Until it is told, the output the cell shows holds no history: the live player draws

@@ -270,6 +270,11 @@ class ThreadView(_View):
     """The history's points while it is stepped through ("step through", the player)."""
     narrating = traitlets.Bool(False).tag(sync=True)
     """Whether the points' narration (and a model step's choices) is still on its way."""
+    told: traitlets.Dict[str, dict[str, Any]] = traitlets.Dict().tag(
+        sync=True, to_json=lambda value, _: as_json_text(value)
+    )
+    """What the narration adds to the points sent, by their place: the points themselves
+    are not sent again for it."""
 
     rate = 15.0
     """The most updates a second a run this view starts itself (a fork) sends."""
@@ -335,8 +340,9 @@ class ThreadView(_View):
 
     def _send_points(self) -> None:
         started = time.monotonic()
-        self.points = history_of(self._rt.thread(self.state.root_id))
-        self.narrating = False
+        with self.hold_sync():
+            self.points = history_of(self._rt.thread(self.state.root_id))
+            self.told, self.narrating = {}, False
         self._points_sent = time.monotonic()
         self._points_cost = self._points_sent - started
 
@@ -370,8 +376,9 @@ class ThreadView(_View):
                 # The narration is built again only when something new was stored.
                 if len(thread.history_points()) != len(self.points):
                     self.show(relate(replay(thread), thread))
-                    self.points = history_of(thread)
-                    self.narrating = False
+                    with self.hold_sync():
+                        self.points = history_of(thread)
+                        self.told, self.narrating = {}, False
                 if not running:
                     self.refresh_output()
                     break

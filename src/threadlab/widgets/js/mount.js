@@ -3,9 +3,9 @@
 // messages, redraws and the ticking counters.
 /** @import {KernelMessage, Local, Memory, Model} from "./types.js" */
 import { applyPatch } from "./patch.js";
+import { synced } from "./synced.js";
 import { elapsed } from "./text.js";
 import { PAGE } from "./thread_list.js";
-import { synced } from "./synced.js";
 
 /**
  * What a person opened in each view (by the view's key): kept across the redraw that comes
@@ -88,7 +88,16 @@ export function mount(model, el, draw, options = {}) {
       local.playing = false;
       local.selected = model.get("selected") || null; // not the thread of a point played
     });
-    for (const name of ["trace", "rows", "opened", "live", "finished", "points", "narrating"])
+    for (const name of [
+      "trace",
+      "rows",
+      "opened",
+      "live",
+      "finished",
+      "points",
+      "narrating",
+      "told",
+    ])
       model.on(`change:${name}`, local.redraw);
     // The kernel chose the thread to show (a branch made here, or one opened from the tree).
     model.on("change:selected", () => {

@@ -441,6 +441,28 @@ function current(stage, trace, point) {
   return message ? marked("data-call", message.calls) : [];
 }
 
+/** @type {WeakMap<object, {points: Point[], merged: Point[]}>} */
+const merged = new WeakMap();
+
+/**
+ * The points as the player plays them: those sent, with what the narration (which follows
+ * them) adds to each, by its place.
+ * @param {Model} model
+ * @returns {Point[]}
+ */
+export function played(model) {
+  /** @type {Point[]} */
+  const points = synced(model, "points") || [];
+  /** @type {Record<string, Partial<Point>> | undefined} */
+  const told = synced(model, "told");
+  if (!told || !Object.keys(told).length) return points;
+  const hit = merged.get(told);
+  if (hit && hit.points === points) return hit.merged;
+  const whole = points.map((point, index) => (told[index] ? { ...point, ...told[index] } : point));
+  merged.set(told, { points, merged: whole });
+  return whole;
+}
+
 /**
  * The player: its controls, the narration of the point (with "explain" on), the question
  * and the score (with "predict" on), and the thread as of the point, the step it is at
@@ -451,7 +473,7 @@ function current(stage, trace, point) {
  */
 export function playerView(model, el, local) {
   /** @type {Point[]} */
-  const points = synced(model, "points") || [];
+  const points = played(model);
   /** @type {Trace} */
   const trace = synced(model, "trace") || { root: "", threads: [], messages: {}, cards: {} };
   if (!local.player || local.player.root !== trace.root)

@@ -17,8 +17,8 @@ const parsed = new WeakMap();
 export function synced(model, name) {
   const text = model.get(name);
   if (typeof text !== "string") return text;
-  let cache = parsed.get(model);
-  if (!cache) parsed.set(model, (cache = new Map()));
+  const cache = parsed.get(model) || new Map();
+  parsed.set(model, cache);
   const hit = cache.get(name);
   if (hit && hit.text === text) return hit.value;
   const value = JSON.parse(text);

@@ -1364,22 +1364,22 @@ function put(object, key, value) {
   });
 }
 
-// src/threadlab/widgets/js/thread_list.js
-var PAGE = 50;
-
 // src/threadlab/widgets/js/synced.js
 var parsed = /* @__PURE__ */ new WeakMap();
 function synced(model, name) {
   const text = model.get(name);
   if (typeof text !== "string") return text;
-  let cache = parsed.get(model);
-  if (!cache) parsed.set(model, cache = /* @__PURE__ */ new Map());
+  const cache = parsed.get(model) || /* @__PURE__ */ new Map();
+  parsed.set(model, cache);
   const hit = cache.get(name);
   if (hit && hit.text === text) return hit.value;
   const value = JSON.parse(text);
   cache.set(name, { text, value });
   return value;
 }
+
+// src/threadlab/widgets/js/thread_list.js
+var PAGE = 50;
 
 // src/threadlab/widgets/js/mount.js
 var MEMORY = /* @__PURE__ */ new Map();
@@ -1440,7 +1440,16 @@ function mount(model, el, draw, options = {}) {
       local.playing = false;
       local.selected = model.get("selected") || null;
     });
-    for (const name of ["trace", "rows", "opened", "live", "finished", "points", "narrating"])
+    for (const name of [
+      "trace",
+      "rows",
+      "opened",
+      "live",
+      "finished",
+      "points",
+      "narrating",
+      "told"
+    ])
       model.on(`change:${name}`, local.redraw);
     model.on("change:selected", () => {
       local.selected = model.get("selected") || null;
@@ -1805,8 +1814,19 @@ function current(stage, trace, point) {
   const message = (trace.messages?.[point.thread] || []).find((m) => m.id === point.id);
   return message ? marked("data-call", message.calls) : [];
 }
-function playerView(model, el, local) {
+var merged = /* @__PURE__ */ new WeakMap();
+function played(model) {
   const points = synced(model, "points") || [];
+  const told = synced(model, "told");
+  if (!told || !Object.keys(told).length) return points;
+  const hit = merged.get(told);
+  if (hit && hit.points === points) return hit.merged;
+  const whole = points.map((point, index) => told[index] ? { ...point, ...told[index] } : point);
+  merged.set(told, { points, merged: whole });
+  return whole;
+}
+function playerView(model, el, local) {
+  const points = played(model);
   const trace = synced(model, "trace") || { root: "", threads: [], messages: {}, cards: {} };
   if (!local.player || local.player.root !== trace.root)
     local.player = {

@@ -26,6 +26,20 @@ function put(object, key, value) {
   });
 }
 
+// src/threadlab/widgets/js/synced.js
+var parsed = /* @__PURE__ */ new WeakMap();
+function synced(model, name) {
+  const text = model.get(name);
+  if (typeof text !== "string") return text;
+  const cache = parsed.get(model) || /* @__PURE__ */ new Map();
+  parsed.set(model, cache);
+  const hit = cache.get(name);
+  if (hit && hit.text === text) return hit.value;
+  const value = JSON.parse(text);
+  cache.set(name, { text, value });
+  return value;
+}
+
 // src/threadlab/widgets/js/text.js
 var FINAL = /* @__PURE__ */ new Set(["success", "error", "interrupted"]);
 var MARK = {
@@ -1457,20 +1471,6 @@ function threadList(model, el, local) {
   if (opened.root) inspector(model, holder, opened, local);
 }
 
-// src/threadlab/widgets/js/synced.js
-var parsed = /* @__PURE__ */ new WeakMap();
-function synced(model, name) {
-  const text = model.get(name);
-  if (typeof text !== "string") return text;
-  let cache = parsed.get(model);
-  if (!cache) parsed.set(model, cache = /* @__PURE__ */ new Map());
-  const hit = cache.get(name);
-  if (hit && hit.text === text) return hit.value;
-  const value = JSON.parse(text);
-  cache.set(name, { text, value });
-  return value;
-}
-
 // src/threadlab/widgets/js/mount.js
 var MEMORY = /* @__PURE__ */ new Map();
 function mount(model, el, draw, options = {}) {
@@ -1530,7 +1530,16 @@ function mount(model, el, draw, options = {}) {
       local.playing = false;
       local.selected = model.get("selected") || null;
     });
-    for (const name of ["trace", "rows", "opened", "live", "finished", "points", "narrating"])
+    for (const name of [
+      "trace",
+      "rows",
+      "opened",
+      "live",
+      "finished",
+      "points",
+      "narrating",
+      "told"
+    ])
       model.on(`change:${name}`, local.redraw);
     model.on("change:selected", () => {
       local.selected = model.get("selected") || null;
