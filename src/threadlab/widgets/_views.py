@@ -78,6 +78,11 @@ def as_json_text(value: Any) -> str:
     return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
 
 
+def _sent_as_text(value: Any, _widget: Any) -> str:
+    """ipywidgets' `to_json` for a value sent as `as_json_text`."""
+    return as_json_text(value)
+
+
 class _View(anywidget.AnyWidget):
     # Each view class has a script of its own (`_esm`), bundled from `widgets/js/` by
     # `tools/build_views.py`; the styles are shared.
@@ -261,17 +266,15 @@ class ThreadView(_View):
 
     # The view state as synced. Its name stays "trace": saved notebooks hold it under that name
     # (their outputs are drawn from it with no kernel), in this release and earlier ones.
-    trace = traitlets.Dict().tag(sync=True, to_json=lambda value, _: as_json_text(value))
+    trace = traitlets.Dict().tag(sync=True, to_json=_sent_as_text)
     selected = traitlets.Unicode("").tag(sync=True)
     live = traitlets.Bool(False).tag(sync=True)
-    points: traitlets.List[dict[str, Any]] = traitlets.List().tag(
-        sync=True, to_json=lambda value, _: as_json_text(value)
-    )
+    points: traitlets.List[dict[str, Any]] = traitlets.List().tag(sync=True, to_json=_sent_as_text)
     """The history's points while it is stepped through ("step through", the player)."""
     narrating = traitlets.Bool(False).tag(sync=True)
     """Whether the points' narration (and a model step's choices) is still on its way."""
     told: traitlets.Dict[str, dict[str, Any]] = traitlets.Dict().tag(
-        sync=True, to_json=lambda value, _: as_json_text(value)
+        sync=True, to_json=_sent_as_text
     )
     """What the narration adds to the points sent, by their place: the points themselves
     are not sent again for it."""
@@ -340,11 +343,15 @@ class ThreadView(_View):
 
     def _send_points(self) -> None:
         started = time.monotonic()
-        with self.hold_sync():
-            self.points = history_of(self._rt.thread(self.state.root_id))
-            self.told, self.narrating = {}, False
+        self._show_points(history_of(self._rt.thread(self.state.root_id)))
         self._points_sent = time.monotonic()
         self._points_cost = self._points_sent - started
+
+    def _show_points(self, points: list[dict[str, Any]]) -> None:
+        """Send `points`, told already: nothing of an earlier narration is left to add."""
+        with self.hold_sync():
+            self.points = points
+            self.told, self.narrating = {}, False
 
     def _playing_from(self, points: list[dict[str, Any]], cost: float) -> None:
         """Stepped through from the start, with `points` (built in `cost` seconds) already
@@ -376,9 +383,7 @@ class ThreadView(_View):
                 # The narration is built again only when something new was stored.
                 if len(thread.history_points()) != len(self.points):
                     self.show(relate(replay(thread), thread))
-                    with self.hold_sync():
-                        self.points = history_of(thread)
-                        self.told, self.narrating = {}, False
+                    self._show_points(history_of(thread))
                 if not running:
                     self.refresh_output()
                     break
