@@ -172,3 +172,21 @@ def test_a_cluster_whose_head_is_this_machine_takes_a_sqlite_store(tmp_path: Pat
 def test_bad_engine_options_are_refused(options: dict[str, Any], message: str) -> None:
     with pytest.raises(ValueError, match=message):
         tl.RayEngine(**options)
+
+
+def _parsers_imported() -> tuple[bool, list[str]]:
+    import sys
+
+    loaded = sorted(m for m in sys.modules if m.split(".")[0] in {"lark", "rfc3987_syntax"})
+    return "jsonschema" in sys.modules, loaded
+
+
+def test_the_processes_of_a_local_ray_do_not_build_parsers_when_they_start(
+    ray_cluster: Any,
+) -> None:
+    # Every process of a local Ray (its agents, its workers) imports jsonschema as it starts.
+    # With the iri format parsers built at import (jsonschema 4.25 and later, next to
+    # JupyterLab's rfc3987-syntax) each spends seconds of CPU there, and on a busy machine
+    # the raylet gives up on its agent before the node is up.
+    in_worker = ray_cluster.get(ray_cluster.remote(_parsers_imported).remote(), timeout=120)
+    assert in_worker == (True, [])
