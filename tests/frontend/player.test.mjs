@@ -337,9 +337,13 @@ test("a long conversation is drawn from its last messages up to the point, the r
   assert.equal(cut.earlier.t1, 160 - SHOWN_MESSAGES);
   // Only the cards of the messages drawn (none of the hidden ones trails at the end).
   assert.deepEqual(Object.keys(cut.cards).sort(), cut.messages.t1.flatMap((m) => m.calls).sort());
+  // The timeline counts every model step and call by then, though it draws the last ones.
   const { el } = drawn(local(), trace, steps);
   scrub(el, 4 * 80 - 1);
   assert.match(el.querySelector("[data-testid=earlier]").textContent, /^… 100 earlier messages/);
+  const head = el.querySelector("[data-testid=timeline] summary").textContent;
+  assert.match(head, / 79 model steps \(.*\) · 80 calls \(/);
+  assert.equal(el.querySelectorAll("[data-testid=timeline-call]").length, SHOWN_MESSAGES / 2);
   scrub(el, 3);
   assert.equal(el.querySelector("[data-testid=earlier]"), null);
 });

@@ -68,9 +68,12 @@ export function traceAt(trace, points, at) {
   /** @type {Record<string, number>} */
   const earlier = {};
   const hidden = new Set();
+  /** @type {Trace["messages"]} */
+  const counted = {}; // every message then: the timeline counts what is not drawn too
   for (const [thread, list] of Object.entries(trace.messages || {})) {
     // A message no point names (a store from before points) is always there.
     const then = list.filter((m) => stored.has(m.id) || !named.has(m.id));
+    counted[thread] = then;
     // A long conversation shows its last steps: the point is at its end, and a page of
     // thousands of cards takes the browser longer to lay out than a step should.
     const cut = Math.max(0, then.length - SHOWN_MESSAGES);
@@ -80,8 +83,11 @@ export function traceAt(trace, points, at) {
     for (const m of messages[thread])
       for (const id of m.calls) if (!calls.has(id)) calls.set(id, "queued");
   }
+  /** @type {Record<string, Card>} */
+  const finished = {};
   for (const [id, c] of Object.entries(trace.cards || {})) {
     const state = calls.get(id);
+    if (state === "finished") finished[id] = c;
     if (!state || hidden.has(id)) continue;
     if (state === "finished") cards[id] = c;
     else
@@ -113,6 +119,7 @@ export function traceAt(trace, points, at) {
     ),
     run: whole ? trace.run : { ...trace.run, status: runs.get(trace.root) || "running" },
     earlier,
+    uncut: Object.keys(earlier).length ? { messages: counted, cards: finished } : undefined,
   };
 }
 

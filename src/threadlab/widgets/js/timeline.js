@@ -1,12 +1,12 @@
 // @ts-check
 // The timeline: each model step and tool call of the run, as spans in time.
-/** @import {Trace, TraceThread} from "./types.js" */
+/** @import {Card, Trace, TraceThread} from "./types.js" */
 import { h } from "./dom.js";
 import { costText, usageText } from "./text.js";
 
 /**
  * @typedef {{kind: "step" | "call", start: number, end: number, label: string,
- *   detail: string}} Span
+ *   detail: () => string}} Span (its detail is written only for a span drawn)
  */
 
 /**
@@ -22,9 +22,10 @@ function duration(seconds) {
  * own message) and its tool calls (their runs), with latency, tokens and cost.
  * @param {Trace} trace
  * @param {TraceThread} t
+ * @param {Card[]} calls its calls
  * @returns {Span[]}
  */
-function spansOf(trace, t) {
+function spansOf(trace, t, calls) {
   /** @type {Span[]} */
   const spans = [];
   /** @type {Record<number, number>} the last message's time, by depth (a prompt tool's own) */
@@ -33,29 +34,63 @@ function spansOf(trace, t) {
     if (typeof m.at !== "number") continue;
     const from = last[m.depth];
     if (m.role === "assistant" && from !== undefined) {
-      const spent = [m.usage ? usageText(m.usage) : "", costText(m.cost_usd)].filter((x) => x);
+      const at = m.at;
       spans.push({
         kind: "step",
         start: from,
-        end: m.at,
+        end: at,
         label: "model",
-        detail: [`model step · ${duration(m.at - from)}`, ...spent].join(" · "),
+        detail: () =>
+          [
+            `model step · ${duration(at - from)}`,
+            m.usage ? usageText(m.usage) : "",
+            costText(m.cost_usd),
+          ]
+            .filter((x) => x)
+            .join(" · "),
       });
     }
     last[m.depth] = m.at;
   }
-  for (const c of Object.values(trace.cards)) {
-    if (c.thread !== t.id || typeof c.finished_at !== "number" || c.duration_ms === null) continue;
+  for (const c of calls) {
+    if (typeof c.finished_at !== "number" || c.duration_ms === null) continue;
     const took = c.duration_ms / 1000;
     spans.push({
       kind: "call",
       start: c.finished_at - took,
       end: c.finished_at,
       label: c.name,
-      detail: `${c.name}${c.label ? ` ${c.label}` : ""} · ${duration(took)} · ${c.status}`,
+      detail: () => `${c.name}${c.label ? ` ${c.label}` : ""} · ${duration(took)} · ${c.status}`,
     });
   }
   return spans;
+}
+
+/**
+ * Each thread's spans, subagents under their parent.
+ * @param {Trace} trace
+ * @returns {Array<{t: TraceThread, depth: number, spans: Span[]}>}
+ */
+function lanesOf(trace) {
+  /** @type {Array<{t: TraceThread, depth: number, spans: Span[]}>} */
+  const rows = [];
+  const own = trace.threads.filter((t) => !t.relation);
+  /** @type {Map<string, Card[]>} */
+  const calls = new Map();
+  for (const c of Object.values(trace.cards)) {
+    const listed = calls.get(c.thread);
+    if (listed) listed.push(c);
+    else calls.set(c.thread, [c]);
+  }
+  /** @param {string | null} parent @param {number} depth */
+  const walk = (parent, depth) => {
+    for (const t of own.filter((x) => (x.parent || null) === parent)) {
+      rows.push({ t, depth, spans: spansOf(trace, t, calls.get(t.id) || []) });
+      walk(t.id, depth + 1);
+    }
+  };
+  walk(null, 0);
+  return rows;
 }
 
 /**
@@ -65,18 +100,10 @@ function spansOf(trace, t) {
  * @returns {{head: string, lanes: HTMLElement[]}}
  */
 export function timeline(trace) {
-  /** @type {Array<{t: TraceThread, depth: number, spans: Span[]}>} */
-  const rows = [];
-  const own = trace.threads.filter((t) => !t.relation);
-  /** @param {string | null} parent @param {number} depth */
-  const walk = (parent, depth) => {
-    for (const t of own.filter((x) => (x.parent || null) === parent)) {
-      rows.push({ t, depth, spans: spansOf(trace, t) });
-      walk(t.id, depth + 1);
-    }
-  };
-  walk(null, 0);
-  const all = rows.flatMap((r) => r.spans);
+  const rows = lanesOf(trace);
+  // A trace drawn from its last messages (a long history in the player) is counted whole:
+  // the head and the time axis are the thread's, the lanes show what is drawn.
+  const all = (trace.uncut ? lanesOf({ ...trace, ...trace.uncut }) : rows).flatMap((r) => r.spans);
   if (!all.length) return { head: "timeline", lanes: [] };
   const t0 = Math.min(...all.map((x) => x.start));
   const total = Math.max(...all.map((x) => x.end)) - t0 || 1;
@@ -105,7 +132,7 @@ export function timeline(trace) {
             {
               class: `tl-span tl-span-${x.kind}`,
               "data-testid": `timeline-${x.kind}`,
-              title: x.detail,
+              title: x.detail(),
               style:
                 `left:${(((x.start - t0) / total) * 100).toFixed(2)}%;` +
                 `width:${Math.max(((x.end - x.start) / total) * 100, 0.5).toFixed(2)}%`,

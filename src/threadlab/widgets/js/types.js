@@ -30,7 +30,8 @@
  * @typedef {{root: string, threads: TraceThread[], messages: Record<string, TraceMessage[]>,
  *   cards: Record<string, Card>, files: Record<string, FileEntry[]>,
  *   drafts: Record<string, string>, run: RunSummary,
- *   earlier?: Record<string, number>}} Trace
+ *   earlier?: Record<string, number>,
+ *   uncut?: {messages: Record<string, TraceMessage[]>, cards: Record<string, Card>}}} Trace
  * @typedef {{op: "preview", thread: string, path: string, error?: string, image?: string,
  *   text?: string, size?: number, truncated?: boolean}} Preview
  * @typedef {{id: string, agent: string, origin: string | null, notebook?: string | null,

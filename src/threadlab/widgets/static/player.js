@@ -1105,48 +1105,62 @@ function pausePanel(model, trace, local) {
 function duration(seconds) {
   return seconds < 1 ? `${Math.round(seconds * 1e3)} ms` : `${seconds.toFixed(1)} s`;
 }
-function spansOf(trace, t) {
+function spansOf(trace, t, calls) {
   const spans = [];
   const last = {};
   for (const m of trace.messages[t.id] || []) {
     if (typeof m.at !== "number") continue;
     const from = last[m.depth];
     if (m.role === "assistant" && from !== void 0) {
-      const spent = [m.usage ? usageText(m.usage) : "", costText(m.cost_usd)].filter((x) => x);
+      const at = m.at;
       spans.push({
         kind: "step",
         start: from,
-        end: m.at,
+        end: at,
         label: "model",
-        detail: [`model step · ${duration(m.at - from)}`, ...spent].join(" · ")
+        detail: () => [
+          `model step · ${duration(at - from)}`,
+          m.usage ? usageText(m.usage) : "",
+          costText(m.cost_usd)
+        ].filter((x) => x).join(" · ")
       });
     }
     last[m.depth] = m.at;
   }
-  for (const c of Object.values(trace.cards)) {
-    if (c.thread !== t.id || typeof c.finished_at !== "number" || c.duration_ms === null) continue;
+  for (const c of calls) {
+    if (typeof c.finished_at !== "number" || c.duration_ms === null) continue;
     const took = c.duration_ms / 1e3;
     spans.push({
       kind: "call",
       start: c.finished_at - took,
       end: c.finished_at,
       label: c.name,
-      detail: `${c.name}${c.label ? ` ${c.label}` : ""} · ${duration(took)} · ${c.status}`
+      detail: () => `${c.name}${c.label ? ` ${c.label}` : ""} · ${duration(took)} · ${c.status}`
     });
   }
   return spans;
 }
-function timeline(trace) {
+function lanesOf(trace) {
   const rows = [];
   const own = trace.threads.filter((t) => !t.relation);
+  const calls = /* @__PURE__ */ new Map();
+  for (const c of Object.values(trace.cards)) {
+    const listed = calls.get(c.thread);
+    if (listed) listed.push(c);
+    else calls.set(c.thread, [c]);
+  }
   const walk = (parent, depth) => {
     for (const t of own.filter((x) => (x.parent || null) === parent)) {
-      rows.push({ t, depth, spans: spansOf(trace, t) });
+      rows.push({ t, depth, spans: spansOf(trace, t, calls.get(t.id) || []) });
       walk(t.id, depth + 1);
     }
   };
   walk(null, 0);
-  const all = rows.flatMap((r) => r.spans);
+  return rows;
+}
+function timeline(trace) {
+  const rows = lanesOf(trace);
+  const all = (trace.uncut ? lanesOf({ ...trace, ...trace.uncut }) : rows).flatMap((r) => r.spans);
   if (!all.length) return { head: "timeline", lanes: [] };
   const t0 = Math.min(...all.map((x) => x.start));
   const total = Math.max(...all.map((x) => x.end)) - t0 || 1;
@@ -1172,7 +1186,7 @@ function timeline(trace) {
             {
               class: `tl-span tl-span-${x.kind}`,
               "data-testid": `timeline-${x.kind}`,
-              title: x.detail,
+              title: x.detail(),
               style: `left:${((x.start - t0) / total * 100).toFixed(2)}%;width:${Math.max((x.end - x.start) / total * 100, 0.5).toFixed(2)}%`
             },
             x.label
@@ -1503,8 +1517,10 @@ function traceAt(trace, points, at) {
   const cards = {};
   const earlier = {};
   const hidden = /* @__PURE__ */ new Set();
+  const counted = {};
   for (const [thread, list] of Object.entries(trace.messages || {})) {
     const then = list.filter((m) => stored.has(m.id) || !named.has(m.id));
+    counted[thread] = then;
     const cut = Math.max(0, then.length - SHOWN_MESSAGES);
     for (const m of then.slice(0, cut)) for (const id of m.calls) hidden.add(id);
     if (cut) earlier[thread] = cut;
@@ -1512,8 +1528,10 @@ function traceAt(trace, points, at) {
     for (const m of messages[thread])
       for (const id of m.calls) if (!calls.has(id)) calls.set(id, "queued");
   }
+  const finished = {};
   for (const [id, c] of Object.entries(trace.cards || {})) {
     const state = calls.get(id);
+    if (state === "finished") finished[id] = c;
     if (!state || hidden.has(id)) continue;
     if (state === "finished") cards[id] = c;
     else
@@ -1541,7 +1559,8 @@ function traceAt(trace, points, at) {
       ])
     ),
     run: whole ? trace.run : { ...trace.run, status: runs.get(trace.root) || "running" },
-    earlier
+    earlier,
+    uncut: Object.keys(earlier).length ? { messages: counted, cards: finished } : void 0
   };
 }
 function statusThen(runs, t) {
