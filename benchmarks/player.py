@@ -16,8 +16,8 @@ from pathlib import Path
 
 import threadlab as tl
 from threadlab.widgets._history import history_of, tell, told_additions
+from threadlab.widgets._json_text import as_json_text
 from threadlab.widgets._replay import replay
-from threadlab.widgets._views import as_json_text
 
 from .fork import _registry
 

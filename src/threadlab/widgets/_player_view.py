@@ -22,8 +22,9 @@ from IPython import get_ipython
 from .. import Runtime, Thread
 from ._gc_paused import gc_paused
 from ._history import history_of, tell, told_additions
+from ._json_text import as_json_text
 from ._replay import replay
-from ._views import STATIC, ThreadView, as_json_text
+from ._views import STATIC, ThreadView
 
 __all__ = ["PlayerView", "player"]
 

@@ -11,9 +11,10 @@ import mimetypes
 import os
 import time
 import uuid
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import anywidget
 import traitlets
@@ -32,6 +33,7 @@ from .. import (
 from ._card_approver import CardApprover
 from ._card_elicitor import CardElicitor
 from ._history import history_of
+from ._json_text import as_json_text
 from ._messages import (
     Decide,
     Elicit,
@@ -70,16 +72,12 @@ extension, live through the widget while its kernel holds it."""
 WIDGET_MIME = "application/vnd.jupyter.widget-view+json"
 
 
-def as_json_text(value: Any) -> str:
-    """A large synced value (a trace, a history's points) as it goes to the front end: one
-    JSON text. ipywidgets walks every list and dict of a state it sends, looking for binary
-    parts: on a long history that walk was a third of the kernel's time to open a player. The
-    front end parses the text once (`js/synced.js`)."""
-    return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
-
-
-def _sent_as_text(value: Any, _widget: Any) -> str:
-    """ipywidgets' `to_json` for a value sent as `as_json_text`."""
+def _sent_as_text(value: Any, widget: Any) -> str:
+    """ipywidgets' `to_json` for a value sent as `as_json_text`: the trace's text when it was
+    written already, as the trace was copied (a long trace takes a tenth of a second)."""
+    written = getattr(widget, "_trace_text", None)
+    if written is not None and written[0] is value:
+        return cast(str, written[1])
     return as_json_text(value)
 
 
@@ -279,6 +277,8 @@ class ThreadView(_View):
     """What the narration adds to the points sent, by their place: the points themselves
     are not sent again for it."""
 
+    _trace_text: tuple[dict[str, Any], str] | None = None
+    """The trace being sent and its JSON text, written as it was copied."""
     rate = 15.0
     """The most updates a second a run this view starts itself (a fork) sends."""
     follow_every = 1.0
@@ -295,8 +295,9 @@ class ThreadView(_View):
         **kwargs: Any,
     ) -> None:
         # The first state goes out with the widget itself, not as an extra update.
-        snapshot = state.snapshot()
-        super().__init__(rt, view=view, trace=snapshot, selected=state.root_id, **kwargs)
+        snapshot, text = state.snapshot_and_text()
+        with self._trace_written(snapshot, text):
+            super().__init__(rt, view=view, trace=snapshot, selected=state.root_id, **kwargs)
         self.state = state
         self.finishing = False
         self.patches = patches
@@ -404,25 +405,45 @@ class ThreadView(_View):
                 self.tell({"op": "patch", **patch})
                 apply_patch(self.trace, patch)
             return
-        snapshot = self.state.snapshot()
+        snapshot, text = self.state.snapshot_and_text()
         if not self.patches:  # the whole trace at every update (for comparison)
-            with self.hold_sync():
+            with self._trace_written(snapshot, text), self.hold_sync():
                 self.trace = snapshot
                 if self.finishing:
                     self.live = False
             return
         # ipywidgets' own echo guard: a value under the lock equal to it is not sent.
-        held = {"trace": as_json_text(snapshot), "live": False}
-        with self._lock_property(**held):
+        with self._trace_written(snapshot, text), self._lock_property(trace=text, live=False):
             self.trace = snapshot
             self.live = False
-        # One message, sent even when the kernel already holds these values.
-        self.send_state(["trace", "live"])
+            # One message, sent even when the kernel already holds these values.
+            self.send_state(["trace", "live"])
         self._reset_patches(snapshot)
 
+    def _send_trace(self, state: ViewState) -> None:
+        """The whole trace of `state` goes out once; patches start from it."""
+        snapshot, text = state.snapshot_and_text()
+        with self._trace_written(snapshot, text):
+            with self._lock_property(trace=text):
+                self.trace = snapshot
+            self.send_state("trace")
+        self._reset_patches(snapshot)
+
+    @contextmanager
+    def _trace_written(self, snapshot: dict[str, Any], text: str) -> Iterator[None]:
+        """While `snapshot` is sent (and compared with what the front end has), its JSON
+        text is the one written as it was copied."""
+        self._trace_text = (snapshot, text)
+        try:
+            yield
+        finally:
+            self._trace_text = None
+
     def _reset_patches(self, snapshot: dict[str, Any]) -> None:
-        """The front end now has `snapshot` whole: patches start from it."""
-        self._patcher.reset(snapshot)
+        """The front end now has `snapshot` whole: patches (for a view that sends them)
+        start from it."""
+        if self.patches:
+            self._patcher.reset(snapshot)
         self.state.take_changed()
 
     def shows(self, thread_id: str) -> bool:
@@ -485,11 +506,7 @@ class ThreadView(_View):
         """Show `state` from now on: the whole trace goes out once, then patches."""
         self.state = state
         self.finishing = False
-        snapshot = state.snapshot()
-        with self._lock_property(trace=as_json_text(snapshot)):
-            self.trace = snapshot
-        self.send_state("trace")
-        self._reset_patches(snapshot)
+        self._send_trace(state)
 
     async def fork(self, asked: Fork) -> None:
         """A fork the user asked for in the view ("fork from here" on a card or a user
@@ -566,11 +583,7 @@ class ThreadView(_View):
     def _resync(self) -> None:
         """A front end that rendered after patches went out missed them (a patch reaches only
         the views already listening): it gets the whole trace now, patches from here on."""
-        snapshot = self.state.snapshot()
-        with self._lock_property(trace=as_json_text(snapshot)):
-            self.trace = snapshot
-        self.send_state("trace")
-        self._reset_patches(snapshot)
+        self._send_trace(self.state)
 
     def streaming(self) -> bool:
         return self.live
