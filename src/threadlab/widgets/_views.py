@@ -405,28 +405,26 @@ class ThreadView(_View):
                 self.tell({"op": "patch", **patch})
                 apply_patch(self.trace, patch)
             return
-        snapshot, text = self.state.snapshot_and_text()
         if not self.patches:  # the whole trace at every update (for comparison)
+            snapshot, text = self.state.snapshot_and_text()
             with self._trace_written(snapshot, text), self.hold_sync():
                 self.trace = snapshot
                 if self.finishing:
                     self.live = False
             return
-        # ipywidgets' own echo guard: a value under the lock equal to it is not sent.
-        with self._trace_written(snapshot, text), self._lock_property(trace=text, live=False):
-            self.trace = snapshot
-            self.live = False
-            # One message, sent even when the kernel already holds these values.
-            self.send_state(["trace", "live"])
-        self._reset_patches(snapshot)
+        self._send_trace(self.state, live=False)
 
-    def _send_trace(self, state: ViewState) -> None:
-        """The whole trace of `state` goes out once; patches start from it."""
+    def _send_trace(self, state: ViewState, **also: Any) -> None:
+        """The whole trace of `state` goes out in one message, with the new values of the
+        traits in `also`, sent even when the kernel holds them already; patches start from
+        it."""
         snapshot, text = state.snapshot_and_text()
-        with self._trace_written(snapshot, text):
-            with self._lock_property(trace=text):
-                self.trace = snapshot
-            self.send_state("trace")
+        # ipywidgets' own echo guard: a value under the lock equal to it is not sent.
+        with self._trace_written(snapshot, text), self._lock_property(trace=text, **also):
+            self.trace = snapshot
+            for name, value in also.items():
+                setattr(self, name, value)
+            self.send_state(["trace", *also])
         self._reset_patches(snapshot)
 
     @contextmanager
