@@ -6,11 +6,12 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from ._json_text import as_json_text
+
 __all__ = [
     "LIVE_ARGUMENT_CHARS",
     "argument_label",
     "folded_arguments",
-    "is_folded",
     "readable_arguments",
 ]
 
@@ -24,28 +25,25 @@ LIVE_ARGUMENT_CHARS = 2000
 _LABEL_KEYS = ("agent", "name", "reference", "path", "file", "url", "query")
 
 
-def folded_arguments(arguments: dict[str, Any] | str) -> str:
-    """Pretty JSON of `arguments` with every long string folded; malformed arguments (kept as
-    the model's raw text) are shown as that text, folded too.
+def folded_arguments(arguments: dict[str, Any] | str) -> tuple[str, bool]:
+    """Pretty JSON of `arguments` with every long string folded (malformed arguments, kept as
+    the model's raw text, are shown as that text, folded too), and whether that leaves out
+    part of them (a card then offers the rest).
 
     Examples:
-        >>> folded_arguments({"content": "x" * 500}).splitlines()[1][-30:]
-        'xxxxxx… (300 more characters)"'
+        >>> text, folded = folded_arguments({"content": "x" * 500})
+        >>> text.splitlines()[1][-30:], folded
+        ('xxxxxx… (300 more characters)"', True)
+        >>> print(folded_arguments({"path": "/a"})[0])
+        {
+          "path": "/a"
+        }
     """
     if isinstance(arguments, str):
-        return _fold(arguments)
-    return json.dumps(_folded(arguments), indent=2, ensure_ascii=False)
-
-
-def is_folded(arguments: dict[str, Any] | str) -> bool:
-    """Whether `folded_arguments` leaves out part of `arguments` (a card then offers the rest).
-
-    Examples:
-        >>> is_folded({"content": "x" * 500}), is_folded({"path": "/a"})
-        (True, False)
-    """
-    folded: Any = _fold(arguments) if isinstance(arguments, str) else _folded(arguments)
-    return bool(folded != arguments)
+        shown = _fold(arguments)
+        return shown, shown != arguments
+    folded = _folded(arguments)
+    return as_json_text(folded, indent=2), folded != arguments
 
 
 def readable_arguments(text: str) -> str:

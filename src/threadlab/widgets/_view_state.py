@@ -27,7 +27,7 @@ from .. import (
     ToolCallFinishedEvent,
     ToolCallStartedEvent,
 )
-from ._arguments import LIVE_ARGUMENT_CHARS, argument_label, folded_arguments, is_folded
+from ._arguments import LIVE_ARGUMENT_CHARS, argument_label, folded_arguments
 from ._json_text import as_json_text
 
 __all__ = ["PREVIEW_CHARS", "Changed", "ViewState", "cost_text", "usage_text"]
@@ -208,7 +208,7 @@ class ViewState:
                 # The card shows what ran; the model's proposal stays visible beside it.
                 if card.get("proposed") is None:
                     card["proposed"] = card["args"]
-                card["args"] = folded_arguments(event.arguments)
+                card["args"], card["args_folded"] = folded_arguments(event.arguments)
                 card["label"] = argument_label(event.arguments)
             if card["status"] == "waiting":
                 card["status"] = "running" if event.approved else "queued"
@@ -331,10 +331,11 @@ class ViewState:
                 card["status"] = "queued"  # complete; calls run one at a time, in order
             # The stored arguments are the measure, live or replayed (deltas are live only).
             card["args_chars"] = len(
-                call.arguments if isinstance(call.arguments, str) else json.dumps(call.arguments)
+                call.arguments if isinstance(call.arguments, str) else as_json_text(call.arguments)
             )
-            card["args"] = folded_arguments(call.arguments) if call.arguments != {} else ""
-            card["args_folded"] = is_folded(call.arguments)
+            card["args"], card["args_folded"] = folded_arguments(call.arguments)
+            if call.arguments == {}:
+                card["args"] = ""
             card["label"] = argument_label(call.arguments)
         self._calls[message.id] = [c.id for c in message.tool_calls]
         if message.tool_calls:

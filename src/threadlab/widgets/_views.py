@@ -212,18 +212,22 @@ class _View(anywidget.AnyWidget):
         if refusal is not None:
             self.tell({"op": "arguments", "call": call_id, "text": refusal})
             return
-        # As stored (redacted), the model's own text when they were not JSON.
+        # As stored (redacted), the model's own text when they were not JSON; where a
+        # decision edited them, those it ran with (what the card shows).
         arguments: Any = None
+        approval = (self.state.cards.get(call_id) or {}).get("approval") or {}
+        if approval.get("edited") and approval.get("arguments") is not None:
+            arguments = json.loads(approval["arguments"])
         for message in self._rt.thread(thread_id).all_messages():
             for call in message.tool_calls:
-                if call.id == call_id:
+                if call.id == call_id and arguments is None:
                     arguments = call.arguments
         if arguments is None:
             text = "no such call in this thread"
         elif isinstance(arguments, str):
             text = arguments
         else:
-            text = json.dumps(arguments, indent=2, ensure_ascii=False)
+            text = as_json_text(arguments, indent=2)
         self.tell({"op": "arguments", "call": call_id, "text": text})
 
     def _send_request(self, thread_id: str, message_id: str, refusal: str | None) -> None:
