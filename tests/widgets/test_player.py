@@ -5,11 +5,12 @@ from __future__ import annotations
 
 import asyncio
 import json
+from collections.abc import AsyncIterator
 
 import pytest
 
 import threadlab as tl
-from threadlab.models import call, text
+from threadlab.models import FinishChunk, ModelChunk, ModelRequest, TextChunk, call, text
 from threadlab.store import StoredEvent
 from threadlab.widgets import LiveRun, PlayerView, ThreadView
 from threadlab.widgets._history import TEXT_ANSWER, history_of
@@ -46,6 +47,9 @@ async def test_the_points_are_the_history_with_labels_and_narration(
     state = view.saved_state()
     assert set(state["trace"]["messages"]) == {thread.id, child.id}
     assert state["points"] == points
+    # The trace it draws from is the thread's as any view rebuilds it (read once with the
+    # points: the status changes those leave out are in it).
+    assert view.state.snapshot() == replay(thread).snapshot()
     assert SECRET not in json.dumps(state)
     assert repr(view).startswith(f"player of {thread.id}: {len(points)} points")
 
@@ -245,3 +249,31 @@ async def test_fork_from_here_while_another_runtime_runs_the_thread_is_refused(
     assert not view.playing
     writer.close()
     reader.close()
+
+
+class Growing:
+    """A model whose every answer reports more tokens than the last."""
+
+    name = "growing"
+
+    def __init__(self) -> None:
+        self.calls = 0
+
+    async def stream(self, request: ModelRequest) -> AsyncIterator[ModelChunk]:
+        self.calls += 1
+        yield TextChunk(f"answer {self.calls}")
+        yield FinishChunk(usage={"input_tokens": 10 * self.calls, "output_tokens": 1})
+
+
+async def test_the_player_sums_the_usage_of_the_last_run_as_any_view_does(
+    rt: tl.Runtime, registry: tl.Registry, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    install(monkeypatch)
+    tl.define_prompt("p", prompt="t", model=Growing(), registry=registry)
+    thread = await rt.create_thread("p")
+    await thread.send("one")
+    second = await thread.send("two")
+    assert second.usage == {"input_tokens": 20, "output_tokens": 1}
+    # The status changes that start each run are read with the points: the run's summary
+    # starts over there.
+    assert tl.player(thread).state.run["usage"] == second.usage == replay(thread).run["usage"]

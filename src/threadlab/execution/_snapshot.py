@@ -82,14 +82,15 @@ class Snapshot:
     """The children it had created by then, each with its status then."""
 
 
-def history_points(store: Store, thread_id: str) -> list[HistoryPoint]:
-    """Every stored event of `thread_id` and of its descendants (status changes aside), in
-    the order they were stored."""
+def history_points(store: Store, thread_id: str, *, statuses: bool = False) -> list[HistoryPoint]:
+    """Every stored event of `thread_id` and of its descendants, in the order they were
+    stored: status changes aside, unless `statuses` (a view that rebuilds the tree from the
+    same reading needs them)."""
     points = [
         point
         for tree_thread in _tree(store, thread_id)
         for event in store.iter_events(tree_thread)
-        if (point := _point(event)) is not None
+        if (statuses or event.type != "thread_status") and (point := _point(event)) is not None
     ]
     return sorted(points, key=lambda p: p.seq)
 
@@ -168,7 +169,7 @@ def _tree(store: Store, thread_id: str) -> Iterator[str]:
 
 
 def _point(event: StoredEvent) -> HistoryPoint | None:
-    if event.type == "thread_status" or event.seq is None:
+    if event.seq is None:
         return None
     try:  # parsed once: a long history has thousands of points
         parsed: ThreadEvent | None = event_from_json(event.data)

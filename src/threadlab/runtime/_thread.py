@@ -213,12 +213,13 @@ class Thread:
         request that step is about to send (as `run.next_request`); else None."""
         return self._context.next_request
 
-    def history_points(self) -> list[HistoryPoint]:
+    def history_points(self, *, statuses: bool = False) -> list[HistoryPoint]:
         """The points a player steps through: every stored event of this thread and of its
-        descendants (status changes aside) in the order they were stored, each with `.id`
-        (the message, tool call, child thread, file path or run it is about), `.kind` (the
-        event's type), `.thread_id` (which thread) and `.at` (when)."""
-        return history_points(self._runtime.store, self.id)
+        descendants (status changes aside, unless `statuses`) in the order they were stored,
+        each with `.id` (the message, tool call, child thread, file path or run it is about),
+        `.kind` (the event's type), `.thread_id` (which thread), `.at` (when) and `.event`
+        (the event itself; None for a row that cannot be read)."""
+        return history_points(self._runtime.store, self.id, statuses=statuses)
 
     def snapshot(self, at: str | int) -> Snapshot:
         """This thread as of a point of its history: `at` is a message id (up to and including

@@ -7,11 +7,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from .. import Message, Thread
+from .. import Message, Thread, ThreadEvent
 from ..runtime._explain import Step, explain_steps
 from ._gc_paused import gc_paused
 
-__all__ = ["history_of", "tell", "told_additions"]
+__all__ = ["history_and_events", "history_of", "tell", "told_additions"]
 
 _LABEL_CHARS = 80
 # The kinds of point a narration step tells of (the rest are told within them).
@@ -38,6 +38,14 @@ def history_of(thread: Thread, *, told: bool = True) -> list[dict[str, Any]]:
         return _told(points, tree) if told else points
 
 
+def history_and_events(thread: Thread) -> tuple[list[dict[str, Any]], list[ThreadEvent]]:
+    """`history_of(thread, told=False)` and the events of `thread`'s tree (its trace's), from
+    one reading of the store: a long history's events are read and parsed once."""
+    events: list[ThreadEvent] = []
+    with gc_paused():
+        return _points(thread, _tree(thread), events), events
+
+
 def tell(thread: Thread, points: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """`points` (of `history_of(thread, told=False)`) with what the narration adds: each
     step's paragraph, and a model step's choices and the one it made."""
@@ -61,9 +69,16 @@ def _tree(thread: Thread) -> dict[str, Thread]:
     return {t.id: t for t in [thread, *_descendants(thread)]}
 
 
-def _points(thread: Thread, tree: dict[str, Thread]) -> list[dict[str, Any]]:
+def _points(
+    thread: Thread, tree: dict[str, Thread], events: list[ThreadEvent] | None = None
+) -> list[dict[str, Any]]:
+    """The points, and (into `events`) every event read, status changes included."""
     points = []
-    for point in thread.history_points():
+    for point in thread.history_points(statuses=events is not None):
+        if events is not None and point.event is not None:
+            events.append(point.event)
+        if point.kind == "thread_status":
+            continue
         # Sent once, but a long history has thousands: only what the player draws.
         entry: dict[str, Any] = {
             "kind": point.kind,

@@ -21,7 +21,7 @@ from IPython import get_ipython
 
 from .. import Runtime, Thread
 from ._gc_paused import gc_paused
-from ._history import history_of, tell, told_additions
+from ._history import history_and_events, tell, told_additions
 from ._json_text import as_json_text
 from ._replay import replay
 from ._views import STATIC, ThreadView
@@ -37,10 +37,10 @@ class PlayerView(ThreadView):
     def __init__(self, rt: Runtime, thread: Thread, **kwargs: Any) -> None:
         # One message takes the whole history to the front end: the widget's own state.
         with gc_paused():
-            state = replay(thread)
             started = time.monotonic()
-            points = history_of(thread, told=False)
+            points, events = history_and_events(thread)
             cost = time.monotonic() - started
+            state = replay(thread, events)
             super().__init__(
                 rt, state, patches=False, view="player", points=points, narrating=True, **kwargs
             )

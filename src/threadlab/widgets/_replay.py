@@ -33,8 +33,9 @@ def _tree(thread: Thread) -> Iterable[Thread]:
         yield from _tree(child)
 
 
-def replay(thread: Thread) -> ViewState:
-    """The trace of a persisted thread and its descendants, rebuilt from their events."""
+def replay(thread: Thread, events: list[ThreadEvent] | None = None) -> ViewState:
+    """The trace of a persisted thread and its descendants, rebuilt from their events (or
+    from `events`, all of theirs, when the caller has read them already)."""
     threads = {t.id: t for t in _tree(thread)}
 
     def lookup(thread_id: str) -> Thread:
@@ -45,19 +46,20 @@ def replay(thread: Thread) -> ViewState:
 
     state = trace_for(thread, lookup)
     with gc_paused():
-        catch_up(state, thread)
+        catch_up(state, thread, events)
     return state
 
 
-def catch_up(state: ViewState, thread: Thread) -> None:
+def catch_up(state: ViewState, thread: Thread, events: list[ThreadEvent] | None = None) -> None:
     """Fold into `state` what `thread` (already in it) and its descendants persisted (for a
     replay, or for children whose runs another process streamed: a worker's)."""
     tree = list(_tree(thread))
     descendants = tree[1:]
     for child in descendants:
         state.add_thread(child.id, child.parent_id, child.agent, child.name, child.status)
-    events: list[ThreadEvent] = [e for t in tree for e in t.events]
-    events.sort(key=lambda e: e.at)
+    if events is None:
+        events = [e for t in tree for e in t.events]
+    events = sorted(events, key=lambda e: e.at)
     for event in events:
         state.apply(event)
     for child in descendants:
