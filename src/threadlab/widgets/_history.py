@@ -184,9 +184,11 @@ def _message_label(message: Message) -> str:
 
 def _label(kind: str, subject: str, event: Any) -> str:
     """A point in a few words: "tool call started: write_file — writing index.html"."""
-    name = getattr(event, "name", "") or ""
     if kind == "message_created":
         return f"{getattr(event, 'role', 'a')} message"
+    # Not asked of a message's event (most points): a pydantic model's missing attribute is
+    # slow.
+    name = getattr(event, "name", "") or ""
     if kind == "tool_call_started":
         progress = getattr(event, "progress", None)
         return f"call of {name}" + (f" — {progress}" if progress else "")

@@ -28,7 +28,7 @@ from .. import (
     ToolCallStartedEvent,
 )
 from ._arguments import LIVE_ARGUMENT_CHARS, argument_label, folded_arguments
-from ._json_text import as_json_text
+from ._json_text import as_json_text, json_copy
 
 __all__ = ["PREVIEW_CHARS", "Changed", "ViewState", "cost_text", "usage_text"]
 
@@ -442,11 +442,11 @@ class ViewState:
         return self.snapshot_and_text()[0]
 
     def snapshot_and_text(self) -> tuple[dict[str, Any], str]:
-        """The snapshot and its JSON text, as the front end gets it. Copied through JSON, in
-        C: a deep copy in Python took a third of a second on a 2,000-call thread, and the
-        text is then written once."""
+        """The snapshot and its JSON text, as the front end gets it. Copied through JSON,
+        natively: a deep copy in Python took a third of a second on a 2,000-call thread, and
+        the text is then written once."""
         text = as_json_text(self._snapshot())
-        copied: dict[str, Any] = json.loads(text)
+        copied: dict[str, Any] = json_copy(text)
         return copied, text
 
     def _snapshot(self) -> dict[str, Any]:
