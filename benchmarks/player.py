@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import threadlab as tl
-from threadlab.widgets._history import history_of, tell, told_additions
+from threadlab.widgets._history import history_and_events, tell, told_additions
 from threadlab.widgets._json_text import as_json_text
 from threadlab.widgets._replay import replay
 
@@ -42,10 +42,12 @@ async def build(store: str | Path, calls: int = CALLS, children: int = CHILDREN)
 class PlayerCost:
     points: int
     points_ms: float
-    """The points as they go out with the player (no narration yet)."""
+    """The points as they go out with the player (no narration yet), the tree's events read
+    and parsed with them."""
     tell_ms: float
     """The narration and the choices added to them, sent right after."""
     trace_ms: float
+    """The whole trace, rebuilt from those events."""
     points_bytes: int
     told_bytes: int
     """What the narration adds, sent after."""
@@ -58,12 +60,13 @@ async def measure(rounds: int = 3) -> PlayerCost:
     points_s, tell_s, trace_s = [], [], []
     for _ in range(rounds):
         thread = tl.Runtime(None, store).thread(thread_id)  # nothing read yet
+        # As the player does: the tree's events are read once, with the points.
         started = time.perf_counter()
-        trace = replay(thread).snapshot()
-        trace_s.append(time.perf_counter() - started)
-        started = time.perf_counter()
-        points = history_of(thread, told=False)
+        points, events = history_and_events(thread)
         points_s.append(time.perf_counter() - started)
+        started = time.perf_counter()
+        trace = replay(thread, events).snapshot()
+        trace_s.append(time.perf_counter() - started)
         started = time.perf_counter()
         told = tell(thread, points)
         tell_s.append(time.perf_counter() - started)
@@ -81,7 +84,8 @@ async def measure(rounds: int = 3) -> PlayerCost:
 def report(cost: PlayerCost) -> str:
     return "\n".join(
         [
-            "| thread | points | trace (ms) | points (ms) | narration, after (ms)"
+            "| thread | points | trace, from the events (ms) | points and events (ms)"
+            " | narration, after (ms)"
             " | trace sent (KB) | points sent (KB) | narration sent after (KB) |",
             "|---|---|---|---|---|---|---|---|",
             f"| {CALLS} calls, {CHILDREN} children | {cost.points} | {cost.trace_ms:.0f} |"
