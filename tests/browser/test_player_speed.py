@@ -23,9 +23,10 @@ pytestmark = pytest.mark.processes  # it starts JupyterLab in Chromium
 WATCH_OPENING = """() => {
   window.__opened = null;
   const t0 = performance.now();
+  const before = document.querySelector("[data-testid=player-where]"); // one opened earlier
   const observer = new MutationObserver(() => {
     const where = document.querySelector("[data-testid=player-where]");
-    const m = where && /^(\\d+) \\/ (\\d+)/.exec(where.textContent);
+    const m = where && where !== before && /^(\\d+) \\/ (\\d+)/.exec(where.textContent);
     if (m && m[1] === m[2]) {
       window.__opened = performance.now() - t0;
       observer.disconnect();
@@ -73,12 +74,7 @@ def test_the_player_of_a_long_thread_opens_and_seeks(lab: Lab, browser: Any) -> 
         run_cell(page, 0)
         run_cell(page, 1)
         page.wait_for_selector("text=Python 3 (ipykernel) | Idle", timeout=60_000)
-        page.evaluate(WATCH_OPENING)
-        run_cell(page, 2)
-        page.wait_for_function("() => window.__opened !== null", timeout=120_000)
-        opened = page.evaluate("() => window.__opened")
-        made = page.locator(".jp-Notebook .jp-Cell").nth(2).locator(".jp-OutputArea")
-        kernel_ms = int(made.inner_text().split("KERNEL ")[1].split()[0])
+        opened, kernel_ms = open_player(page)
         total = int(
             page.locator("[data-testid=player-where]").inner_text().split(" / ")[1].split()[0]
         )
@@ -110,13 +106,30 @@ def test_the_player_of_a_long_thread_opens_and_seeks(lab: Lab, browser: Any) -> 
         ]
         assert comm == []  # scrubbing asks nothing of the kernel
         after = rss(page, 3)
+        # Opened again in the same kernel and page: the widgets' modules are loaded by then,
+        # as they are once a notebook has shown any view.
+        again, kernel_again = open_player(page)
         times = [s["ms"] for s in seeks]
         print(
             f"\nplayer of {total} points: opened in {opened:.0f} ms (the kernel building"
             f" it: {kernel_ms} ms); seek median"
             f" {statistics.median(times):.0f} ms, max {max(times):.0f} ms"
-            f" ({', '.join(f'{t:.0f}' for t in times)}); kernel RSS {before} -> {after} kB"
+            f" ({', '.join(f'{t:.0f}' for t in times)}); kernel RSS {before} -> {after} kB;"
+            f" opened again in {again:.0f} ms (the kernel: {kernel_again} ms)"
         )
+
+
+def open_player(page: Any) -> tuple[float, int]:
+    """Run the player's cell: ms from running it to the player drawn at its last point, and
+    the kernel's ms building it (the cell prints them)."""
+    page.evaluate(WATCH_OPENING)
+    run_cell(page, 2)
+    page.wait_for_function("() => window.__opened !== null", timeout=120_000)
+    opened = float(page.evaluate("() => window.__opened"))
+    made = page.locator(".jp-Notebook .jp-Cell").nth(2).locator(".jp-OutputArea")
+    made.filter(has_text="KERNEL").wait_for(timeout=60_000)
+    kernel_ms = int(made.inner_text().split("KERNEL ")[1].split()[0])
+    return opened, kernel_ms
 
 
 def rss(page: Any, cell: int) -> int:
