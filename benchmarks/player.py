@@ -68,7 +68,7 @@ async def measure(rounds: int = 3) -> PlayerCost:
         trace = replay(thread, events).snapshot()
         trace_s.append(time.perf_counter() - started)
         started = time.perf_counter()
-        told = tell(thread, points)
+        told = tell(thread, points, events)
         tell_s.append(time.perf_counter() - started)
     return PlayerCost(
         len(points),

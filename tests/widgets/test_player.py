@@ -13,7 +13,7 @@ import threadlab as tl
 from threadlab.models import FinishChunk, ModelChunk, ModelRequest, TextChunk, call, text
 from threadlab.store import StoredEvent
 from threadlab.widgets import LiveRun, PlayerView, ThreadView
-from threadlab.widgets._history import TEXT_ANSWER, history_of
+from threadlab.widgets._history import TEXT_ANSWER, history_of, tell
 from threadlab.widgets._replay import relate, replay
 
 from ..execution.test_snapshot import SECRET, made
@@ -39,6 +39,8 @@ async def test_the_points_are_the_history_with_labels_and_narration(
     assert "subagent w1 created" in labels
     assert labels[-1] == "run completed"
     assert next(p["label"] for p in points if p["thread"] == child.id) == "user: task"
+    # Told from the events read with the points, as from each thread's own events.
+    assert points == tell(thread, history_of(thread, told=False)) == history_of(thread)
     told = {p["label"]: p["explain"] for p in points if "explain" in p}
     assert told["assistant calls save, mood"].startswith("**A model step")
     assert "execute local tools sequentially" in told["assistant calls save, mood"]

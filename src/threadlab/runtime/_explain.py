@@ -198,9 +198,12 @@ def explain(thread: Thread, *, guides: str | None = None) -> str:
     return Explanation("\n\n".join(paragraphs) + "\n")
 
 
-def explain_steps(thread: Thread, *, guides: str | None = None) -> list[Step]:
-    """The steps `explain` writes, one `Step` each, in the order they happened."""
-    return list(_Narrator(thread, guides).steps())
+def explain_steps(
+    thread: Thread, *, guides: str | None = None, events: list[ThreadEvent] | None = None
+) -> list[Step]:
+    """The steps `explain` writes, one `Step` each, in the order they happened; `events`:
+    the thread's own (`thread.events`), where they were read already."""
+    return list(_Narrator(thread, guides).steps(thread.events if events is None else events))
 
 
 @dataclass
@@ -232,8 +235,8 @@ class _Narrator:
         # The last step whose messages were counted: its id, how many, how many of each role.
         self._counted: tuple[str, int, Counter[str]] | None = None
 
-    def steps(self) -> Iterator[Step]:
-        for event in self._thread.events:
+    def steps(self, events: list[ThreadEvent]) -> Iterator[Step]:
+        for event in events:
             yield from self._step(event)
 
     def _step(self, event: ThreadEvent) -> Iterator[Step]:

@@ -34,8 +34,9 @@ def history_of(thread: Thread, *, told: bool = True) -> list[dict[str, Any]]:
     rest of the history plays."""
     with gc_paused():
         tree = _tree(thread)
-        points = _points(thread, tree)
-        return _told(points, tree) if told else points
+        events: list[ThreadEvent] = []
+        points = _points(thread, tree, events)
+        return _told(points, tree, events) if told else points
 
 
 def history_and_events(thread: Thread) -> tuple[list[dict[str, Any]], list[ThreadEvent]]:
@@ -46,11 +47,14 @@ def history_and_events(thread: Thread) -> tuple[list[dict[str, Any]], list[Threa
         return _points(thread, _tree(thread), events), events
 
 
-def tell(thread: Thread, points: list[dict[str, Any]]) -> list[dict[str, Any]]:
+def tell(
+    thread: Thread, points: list[dict[str, Any]], events: list[ThreadEvent] | None = None
+) -> list[dict[str, Any]]:
     """`points` (of `history_of(thread, told=False)`) with what the narration adds: each
-    step's paragraph, and a model step's choices and the one it made."""
+    step's paragraph, and a model step's choices and the one it made. `events`: those read
+    with the points (`history_and_events`), told from instead of read again."""
     with gc_paused():
-        return _told(points, _tree(thread))
+        return _told(points, _tree(thread), events)
 
 
 def told_additions(
@@ -105,11 +109,18 @@ def _points(
     return points
 
 
-def _told(points: list[dict[str, Any]], tree: dict[str, Thread]) -> list[dict[str, Any]]:
+def _told(
+    points: list[dict[str, Any]], tree: dict[str, Thread], events: list[ThreadEvent] | None
+) -> list[dict[str, Any]]:
     narration: dict[tuple[str, str, str], str] = {}
     offered: dict[str, tuple[str, ...]] = {}  # a model step's message id -> its tools
+    own: dict[str, list[ThreadEvent]] | None = None
+    if events is not None:  # each thread's, in the store's order
+        own = {thread_id: [] for thread_id in tree}
+        for event in events:
+            own.setdefault(event.thread_id, []).append(event)
     for teller in tree.values():
-        for step in explain_steps(teller):
+        for step in explain_steps(teller, events=None if own is None else own[teller.id]):
             if step.subject is not None:
                 key = (teller.id, _TOLD_AT[step.kind], step.subject)
                 narration.setdefault(key, _paragraph(step))

@@ -19,7 +19,7 @@ from typing import Any, cast
 
 from IPython import get_ipython
 
-from .. import Runtime, Thread
+from .. import Runtime, Thread, ThreadEvent
 from ._gc_paused import gc_paused
 from ._history import history_and_events, tell, told_additions
 from ._json_text import as_json_text
@@ -46,6 +46,7 @@ class PlayerView(ThreadView):
             )
         self._playing_from(points, cost)
         self._thread = thread
+        self._events: list[ThreadEvent] | None = events  # told from, then let go
         shell = get_ipython()
         if getattr(shell, "kernel", None) is None:  # no front end is waiting to draw it
             self._tell()
@@ -61,7 +62,8 @@ class PlayerView(ThreadView):
         and to what the notebook keeps."""
         if not self.narrating:
             return
-        told = tell(self._thread, self.points)
+        told = tell(self._thread, self.points, self._events)
+        self._events = None
         added = told_additions(self.points, told)
         # The front end has the points: it gets what the narration adds to them. Here they
         # are kept whole, for what the notebook keeps (not sent again: ipywidgets sends no
