@@ -36,3 +36,17 @@ test("a run that waits says so as a note, a failed one as an error", () => {
   inspector(fakeModel(), el, trace, l);
   assert.ok([...el.querySelectorAll(".tl-error")].some((n) => /failed/.test(n.textContent)));
 });
+
+test("a closed timeline shows its head only; opened, it draws its lanes", () => {
+  const el = document.createElement("div");
+  const l = local();
+  l.redraw = () => inspector(fakeModel(), el, aTrace(), l);
+  l.redraw();
+  const box = el.querySelector("[data-testid=timeline]");
+  assert.match(box.querySelector("summary").textContent, /2 model steps .* 1 calls/);
+  assert.equal(el.querySelectorAll("[data-testid=timeline-lane]").length, 0);
+  box.open = true;
+  box.dispatchEvent(new Event("toggle"));
+  assert.ok(el.querySelectorAll("[data-testid=timeline-lane]").length > 0);
+  assert.equal(el.querySelectorAll("[data-testid=timeline-call]").length, 1);
+});

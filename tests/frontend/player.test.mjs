@@ -339,6 +339,7 @@ test("a long conversation is drawn from its last messages up to the point, the r
   assert.deepEqual(Object.keys(cut.cards).sort(), cut.messages.t1.flatMap((m) => m.calls).sort());
   // The timeline counts every model step and call by then, though it draws the last ones.
   const { el } = drawn(local(), trace, steps);
+  el.querySelector("[data-testid=timeline]").open = true; // its lanes drawn at the next step
   scrub(el, 4 * 80 - 1);
   assert.match(el.querySelector("[data-testid=earlier]").textContent, /^… 100 earlier messages/);
   const head = el.querySelector("[data-testid=timeline] summary").textContent;

@@ -22,3 +22,8 @@ test("a thread with nothing timed has no spans, and says timeline", () => {
   trace.cards = {};
   assert.deepEqual(timeline(trace), { head: "timeline", lanes: [] });
 });
+
+test("a timeline not on screen counts what a drawn one does, and draws no lane", () => {
+  const drawn = timeline(aTrace());
+  assert.deepEqual(timeline(aTrace(), false), { head: drawn.head, lanes: [] });
+});

@@ -30,6 +30,14 @@ function skeleton(el) {
     timelineHead: h("span", {}),
     timelineBody: h("div", { class: "tl-lanes" }),
   };
+  const timelineBox = /** @type {HTMLDetailsElement} */ (
+    h(
+      "details",
+      { class: "tl-timeline", "data-testid": "timeline" },
+      h("summary", {}, ui.timelineHead),
+      ui.timelineBody,
+    )
+  );
   const root = h(
     "div",
     { class: "tl-inspector", "data-testid": "inspector" },
@@ -45,19 +53,14 @@ function skeleton(el) {
       " ",
       ui.play,
     ),
-    h(
-      "details",
-      { class: "tl-timeline", "data-testid": "timeline" },
-      h("summary", {}, ui.timelineHead),
-      ui.timelineBody,
-    ),
+    timelineBox,
     ui.pause,
     ui.predicted,
     h("div", { class: "tl-panes" }, ui.left, ui.center, ui.right),
     ui.error,
   );
   el.replaceChildren(root);
-  return { root, ...ui };
+  return { root, timeline: timelineBox, ...ui };
 }
 
 /**
@@ -106,7 +109,9 @@ export function inspector(model, el, trace, local) {
   ui.right.replaceChildren(
     ...files(model, trace, selected, local).filter(/** @returns {x is HTMLElement} */ (x) => !!x),
   );
-  const spans = timeline(trace);
+  // Its lanes are drawn once it is opened (and at each redraw while it is open).
+  ui.timeline.ontoggle = () => local.redraw();
+  const spans = timeline(trace, ui.timeline.open);
   ui.timelineHead.textContent = spans.head;
   ui.timelineBody.replaceChildren(...spans.lanes);
   // Kept while the pause lasts: a redraw (a patch, a theme change) must not undo a click.

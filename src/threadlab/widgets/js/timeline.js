@@ -97,13 +97,15 @@ function lanesOf(trace) {
  * The run on a time axis, a lane per thread (subagents under their parent): a bar per model
  * step and per tool call, its latency, tokens and cost in its tooltip and its lane's line.
  * @param {Trace} trace
+ * @param {boolean} [drawn] whether its lanes are on screen: a closed timeline has only its
+ *   head to show, and a player redraws it at every step
  * @returns {{head: string, lanes: HTMLElement[]}}
  */
-export function timeline(trace) {
-  const rows = lanesOf(trace);
+export function timeline(trace, drawn = true) {
   // A trace drawn from its last messages (a long history in the player) is counted whole:
   // the head and the time axis are the thread's, the lanes show what is drawn.
-  const all = (trace.uncut ? lanesOf({ ...trace, ...trace.uncut }) : rows).flatMap((r) => r.spans);
+  const whole = lanesOf(trace.uncut ? { ...trace, ...trace.uncut } : trace);
+  const all = whole.flatMap((r) => r.spans);
   if (!all.length) return { head: "timeline", lanes: [] };
   const t0 = Math.min(...all.map((x) => x.start));
   const total = Math.max(...all.map((x) => x.end)) - t0 || 1;
@@ -114,6 +116,8 @@ export function timeline(trace) {
   const head =
     `timeline · ${duration(total)} · ${steps.length} model steps (${duration(sum(steps))})` +
     ` · ${calls.length} calls (${duration(sum(calls))})`;
+  if (!drawn) return { head, lanes: [] };
+  const rows = trace.uncut ? lanesOf(trace) : whole;
   const lanes = rows.map(({ t, depth, spans }) =>
     h(
       "div",

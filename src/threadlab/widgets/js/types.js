@@ -49,7 +49,8 @@
  *   play: HTMLElement,
  *   left: HTMLElement, center: HTMLElement, right: HTMLElement, error: HTMLElement,
  *   pause: HTMLElement, predicted: HTMLElement,
- *   timelineHead: HTMLElement, timelineBody: HTMLElement}} Skeleton
+ *   timeline: HTMLDetailsElement, timelineHead: HTMLElement,
+ *   timelineBody: HTMLElement}} Skeleton
  * @typedef {{selected: string | null, fetched: Record<string, string>,
  *   fetchedArgs: Record<string, string>, preview: Preview | null,
  *   redraw: () => void, ui: Skeleton | null, cards: Map<string, Keyed>,

@@ -1158,9 +1158,9 @@ function lanesOf(trace) {
   walk(null, 0);
   return rows;
 }
-function timeline(trace) {
-  const rows = lanesOf(trace);
-  const all = (trace.uncut ? lanesOf({ ...trace, ...trace.uncut }) : rows).flatMap((r) => r.spans);
+function timeline(trace, drawn = true) {
+  const whole = lanesOf(trace.uncut ? { ...trace, ...trace.uncut } : trace);
+  const all = whole.flatMap((r) => r.spans);
   if (!all.length) return { head: "timeline", lanes: [] };
   const t0 = Math.min(...all.map((x) => x.start));
   const total = Math.max(...all.map((x) => x.end)) - t0 || 1;
@@ -1168,6 +1168,8 @@ function timeline(trace) {
   const calls = all.filter((x) => x.kind === "call");
   const sum = (spans) => spans.reduce((acc, x) => acc + (x.end - x.start), 0);
   const head = `timeline · ${duration(total)} · ${steps2.length} model steps (${duration(sum(steps2))}) · ${calls.length} calls (${duration(sum(calls))})`;
+  if (!drawn) return { head, lanes: [] };
+  const rows = trace.uncut ? lanesOf(trace) : whole;
   const lanes = rows.map(
     ({ t, depth, spans }) => h(
       "div",
@@ -1267,6 +1269,15 @@ function skeleton(el) {
     timelineHead: h("span", {}),
     timelineBody: h("div", { class: "tl-lanes" })
   };
+  const timelineBox = (
+    /** @type {HTMLDetailsElement} */
+    h(
+      "details",
+      { class: "tl-timeline", "data-testid": "timeline" },
+      h("summary", {}, ui.timelineHead),
+      ui.timelineBody
+    )
+  );
   const root = h(
     "div",
     { class: "tl-inspector", "data-testid": "inspector" },
@@ -1282,19 +1293,14 @@ function skeleton(el) {
       " ",
       ui.play
     ),
-    h(
-      "details",
-      { class: "tl-timeline", "data-testid": "timeline" },
-      h("summary", {}, ui.timelineHead),
-      ui.timelineBody
-    ),
+    timelineBox,
     ui.pause,
     ui.predicted,
     h("div", { class: "tl-panes" }, ui.left, ui.center, ui.right),
     ui.error
   );
   el.replaceChildren(root);
-  return { root, ...ui };
+  return { root, timeline: timelineBox, ...ui };
 }
 function inspector(model, el, trace, local) {
   const selected = local.selected || trace.root;
@@ -1335,7 +1341,8 @@ function inspector(model, el, trace, local) {
       (x) => !!x
     )
   );
-  const spans = timeline(trace);
+  ui.timeline.ontoggle = () => local.redraw();
+  const spans = timeline(trace, ui.timeline.open);
   ui.timelineHead.textContent = spans.head;
   ui.timelineBody.replaceChildren(...spans.lanes);
   const paused = pausePanel(model, trace, local);
