@@ -106,8 +106,11 @@ def test_the_player_of_a_long_thread_opens_and_seeks(lab: Lab, browser: Any) -> 
         ]
         assert comm == []  # scrubbing asks nothing of the kernel
         after = rss(page, 3)
-        # Opened again in the same kernel and page: the widgets' modules are loaded by then,
-        # as they are once a notebook has shown any view.
+        # Opened again in the same kernel and page, on a new Runtime (nothing of the thread
+        # read yet): the widgets' modules are loaded by then, as once a notebook has shown
+        # any view.
+        run_cell(page, 1)
+        page.wait_for_selector("text=Python 3 (ipykernel) | Idle", timeout=60_000)
         again, kernel_again = open_player(page)
         times = [s["ms"] for s in seeks]
         print(

@@ -68,3 +68,12 @@ test("a call's clock starts when it is first seen and when it starts running", (
   assert.equal(typeof running.started, "number");
   assert.match(text.elapsed(Date.now() - 1500), /^1\.\d s$/);
 });
+
+test("a count has its thousands marked, as in usage and sizes", () => {
+  assert.equal(text.countText(1234567), "1,234,567");
+  assert.equal(text.countText(12), "12");
+  assert.equal(
+    text.usageText({ input_tokens: 12345, output_tokens: 7 }),
+    "12,345 in / 7 out tokens",
+  );
+});

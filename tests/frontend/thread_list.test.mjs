@@ -50,3 +50,10 @@ test("open asks the kernel for the thread; with no kernel it cannot", () => {
   threadList(fakeModel({ rows: [row(1)], offline: true }), el, local());
   assert.ok(el.querySelector("[data-testid=open-thread]").disabled);
 });
+
+test("a row's date reads as the person's locale writes a date and time", () => {
+  const el = document.createElement("div");
+  threadList(fakeModel({ rows: [row(3)] }), el, local());
+  const when = new Date((1_700_000_000 + 3) * 1000);
+  assert.equal(el.querySelector(".tl-date").textContent, when.toLocaleString());
+});

@@ -4,6 +4,7 @@
 import { capped, copyButton, h } from "./dom.js";
 import {
   clockOf,
+  countText,
   decisionText,
   elapsed,
   errorLine,
@@ -62,7 +63,7 @@ function cardParts(model, c, fetched, local) {
       "span",
       { class: "tl-meta", "data-testid": "tool-meta" },
       c.status,
-      c.status === "streaming" ? ` · ${c.args_chars.toLocaleString("en")} chars of arguments` : "",
+      c.status === "streaming" ? ` · ${countText(c.args_chars)} chars of arguments` : "",
       c.duration_ms !== null && !active ? ` · ${Math.round(c.duration_ms)} ms` : "",
       active ? " · " : "",
       active

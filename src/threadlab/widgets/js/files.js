@@ -3,6 +3,7 @@
 /** @import {Local, Model, Trace} from "./types.js" */
 import { h } from "./dom.js";
 import { previewPane } from "./preview.js";
+import { countText } from "./text.js";
 
 /**
  * The selected thread's files, and the preview the user asked for (kept while it is the same
@@ -29,7 +30,7 @@ export function files(model, trace, threadId, local) {
         },
         f.path,
       ),
-      h("span", { class: "tl-meta" }, ` ${f.size.toLocaleString("en")} B`),
+      h("span", { class: "tl-meta" }, ` ${countText(f.size)} B`),
     ),
   );
   let shown = null;

@@ -8,6 +8,18 @@ import { NO_KERNEL } from "./text.js";
 /** Rows of the thread list shown at a time (and added by "show more"). */
 export const PAGE = 50;
 
+// What `Date.prototype.toLocaleString()` writes (the person's locale, date and time), from
+// one formatter: that method makes a new one per call, and the list redraws at each key
+// typed into its search.
+const WHEN = new Intl.DateTimeFormat(undefined, {
+  year: "numeric",
+  month: "numeric",
+  day: "numeric",
+  hour: "numeric",
+  minute: "numeric",
+  second: "numeric",
+});
+
 /**
  * Persisted threads, newest first, with the opened one's inspector below.
  * @param {Model} model
@@ -67,7 +79,7 @@ export function threadList(model, el, local) {
         h("td", {}, h("code", {}, r.id)),
         h("td", {}, r.agent),
         h("td", { title: r.origin || "" }, r.notebook || r.origin || ""),
-        h("td", { class: "tl-date" }, new Date(r.created_at * 1000).toLocaleString()),
+        h("td", { class: "tl-date" }, WHEN.format(new Date(r.created_at * 1000))),
         h("td", {}, r.status),
         h("td", {}, r.messages),
         h("td", {}, r.children),

@@ -55,6 +55,10 @@ function copyButton(what) {
 
 // src/threadlab/widgets/js/text.js
 var FINAL = /* @__PURE__ */ new Set(["success", "error", "interrupted"]);
+var NUMBERS = new Intl.NumberFormat("en");
+function countText(n) {
+  return NUMBERS.format(n);
+}
 var MARK = {
   success: "✓",
   error: "✗",
@@ -151,7 +155,7 @@ function costText(cost) {
 function usageText(usage) {
   if (!usage) return "";
   const parts = USAGE_WORDS.filter(([key]) => key in usage).map(
-    ([key, word]) => `${usage[key].toLocaleString("en")} ${word}`
+    ([key, word]) => `${countText(usage[key])} ${word}`
   );
   return parts.length ? `${parts.join(" / ")} tokens` : "";
 }
@@ -288,7 +292,7 @@ function cardParts(model, c, fetched, local) {
       "span",
       { class: "tl-meta", "data-testid": "tool-meta" },
       c.status,
-      c.status === "streaming" ? ` · ${c.args_chars.toLocaleString("en")} chars of arguments` : "",
+      c.status === "streaming" ? ` · ${countText(c.args_chars)} chars of arguments` : "",
       c.duration_ms !== null && !active ? ` · ${Math.round(c.duration_ms)} ms` : "",
       active ? " · " : "",
       active ? h("span", { class: "tl-elapsed", "data-since": String(since) }, elapsed(since)) : null
@@ -968,7 +972,7 @@ function files(model, trace, threadId, local) {
         },
         f.path
       ),
-      h("span", { class: "tl-meta" }, ` ${f.size.toLocaleString("en")} B`)
+      h("span", { class: "tl-meta" }, ` ${countText(f.size)} B`)
     )
   );
   let shown = null;
@@ -1509,6 +1513,14 @@ function synced(model, name) {
 
 // src/threadlab/widgets/js/thread_list.js
 var PAGE = 50;
+var WHEN = new Intl.DateTimeFormat(void 0, {
+  year: "numeric",
+  month: "numeric",
+  day: "numeric",
+  hour: "numeric",
+  minute: "numeric",
+  second: "numeric"
+});
 
 // src/threadlab/widgets/js/mount.js
 var MEMORY = /* @__PURE__ */ new Map();

@@ -191,12 +191,21 @@ function synced(model, name) {
 }
 
 // src/threadlab/widgets/js/text.js
+var NUMBERS = new Intl.NumberFormat("en");
 function elapsed(since) {
   return `${((Date.now() - since) / 1e3).toFixed(1)} s`;
 }
 
 // src/threadlab/widgets/js/thread_list.js
 var PAGE = 50;
+var WHEN = new Intl.DateTimeFormat(void 0, {
+  year: "numeric",
+  month: "numeric",
+  day: "numeric",
+  hour: "numeric",
+  minute: "numeric",
+  second: "numeric"
+});
 
 // src/threadlab/widgets/js/mount.js
 var MEMORY = /* @__PURE__ */ new Map();

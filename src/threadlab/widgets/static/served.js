@@ -41,6 +41,7 @@ function synced(model, name) {
 }
 
 // src/threadlab/widgets/js/text.js
+var NUMBERS = new Intl.NumberFormat("en");
 function elapsed(since) {
   return `${((Date.now() - since) / 1e3).toFixed(1)} s`;
 }
@@ -85,6 +86,14 @@ function copyButton(what) {
 
 // src/threadlab/widgets/js/thread_list.js
 var PAGE = 50;
+var WHEN = new Intl.DateTimeFormat(void 0, {
+  year: "numeric",
+  month: "numeric",
+  day: "numeric",
+  hour: "numeric",
+  minute: "numeric",
+  second: "numeric"
+});
 
 // src/threadlab/widgets/js/mount.js
 var MEMORY = /* @__PURE__ */ new Map();

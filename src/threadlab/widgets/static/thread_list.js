@@ -42,6 +42,10 @@ function synced(model, name) {
 
 // src/threadlab/widgets/js/text.js
 var FINAL = /* @__PURE__ */ new Set(["success", "error", "interrupted"]);
+var NUMBERS = new Intl.NumberFormat("en");
+function countText(n) {
+  return NUMBERS.format(n);
+}
 var MARK = {
   success: "✓",
   error: "✗",
@@ -138,7 +142,7 @@ function costText(cost) {
 function usageText(usage) {
   if (!usage) return "";
   const parts = USAGE_WORDS.filter(([key]) => key in usage).map(
-    ([key, word]) => `${usage[key].toLocaleString("en")} ${word}`
+    ([key, word]) => `${countText(usage[key])} ${word}`
   );
   return parts.length ? `${parts.join(" / ")} tokens` : "";
 }
@@ -330,7 +334,7 @@ function cardParts(model, c, fetched, local) {
       "span",
       { class: "tl-meta", "data-testid": "tool-meta" },
       c.status,
-      c.status === "streaming" ? ` · ${c.args_chars.toLocaleString("en")} chars of arguments` : "",
+      c.status === "streaming" ? ` · ${countText(c.args_chars)} chars of arguments` : "",
       c.duration_ms !== null && !active ? ` · ${Math.round(c.duration_ms)} ms` : "",
       active ? " · " : "",
       active ? h("span", { class: "tl-elapsed", "data-since": String(since) }, elapsed(since)) : null
@@ -1010,7 +1014,7 @@ function files(model, trace, threadId, local) {
         },
         f.path
       ),
-      h("span", { class: "tl-meta" }, ` ${f.size.toLocaleString("en")} B`)
+      h("span", { class: "tl-meta" }, ` ${countText(f.size)} B`)
     )
   );
   let shown = null;
@@ -1402,6 +1406,14 @@ function inspector(model, el, trace, local) {
 
 // src/threadlab/widgets/js/thread_list.js
 var PAGE = 50;
+var WHEN = new Intl.DateTimeFormat(void 0, {
+  year: "numeric",
+  month: "numeric",
+  day: "numeric",
+  hour: "numeric",
+  minute: "numeric",
+  second: "numeric"
+});
 function threadList(model, el, local) {
   const rows = model.get("rows") || [];
   const opened = model.get("opened") || {};
@@ -1454,7 +1466,7 @@ function threadList(model, el, local) {
         h("td", {}, h("code", {}, r.id)),
         h("td", {}, r.agent),
         h("td", { title: r.origin || "" }, r.notebook || r.origin || ""),
-        h("td", { class: "tl-date" }, new Date(r.created_at * 1e3).toLocaleString()),
+        h("td", { class: "tl-date" }, WHEN.format(new Date(r.created_at * 1e3))),
         h("td", {}, r.status),
         h("td", {}, r.messages),
         h("td", {}, r.children),
