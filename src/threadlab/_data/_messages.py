@@ -67,6 +67,11 @@ class ToolCall(BaseModel):
             data[key] = value
         super().__init__(**data)
 
+    # Only for a call made in code: pydantic calls a model's own __init__ for every call it
+    # validates inside a message too, which validated each one twice (a long thread's
+    # history took a tenth longer to read).
+    __init__.__pydantic_base_init__ = True  # type: ignore[attr-defined]
+
 
 class Reasoning(BaseModel):
     """What a model thought before it answered, as its API returned it: readable text, and
