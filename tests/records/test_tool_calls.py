@@ -29,9 +29,9 @@ def test_a_stored_message_reads_its_calls_back_without_their_constructor(
         made.append(args)
         constructor(self, *args, **data)
 
-    calls = [tl.ToolCall(f"c{i}", "note", {"n": i}) for i in range(3)]
+    calls = tuple(tl.ToolCall(f"c{i}", "note", {"n": i}) for i in range(3))
     stored = tl.Message(role="assistant", tool_calls=calls).model_dump_json()
     monkeypatch.setattr(tl.ToolCall, "__init__", counted)
     read = tl.Message.model_validate_json(stored)
-    assert read.tool_calls == tuple(calls)
+    assert read.tool_calls == calls
     assert made == []  # each call validated once, as part of its message
