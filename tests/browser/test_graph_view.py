@@ -49,9 +49,21 @@ def walk(lab: Lab, page: Any, shots: Path) -> None:
         "agent:studio", "prompt:lead", "tool:deploy", "agent:site_builder", "prompt:builder",
         "tool:write_file",
     ]  # fmt: skip
-    assert "DEPLOY_TOKEN · secret · required" in (
-        graph.locator("[data-node='tool:deploy']").text_content() or ""
+    deploy = graph.locator("[data-node='tool:deploy'] text")
+    assert [deploy.nth(i).text_content() for i in range(deploy.count())] == [
+        "deploy", "function tool", "progress: description", "DEPLOY_TOKEN · secret",
+        "· required",
+    ]  # fmt: skip
+    # Every text of a node drawn inside it, as Chromium lays it out in the theme's font.
+    overflowing = graph.evaluate(
+        """(el) => [...el.querySelectorAll("[data-testid=graph-node]")].flatMap((node) => {
+          const box = node.querySelector("rect").getBBox();
+          return [...node.querySelectorAll("text")]
+            .filter((t) => t.getBBox().x + t.getComputedTextLength() > box.x + box.width - 4)
+            .map((t) => t.textContent);
+        })"""
     )
+    assert overflowing == []
     assert "blocking, max 2" in (graph.locator("svg").text_content() or "")
     in_both_themes(page, shots / "graph", show=lambda: centre(graph))
     graph.locator("[data-node='prompt:lead']").click()

@@ -124,6 +124,40 @@ def test_the_svg_is_well_formed_and_its_texts_are_only_text(registry: tl.Registr
     assert "&lt;/text&gt;&lt;script&gt;alert(1)&lt;/script&gt;" in html
 
 
+def test_a_name_or_line_too_wide_for_its_node_is_folded_or_cut_and_the_node_grows(
+    registry: tl.Registry,
+) -> None:
+    from threadlab.definitions._graph import text_px
+
+    tl.define_tool(
+        "publish_the_whole_site_to_every_region_at_once",
+        description="Publish.",
+        execute=lambda s, a: "ok",
+        variables=[
+            tl.Variable("DEPLOY_TOKEN", type="secret", required=True),
+            tl.Variable("A_VERY_LONG_VARIABLE_NAME_INDEED_FOR_A_TOKEN", scoped=True),
+            tl.Variable("REGION"),
+        ],
+        registry=registry,
+    )
+    (node,) = tl.graph(registry=registry).nodes
+    room = node.width - 16
+    assert text_px(node.drawn_name, 12 * 1.1) <= room
+    assert node.drawn_name.endswith("…")
+    assert node.name.startswith(node.drawn_name[:-1])
+    assert all(text_px(line) <= room for line in node.drawn_lines), node.drawn_lines
+    # Folded between its parts: nothing of a line lost that fits on a line of its own.
+    assert node.drawn_lines[:3] == ("function tool", "DEPLOY_TOKEN · secret", "· required")
+    assert node.drawn_lines[3].startswith("A_VERY_LONG")
+    assert node.drawn_lines[3].endswith("…")
+    assert node.drawn_lines[4:] == ("· text · scoped", "REGION · text")
+    assert node.lines[1] == "DEPLOY_TOKEN · secret · required"  # as written, for the text
+    assert node.height >= 24 + 15 * len(node.drawn_lines)
+    svg = tl.graph(registry=registry).svg
+    assert "· required</text>" in svg
+    assert f'font-weight="bold">{node.drawn_name}</text>' in svg
+
+
 def test_the_text_tells_each_definition_and_what_it_uses(registry: tl.Registry) -> None:
     studio(registry)
     told = repr(tl.graph("site_builder", registry=registry)).splitlines()

@@ -59,6 +59,12 @@ class GraphNode:
     y: float = 0.0
     width: float = _NODE_WIDTH
     height: float = 0.0
+    drawn_name: str = ""
+    """The name as the picture draws it: cut with "…" where it is too wide for the node."""
+    drawn_lines: tuple[str, ...] = ()
+    """`lines` as the picture draws them: a line too wide for the node folded between its
+    " · " parts, a part still too wide cut with "…" (the definition, on a click, says it
+    whole)."""
 
 
 @dataclass(frozen=True)
@@ -282,9 +288,17 @@ def _laid_out(
     placed: dict[str, GraphNode] = {}
     for node in nodes.values():
         column = _COLUMN_OF[node.kind]
-        height = _TITLE_HEIGHT + _LINE_HEIGHT * len(node.lines) + 6
+        drawn_lines = tuple(folded for line in node.lines for folded in _fitted(line))
+        height = _TITLE_HEIGHT + _LINE_HEIGHT * len(drawn_lines) + 6
         placed[node.id] = GraphNode(
-            **{**asdict(node), "x": _COLUMN_X[column], "y": bottoms[column], "height": height}
+            **{
+                **asdict(node),
+                "x": _COLUMN_X[column],
+                "y": bottoms[column],
+                "height": height,
+                "drawn_name": _clipped(node.name, _NAME_PX),
+                "drawn_lines": drawn_lines,
+            }
         )
         bottoms[column] += height + _GAP
     arriving: dict[str, int] = {}
@@ -385,6 +399,53 @@ def _shape(config: SubpromptConfig) -> str:
 
 def _model_name(model: Any) -> str:
     return model if isinstance(model, str) else str(getattr(model, "name", type(model).__name__))
+
+
+# What a node's text takes on screen, in 1/2048 of the font's size: the widths of DejaVu Sans
+# (the sans-serif of Debian's Chromium and most Linux desktops; others are narrower), a
+# little over for each class of character, so that what is judged to fit does.
+_NARROW = frozenset(" .,:;'!|·ijlIft()[]/-")
+_WIDE = frozenset("mwMW%@")
+_TEXT_ROOM = _NODE_WIDTH - 16  # 8 px of padding on either side
+_SMALL_PX = 11.0
+_NAME_PX = 12.0 * 1.1  # the name is bold
+
+
+def _advance(char: str) -> int:
+    if char in _NARROW:
+        return 900
+    if char in _WIDE:
+        return 2050
+    if char.isupper() or char.isdigit() or char in "_#&?":
+        return 1620
+    return 1300
+
+
+def text_px(text: str, size: float = _SMALL_PX) -> float:
+    """About how wide `text` is drawn at `size` px (never much less than it is)."""
+    return sum(_advance(char) for char in text) * size / 2048
+
+
+def _clipped(text: str, size: float = _SMALL_PX) -> str:
+    """`text`, cut with "…" where it is wider than a node has room for."""
+    if text_px(text, size) <= _TEXT_ROOM:
+        return text
+    while text and text_px(text + "…", size) > _TEXT_ROOM:
+        text = text[:-1]
+    return text.rstrip() + "…"
+
+
+def _fitted(line: str) -> list[str]:
+    """`line` on as many lines as a node needs for it: folded between its " · " parts
+    ("DEPLOY_TOKEN · secret · required" / "· scoped"), a part too wide on its own cut."""
+    fitted: list[str] = []
+    for part in line.split(" · "):
+        joined = f"{fitted[-1]} · {part}" if fitted else part
+        if fitted and text_px(joined) <= _TEXT_ROOM:
+            fitted[-1] = joined
+        else:
+            fitted.append(_clipped(f"· {part}" if fitted else part))
+    return fitted
 
 
 def _short(text: str, length: int) -> str:
@@ -517,13 +578,12 @@ def _svg(drawn: DefinitionGraph) -> str:
         )
         parts.append(
             f'<text x="{node.x + 8:.0f}" y="{node.y + 17:.0f}" font-weight="bold">'
-            f"{escape(_short(node.name, 30))}</text>"
+            f"{escape(node.drawn_name)}</text>"
         )
-        for index, line in enumerate(node.lines):
+        for index, line in enumerate(node.drawn_lines):
             y = node.y + _TITLE_HEIGHT + _LINE_HEIGHT * index + 8
             parts.append(
-                f'<text class="tl-g-small" x="{node.x + 8:.0f}" y="{y:.0f}">'
-                f"{escape(_short(line, 36))}</text>"
+                f'<text class="tl-g-small" x="{node.x + 8:.0f}" y="{y:.0f}">{escape(line)}</text>'
             )
         parts.append("</g>")
     parts.append("</svg>")

@@ -18,7 +18,8 @@ const PATH = /^[MC0-9., -]+$/;
 
 /**
  * @typedef {{id: string, kind: string, name: string, lines: string[], definition: string,
- *   x: number, y: number, width: number, height: number}} GraphNode
+ *   x: number, y: number, width: number, height: number, drawn_name?: string,
+ *   drawn_lines?: string[]}} GraphNode
  * @typedef {{source: string, target: string, label_lines: string[], dashed: boolean,
  *   path: string, label_x: number, label_y: number, label_anchor: string}} GraphEdge
  * @typedef {{nodes?: GraphNode[], edges?: GraphEdge[], width?: number, height?: number,
@@ -92,8 +93,10 @@ function nodeOf(node, chosen, choose) {
       "aria-label": `${KIND_WORDS[kind]} ${node.name}`,
     },
     svg("rect", { x, y, width: num(node.width), height: num(node.height), rx: 5 }),
-    svg("text", { x: x + 8, y: y + 17, class: "tl-g-name" }, String(node.name)),
-    ...(node.lines || []).map((line, i) =>
+    // The name and lines as the kernel fitted them to the node (a graph saved before it did
+    // has only the lines as written).
+    svg("text", { x: x + 8, y: y + 17, class: "tl-g-name" }, String(node.drawn_name || node.name)),
+    ...(node.drawn_lines || node.lines || []).map((line, i) =>
       svg("text", { x: x + 8, y: y + 32 + 15 * i, class: "tl-g-small" }, String(line)),
     ),
   );

@@ -74,8 +74,10 @@ function nodeOf(node, chosen, choose) {
       "aria-label": `${KIND_WORDS[kind]} ${node.name}`
     },
     svg("rect", { x, y, width: num(node.width), height: num(node.height), rx: 5 }),
-    svg("text", { x: x + 8, y: y + 17, class: "tl-g-name" }, String(node.name)),
-    ...(node.lines || []).map(
+    // The name and lines as the kernel fitted them to the node (a graph saved before it did
+    // has only the lines as written).
+    svg("text", { x: x + 8, y: y + 17, class: "tl-g-name" }, String(node.drawn_name || node.name)),
+    ...(node.drawn_lines || node.lines || []).map(
       (line, i) => svg("text", { x: x + 8, y: y + 32 + 15 * i, class: "tl-g-small" }, String(line))
     )
   );
