@@ -11,6 +11,11 @@ with pydantic-evals on the same trivial task.
 Both at concurrency 1 and 8, best of `rounds`, the sides alternating. Every row is checked:
 none lost or doubled, every run completed with its question and the recorded answer, and the
 replay forwarded no step to a model.
+
+Beside them, the floor of a case as threadlab writes it: the same replayed evaluation once
+more on a store that logs its statements, then that log run again through `sqlite3` alone on
+a new file set up as the store sets up its own — what the statements cost with no Python of
+threadlab's around them.
 """
 
 from __future__ import annotations
@@ -24,7 +29,10 @@ from typing import Any
 
 import threadlab as tl
 
+from .call_cost import TimedStore, Timings, replay
+
 CONCURRENCY = (1, 8)
+FLOOR = "its statements through sqlite3 alone"
 
 
 def cases(count: int) -> list[tl.Case]:
@@ -113,8 +121,24 @@ async def theirs(recording: Recording, count: int, concurrency: int) -> float:
     return took
 
 
+async def floor(recording: Recording, count: int, directory: str) -> float:
+    """Seconds per case that a replayed evaluation's statements take through `sqlite3` alone:
+    the evaluation on a new store in `directory` that logs them, the log run again (best of
+    3), the schema's statements untimed."""
+    timings = Timings()
+    rt = tl.Runtime(_registry(), TimedStore(directory, timings), secret_key="bench")
+    schema = len(timings.log)
+    replayed = tl.models.ReplayModel(recording.threads)
+    await tl.evaluate("answerer", cases(count), models=[replayed], scorers=[answered],
+                      runtime=rt, concurrency=1, name="floor")  # fmt: skip
+    rt.close()
+    if replayed.calls_replayed != count:
+        raise RuntimeError(f"{replayed.calls_replayed} of {count} steps replayed")
+    return min(replay(timings.log, untimed=schema) for _ in range(3)) / count
+
+
 async def measure(count: int = 200, rounds: int = 5) -> dict[str, float]:
-    """Best seconds per case of each side at each concurrency."""
+    """Best seconds per case of each side at each concurrency, and the floor (`FLOOR`)."""
     best: dict[str, float] = {}
     with tempfile.TemporaryDirectory() as tmp:
         recording = await record(f"{tmp}/store", count)
@@ -128,6 +152,7 @@ async def measure(count: int = 200, rounds: int = 5) -> dict[str, float]:
                 side = f"pydantic-evals, concurrency {concurrency}"
                 took = await theirs(recording, count, concurrency)
                 best[side] = min(best.get(side, took / count), took / count)
+        best[FLOOR] = await floor(recording, count, f"{tmp}/floor")
         recording.rt.close()
     return best
 
@@ -145,6 +170,12 @@ def report(best: dict[str, float]) -> str:
             f"| {concurrency} | {ours_s * 1000:.3f} | {theirs_s * 1000:.3f} |"
             f" {ours_s / theirs_s:.2f} | {1 / ours_s:.0f} | {1 / theirs_s:.0f} |"
         )
+    theirs_1 = best["pydantic-evals, concurrency 1"]
+    lines += [
+        "",
+        f"a replayed case's statements through sqlite3 alone: {best[FLOOR] * 1000:.3f} ms"
+        f" ({best[FLOOR] / theirs_1:.2f}x pydantic-evals at concurrency 1; target 1.50x)",
+    ]
     return "\n".join(lines)
 
 

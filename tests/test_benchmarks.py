@@ -151,9 +151,13 @@ async def test_replayed_evaluation_benchmark_checks_every_row_on_both_sides() ->
         f"{side}, concurrency {n}"
         for side in ("threadlab", "pydantic-evals")
         for n in replayed_evaluation.CONCURRENCY
-    }
+    } | {replayed_evaluation.FLOOR}
     assert all(seconds > 0 for seconds in best.values())
-    assert "| 8 |" in replayed_evaluation.report(best)
+    # The floor is the statements alone: less than the cases they were written by.
+    assert best[replayed_evaluation.FLOOR] < best["threadlab, concurrency 1"]
+    table = replayed_evaluation.report(best)
+    assert "| 8 |" in table
+    assert "through sqlite3 alone" in table
 
 
 async def test_a_replay_that_forwards_a_step_fails_the_benchmark(tmp_path: Path) -> None:
