@@ -28,8 +28,9 @@ CELLS = [
     'name = "site_builder"\nmax_instances = 2',
     '%%agent site_builder\n[side_a]\nprompt = "builder"',
     "%threadlab graph studio",
+    "%threadlab graph builder",
 ]
-GRAPH = len(CELLS) - 1
+GRAPH, PROMPT_GRAPH = len(CELLS) - 2, len(CELLS) - 1
 
 
 def test_the_graph_draws_and_a_click_shows_a_definition(lab: Lab, browser: Any) -> None:
@@ -73,4 +74,14 @@ def walk(lab: Lab, page: Any, shots: Path) -> None:
     graph.locator("[data-node='tool:deploy']").click()
     assert "progress argument: description" in pane.locator("pre").inner_text()
     in_both_themes(page, shots / "graph-definition", show=lambda: centre(graph))
+    # A prompt with no agent: its nodes start at the svg's left, not after an empty column.
+    builder = page.locator(".jp-Notebook .jp-Cell").nth(PROMPT_GRAPH)
+    drawn = builder.locator("[data-testid=graph] svg")
+    drawn.wait_for(timeout=60_000)
+    gap = drawn.evaluate(
+        """(svg) => Math.min(...[...svg.querySelectorAll("[data-testid=graph-node] rect")]
+          .map((r) => r.getBoundingClientRect().left)) - svg.getBoundingClientRect().left"""
+    )
+    assert 0 < gap < 40
+    in_both_themes(page, shots / "graph-prompt", show=lambda: centre(drawn))
     assert errors == []

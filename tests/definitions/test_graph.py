@@ -108,6 +108,26 @@ def test_the_layout_puts_each_kind_in_its_column_and_nothing_on_top_of_anything(
         assert 0 <= edge.label_y <= drawn.height
 
 
+def test_a_graph_with_no_agent_starts_at_the_left_not_after_an_empty_column(
+    registry: tl.Registry,
+) -> None:
+    studio(registry)
+    whole = tl.graph("studio", registry=registry)
+    builder = tl.graph("builder", registry=registry)  # a prompt and what it calls: no agent
+    assert {n.kind for n in builder.nodes} == {"prompt", "tool"}
+    left = min(n.x for n in builder.nodes)
+    assert left == min(n.x for n in whole.nodes if n.kind == "prompt") - (
+        whole.width - builder.width
+    )  # every node moved left by what the width lost
+    assert 0 < left < min(n.x for n in whole.nodes)  # left of where the agents start
+    for edge in builder.edges:  # its curves and labels moved with the nodes
+        xs = [float(p.split(",")[0]) for p in re.findall(r"-?\d+,-?\d+", edge.path)]
+        assert 0 <= min(xs) <= max(xs) <= builder.width
+        assert 0 <= edge.label_x <= builder.width
+    only_tool = tl.graph("write_file", registry=registry)
+    assert [n.x for n in only_tool.nodes] == [left]
+
+
 def test_the_svg_is_well_formed_and_its_texts_are_only_text(registry: tl.Registry) -> None:
     studio(registry)
     tl.define_prompt("hostile", prompt="</text><script>alert(1)</script>", registry=registry)

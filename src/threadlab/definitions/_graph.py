@@ -26,6 +26,7 @@ __all__ = ["DefinitionGraph", "GraphEdge", "GraphNode", "graph", "label_lines"]
 
 _COLUMN_OF = {"agent": 0, "prompt": 1, "tool": 2, "mcp_server": 2, "missing": 2}
 _COLUMN_X = (150.0, 410.0, 690.0)  # room on the left for the loops between agents
+_LEFT = 24.0  # where the first column starts when it is not the agents' (no loops round it)
 _NODE_WIDTH = 190.0
 _TITLE_HEIGHT = 24.0
 _LINE_HEIGHT = 15.0
@@ -283,9 +284,12 @@ def _laid_out(
 ) -> DefinitionGraph:
     """Each node in its kind's column, in the order it was reached; each edge a curve from
     its source to its target, labelled near its target (where the labels of the edges of one
-    source part), several into one target stacked."""
+    source part), several into one target stacked. Columns left of the first that holds a
+    node are left out: a prompt with no agent starts at the left, not after an empty column."""
     bottoms = [_TOP, _TOP, _TOP]
     placed: dict[str, GraphNode] = {}
+    first = min((_COLUMN_OF[node.kind] for node in nodes.values()), default=0)
+    shift = _COLUMN_X[first] - _LEFT if first > 0 else 0.0
     for node in nodes.values():
         column = _COLUMN_OF[node.kind]
         drawn_lines = tuple(folded for line in node.lines for folded in _fitted(line))
@@ -293,7 +297,7 @@ def _laid_out(
         placed[node.id] = GraphNode(
             **{
                 **asdict(node),
-                "x": _COLUMN_X[column],
+                "x": _COLUMN_X[column] - shift,
                 "y": bottoms[column],
                 "height": height,
                 "drawn_name": _clipped(node.name, _NAME_PX),
@@ -306,7 +310,7 @@ def _laid_out(
     for edge in edges:
         order = arriving[edge.target] = arriving.get(edge.target, -1) + 1
         routed.append(_routed(edge, placed[edge.source], placed[edge.target], order))
-    width = _COLUMN_X[-1] + _NODE_WIDTH + 24
+    width = _COLUMN_X[-1] - shift + _NODE_WIDTH + 24
     return DefinitionGraph(target, tuple(placed.values()), tuple(routed), width, max(bottoms) + 8)
 
 
@@ -320,7 +324,7 @@ def _routed(edge: GraphEdge, source: GraphNode, target: GraphNode, order: int) -
         bend = (tx - sx) / 2
         curve = f"C{sx + bend:.0f},{sy:.0f} {tx - bend:.0f},{ty:.0f}"
         label = (tx - 6, ty - 5 - stack, "end")
-    elif source.x == _COLUMN_X[0] == target.x:
+    elif source.kind == target.kind == "agent":
         sx = tx = source.x
         reach = sx - 36
         curve = f"C{reach:.0f},{sy:.0f} {reach:.0f},{ty:.0f}"
