@@ -33,7 +33,9 @@ def cells(image_url: str) -> list[str]:
         "%load_ext threadlab",
         '%%tool\nasync def publish(state) -> str:\n    """Write the page."""\n'
         f"    await state.write_file('/index.html', {page!r})\n"
-        f"    await state.write_file('/notes.md', {NOTES!r})\n    return 'written'",
+        f"    await state.write_file('/notes.md', {NOTES!r})\n"
+        "    await state.write_file('/attachments/reports/weekly.txt', 'tea')\n"
+        "    return 'written'",
         "%%prompt p --tools publish\nx",
         "%%thread p --live\ngo",
     ]
@@ -58,7 +60,22 @@ def test_html_renders_sandboxed_with_its_source_a_toggle_away(
         open_and_run(lab, page, cells(image_url), "preview.ipynb")
         view = page.locator(".jp-Notebook .jp-Cell").nth(3).locator("[data-testid=inspector]")
         view.locator("[data-testid=run-status]", has_text="completed").wait_for(timeout=60_000)
-        view.locator("[data-testid=file][data-path='/index.html']").click()
+        # Each path shows whole in the pane, a long one folded between its folders.
+        browser_pane = view.locator("[data-testid=file-browser]")
+        cut = browser_pane.evaluate(
+            """(pane) => [...pane.querySelectorAll("[data-testid=file]")]
+              .filter((f) => f.getBoundingClientRect().right > pane.getBoundingClientRect().right
+                || f.scrollWidth > f.clientWidth)
+              .map((f) => f.dataset.path)"""
+        )
+        assert cut == []
+        weekly = view.locator("[data-testid=file][data-path='/attachments/reports/weekly.txt']")
+        assert weekly.inner_text().replace("\n", "") == "/attachments/reports/weekly.txt"
+        browser_pane.evaluate("e => e.scrollIntoView({block: 'center'})")
+        page.screenshot(path=str(lab.root.parent / "files-pane.png"))
+        listed = view.locator("[data-testid=file][data-path='/index.html']")
+        assert listed.get_attribute("title") == "/index.html"  # the whole path, on hover
+        listed.click()
         frame = view.locator("[data-testid=file-frame]")
         frame.wait_for(timeout=30_000)
         assert frame.get_attribute("sandbox") == ""  # no scripts, no same origin

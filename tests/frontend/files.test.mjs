@@ -21,3 +21,12 @@ test("a thread without files says so, and a preview of another thread is not sho
   assert.match(textOf(parts), /no files/);
   assert.equal(parts[2], null);
 });
+
+test("a path may fold after each of its slashes, and reads whole on hover", () => {
+  const parts = files(fakeModel(), aTrace(), "t2", local());
+  const button = parts[1].querySelector("[data-testid=file]");
+  assert.equal(button.textContent, "/attachments/page.html");
+  assert.equal(button.getAttribute("title"), "/attachments/page.html");
+  const folds = [...button.childNodes].map((n) => (n.nodeName === "WBR" ? "|" : n.textContent));
+  assert.deepEqual(folds, ["/", "|", "attachments/", "|", "page.html"]);
+});

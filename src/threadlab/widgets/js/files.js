@@ -6,6 +6,15 @@ import { previewPane } from "./preview.js";
 import { countText } from "./text.js";
 
 /**
+ * A path with a place to break after each "/": a narrow pane folds a long path between its
+ * folders rather than hiding its file name past the pane's edge.
+ * @param {string} path
+ */
+function pathParts(path) {
+  return path.split(/(?<=\/)/).flatMap((part, i) => (i ? [h("wbr"), part] : [part]));
+}
+
+/**
  * The selected thread's files, and the preview the user asked for (kept while it is the same
  * file at the same size, so its scroll position survives updates).
  * @param {Model} model
@@ -26,9 +35,10 @@ export function files(model, trace, threadId, local) {
           class: `tl-file${preview?.path === f.path ? " tl-selected" : ""}`,
           "data-testid": "file",
           "data-path": f.path,
+          title: f.path,
           onclick: () => model.send({ op: "preview", thread: threadId, path: f.path }),
         },
-        f.path,
+        pathParts(f.path),
       ),
       h("span", { class: "tl-meta" }, ` ${countText(f.size)} B`),
     ),

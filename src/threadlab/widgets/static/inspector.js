@@ -954,6 +954,9 @@ function previewPane(preview, local) {
 }
 
 // src/threadlab/widgets/js/files.js
+function pathParts(path) {
+  return path.split(/(?<=\/)/).flatMap((part, i) => i ? [h("wbr"), part] : [part]);
+}
 function files(model, trace, threadId, local) {
   const list = trace.files?.[threadId] || [];
   const preview = local.preview && local.preview.thread === threadId ? local.preview : null;
@@ -967,9 +970,10 @@ function files(model, trace, threadId, local) {
           class: `tl-file${preview?.path === f.path ? " tl-selected" : ""}`,
           "data-testid": "file",
           "data-path": f.path,
+          title: f.path,
           onclick: () => model.send({ op: "preview", thread: threadId, path: f.path })
         },
-        f.path
+        pathParts(f.path)
       ),
       h("span", { class: "tl-meta" }, ` ${countText(f.size)} B`)
     )
