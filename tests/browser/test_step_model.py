@@ -79,7 +79,8 @@ def walk(lab: Lab, page: Any, shots: Path) -> None:
     pause.locator("[data-testid=step-continue]").click()
     view.locator("[data-testid=run-status]", has_text="completed").wait_for(timeout=60_000)
     assert pause.count() == 0
-    assert "add returned" in view.locator("[data-testid=conversation]").inner_text()
+    # The offline model took its arguments from the question: 2 + 3 reads as 5.
+    assert "add returned: 5" in view.locator("[data-testid=conversation]").inner_text()
     page.wait_for_function(
         "(el) => /score 1 \\/ 2/.test(el.textContent)", arg=reveal.element_handle(), timeout=30_000
     )

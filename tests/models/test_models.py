@@ -110,6 +110,24 @@ async def test_offline_model_calls_each_tool_once_with_valid_arguments_then_answ
     assert parallel.calls[1].args == {"query": "x" + "xx"}
 
 
+def test_offline_model_takes_numbers_from_the_message_in_order() -> None:
+    numbers = {"type": "object", "properties": {"a": {"type": "integer"}, "b": {"type": "integer"}}}
+    add = ToolSpec("add", "Add two numbers.", numbers)
+    assert OfflineModel().decide(request("What is 2 + 3?", [add])).calls[0].args == {"a": 2, "b": 3}
+    mixed = {
+        "type": "object",
+        "properties": {
+            "nights": {"type": "integer", "minimum": 1},  # skips 0 and 2.5, takes 4
+            "price": {"type": "number"},  # the first number left: 7
+            "guests": {"type": "integer", "maximum": 10},  # none left: the fallback
+        },
+    }
+    book = ToolSpec("book", "Book.", mixed)
+    args = OfflineModel().decide(request("0 rooms at 2.5, 4 nights, 7 euros", [book])).calls[0].args
+    assert args == {"nights": 4, "price": 7.0, "guests": 1}
+    assert OfflineModel().decide(request("no numbers", [add])).calls[0].args == {"a": 1, "b": 1}
+
+
 async def test_offline_model_is_deterministic_and_answers_with_what_tools_returned(
     rt: tl.Runtime, registry: tl.Registry
 ) -> None:

@@ -1,8 +1,10 @@
 """Plausible, valid argument values generated from a JSON Schema, for the offline model.
 
 Values come from the schema itself first (const, default, examples, enum), then from the
-property's name: a `path` gets a file path, `content` a small document, `query` the user's
-words. The point is that an example notebook on the offline model looks like a real run.
+user's message and the property's name: a number takes the next number the message gives (so
+"What is 2 + 3?" calls `add(a=2, b=3)`), a `path` gets a file path, `content` a small document,
+`query` the user's words. The point is that an example notebook on the offline model looks like
+a real run.
 """
 
 from __future__ import annotations
@@ -12,6 +14,7 @@ from typing import Any
 
 __all__ = ["generate_arguments", "progress_phrase"]
 
+_NUMBER_IN_TEXT = re.compile(r"(?<![\w.])-?\d+(?:\.\d+)?(?![\w])")
 _EXAMPLE_IN_TEXT = re.compile(r"e\.g\.?,?\s*[\"'“]([^\"'”]{1,80})[\"'”]")
 _GERUNDS = {
     "write": "writing",
@@ -84,6 +87,7 @@ class _Generator:
     def __init__(self, root: dict[str, Any], user_text: str) -> None:
         self._root = root
         self._user_text = user_text.strip() or "hello"
+        self._numbers = [float(n) for n in _NUMBER_IN_TEXT.findall(user_text)]
 
     def value(self, schema: Any, name: str, siblings: dict[str, Any], depth: int = 0) -> Any:
         if not isinstance(schema, dict) or depth > 8:
@@ -118,14 +122,25 @@ class _Generator:
                 return []
             return [self.value(schema.get("items", {}), name, siblings, depth + 1)] * count
         if json_type == "integer":
-            return int(_number(schema, 1))
+            given = self._next_number(schema, whole=True)
+            return int(given if given is not None else _number(schema, 1))
         if json_type == "number":
-            return float(_number(schema, 1))
+            given = self._next_number(schema, whole=False)
+            return float(given if given is not None else _number(schema, 1))
         if json_type == "boolean":
             return True
         if json_type == "null":
             return None
         return _fit(self._string(schema, name.lower(), siblings), schema)
+
+    def _next_number(self, schema: dict[str, Any], *, whole: bool) -> float | None:
+        """The message's first number not yet used that the schema admits (whole, within its
+        bounds), taken so the next property gets the one after; None when none is left."""
+        for i, number in enumerate(self._numbers):
+            if (not whole or number.is_integer()) and _number(schema, number) == number:
+                del self._numbers[: i + 1]
+                return number
+        return None
 
     def _resolve(self, ref: str) -> Any:
         node: Any = self._root
