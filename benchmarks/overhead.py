@@ -50,11 +50,13 @@ async def threadlab_runs(
     store: str | None = None,
     open_store: Callable[[str], tl.Store] | None = None,
     sync: bool = False,
+    clock: Callable[[bool], None] | None = None,
 ) -> float:
     """`realistic`: the tool takes one integer argument, streamed in 8-character chunks.
     `store`: where threads go (default: a fresh SQLite folder); `open_store` opens the
     folder instead of the default SQLite store. `sync`: the tool is a plain `def`, as a
-    notebook's `%%tool` cell usually writes it."""
+    notebook's `%%tool` cell usually writes it. `clock` hears when the timed part starts
+    (True) and stops (False)."""
     registry = tl.Registry()
 
     async def noop(state: tl.ThreadState, args: Any) -> str:
@@ -85,6 +87,8 @@ async def threadlab_runs(
         if open_store is not None:
             where = open_store(directory)
         rt = tl.Runtime(registry, where, secret_key="bench", max_steps=calls + 10)
+        if clock is not None:
+            clock(True)
         started = time.perf_counter()
         for _ in range(runs):
             remaining[0] = calls
@@ -92,6 +96,8 @@ async def threadlab_runs(
             run = await thread.send("go")
             assert run.status == "completed", run
         elapsed = time.perf_counter() - started
+        if clock is not None:
+            clock(False)
         assert len([m for m in thread.messages if m.role == "tool"]) == calls
         rt.close()
     return elapsed
