@@ -126,6 +126,16 @@ def test_offline_model_takes_numbers_from_the_message_in_order() -> None:
     args = OfflineModel().decide(request("0 rooms at 2.5, 4 nights, 7 euros", [book])).calls[0].args
     assert args == {"nights": 4, "price": 7.0, "guests": 1}
     assert OfflineModel().decide(request("no numbers", [add])).calls[0].args == {"a": 1, "b": 1}
+    # A number too long for a float is not an argument: the arguments stay valid JSON.
+    huge = OfflineModel().decide(request("9" * 400 + " plus 3", [add])).calls[0].args
+    assert huge == {"a": 3, "b": 1}
+    price = ToolSpec("price", "Price.", {"type": "object", "properties": {"x": {"type": "number"}}})
+    assert OfflineModel().decide(request("9" * 400, [price])).calls[0].args == {"x": 1.0}
+    # Only a message's first numbers are read: a long one is not scanned to its end.
+    five = ToolSpec("five", "Five.", {"type": "object", "properties": {
+        "n": {"type": "integer", "minimum": 5}}})  # fmt: skip
+    assert OfflineModel().decide(request("1 " * 64 + "7", [five])).calls[0].args == {"n": 5}
+    assert OfflineModel().decide(request("1 " * 63 + "7", [five])).calls[0].args == {"n": 7}
 
 
 async def test_offline_model_is_deterministic_and_answers_with_what_tools_returned(

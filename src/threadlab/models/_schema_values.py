@@ -9,11 +9,14 @@ a real run.
 
 from __future__ import annotations
 
+import itertools
+import math
 import re
 from typing import Any
 
 __all__ = ["generate_arguments", "progress_phrase"]
 
+_NUMBERS_READ = 64  # of a message, at most: the numbers a person types in a request
 _NUMBER_IN_TEXT = re.compile(r"(?<![\w.])-?\d+(?:\.\d+)?(?![\w])")
 _EXAMPLE_IN_TEXT = re.compile(r"e\.g\.?,?\s*[\"'“]([^\"'”]{1,80})[\"'”]")
 _GERUNDS = {
@@ -87,7 +90,10 @@ class _Generator:
     def __init__(self, root: dict[str, Any], user_text: str) -> None:
         self._root = root
         self._user_text = user_text.strip() or "hello"
-        self._numbers = [float(n) for n in _NUMBER_IN_TEXT.findall(user_text)]
+        # Read as far as the arguments need, and no further than its first numbers: a long
+        # message costs nothing more.
+        found = itertools.islice(_NUMBER_IN_TEXT.finditer(user_text), _NUMBERS_READ)
+        self._numbers = (float(m[0]) for m in found)
 
     def value(self, schema: Any, name: str, siblings: dict[str, Any], depth: int = 0) -> Any:
         if not isinstance(schema, dict) or depth > 8:
@@ -134,11 +140,12 @@ class _Generator:
         return _fit(self._string(schema, name.lower(), siblings), schema)
 
     def _next_number(self, schema: dict[str, Any], *, whole: bool) -> float | None:
-        """The message's first number not yet used that the schema admits (whole, within its
-        bounds), taken so the next property gets the one after; None when none is left."""
-        for i, number in enumerate(self._numbers):
-            if (not whole or number.is_integer()) and _number(schema, number) == number:
-                del self._numbers[: i + 1]
+        """The message's first number not yet read that the schema admits (finite, whole if
+        need be, within its bounds), so the next property gets one after it; None when none
+        is left."""
+        for number in self._numbers:
+            fits = math.isfinite(number) and (not whole or number.is_integer())
+            if fits and _number(schema, number) == number:  # digits past a float's range: inf
                 return number
         return None
 
