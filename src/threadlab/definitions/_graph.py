@@ -431,11 +431,16 @@ def text_px(text: str, size: float = _SMALL_PX) -> float:
 
 
 def _clipped(text: str, size: float = _SMALL_PX) -> str:
-    """`text`, cut with "…" where it is wider than a node has room for."""
+    """`text`, cut with "…" where it is wider than a node has room for (measured once, as
+    far as it fits: a long name costs no more than a short one)."""
     if text_px(text, size) <= _TEXT_ROOM:
         return text
-    while text and text_px(text + "…", size) > _TEXT_ROOM:
-        text = text[:-1]
+    room = _TEXT_ROOM * 2048 / size - _advance("…")
+    used = 0
+    for end, char in enumerate(text):
+        used += _advance(char)
+        if used > room:
+            return text[:end].rstrip() + "…"
     return text.rstrip() + "…"
 
 
