@@ -105,3 +105,27 @@ async def test_phoenix_keeps_the_whole_trace_with_inputs(
     key = "llm.output_messages.0.message.tool_calls.1.tool_call.function.name"
     assert attributes[key] == "lookup"
     assert json.loads(attributes["gen_ai.input.messages"])[0]["role"] == "user"
+
+
+async def test_phoenix_keeps_a_forks_tool_spans_beside_the_originals(
+    phoenix: str, rt: tl.Runtime, registry: tl.Registry
+) -> None:
+    # A branch keeps the call ids of the thread it was forked from; Phoenix keeps only the
+    # first span of an id, so each thread's spans must have ids of their own.
+    thread = await a_thread(rt, registry)
+    branch = await thread.fork("c_boom", arguments={"q": "other"})
+    await branch.resume()
+    provider = TracerProvider()
+    provider.add_span_processor(
+        SimpleSpanProcessor(OTLPSpanExporter(endpoint=f"{phoenix}/v1/traces"))
+    )
+    sent = export_thread(thread, provider, include_content=True)
+    sent += export_thread(branch, provider, include_content=True)
+    deadline = time.monotonic() + 60
+    while len(kept := spans_in(phoenix)) < sent:
+        assert time.monotonic() < deadline, f"Phoenix kept {len(kept)} of {sent} spans"
+        await asyncio.sleep(0.5)
+    tools = [s for s in kept if s["attributes"].get("gen_ai.tool.call.id") == "c_boom"]
+    assert len({s["context"]["trace_id"] for s in tools}) == 2
+    ids = {s["context"]["span_id"] for s in kept}
+    assert all(s["parent_id"] is None or s["parent_id"] in ids for s in kept)

@@ -21,6 +21,7 @@ from threadlab.otel import SEMCONV_VERSION, export_thread
 
 from ..execution.test_subagents import create, helper
 from ..helpers import HangingTool, scripted_prompt
+from .test_conventions import a_thread, spans_of
 
 SECRET = "tok-otel-3141592653"
 
@@ -331,3 +332,27 @@ async def test_the_live_export_of_each_run_is_what_an_export_of_the_whole_thread
     assert len(live.get_finished_spans()) == 3 + 6 + 3  # runs, model steps, calls
     assert shape(live.get_finished_spans()) == shape(after.get_finished_spans())
     rt.close()
+
+
+async def test_a_fork_and_a_replay_keep_the_call_ids_but_not_the_span_ids(
+    rt: tl.Runtime, registry: tl.Registry
+) -> None:
+    # A trace reader keeps the first span of an id it sees (across projects): a branch's or a
+    # replay's tool spans would be dropped, and its steps shown as orphans.
+    thread = await a_thread(rt, registry)
+    branch = await thread.fork("c_boom", arguments={"q": "other"})
+    await branch.resume()
+    replayed = await rt.create_thread("lead", model=tl.models.ReplayModel(thread),
+                                      secrets={"API_KEY": "tok-replayed-1618033988"})  # fmt: skip
+    await replayed.send("find things")
+    seen: dict[int, str] = {}
+    for each in (thread, branch, replayed):
+        spans = spans_of(each, False)
+        assert [s.context.span_id for s in spans] == [
+            s.context.span_id for s in spans_of(each, False)
+        ]  # the same ids on every export of one thread
+        assert by_name(spans, "execute_tool lookup")
+        for span in spans:
+            assert seen.setdefault(span.context.span_id, each.id) == each.id, span.name
+        ids = {s.context.span_id for s in spans}
+        assert all(s.parent is None or s.parent.span_id in ids for s in spans)

@@ -419,7 +419,9 @@ class _RunSpans:
         finish_reason = "tool_call" if message.tool_calls else "stop"
         span = _Span(
             f"chat {model}",
-            _id(64, message.id),
+            # With the thread's id: a fork or a replay keeps the ids of the messages and calls
+            # it copies, and a trace reader keeps only the first span of an id it sees.
+            _id(64, self.thread.id, message.id),
             self._parent_of(event.parent_tool_call_id, tools, run),
             start,
             event.at,
@@ -482,7 +484,7 @@ class _RunSpans:
         if span is None:
             span = _Span(
                 f"execute_tool {name}",
-                _id(64, call_id),
+                _id(64, self.thread.id, call_id),  # unique per thread, as a step's (above)
                 # A prompt tool's inner calls hang under that tool's span.
                 self._parent_of(event.parent_tool_call_id, tools, run),
                 run.start,
