@@ -432,6 +432,29 @@ async def test_a_replay_reproduces_the_decisions_and_a_fork_keeps_those_before_i
     assert [r.tool_call_id for r in run.pending] == ["d2"]
 
 
+async def test_a_replays_fallback_is_asked_again_for_a_call_it_makes_with_a_recorded_id(
+    rt: tl.Runtime, registry: tl.Registry
+) -> None:
+    ran: list[str] = []
+    define(registry, ran)
+    scripted_prompt(registry, [call("delete", {"path": "/a"}, id="call_0"), text("done")],
+                    tools=["delete"])  # fmt: skip
+    original = await rt.create_thread("p")
+    await original.send("clean up")
+    await original.approve("call_0")
+    assert (await original.resume()).status == "completed"
+    # The replay leaves the recording at its first step; the fallback's own call repeats the
+    # recorded one, id and arguments: it was never decided, so a person is asked.
+    fallback = tl.models.ScriptedModel([call("delete", {"path": "/a"}, id="call_0"),
+                                        text("done")])  # fmt: skip
+    replayed = await rt.create_thread("p", model=tl.models.ReplayModel(original, fallback=fallback))
+    run = await replayed.send("clean up, again")
+    assert run.status == "waiting"
+    assert [r.tool_call_id for r in run.pending] == ["call_0"]
+    assert ran == ["delete /a"]
+    assert not [e for e in replayed.events if isinstance(e, tl.ApprovalDecidedEvent)]
+
+
 async def test_a_rejection_without_a_reason_says_so_and_one_with_a_reason_says_it(
     rt: tl.Runtime, registry: tl.Registry
 ) -> None:

@@ -81,7 +81,7 @@ def _replayed_decision(scope: Running, frame: Frame, call: ToolCall) -> Approval
     replay = scope.context.model_override
     if not is_replaying(replay):
         return None
-    recorded = replay.decision_for(call)
+    recorded = replay.decision_for(call, frame.caller_view)
     if not isinstance(recorded, ApprovalDecidedEvent):
         return None
     context = scope.context

@@ -153,7 +153,9 @@ class ReplayingModel(Protocol):
     decision the recording made on it, and steps past the recording go to a model that the
     runtime resolves by name."""
 
-    def decision_for(self, call: ToolCall) -> ApprovalDecidedEvent | None: ...
+    def decision_for(
+        self, call: ToolCall, asked: Sequence[Message]
+    ) -> ApprovalDecidedEvent | None: ...
     def bind_fallback(self, resolve: Callable[[str], Model]) -> None: ...
 
 

@@ -65,7 +65,10 @@ class ReplayModel:
         """Model steps answered from the recording."""
         self.calls_forwarded = 0
         """Model steps the fallback answered."""
-        sources = [source] if hasattr(source, "messages") else list(source)
+        sources = cast(
+            "list[RecordedThread]",
+            [source] if hasattr(source, "messages") else list(cast(Iterable[Any], source)),
+        )
         self._recorded: dict[_Key, Message] = {}
         self._histories: list[list[Message]] = []
         for thread in sources:
@@ -74,36 +77,40 @@ class ReplayModel:
             for index, message in enumerate(history):
                 if message.role == "assistant":
                     self._recorded.setdefault(_key(history[:index]), message)
-        # The decisions on the recorded calls: a replayed call that needs one gets it again.
-        # Each is bound to its call and that call's arguments (a model may repeat ids).
-        self._decisions: dict[tuple[str, str], ApprovalDecidedEvent] = {}
-        for thread in sources:
-            calls = {
-                (message.id, call.id): call
-                for message in thread.messages
-                if message.role == "assistant"
-                for call in message.tool_calls
-            }
-            latest = {call_id: call for (_, call_id), call in calls.items()}
-            for event in getattr(thread, "events", ()):
-                if isinstance(event, ApprovalDecidedEvent):
-                    made = (
-                        calls.get((event.message_id, event.tool_call_id))
-                        if event.message_id
-                        else latest.get(event.tool_call_id)
-                    )
-                    if made is not None:
-                        self._decisions.setdefault(_call_key(made), event)
+        # The decisions on the recorded steps' calls, by the request each step answered: a
+        # decision replays only for a call of a step that is replayed, never for a call the
+        # fallback makes (a model may repeat a recorded call's id and arguments).
+        self._decided: dict[_Key, dict[str, ApprovalDecidedEvent]] = {}
+        for thread, history in zip(sources, self._histories, strict=True):
+            decided = _decisions_by_call(thread)
+            for index, message in enumerate(history):
+                key = _key(history[:index])
+                if message.role != "assistant" or self._recorded.get(key) is not message:
+                    continue
+                self._decided[key] = {
+                    call.id: decided[(message.id, call.id)]
+                    for call in message.tool_calls
+                    if (message.id, call.id) in decided
+                }
         # The conversations that left the recording (their request at that point): what
         # follows in one of them is the fallback's own, while other conversations (another
         # case of an evaluation, say) still replay.
         self._diverged: list[_Key] = []
         self._resolve: Callable[[str], Model] | None = None
 
-    def decision_for(self, call: ToolCall) -> ApprovalDecidedEvent | None:
-        """The decision recorded on a call the recording made with this id and these
-        arguments (None: none was made)."""
-        return self._decisions.get(_call_key(call))
+    def decision_for(self, call: ToolCall, asked: Sequence[Message]) -> ApprovalDecidedEvent | None:
+        """The decision the recording made on `call`, when the step that made it was replayed
+        from the recording for the request `asked` (None: the fallback made it, or no
+        decision was recorded on it)."""
+        key = _key([m for m in asked if m.role != "system"])
+        if any(key[: len(point)] == point for point in self._diverged):
+            return None
+        recorded = self._recorded.get(key)
+        if recorded is None or not any(
+            _call_key(made) == _call_key(call) for made in recorded.tool_calls
+        ):
+            return None
+        return self._decided.get(key, {}).get(call.id)
 
     @property
     def recordings(self) -> int:
@@ -207,6 +214,22 @@ def _as_step(message: Message) -> Step:
         for c in message.tool_calls
     )
     return Step(calls=calls, text=message.content)
+
+
+def _decisions_by_call(thread: RecordedThread) -> dict[tuple[str, str], ApprovalDecidedEvent]:
+    """The decisions recorded in `thread`, by the assistant message and call they were made
+    on (an event that names no message: the latest message with a call of that id)."""
+    latest: dict[str, str] = {}
+    for message in thread.messages:
+        if message.role == "assistant":
+            latest.update((call.id, message.id) for call in message.tool_calls)
+    found: dict[tuple[str, str], ApprovalDecidedEvent] = {}
+    for event in getattr(thread, "events", ()):
+        if isinstance(event, ApprovalDecidedEvent):
+            message_id = event.message_id or latest.get(event.tool_call_id)
+            if message_id is not None:
+                found.setdefault((message_id, event.tool_call_id), event)
+    return found
 
 
 def _call_key(call: ToolCall) -> tuple[str, str]:
