@@ -5,9 +5,11 @@ from __future__ import annotations
 
 import asyncio
 import re
+from html.parser import HTMLParser
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
+import pytest
 from markdown_it import MarkdownIt
 
 import threadlab as tl
@@ -120,6 +122,55 @@ async def test_what_a_model_or_tool_wrote_renders_as_the_text_it_is(
     assert "<strong>loud" not in html
     assert "<code>tick" not in html
     assert html.count("&lt;img src=x onerror=alert(1)&gt;") == 4  # asked, progress x2, answer
+
+
+class _Markup(HTMLParser):
+    """The elements and attributes a rendering holds."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.tags: set[str] = set()
+        self.attributes: set[str] = set()
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        self.tags.add(tag)
+        self.attributes.update(name for name, _ in attrs)
+
+
+async def test_names_a_model_or_tool_chose_stay_text_across_blank_lines(
+    rt: tl.Runtime, registry: tl.Registry
+) -> None:
+    # A blank line, or a line that opens an HTML block, ended a code span and its paragraph:
+    # what followed rendered as HTML (CommonMark with HTML on, as Jupyter renders Markdown).
+    hostile = [
+        "x\n\n<img src=x onerror=alert(1)>",
+        "y\n<script>alert(2)</script>",
+        "z\r\n\r\n<div onmouseover=alert(3)>hover</div>",
+    ]
+
+    async def noisy(state: tl.ThreadState, args: dict[str, Any]) -> str:
+        for kind in hostile:
+            state.emit(kind, {})
+        await state.write_file(f"/{hostile[1]}.txt", "text")
+        return "done"
+
+    tl.define_tool("noisy", description="Noisy.", execute=noisy, registry=registry)
+    scripted_prompt(registry, [step(call("noisy"), *(call(name) for name in hostile)),
+                               text("ok")], tools=["noisy"])  # fmt: skip
+    thread = await rt.create_thread("p")
+    await thread.send("go")
+    said = tl.explain(thread, guides="https://example.org/a guide)<b onclick=x>/")
+    markup = _Markup()
+    markup.feed(MarkdownIt("commonmark").render(said))
+    assert markup.tags <= {"p", "strong", "code", "a", "em"}, markup.tags
+    assert markup.attributes <= {"href"}, markup.attributes
+    assert said.count("<img src=x onerror=alert(1)>") >= 2  # the unknown tool, the event
+    assert "](https://example.org/a%20guide%29%3Cb%20onclick=x%3E/reliability.md)" in said
+
+
+def test_a_guides_url_that_runs_script_is_refused() -> None:
+    with pytest.raises(ValueError, match="javascript"):
+        explain_steps(cast(tl.Thread, None), guides="JavaScript:alert(1)//")
 
 
 async def test_a_subagent_and_the_files_it_hands_back(

@@ -17,6 +17,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from operator import attrgetter
 from typing import TYPE_CHECKING
+from urllib.parse import quote, urlsplit
 
 from .._data import (
     ApprovalDecidedEvent,
@@ -186,7 +187,9 @@ def explain(thread: Thread, *, guides: str | None = None) -> str:
     """`thread`'s history in plain words: Markdown, one numbered paragraph per step (a nested
     turn of a prompt tool quoted under its call). A sentence that rests on a rule of the spec
     names it; with `guides` (a URL or a path ending in "/", such as "../docs/guides/") each
-    rule also links to the guide that explains it. In a notebook the text shows rendered."""
+    rule also links to the guide that explains it (a `javascript:` or other scheme's URL
+    raises `ValueError`). In a notebook the text shows rendered, and nothing a model, a tool
+    or a user wrote in it takes effect as Markdown or HTML."""
     steps = explain_steps(thread, guides=guides)
     if not steps:
         return Explanation(f"Thread `{thread.id}` has no stored history yet.\n")
@@ -223,7 +226,7 @@ class _Call:
 class _Narrator:
     def __init__(self, thread: Thread, guides: str | None) -> None:
         self._thread = thread
-        self._guides = guides
+        self._guides = None if guides is None else _link_target(guides)
         self._messages = {m.id: m for m in thread.all_messages()}
         # Started while the model still streamed, before its message was stored.
         self._streaming: dict[str, ToolCallStartedEvent] = {}
@@ -346,9 +349,7 @@ class _Narrator:
         return roles
 
     def _model(self, message: Message, calls: dict[str, _Call]) -> tuple[str, str]:
-        title = (
-            f"A model step ({escape_markdown(message.model)})" if message.model else "A model step"
-        )
+        title = f"A model step ({_inline(message.model)})" if message.model else "A model step"
         sentences = []
         request = self._thread.model_request(message.id)
         if request is not None:
@@ -497,9 +498,9 @@ class _Narrator:
         paused = _PAUSES.get(event.stop_reason or "")
         if paused is not None:
             return paused
-        title = f"The run ended: {escape_markdown(event.status)}"
+        title = f"The run ended: {_inline(event.status)}"
         if event.stop_reason and event.stop_reason != event.status:
-            title += f" ({escape_markdown(event.stop_reason)})"
+            title += f" ({_inline(event.stop_reason)})"
         if event.status == "completed":
             said = "The model answered without asking for a tool, so the turn is over."
         else:
@@ -524,9 +525,26 @@ def _quoted(text: str | None) -> str:
     return f"“{escape_markdown(flat)}”"
 
 
+def _inline(text: str) -> str:
+    """Text someone chose, on one line and inert as Markdown (a title's words)."""
+    return escape_markdown(" ".join(text.split()))
+
+
 def _code(text: str) -> str:
-    """A name inside `code`: backticks are its only markup."""
-    return text.replace("`", "'")
+    """A name inside `code`: backticks are its only markup, and it stays on one line (a blank
+    line, or a line that opens an HTML block, would end the span and the paragraph, and
+    what follows would render as Markdown and HTML)."""
+    return " ".join(text.replace("`", "'").split())
+
+
+def _link_target(guides: str) -> str:
+    """`guides` as a link's target that no character in it can end early (parentheses,
+    spaces, angle brackets and line breaks percent-encoded); a scheme other than http,
+    https or file (a `javascript:` URL) is refused."""
+    scheme = urlsplit(guides).scheme.lower()
+    if scheme not in ("", "http", "https", "file") and len(scheme) > 1:  # C:\ is a path
+        raise ValueError(f"guides must be an http(s) or file URL or a path, not a {scheme}: URL")
+    return quote(guides, safe="/:?#[]@!$&'*+,;=%~.-_")
 
 
 def _count(n: int, noun: str) -> str:
