@@ -36,6 +36,12 @@ class DefinitionError(ThreadlabError, ValueError):
 class MCPServerError(ThreadlabError, ConnectionError):
     """An MCP server could not be started or reached, or broke the protocol."""
 
+    def __init__(self, message: str) -> None:
+        # The SDK's words quote the URL it used: its userinfo and credential parameters go.
+        from ._urls import scrub
+
+        super().__init__(scrub(message))
+
 
 class MissingVariableError(ThreadlabError):
     """Required variables that do not resolve, each with the definition that declared it.

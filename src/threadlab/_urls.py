@@ -1,10 +1,11 @@
-"""URLs as shown to a person: without the password (or any userinfo) a URL may carry.
+"""URLs as shown to a person: without the password (or any userinfo) a URL may carry, and
+without the values of its credential-like query parameters.
 
 `http://user:PASS@host/v1` is a valid base URL and a valid store URL, and the password in it
-must not reach an error message, a stored run, a magic's output or a log line. `shown`
-strips userinfo from one URL; `scrub` does it to every URL inside a text (an SDK's error or
-log message quotes the URL it used); `hide` removes a known password from a text, for
-errors about a URL too malformed to parse.
+must not reach an error message, a stored run, a magic's output or a log line; nor must the
+key in `https://host/mcp?api_key=KEY`. `shown` does that to one URL; `scrub` to every URL
+inside a text (an SDK's error or log message quotes the URL it used); `hide` removes a known
+password from a text, for errors about a URL too malformed to parse.
 """
 
 from __future__ import annotations
@@ -13,11 +14,25 @@ import logging
 import re
 from urllib.parse import quote, unquote
 
-__all__ = ["UserinfoFilter", "hide", "password_of", "scrub", "shown"]
+__all__ = ["HIDDEN", "UserinfoFilter", "hide", "password_of", "scrub", "shown"]
 
 # scheme://userinfo@ — userinfo being anything up to the last "@" before the path, so that a
 # password with "@" or spaces in it (malformed, but typed) is taken whole.
 _USERINFO = re.compile(r"(?P<scheme>[A-Za-z][A-Za-z0-9+.-]*://)(?P<userinfo>[^/?#\s]*@)")
+# A query or fragment parameter (`?api_key=…`, `&X-Amz-Signature=…`, `#access_token=…`) whose
+# name says it holds a credential: its value is replaced, its name kept (it says what is gone).
+_PARAMETER = re.compile(r"(?P<lead>[?&;#])(?P<name>[^=&;#?\s\"'<>]+)=(?P<value>[^&;#\s\"'<>]*)")
+# Words that name a credential wherever they appear in a parameter's name ...
+_CREDENTIAL_WORDS = re.compile(
+    r"token|secret|passw|signature|credential|apikey|auth|bearer|jwt|cookie", re.IGNORECASE
+)
+# ... and words that do only as a whole part of it (`key`, `api_key`, `keyId`; not `keyword`).
+_CREDENTIAL_PARTS = frozenset(
+    {"key", "keys", "sig", "pass", "pwd", "pw", "code", "session", "sessionid", "sid"}
+)
+_PART = re.compile(r"[A-Z]?[a-z0-9]+|[A-Z]+(?![a-z])")
+HIDDEN = "***"
+"""What a credential's value is replaced with."""
 _LOOSE_PASSWORD = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*://[^:/@]*:(?P<password>.*)@", re.DOTALL)
 
 
@@ -27,10 +42,19 @@ def shown(url: str) -> str:
 
 
 def scrub(text: str) -> str:
-    """Every URL in `text` without its userinfo."""
+    """Every URL in `text` without its userinfo and its credential-like parameters' values."""
+    if "=" in text:
+        text = _PARAMETER.sub(_hidden_parameter, text)
     if "@" not in text:
         return text
     return _USERINFO.sub(lambda m: m["scheme"], text)
+
+
+def _hidden_parameter(match: re.Match[str]) -> str:
+    name = unquote(match["name"])
+    if not match["value"] or not _names_a_credential(name):
+        return match[0]
+    return f"{match['lead']}{match['name']}={HIDDEN}"
 
 
 def password_of(url: str) -> str | None:
@@ -54,12 +78,18 @@ def hide(text: str, url: str) -> str:
     return scrub(text)
 
 
+def _names_a_credential(name: str) -> bool:
+    if _CREDENTIAL_WORDS.search(name):
+        return True
+    return any(part.lower() in _CREDENTIAL_PARTS for part in _PART.findall(name))
+
+
 class UserinfoFilter(logging.Filter):
-    """Rewrites log records so URLs in them carry no userinfo (the SDKs log their requests'
-    URLs at DEBUG)."""
+    """Rewrites log records so URLs in them carry no userinfo and no credential parameters
+    (the SDKs log their requests' URLs at DEBUG)."""
 
     def filter(self, record: logging.LogRecord) -> bool:
         message = record.getMessage()
-        if "@" in message:
+        if "@" in message or "=" in message:
             record.msg, record.args = scrub(message), None
         return True

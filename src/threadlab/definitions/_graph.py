@@ -244,7 +244,7 @@ class _Builder:
     def server(self, server: MCPServerDefinition) -> str:
         node_id = f"mcp_server:{server.name}"
         if node_id not in self.nodes:
-            where = server.url or " ".join([server.command or "", *server.args]).strip()
+            where = server.where.strip()  # a URL without its credentials
             lines = ["MCP server", _short(where, 34)]
             if server.tools is not None:
                 lines.append(f"tools: {', '.join(server.tools) or 'none'}")
@@ -527,7 +527,7 @@ def _tool_text(tool: ToolDefinition) -> str:
 def _server_text(server: MCPServerDefinition) -> str:
     lines = [f"MCP server {server.name}"]
     if server.url:
-        lines.append(f"url: {server.url}")
+        lines.append(f"url: {server.where}")
     if server.command:
         lines.append(f"command: {' '.join([server.command, *server.args])}")
     if server.tools is not None:

@@ -246,7 +246,8 @@ class MCPServerDefinition(BaseModel):
 
     @property
     def where(self) -> str:
-        """The server as a person recognises it, for messages (a URL without its password)."""
+        """The server as a person recognises it, for messages (a URL without its userinfo and
+        its credential-like parameters' values)."""
         if self.url is not None:
             return shown(self.url)
         return " ".join([self.command or "", *self.args])
