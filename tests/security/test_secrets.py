@@ -44,6 +44,8 @@ def define(registry: tl.Registry, secret: str) -> list[str]:
     async def leak(state: tl.ThreadState, args: Any) -> Any:
         value = await state.env("API_KEY")
         state.emit("leak", {"value": value, "list": [value]})
+        # Copied into a text variable, it is free text like any other: stored redacted.
+        await state.set_env("HEADER", f"Bearer {value}", type="text")
         return {"nested": {"key": value}, "list": [value, f"prefix {value} suffix"]}
 
     async def fail(state: tl.ThreadState, args: Any) -> Any:
@@ -122,6 +124,7 @@ async def test_no_spelling_of_a_secret_reaches_any_artifact(
         "export": nbformat.writes(thread_notebook(thread)),  # type: ignore[no-untyped-call]
         "static html": static_html(state),
         "view state": json.dumps(state.snapshot(), ensure_ascii=False),
+        "snapshot": repr(thread.snapshot(-1)),
     }
     rt.close()
     for path in store_dir.rglob("*"):
@@ -130,6 +133,7 @@ async def test_no_spelling_of_a_secret_reaches_any_artifact(
     # The scan is worth something only if the run really carried the secret around.
     assert "[secret:API_KEY]" in artifacts["messages"]
     assert "[secret:API_KEY]" in artifacts["live events"]
+    assert "'HEADER': 'Bearer [secret:API_KEY]'" in artifacts["snapshot"]
     leaks = [
         (name, form)
         for name, content in artifacts.items()

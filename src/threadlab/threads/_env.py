@@ -85,6 +85,9 @@ class ThreadEnv:
             raw: bytes | None = self._box.encrypt(value)
             self.redactor.add(name, value)
         else:
+            # Text is free text: a known secret's value copied into it (a header built from
+            # a token) is stored, resolved and shown redacted, like a message or a result.
+            value = None if value is None else self.redactor.text(value)
             raw = None if value is None else value.encode()
         self._store.set_env(self.thread_id, name, type, raw)
         self._types[name] = type
