@@ -149,6 +149,28 @@ def test_a_sqlite_store_is_refused_with_a_remote_cluster(tmp_path: Path) -> None
     assert tl.RayEngine("ray://127.0.0.1:10001").remote is False
 
 
+def test_the_cluster_is_read_as_ray_reads_it_from_ray_address_and_start(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # ray.init(address="auto") or no address joins RAY_ADDRESS's cluster: the check must
+    # read it the same way, or it lets a SQLite file through to workers that cannot open it.
+    monkeypatch.setenv("RAY_TMPDIR", str(tmp_path))  # where `ray start` records a cluster
+    monkeypatch.setenv("RAY_ADDRESS", "ray://10.20.30.40:10001")
+    for engine in (tl.RayEngine("auto"), tl.RayEngine()):
+        assert engine.remote is True
+        with pytest.raises(tl.StoreError, match="PostgreSQL"):
+            tl.Runtime(tl.Registry(), tmp_path / "s", engine=engine)
+    assert tl.RayEngine("127.0.0.1:6379").remote is False  # an address given wins
+    monkeypatch.setenv("RAY_ADDRESS", "127.0.0.1:6379")
+    assert tl.RayEngine("auto").remote is False
+    # Without RAY_ADDRESS, the cluster that `ray start --address=...` joined from here.
+    monkeypatch.delenv("RAY_ADDRESS")
+    assert tl.RayEngine("auto").remote is False
+    (tmp_path / "ray").mkdir()
+    (tmp_path / "ray" / "ray_current_cluster").write_text("10.20.30.40:6379\n")
+    assert tl.RayEngine("auto").remote is True
+
+
 def test_a_cluster_whose_head_is_this_machine_takes_a_sqlite_store(tmp_path: Path) -> None:
     import ray
 

@@ -20,6 +20,7 @@ from ..runtime import Handled, Handoff
 from ..store import Store
 from ._local_start import start_local_ray
 from ._on_worker import Job, pack, run_job
+from ._ray_address import joined_address
 from ._store_address import address_of
 from ._this_machine import is_this_machine
 
@@ -89,8 +90,10 @@ class RayEngine:
     @property
     def remote(self) -> bool:
         """Whether its cluster may be on other machines than this one: its head is named by
-        an address that is not this machine's."""
-        address = self.address
+        an address that is not this machine's. The address is read as Ray reads it (no
+        connection is made): RAY_ADDRESS, where set, stands for no address and for "auto",
+        as does the address `ray start` recorded on this machine."""
+        address = joined_address(self.address)
         if address is None or address in ("auto", "local"):
             return False
         host = address.removeprefix("ray://").rsplit(":", 1)[0].strip("[]")
