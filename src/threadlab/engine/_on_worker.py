@@ -13,13 +13,15 @@ from typing import Any
 
 from .._data import Run
 from ..execution import (
+    NO_STEPPING,
+    Stepping,
     child_outcome,
     deliver_report,
     fail_queued,
     needs_a_step,
     resume_run,
 )
-from ..runtime import Handled, Runtime
+from ..runtime import Handled, RunPolicy, Runtime
 from ..threads import KEY_ENV, ThreadContext
 
 __all__ = ["NO_KEY", "WRONG_KEY", "Job", "pack", "run_job"]
@@ -35,22 +37,26 @@ class Job:
     store: str
     """The store's address (`StoreAddress.spec`)."""
     definitions: str
-    """The digest of the pickled registry (a worker that has it opens nothing more)."""
+    """The digest of the pickled registry and run policy (a worker that has them opens
+    nothing more)."""
     shipped: list[Any]
-    """The registry's object in Ray's store, in a list so that Ray hands the reference
-    over rather than the object: only a worker without the definitions fetches them."""
+    """The pickled registry and policy in Ray's store, in a list so that Ray hands the
+    reference over rather than the object: only a worker without them fetches them."""
     thread_id: str
     model: Any
     """A model (object or name) its prompts use instead of their own; None: their own."""
     key: str
     """The fingerprint of the caller's secret key (never the key)."""
+    step: Stepping = NO_STEPPING
+    """Where the run pauses for a person."""
 
 
-def pack(registry: Any) -> tuple[bytes, str]:
-    """The registry pickled (cell-defined tools by value) and its digest."""
+def pack(shipped: Any) -> tuple[bytes, str]:
+    """What a worker's runtime is built from (the registry and the run policy), pickled
+    (cell-defined tools and approvers by value), and its digest."""
     from ray import cloudpickle
 
-    data: bytes = cloudpickle.dumps(registry)  # type: ignore[no-untyped-call]
+    data: bytes = cloudpickle.dumps(shipped)  # type: ignore[no-untyped-call]
     return data, hashlib.sha256(data).hexdigest()
 
 
@@ -73,12 +79,28 @@ def _runtime(job: Job) -> Runtime:
         import ray
         from ray import cloudpickle
 
-        registry = cloudpickle.loads(ray.get(job.shipped[0]))
+        registry, policy = cloudpickle.loads(ray.get(job.shipped[0]))
         # An older set of definitions of the same store is not used again: let it go.
         for old in [k for k in _RUNTIMES if k[0] == job.store]:
             _RUNTIMES.pop(old).close()
-        runtime = _RUNTIMES[key] = Runtime(registry, job.store)
+        runtime = _RUNTIMES[key] = _runtime_under(registry, job.store, policy)
     return runtime
+
+
+def _runtime_under(registry: Any, store: str, policy: RunPolicy) -> Runtime:
+    """A runtime whose runs keep the caller's limits, approver and budget."""
+    limits = policy.limits
+    return Runtime(
+        registry,
+        store,
+        max_consecutive_failures=limits.max_consecutive_failures,
+        max_steps=limits.max_steps,
+        max_session_turns=limits.max_session_turns,
+        hook_timeout=limits.hook_timeout,
+        poll_interval=limits.poll_interval,
+        approver=policy.approver,
+        budget=policy.budget,
+    )
 
 
 async def _run(runtime: Runtime, job: Job) -> Handled:
@@ -96,9 +118,11 @@ async def _run(runtime: Runtime, job: Job) -> Handled:
     if job.model is not None:
         context.model_override = job.model
     run: Run | None = None
-    # A resumable child may be messaged again while it runs: go on while something waits.
-    while context.inbox.waiting() or needs_a_step(context.history.messages()):
-        run = await resume_run(host, context, report=_reporter(context))
+    # What the history leaves open is run once (a try after a worker died goes on from its
+    # repair); after that only a message sent meanwhile starts another run (a resumable
+    # child messaged while it ran). A run that stopped stays stopped, as in the caller.
+    while context.inbox.waiting() or (run is None and needs_a_step(context.history.messages())):
+        run = await resume_run(host, context, report=_reporter(context), step=job.step)
         if run.status in ("queued", "waiting"):
             break
     return Handled(run, repaired)

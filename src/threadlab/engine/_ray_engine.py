@@ -10,13 +10,14 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import dataclasses
 import logging
 import os
 from collections.abc import Iterator
 from typing import Any
 
 from .._errors import StoreError, ThreadlabError
-from ..runtime import Handled, Handoff
+from ..runtime import Handled, Handoff, RunPolicy
 from ..store import Store
 from ._local_start import start_local_ray
 from ._on_worker import Job, pack, run_job
@@ -25,6 +26,8 @@ from ._store_address import address_of
 from ._this_machine import is_this_machine
 
 __all__ = ["RayEngine"]
+
+log = logging.getLogger("threadlab.engine")
 
 CPUS_PER_RUN = 0.25
 """What a run asks Ray for: a run mostly waits on its model, so four share a core (a worker
@@ -83,6 +86,8 @@ class RayEngine:
         self._shipped: dict[str, Any] = {}  # digest of the definitions -> their object
         self._gate: asyncio.Semaphore | None = None
         self._gate_loop: asyncio.AbstractEventLoop | None = None
+        self._generation = 0  # one more at each close: a run in flight then was cut off
+        self._in_flight: set[asyncio.Future[Handled]] = set()
 
     def __repr__(self) -> str:
         return f"RayEngine({self.address!r}, max_concurrency={self.max_concurrency})"
@@ -113,7 +118,8 @@ class RayEngine:
         """Run `handoff`'s thread as a Ray task (see `tl.Engine.run`)."""
         address = address_of(handoff.store)
         ray = self._connect({**address.inherited, **handoff.secrets.inheritable()})
-        data, digest = pack(handoff.registry)
+        # The policy travels with the definitions: a worker's runtime is built with both.
+        data, digest = pack((handoff.registry, _portable(handoff.policy)))
         shipped = self._shipped.pop(digest, None)
         if shipped is None:
             shipped = ray.put(data)
@@ -127,22 +133,48 @@ class RayEngine:
             handoff.thread_id,
             handoff.model,
             handoff.secrets.fingerprint,
+            handoff.step,
         )
-        return asyncio.ensure_future(self._run(ray, job))
+        return asyncio.ensure_future(self._run(ray, job, self._generation))
 
-    async def _run(self, ray: Any, job: Job) -> Handled:
+    async def _run(self, ray: Any, job: Job, generation: int) -> Handled:
         async with self._concurrency():
+            if self._closed_under(generation):
+                return self._cut_off(job)  # closed while it waited: it never started
             ref = self._task.remote(job)
+            # Held so that `close` can let go of it: a reference Ray shut down under never
+            # ends by itself.
+            result = asyncio.ensure_future(_ended_with(ref))
+            self._in_flight.add(result)
             try:
-                handled: Handled = await ref
+                handled: Handled = await result
             except asyncio.CancelledError:
+                task = asyncio.current_task()
+                if self._closed_under(generation) and not (task and task.cancelling()):
+                    return self._cut_off(job)  # `close` let go of it
                 # The worker is stopped, not asked: a run cannot be interrupted from outside
                 # its process. Whoever cancelled repairs the thread once the worker is gone.
-                ray.cancel(ref, force=True)
+                with contextlib.suppress(Exception):  # a Ray shut down meanwhile
+                    ray.cancel(ref, force=True)
                 with contextlib.suppress(Exception, asyncio.TimeoutError):
                     await asyncio.wait_for(asyncio.shield(_ended(ref)), 10)
                 raise
+            except Exception:
+                if not self._closed_under(generation):
+                    raise
+                return self._cut_off(job)
+            finally:
+                self._in_flight.discard(result)
             return handled
+
+    def _closed_under(self, generation: int) -> bool:
+        return generation != self._generation
+
+    def _cut_off(self, job: Job) -> Handled:
+        """A run the engine was closed under (a Ray it started is shut down, its worker with
+        it): it ends here, quietly; the thread is repaired when it is next opened."""
+        log.info("thread %s: the engine was closed while it ran", job.thread_id)
+        return Handled(None)
 
     def _concurrency(self) -> asyncio.Semaphore:
         # Runs beyond what Ray has room for wait here, not in Ray's queue: a task Ray runs
@@ -183,6 +215,9 @@ class RayEngine:
     def close(self) -> None:
         """Stop the local Ray this engine started (a cluster, or a Ray started by someone
         else, is left as it is)."""
+        self._generation += 1
+        for result in list(self._in_flight):  # from any thread: each on its own loop
+            result.get_loop().call_soon_threadsafe(result.cancel)
         self._shipped.clear()
         self._task = None
         if self.started_here:
@@ -190,10 +225,31 @@ class RayEngine:
             self.started_here = False
 
 
+def _portable(policy: RunPolicy) -> RunPolicy:
+    """`policy` as it can travel: an approver that does not pickle (a notebook's, that asks a
+    person in a card) stays here, and on the worker a call that needs a decision waits for
+    one, as with no approver: a person then decides it here (never approved by default)."""
+    if policy.approver is None:
+        return policy
+    from ray import cloudpickle
+
+    try:
+        cloudpickle.dumps(policy.approver)  # type: ignore[no-untyped-call]
+    except Exception as exc:
+        log.info("the approver stays in this process (%s): calls wait for a decision", exc)
+        return dataclasses.replace(policy, approver=None)
+    return policy
+
+
 def _room(ray: Any) -> int:
     """How many runs the cluster has room for now (`CPUS_PER_RUN` each)."""
     cpus = float(ray.cluster_resources().get("CPU", 1.0))
     return max(1, int(cpus / CPUS_PER_RUN))
+
+
+async def _ended_with(ref: Any) -> Handled:
+    handled: Handled = await ref
+    return handled
 
 
 async def _ended(ref: Any) -> None:

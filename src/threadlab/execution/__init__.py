@@ -26,11 +26,12 @@ from ._runner import (
 from ._scanner import ArgumentScanner
 from ._snapshot import ChildThen, HistoryPoint, Snapshot, history_points, place_of, snapshot
 from ._spending import SPENDING
-from ._stepping import StepOption, Stepping
+from ._stepping import NO_STEPPING, StepOption, Stepping
 from ._subagents import child_outcome
 from ._tool_specs import ToolSpecCache
 
 __all__ = [
+    "NO_STEPPING",
     "SPENDING",
     "Approver",
     "ArgumentScanner",

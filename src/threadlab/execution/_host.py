@@ -14,6 +14,7 @@ from ..models import Model, ToolPurpose, ToolSpec
 from ..store import Store
 from ..threads import ThreadContext
 from ._approvals import Approver
+from ._stepping import Stepping
 
 __all__ = ["Limits", "RunHost"]
 
@@ -69,9 +70,10 @@ class RunHost(Protocol):
         its required variables do not resolve)."""
         ...
 
-    def hand_off(self, context: ThreadContext) -> asyncio.Future[Any]:
+    def hand_off(self, context: ThreadContext, step: Stepping = ...) -> asyncio.Future[Any]:
         """Leave the thread (its message queued, `runs_on` "engine") to the runtime's engine,
-        which runs it elsewhere (a Ray task, run again if its worker dies); its outcome and
-        report reach the store. The future ends when the engine is done with it, however the
-        run ended: until then nobody here repairs the thread."""
+        which runs it elsewhere (a Ray task, run again if its worker dies) under this
+        runtime's limits, approver and budget, pausing where `step` says; its
+        outcome and report reach the store. The future ends when the engine is done with
+        it, however the run ended: until then nobody here repairs the thread."""
         ...

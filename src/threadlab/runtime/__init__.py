@@ -1,6 +1,6 @@
 """The entry points: `Runtime` (definitions + a store + limits) and the `Thread` handle."""
 
-from ._engine import Engine, Handled, Handoff
+from ._engine import Engine, Handled, Handoff, RunPolicy
 from ._explain import explain
 from ._overview import ThreadOverview
 from ._runtime import Runtime, run
@@ -10,6 +10,7 @@ __all__ = [
     "Engine",
     "Handled",
     "Handoff",
+    "RunPolicy",
     "Runtime",
     "Thread",
     "ThreadOverview",

@@ -8,12 +8,25 @@ import asyncio
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from .._data import Run
+from .._data import Budget, Run
 from ..definitions import Registry
+from ..execution import NO_STEPPING, Approver, Limits, Stepping
 from ..store import Store
 from ..threads import SecretBox
 
-__all__ = ["Engine", "Handled", "Handoff"]
+__all__ = ["Engine", "Handled", "Handoff", "RunPolicy"]
+
+
+@dataclass(frozen=True)
+class RunPolicy:
+    """What bounds and decides every run of a runtime, wherever the run happens: a run an
+    engine takes elsewhere keeps them all, as in the caller's process. (An elicitor is not
+    among them: it answers a server's form with a person at hand, in a notebook's card;
+    on a worker, as in a runtime without one, the form is declined.)"""
+
+    limits: Limits
+    approver: Approver | None = None
+    budget: Budget | None = None
 
 
 @dataclass(frozen=True)
@@ -26,6 +39,10 @@ class Handoff:
     secrets: SecretBox
     thread_id: str
     model: Any = None
+    policy: RunPolicy = RunPolicy(Limits())
+    """The caller's limits, approver and budget: the run keeps them."""
+    step: Stepping = NO_STEPPING
+    """Where the run pauses for a person (`thread.queue(step=...)`)."""
 
 
 @dataclass(frozen=True)

@@ -22,12 +22,21 @@ from ..definitions import (
     ThreadDefinitions,
     ToolDefinition,
 )
-from ..execution import Approver, Limits, ModelResolver, ToolSpecCache, fail_queued, repair
+from ..execution import (
+    NO_STEPPING,
+    Approver,
+    Limits,
+    ModelResolver,
+    Stepping,
+    ToolSpecCache,
+    fail_queued,
+    repair,
+)
 from ..mcp_client import MCPPool
 from ..models import Model, ToolPurpose, ToolSpec
 from ..store import LocatedStore, Store, ThreadRecord
 from ..threads import RunLeases, SecretBox, ThreadContext
-from ._engine import Engine, Handled, Handoff
+from ._engine import Engine, Handled, Handoff, RunPolicy
 from ._sampling import SamplingAnswerer
 
 if TYPE_CHECKING:
@@ -118,13 +127,25 @@ class RuntimeHost:
                 raise MissingVariableError(missing)
         return context
 
-    def hand_off(self, context: ThreadContext) -> asyncio.Future[Any]:
+    def policy(self) -> RunPolicy:
+        """What bounds and decides this runtime's runs, for a run that leaves the process."""
+        return RunPolicy(self.limits, self.approver, self.budget)
+
+    def hand_off(self, context: ThreadContext, step: Stepping = NO_STEPPING) -> asyncio.Future[Any]:
         """Leave a thread whose message is queued to the engine (see `RunHost.hand_off`)."""
         try:
             if self.engine is None:
                 raise ThreadlabError(f"thread {context.id} is left to an engine, but none is set")
             handed = self.engine.run(
-                Handoff(self.registry, self.store, self.secrets, context.id, context.model_override)
+                Handoff(
+                    self.registry,
+                    self.store,
+                    self.secrets,
+                    context.id,
+                    context.model_override,
+                    self.policy(),
+                    step,
+                )
             )
             # Held here until it ends: a run left with `queue` has no other holder.
             self._handed.add(handed)

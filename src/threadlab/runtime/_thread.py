@@ -409,18 +409,26 @@ class Thread:
         *,
         attachments: Iterable[str] = (),
         model: Model | str | None = None,
+        step: StepOption = False,
     ) -> None:
         """Leave `message` to the runtime's engine and return at once: with
         `tl.RayEngine`, a Ray task opens the thread from the store and runs it (`model`: a
         model or model name its prompts use instead of their own). Its run, events and
-        outcome are in the store, as of any run. A runtime without an engine runs everything
-        in this process: `send` it instead."""
-        self.leave(message, attachments, model)
+        outcome are in the store, as of any run. The run keeps this runtime's limits
+        (`max_steps`, the failure budget, `budget`) and its `approver` (which must pickle),
+        and pauses where `step` says, as `send` would. A runtime without an engine runs
+        everything in this process: `send` it instead."""
+        self.leave(message, attachments, model, step)
 
     def leave(
-        self, message: str, attachments: Iterable[str] = (), model: Model | str | None = None
+        self,
+        message: str,
+        attachments: Iterable[str] = (),
+        model: Model | str | None = None,
+        step: StepOption = False,
     ) -> asyncio.Future[Handled]:
         """`queue`, with the engine's future for the run."""
+        stepping = Stepping.of(step)
         if self._runtime.engine is None:
             raise ThreadlabError(
                 "thread.queue leaves the run to the runtime's engine, and this runtime has"
@@ -436,7 +444,7 @@ class Thread:
             )
             context.inbox.put(Message(role="user", content=message, attachments=paths))
         context.model_override = model
-        return self._runtime.hand_off(context)
+        return self._runtime.hand_off(context, stepping)
 
     async def resume(self, *, wait_children: bool = True, step: StepOption = False) -> Run:
         """Continue what the stored history leaves open, with no new message: the tool calls
