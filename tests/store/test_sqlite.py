@@ -45,11 +45,13 @@ def test_a_version_1_store_is_migrated_in_place(tmp_path: Path) -> None:
     db = sqlite3.connect(tmp_path / "threads.sqlite3")
     db.execute("ALTER TABLE runs DROP COLUMN owner_started")
     db.execute("DROP TABLE env_log")
+    db.execute("ALTER TABLE runs DROP COLUMN epoch")
+    db.execute("DROP TABLE leases")
     db.execute("UPDATE meta SET value = '1' WHERE key = 'schema_version'")
     db.commit()
     db.close()
     migrated = SQLiteStore(tmp_path)
-    assert migrated.schema_version == SCHEMA_VERSION == 3
+    assert migrated.schema_version == SCHEMA_VERSION == 4
     migrated.set_env("thr_old", "REGION", "text", b"eu")  # the env log is there
     assert migrated.get_env("thr_old", before=10**9) == {"REGION": ("text", b"eu")}
     (run,) = migrated.running_runs("thr_old")

@@ -3,7 +3,7 @@ worker that stopped, an interrupted run): every tool call gets exactly one resul
 
 from __future__ import annotations
 
-from .._data import CallKey, unanswered_calls, unfinished_result, unfinished_text
+from .._data import CallKey, Message, unanswered_calls, unfinished_result, unfinished_text
 from ..store import RunRecord
 from ..threads import ThreadContext, ThreadReader
 from ._approvals import pending_requests
@@ -30,6 +30,45 @@ def repair(context: ThreadContext, runs: list[RunRecord] | None = None) -> bool:
     orphaned = list(runs)
     if not orphaned and not context.identity.meta.interrupted:
         return False  # nothing can be unanswered: spare reading the whole history
+    waiting, missing = _unanswered(context)
+    if not missing and not orphaned:
+        if context.identity.meta.interrupted:
+            context.identity.set_meta(interrupted=False)
+        return False
+    reason = unfinished_text("owner_gone")
+    with context.transaction():
+        leases.lock(context.id)
+        # Another process may have repaired it meanwhile: then there is nothing left to do.
+        still = {r.id for r in leases.running(context.id)}
+        if orphaned and not still & {r.id for r in orphaned}:
+            return False
+        # The abandoned runs end first: their leases with them, so an owner that was only
+        # stopped (and goes on later) is refused from here on. What it committed before is
+        # read now, inside this transaction: only the calls still open get a result.
+        for run in orphaned:
+            leases.finish(run.id, "interrupted", None, reason)
+        if orphaned:
+            waiting, missing = _unanswered(context)
+        if missing:
+            context.persist(missing)
+        if waiting:
+            context.identity.set_meta(waiting=True)  # the run ended waiting, as it would have
+        if orphaned and context.parent_id is not None:
+            context.identity.set_child_status("idle" if context.identity.resumable else "failed")
+            parent = context.parent()
+            # The engine runs its threads on after a worker died (and reports itself when it
+            # gives up): only a child of the polling workers of earlier versions is reported
+            # failed by whoever repairs it (nobody else would tell its parent).
+            if parent is not None and context.identity.meta.runs_on == "workers":
+                report_failure(parent, context, WORKER_STOPPED)
+        if context.identity.meta.interrupted:
+            context.identity.set_meta(interrupted=False)
+    return bool(orphaned)
+
+
+def _unanswered(context: ThreadContext) -> tuple[set[CallKey], list[Message]]:
+    """The calls that wait for a decision (`_never_started`), and a result for every other
+    call without one, read from the store as it is now."""
     context.history.reload(force=True)
     waiting = _never_started(context)
     missing = [
@@ -44,34 +83,7 @@ def repair(context: ThreadContext, runs: list[RunRecord] | None = None) -> bool:
         for m, call in unanswered_calls(context.history.all())
         if (m.id, call.id) not in waiting
     ]
-    if not missing and not orphaned:
-        if context.identity.meta.interrupted:
-            context.identity.set_meta(interrupted=False)
-        return False
-    reason = unfinished_text("owner_gone")
-    with context.transaction():
-        leases.lock(context.id)
-        # Another process may have repaired it meanwhile: then there is nothing left to do.
-        still = {r.id for r in leases.running(context.id)}
-        if orphaned and not still & {r.id for r in orphaned}:
-            return False
-        if missing:
-            context.persist(missing)
-        for run in orphaned:
-            leases.finish(run.id, "interrupted", None, reason)
-        if waiting:
-            context.identity.set_meta(waiting=True)  # the run ended waiting, as it would have
-        if orphaned and context.parent_id is not None:
-            context.identity.set_child_status("idle" if context.identity.resumable else "failed")
-            parent = context.parent()
-            # The engine runs its threads on after a worker died (and reports itself when it
-            # gives up): only a child of the polling workers of earlier versions is reported
-            # failed by whoever repairs it (nobody else would tell its parent).
-            if parent is not None and context.identity.meta.runs_on == "workers":
-                report_failure(parent, context, WORKER_STOPPED)
-        if context.identity.meta.interrupted:
-            context.identity.set_meta(interrupted=False)
-    return bool(orphaned)
+    return waiting, missing
 
 
 def _never_started(context: ThreadReader) -> set[CallKey]:

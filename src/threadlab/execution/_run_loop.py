@@ -12,11 +12,13 @@ history left open.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 from collections.abc import Coroutine, Sequence
 from typing import Any
 
 from .._data import Message, Run, SideName, ToolCallStartedEvent, answers
 from ..definitions import ThreadDefinitions
+from ..store import LeaseLostError
 from ..threads import ThreadContext
 from ._advance import drive
 from ._approvals import progress_of
@@ -102,8 +104,11 @@ class RunLoop:
             # Cancelled, interrupted or crashed mid-step: every call of a persisted assistant
             # message still gets exactly one result, before the exception goes on (first, and
             # without awaiting, so a second cancel cannot skip it); the children this run
-            # started are cancelled and repaired alike, shielded from that second cancel.
-            state.close_open_calls(self.context)
+            # started are cancelled and repaired alike, shielded from that second cancel. A
+            # run whose lease was taken over writes none: the process that took the thread
+            # over answered them.
+            with contextlib.suppress(LeaseLostError):
+                state.close_open_calls(self.context)
             await asyncio.shield(self.scope.supervisor.cancel_all())
             raise
         finally:

@@ -8,7 +8,7 @@ import asyncio
 import contextlib
 import functools
 from collections.abc import Callable, Iterable
-from typing import Literal
+from typing import Literal, TypeGuard
 
 from .._data import (
     Message,
@@ -19,7 +19,7 @@ from .._data import (
     new_id,
 )
 from .._errors import MissingVariableError, StoreError, ThreadlabError
-from ..store import RunRecord
+from ..store import LeaseLostError, RunRecord
 from ..threads import Listener, ThreadContext
 from ._host import RunHost
 from ._repair import repair
@@ -288,7 +288,8 @@ async def _run_claimed(
     report: Callable[[Run], None] | None,
 ) -> Run:
     """Run the loop under a won claim (on its message, or resuming), heartbeat the lease,
-    and record the outcome; the lease ends with the run, however it ends."""
+    and record the outcome; the lease ends with the run, however it ends. A run whose lease
+    another process took over meanwhile ends "interrupted", writing nothing more."""
     run_id = loop.outcome.id
     beat = asyncio.create_task(context.leases.heartbeat(run_id))
     try:
@@ -302,23 +303,51 @@ async def _run_claimed(
                 _finish(context, Run(run_id, context.id, "failed", error=str(exc)), report)
             raise
         except Exception as exc:  # a definition broke mid-run: the run fails, visibly
+            if _lost_here(exc, context):
+                return _taken_over(context, run_id, exc)
             outcome = Run(run_id, context.id, "failed", error=context.redact(str(exc)))
         except BaseException:
             if loop.outcome.status == "waiting":  # interrupted while a decision was asked for
-                _finish(context, loop.outcome, report)
-                raise
-            interrupted = Run(
-                run_id, context.id, "interrupted", error="interrupted", session_status="failed"
-            )  # its stop reason follows from its status
-            _finish(context, interrupted, report)
+                ended = loop.outcome
+            else:
+                ended = Run(
+                    run_id, context.id, "interrupted", error="interrupted", session_status="failed"
+                )  # its stop reason follows from its status
+            # Taken over meanwhile: its end is for the other process to write.
+            with contextlib.suppress(LeaseLostError):
+                _finish(context, ended, report)
             raise
-        return _finish(context, outcome, report)
+        try:
+            return _finish(context, outcome, report)
+        except LeaseLostError as exc:
+            if not _lost_here(exc, context):
+                raise
+            return _taken_over(context, run_id, exc)
     finally:
         context.running = False
         context.leases.release(run_id)
         beat.cancel()
         if claimed.unsubscribe is not None:
             claimed.unsubscribe()
+
+
+def _lost_here(error: Exception, context: ThreadContext) -> TypeGuard[LeaseLostError]:
+    """Whether `error` refused a write of this run: its thread's lease was taken over (a
+    child's lost lease is the child's run's to end)."""
+    return isinstance(error, LeaseLostError) and error.thread_id == context.id
+
+
+def _taken_over(context: ThreadContext, run_id: str, lost: LeaseLostError) -> Run:
+    """The end of a run whose lease another process took over (this one was stopped past it):
+    nothing more is written — that process answered its open calls and runs the thread now.
+    Live listeners still hear the run end (a stream ends with its `run_finished`)."""
+    outcome = Run(run_id, context.id, "interrupted", error=str(lost), session_status="failed")
+    context.events.relay(
+        RunFinishedEvent(
+            run_id=run_id, status=outcome.status, error=outcome.error, **context.base()
+        )
+    )
+    return outcome
 
 
 async def _run_child(

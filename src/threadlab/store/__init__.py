@@ -1,7 +1,8 @@
 """Persistence: one interface, SQLite by default, PostgreSQL for a team.
 
 The public namespace for writing a store of one's own: the `Store` protocol, the optional
-capabilities a store may add (`MessageCounter`, `LocatedStore`), and the records a store keeps.
+capabilities a store may add (`MessageCounter`, `LocatedStore`, `FencingStore` with the
+`LeaseLostError` its refused writes raise), and the records a store keeps.
 `threadlab.testing.StoreContract` is the contract the shipped stores pass, as a test class
 a third-party store runs."""
 
@@ -9,8 +10,10 @@ import os
 import re
 
 from .._errors import StoreURLError
+from ._fence import LeaseLostError
 from ._postgres import PostgresStore, is_postgres_url
 from ._protocol import (
+    FencingStore,
     FileRecord,
     LocatedStore,
     MessageCounter,
@@ -24,7 +27,9 @@ from ._protocol import (
 from ._sqlite import SQLiteStore
 
 __all__ = [
+    "FencingStore",
     "FileRecord",
+    "LeaseLostError",
     "LocatedStore",
     "MessageCounter",
     "PostgresStore",

@@ -24,7 +24,7 @@ from ._sql import SqlStore
 
 __all__ = ["NOTIFY_CHANNEL", "POSTGRES_SCHEMA_VERSION", "PostgresStore", "is_postgres_url"]
 
-POSTGRES_SCHEMA_VERSION = 3
+POSTGRES_SCHEMA_VERSION = 4
 NOTIFY_CHANNEL = "threadlab_queue"
 
 # Any fixed number: the key of the advisory lock that creates and migrates the schema.
@@ -38,6 +38,11 @@ _MIGRATIONS: dict[int, tuple[str, ...]] = {
         "CREATE TABLE IF NOT EXISTS env_log (seq BIGSERIAL PRIMARY KEY, thread_id TEXT NOT NULL,"
         " after_event BIGINT NOT NULL, name TEXT NOT NULL, kind TEXT NOT NULL, value BYTEA)",
         "CREATE INDEX IF NOT EXISTS env_log_thread ON env_log(thread_id, seq)",
+    ),
+    # 4: each thread's lease epoch, and the epoch each run took (fencing a taken-over run).
+    4: (
+        "ALTER TABLE runs ADD COLUMN IF NOT EXISTS epoch BIGINT",
+        "CREATE TABLE IF NOT EXISTS leases (thread_id TEXT PRIMARY KEY, epoch BIGINT NOT NULL)",
     ),
 }
 
@@ -92,14 +97,16 @@ class PostgresStore(SqlStore):
     """A store in a PostgreSQL database, shared by every process that opens the same URL."""
 
     ORDER = "seq"
+    # A fenced write's check keeps the lease row as read until its transaction ends: a
+    # takeover (which updates the row) waits for the write to commit, or the write sees it.
+    FENCE_LOCK = " FOR SHARE"
     # Numbered when inserted, visible when committed: two writers can commit out of order.
     events_in_commit_order = False
 
     def __init__(self, url: str) -> None:
         psycopg = _psycopg()
         self.url = url
-        self._lock = threading.RLock()
-        self._depth = 0
+        super().__init__()
         self._watchers: list[Callable[[str], None]] = []
         self._listener: threading.Thread | None = None
         self._closing = threading.Event()
@@ -156,6 +163,18 @@ class PostgresStore(SqlStore):
             return self._link.run(
                 sql, lambda db: list(db.execute(statement, params).fetchall()), read=True
             )
+
+    def _require(self, sql: str, params: Sequence[object], lost: Callable[[], Exception]) -> None:
+        statement = _placeholders(sql)
+
+        def check(db: Any) -> None:
+            if db.execute(statement, params).fetchone() is None:
+                raise lost()
+
+        # Journaled as a write: a transaction sent again on a new connection (`Link`) runs
+        # the check again, and fails if the lease was taken over meanwhile.
+        with self._lock:
+            self._link.run(sql, check, read=False)
 
     def lock_thread(self, thread_id: str) -> None:
         self._execute("SELECT pg_advisory_xact_lock(hashtextextended(?, 0))", (thread_id,))

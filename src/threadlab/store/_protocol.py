@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from typing import Protocol, runtime_checkable
 
 __all__ = [
+    "FencingStore",
     "FileRecord",
     "LocatedStore",
     "MessageCounter",
@@ -61,6 +62,9 @@ class RunRecord:
     text: str | None = None
     error: str | None = None
     owner_started: float | None = None  # when the owner process started (epoch seconds)
+    epoch: int | None = None
+    """The thread's lease epoch this run took (assigned by a `FencingStore` as it starts the
+    run; None where the store does not fence, and for runs started before it did)."""
 
 
 @dataclass(frozen=True)
@@ -87,7 +91,7 @@ class Store(Protocol):
     `transaction()` commit together. `tl.SQLiteStore` and `tl.PostgresStore` are the two
     shipped; `threadlab.testing.StoreContract` is the contract a store must pass, as a pytest
     test class: subclass it with an `open_store` that opens yours. What a store may do beyond
-    this protocol is declared apart (`MessageCounter`, `LocatedStore`).
+    this protocol is declared apart (`MessageCounter`, `LocatedStore`, `FencingStore`).
 
     Examples:
         >>> import threadlab as tl
@@ -243,17 +247,22 @@ class Store(Protocol):
 
     # runs: the lease a running run holds, and its outcome
     def start_run(self, record: RunRecord) -> None:
-        """Record a run as running, with its lease (owner process and host, heartbeat)."""
+        """Record a run as running, with its lease (owner process and host, heartbeat). A
+        `FencingStore` also moves the thread's lease epoch on, and gives it to the run."""
         ...
 
     def heartbeat(self, run_id: str, at: float) -> None:
-        """Say the run's owner is alive at `at` (a lease goes stale without it)."""
+        """Say the run's owner is alive at `at` (a lease goes stale without it). A
+        `FencingStore` raises `LeaseLostError` instead when the run no longer holds its
+        thread's lease (it was ended, or another run took the thread)."""
         ...
 
     def finish_run(
         self, run_id: str, status: str, text: str | None, error: str | None, at: float
     ) -> None:
-        """Record a run's outcome; it no longer holds the thread."""
+        """Record a run's outcome; it no longer holds the thread (a `FencingStore` moves the
+        thread's lease epoch on when the run held it, whoever ends it: a repair that ends an
+        abandoned run fences its owner out)."""
         ...
 
     def running_runs(self, thread_id: str) -> list[RunRecord]:
@@ -314,3 +323,27 @@ class LocatedStore(Protocol):
 
     location: str
     """Where the data lives, without credentials (a SQLite file's path, a database URL)."""
+
+
+@runtime_checkable
+class FencingStore(Protocol):
+    """What a store may do besides `Store`: refuse the writes of a run whose lease another
+    process took over (its owner was stopped for longer than a lease lasts, and went on).
+
+    The store keeps a lease epoch per thread, moved on by every `start_run` of the thread and
+    by the `finish_run` of the run that holds it. Once `fence(thread_id, run_id)` is called,
+    every write this store object makes to that thread — its messages, events, metadata, env,
+    files and the messages it takes from the queue, its runs' heartbeat and end — checks
+    inside the write's own transaction that the epoch is still the one the run took, and
+    raises `LeaseLostError` (rolling the transaction back) when it is not. Queuing a message
+    for the thread is never fenced: anyone may. Both shipped stores have it."""
+
+    def fence(self, thread_id: str, run_id: str) -> None:
+        """Fence this store object's writes to `thread_id` with the lease of run `run_id`
+        (started through this store object), until `unfence(run_id)` or the run's
+        `finish_run`."""
+        ...
+
+    def unfence(self, run_id: str) -> None:
+        """Stop fencing the writes of run `run_id`'s thread (a no-op when none are)."""
+        ...

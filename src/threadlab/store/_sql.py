@@ -2,16 +2,20 @@
 
 A dialect (`SQLiteStore`, `PostgresStore`) supplies the connection, the transaction (one
 writer at a time, as the runtime's claim of a run needs), the schema and its migrations, and
-how a statement is executed; the methods here are the `Store` interface itself.
+how a statement is executed; the methods here are the `Store` interface itself, with the
+fencing of a run's writes (`FencingStore`): a `leases` row per thread holds its lease epoch,
+and each write transaction for a fenced thread checks it once, before its first write.
 """
 
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from types import TracebackType
+from typing import NamedTuple
 
 from .._errors import StoreVersionError
+from ._fence import LeaseLostError
 from ._protocol import (
     FileRecord,
     RunRecord,
@@ -27,8 +31,15 @@ __all__ = ["SqlStore"]
 _THREAD = "id, parent_id, target, created_at, metadata"
 _RUN = (
     "id, thread_id, status, owner_pid, owner_host, heartbeat, started_at, finished_at, text,"
-    " error, owner_started"
+    " error, owner_started, epoch"
 )
+
+
+class _Held(NamedTuple):
+    """The lease a fenced thread's writes must still hold: its run, and the epoch it took."""
+
+    run_id: str
+    epoch: int
 
 
 class SqlStore:
@@ -38,9 +49,17 @@ class SqlStore:
     """The column that keeps threads in insertion order among equal timestamps."""
     BEGIN = "BEGIN"
     """How a write transaction starts."""
+    FENCE_LOCK = ""
+    """What a fence's check adds to its SELECT so that the lease row stays as read until the
+    transaction ends (SQLite's writers take turns: nothing)."""
 
-    _lock: threading.RLock
-    _depth: int
+    def __init__(self) -> None:
+        self._lock = threading.RLock()
+        self._depth = 0
+        self._fences: dict[str, _Held] = {}
+        """The threads whose writes this store object fences, each with the lease it holds."""
+        self._checked: set[str] = set()
+        """The fenced threads whose lease the open transaction has checked already."""
 
     def transaction(self) -> _Transaction:
         """Group writes so they commit together; nested uses join the outer one."""
@@ -129,9 +148,62 @@ class SqlStore:
         """A message was queued for `thread_id` in the current transaction (a dialect that
         can wake other processes does it here)."""
 
-    def _write(self, sql: str, params: Sequence[object] = ()) -> None:
+    def _write(self, sql: str, params: Sequence[object] = (), thread_id: str | None = None) -> None:
+        """One statement in a transaction of its own (of a write to `thread_id`: fenced)."""
         with self.transaction():
+            if thread_id is not None:
+                self._fenced(thread_id)
             self._execute(sql, params)
+
+    def _require(self, sql: str, params: Sequence[object], lost: Callable[[], Exception]) -> None:
+        """Run the query `sql`, which must find a row; `lost()` is raised when it finds none."""
+        if not self._read(sql, params):
+            raise lost()
+
+    # fencing (`FencingStore`)
+    def fence(self, thread_id: str, run_id: str) -> None:
+        with self._lock:
+            rows = self._read(
+                "SELECT epoch FROM runs WHERE id = ? AND thread_id = ?", (run_id, thread_id)
+            )
+            if not rows or rows[0][0] is None:
+                raise LookupError(
+                    f"run {run_id} of thread {thread_id} has no lease epoch to fence its writes"
+                    " with: start it with `start_run` first"
+                )
+            self._fences[thread_id] = _Held(run_id, int(str(rows[0][0])))
+            self._checked.discard(thread_id)
+
+    def unfence(self, run_id: str) -> None:
+        with self._lock:
+            thread_id = self._fenced_by(run_id)
+            if thread_id is not None:
+                del self._fences[thread_id]
+
+    def _fenced_by(self, run_id: str) -> str | None:
+        """The thread this store fences with run `run_id`'s lease, if any."""
+        return next((t for t, held in self._fences.items() if held.run_id == run_id), None)
+
+    def _fenced(self, thread_id: str) -> None:
+        """Inside a write transaction, before its writes to `thread_id`: when this store fences
+        the thread, check that its run still holds the lease epoch it took, or raise
+        `LeaseLostError` (the transaction then rolls back). Once per transaction: SQLite's
+        writers take turns, and PostgreSQL's check locks the lease row until the end, so
+        nobody can take the lease over in between."""
+        held = self._fences.get(thread_id)
+        if held is None or thread_id in self._checked:
+            return
+        self._require(
+            f"SELECT 1 FROM leases WHERE thread_id = ? AND epoch = ?{self.FENCE_LOCK}",
+            (thread_id, held.epoch),
+            lambda: LeaseLostError(thread_id, held.run_id),
+        )
+        self._checked.add(thread_id)
+
+    def _fenced_all(self, thread_ids: Iterable[str]) -> None:
+        if self._fences:
+            for thread_id in set(thread_ids):
+                self._fenced(thread_id)
 
     # threads
     def add_thread(self, record: ThreadRecord) -> None:
@@ -188,11 +260,14 @@ class SqlStore:
         return [ThreadRecord(*row) for row in rows]  # type: ignore[arg-type]
 
     def update_thread_metadata(self, thread_id: str, metadata: str) -> None:
-        self._write("UPDATE threads SET metadata = ? WHERE id = ?", (metadata, thread_id))
+        self._write(
+            "UPDATE threads SET metadata = ? WHERE id = ?", (metadata, thread_id), thread_id
+        )
 
     # messages and events
     def add_messages(self, messages: Sequence[StoredMessage]) -> None:
         with self.transaction():
+            self._fenced_all(m.thread_id for m in messages)
             self._executemany(
                 "INSERT INTO messages (id, thread_id, depth, data) VALUES (?, ?, ?, ?)",
                 [(m.id, m.thread_id, m.depth, m.data) for m in messages],
@@ -213,6 +288,7 @@ class SqlStore:
         if not events:
             return
         with self.transaction():
+            self._fenced_all(e.thread_id for e in events)
             self._executemany(
                 "INSERT INTO events (thread_id, type, data) VALUES (?, ?, ?)",
                 [(e.thread_id, e.type, e.data) for e in events],
@@ -280,6 +356,7 @@ class SqlStore:
         renamed, renames = _replacing(rename)
         named, names = _replacing([*rename, *mentions])
         with self.transaction():
+            self._fenced(target)
             rows = self._read(
                 "SELECT COUNT(*) FROM events"
                 " WHERE thread_id = ? AND type = 'message_created' AND seq <= ?",
@@ -309,6 +386,7 @@ class SqlStore:
     # as it was at its cut.
     def set_env(self, thread_id: str, name: str, variable_type: str, value: bytes | None) -> None:
         with self.transaction():
+            self._fenced(thread_id)
             self._execute(
                 "INSERT INTO env VALUES (?, ?, ?, ?) ON CONFLICT (thread_id, name)"
                 " DO UPDATE SET kind = excluded.kind, value = excluded.value",
@@ -356,6 +434,7 @@ class SqlStore:
             "INSERT INTO files VALUES (?, ?, ?, ?, ?) ON CONFLICT (thread_id, path) DO UPDATE"
             " SET digest = excluded.digest, size = excluded.size, updated_at = excluded.updated_at",
             (thread_id, record.path, record.digest, record.size, record.updated_at),
+            thread_id,
         )
 
     def get_file(self, thread_id: str, path: str) -> FileRecord | None:
@@ -375,6 +454,7 @@ class SqlStore:
 
     def delete_file(self, thread_id: str, path: str) -> bool:
         with self.transaction():
+            self._fenced(thread_id)
             count = self._execute(
                 "DELETE FROM files WHERE thread_id = ? AND path = ?", (thread_id, path)
             )
@@ -382,33 +462,69 @@ class SqlStore:
 
     # runs
     def start_run(self, record: RunRecord) -> None:
-        self._write(
-            f"INSERT INTO runs ({_RUN}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-            (
-                record.id,
-                record.thread_id,
-                record.status,
-                record.owner_pid,
-                record.owner_host,
-                record.heartbeat,
-                record.started_at,
-                record.finished_at,
-                record.text,
-                record.error,
-                record.owner_started,
-            ),
-        )
+        with self.transaction():
+            # A new holder: the thread's lease epoch moves on, fencing out any earlier one.
+            self._execute(
+                "INSERT INTO leases (thread_id, epoch) VALUES (?, 1) ON CONFLICT (thread_id)"
+                " DO UPDATE SET epoch = leases.epoch + 1",
+                (record.thread_id,),
+            )
+            self._execute(
+                f"INSERT INTO runs ({_RUN}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?,"
+                " (SELECT epoch FROM leases WHERE thread_id = ?))",
+                (
+                    record.id,
+                    record.thread_id,
+                    record.status,
+                    record.owner_pid,
+                    record.owner_host,
+                    record.heartbeat,
+                    record.started_at,
+                    record.finished_at,
+                    record.text,
+                    record.error,
+                    record.owner_started,
+                    record.thread_id,
+                ),
+            )
 
     def heartbeat(self, run_id: str, at: float) -> None:
-        self._write("UPDATE runs SET heartbeat = ? WHERE id = ?", (at, run_id))
+        # Only while the run holds its thread's lease: a beat must not make a run that was
+        # taken over look alive again.
+        with self.transaction():
+            beat = self._execute(
+                "UPDATE runs SET heartbeat = ? WHERE id = ? AND status = 'running' AND epoch ="
+                " (SELECT epoch FROM leases WHERE leases.thread_id = runs.thread_id)",
+                (at, run_id),
+            )
+        if not beat:
+            raise LeaseLostError(self._thread_of(run_id), run_id)
 
     def finish_run(
         self, run_id: str, status: str, text: str | None, error: str | None, at: float
     ) -> None:
-        self._write(
-            "UPDATE runs SET status = ?, text = ?, error = ?, finished_at = ? WHERE id = ?",
-            (status, text, error, at, run_id),
-        )
+        with self.transaction():
+            fenced = self._fenced_by(run_id)
+            if fenced is not None:
+                self._fenced(fenced)
+            # The lease ends with the run that holds it: the epoch moves on, so the owner of a
+            # run ended by someone else (a repair of an abandoned run) is fenced out from now.
+            self._execute(
+                "UPDATE leases SET epoch = epoch + 1"
+                " WHERE thread_id = (SELECT thread_id FROM runs WHERE id = ?)"
+                " AND epoch = (SELECT epoch FROM runs WHERE id = ?)",
+                (run_id, run_id),
+            )
+            self._execute(
+                "UPDATE runs SET status = ?, text = ?, error = ?, finished_at = ? WHERE id = ?",
+                (status, text, error, at, run_id),
+            )
+            if fenced is not None:
+                del self._fences[fenced]  # its later writes are no run's
+
+    def _thread_of(self, run_id: str) -> str:
+        rows = self._read("SELECT thread_id FROM runs WHERE id = ?", (run_id,))
+        return str(rows[0][0]) if rows else "(unknown)"
 
     def running_runs(self, thread_id: str) -> list[RunRecord]:
         rows = self._read(
@@ -427,6 +543,7 @@ class SqlStore:
 
     def pop_queued(self, thread_id: str) -> str | None:
         with self.transaction():
+            self._fenced(thread_id)  # taking a message is the run's; queuing one is anyone's
             rows = self._read(
                 "DELETE FROM queue WHERE seq = (SELECT min(seq) FROM queue WHERE thread_id = ?)"
                 " RETURNING data",
@@ -440,6 +557,7 @@ class SqlStore:
             return []
         # One statement takes and removes them: two drainers never get the same message.
         with self.transaction():
+            self._fenced(thread_id)
             rows = self._read(
                 "DELETE FROM queue WHERE thread_id = ? RETURNING seq, data", (thread_id,)
             )
@@ -479,6 +597,7 @@ class _Transaction:
             store._lock.release()
             raise
         store._depth = 1
+        store._checked.clear()  # each transaction checks its fences anew
 
     def __exit__(
         self,

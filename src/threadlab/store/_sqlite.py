@@ -28,7 +28,7 @@ from ._sql import SqlStore
 
 __all__ = ["SCHEMA_VERSION", "SQLiteStore"]
 
-SCHEMA_VERSION = 3
+SCHEMA_VERSION = 4
 
 CHECKPOINT_EVERY = 100  # commits between two background checkpoints
 
@@ -45,6 +45,12 @@ _MIGRATIONS: dict[int, tuple[str, ...]] = {
         " thread_id TEXT NOT NULL, after_event INTEGER NOT NULL, name TEXT NOT NULL,"
         " kind TEXT NOT NULL, value BLOB)",
         "CREATE INDEX IF NOT EXISTS env_log_thread ON env_log(thread_id, seq)",
+    ),
+    # 4: each thread's lease epoch, and the epoch each run took: the writes of a run whose
+    # lease was taken over are refused (a run started before has none, and is not fenced).
+    4: (
+        "ALTER TABLE runs ADD COLUMN epoch INTEGER",
+        "CREATE TABLE IF NOT EXISTS leases (thread_id TEXT PRIMARY KEY, epoch INTEGER NOT NULL)",
     ),
 }
 
@@ -76,8 +82,10 @@ CREATE TABLE IF NOT EXISTS files (
 CREATE TABLE IF NOT EXISTS runs (
     id TEXT PRIMARY KEY, thread_id TEXT NOT NULL, status TEXT NOT NULL,
     owner_pid INTEGER NOT NULL, owner_host TEXT NOT NULL, heartbeat REAL NOT NULL,
-    started_at REAL NOT NULL, finished_at REAL, text TEXT, error TEXT, owner_started REAL);
+    started_at REAL NOT NULL, finished_at REAL, text TEXT, error TEXT, owner_started REAL,
+    epoch INTEGER);
 CREATE INDEX IF NOT EXISTS runs_thread ON runs(thread_id, status);
+CREATE TABLE IF NOT EXISTS leases (thread_id TEXT PRIMARY KEY, epoch INTEGER NOT NULL);
 CREATE TABLE IF NOT EXISTS queue (
     seq INTEGER PRIMARY KEY AUTOINCREMENT, thread_id TEXT NOT NULL, data TEXT NOT NULL);
 """
@@ -96,8 +104,7 @@ class SQLiteStore(SqlStore):
         self.directory.mkdir(parents=True, exist_ok=True)
         self.path = self.directory / "threads.sqlite3"
         self.location = str(self.path.resolve())
-        self._lock = threading.RLock()
-        self._depth = 0
+        super().__init__()
         self._commits = 0
         self._checkpointing = threading.Event()
         try:

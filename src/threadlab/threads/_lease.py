@@ -5,6 +5,11 @@ process that took it (alive, and started before the run: containers reuse PIDs),
 holder is recognised at once there, elsewhere once its heartbeat is stale. `RunLeases` takes
 and ends the leases of one store and remembers which of them this process holds, so a Runtime
 can tell its own live runs from ones an earlier Runtime of the same process abandoned.
+
+Staleness is a guess: a process stopped past it (a suspended laptop, a debugger) is alive, and
+goes on when continued. A store that fences (`FencingStore`) makes that safe: a run's writes
+are fenced with its lease from the moment it is taken, and refused once another process took
+the thread over (`LeaseLostError`), so the continued run ends without writing.
 """
 
 from __future__ import annotations
@@ -17,7 +22,7 @@ import time
 from collections.abc import Container
 from pathlib import Path
 
-from ..store import LocatedStore, RunRecord, Store
+from ..store import FencingStore, LeaseLostError, LocatedStore, RunRecord, Store
 
 __all__ = [
     "HEARTBEAT_SECONDS",
@@ -107,6 +112,8 @@ class RunLeases:
         self._store = store
         key = store.location if isinstance(store, LocatedStore) else f"object:{id(store)}"
         self._held = _HELD.setdefault(key, set())
+        # Asked once: a store that cannot fence is used without (its writes are not checked).
+        self._fencing = store if isinstance(store, FencingStore) else None
 
     def running(self, thread_id: str) -> list[RunRecord]:
         """The thread's runs recorded as running (live or abandoned)."""
@@ -128,13 +135,17 @@ class RunLeases:
 
     def take(self, run_id: str, thread_id: str) -> None:
         """Record this process's lease of the thread for run `run_id` (in the caller's
-        transaction)."""
+        transaction), and fence this store's writes to the thread with it."""
         self._held.add(run_id)
         self._store.start_run(new_lease(run_id, thread_id))
+        if self._fencing is not None:
+            self._fencing.fence(thread_id, run_id)
 
     def release(self, run_id: str) -> None:
         """This process no longer runs `run_id` (its record is ended by `finish`)."""
         self._held.discard(run_id)
+        if self._fencing is not None:
+            self._fencing.unfence(run_id)
 
     def finish(self, run_id: str, status: str, text: str | None, error: str | None) -> None:
         """Record the run's outcome, which ends its lease in the store (this process keeps
@@ -142,10 +153,14 @@ class RunLeases:
         self._store.finish_run(run_id, status, text, error, time.time())
 
     async def heartbeat(self, run_id: str) -> None:
-        """Keep the lease of `run_id` fresh until cancelled."""
+        """Keep the lease of `run_id` fresh until cancelled, or until it is found taken over
+        (then the run's next write is refused, which ends it)."""
         while True:
             await asyncio.sleep(HEARTBEAT_SECONDS)
-            self._store.heartbeat(run_id, time.time())
+            try:
+                self._store.heartbeat(run_id, time.time())
+            except LeaseLostError:
+                return
 
 
 def new_lease(run_id: str, thread_id: str) -> RunRecord:

@@ -12,7 +12,7 @@ from collections.abc import Callable, Sequence
 from typing import Any, Protocol, TypeVar, cast
 
 from .._data import Message, ThreadEvent
-from ..store import Store, StoredEvent, StoredMessage
+from ..store import LeaseLostError, Store, StoredEvent, StoredMessage
 from ._redaction import Redactor
 
 __all__ = ["LIVE_ONLY", "Emit", "EventSink", "EventT", "Listener", "ThreadEvents"]
@@ -102,17 +102,23 @@ class EventSink:
 
     def persist(self, messages: Sequence[Message] = ()) -> None:
         """Write messages and every buffered event in one transaction."""
-        with self._store.transaction():
-            if messages:
-                self._store.add_messages(
-                    [
-                        StoredMessage(m.id, self.thread_id, m.depth, m.model_dump_json())
-                        for m in messages
-                    ]
-                )
-            if self._pending:
-                self._store.add_events(self._pending)
-                self._pending = []
+        try:
+            with self._store.transaction():
+                if messages:
+                    self._store.add_messages(
+                        [
+                            StoredMessage(m.id, self.thread_id, m.depth, m.model_dump_json())
+                            for m in messages
+                        ]
+                    )
+                if self._pending:
+                    self._store.add_events(self._pending)
+                    self._pending = []
+        except LeaseLostError:
+            # The run that emitted them lost the thread to another process: they are never to
+            # be written, not even with the next run's first write.
+            self._pending = []
+            raise
 
 
 class ThreadEvents:
