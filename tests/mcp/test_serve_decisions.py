@@ -103,23 +103,27 @@ async def test_a_declined_form_or_a_client_that_cannot_ask_leaves_one_waiting_th
     deleted: list[str] = []
     rt = tl.Runtime(deleting_registry(deleted), store_dir)
     service = await tl.mcp.serve(runtime=rt)
-    declines, _ = person(None)
+    declines, _ = person(None, None)
     try:
         async with client_of(service, elicitation_callback=declines, mode=mode) as client:
             first = await client.call_tool("delete", ARGS)
-        async with client_of(service, mode=mode) as client:  # no elicitation at all
-            again = await client.call_tool("delete", ARGS)
+            again = await client.call_tool("delete", ARGS)  # the session's own waiting thread
             (thread,) = rt.threads()
-            assert first.is_error
-            assert again.is_error
             for answer in (first, again):
+                assert answer.is_error
+                assert answer.content[0].text.startswith("the form was declined; ")
                 assert f"waits for a decision ({thread.pending[0].tool_call_id}) in thread" \
                     f" {thread.id}" in answer.content[0].text  # fmt: skip
             await thread.approve(thread.pending[0].tool_call_id)  # where threadlab runs
             ran = await client.call_tool("delete", ARGS)
             assert (ran.is_error, ran.content[0].text) == (False, "deleted /logs/old.log")
+        async with client_of(service, mode=mode) as client:  # no elicitation at all
             fresh = await client.call_tool("delete", ARGS)  # done: a new call, a new thread
-        assert fresh.is_error
+            repeated = await client.call_tool("delete", ARGS)
+        waiting = next(t for t in rt.threads() if t.id != thread.id)
+        for answer in (fresh, repeated):
+            assert answer.is_error
+            assert f"in thread {waiting.id}" in answer.content[0].text
         assert len(rt.threads()) == 2
         assert deleted == ["/logs/old.log"]
     finally:
@@ -161,12 +165,11 @@ async def test_an_edit_the_tools_schema_refuses_runs_nothing_and_says_why(
     deleted: list[str] = []
     rt = tl.Runtime(deleting_registry(deleted), store_dir)
     service = await tl.mcp.serve(runtime=rt)
-    callback, _ = person({"decision": "approve", "force": "yes, please"})
+    callback, _ = person({"decision": "approve", "force": "yes, please"}, None)
     try:
         async with client_of(service, elicitation_callback=callback, mode=mode) as client:
             refused = await client.call_tool("delete", ARGS)
-        async with client_of(service, mode=mode) as client:
-            again = await client.call_tool("delete", ARGS)
+            again = await client.call_tool("delete", ARGS)  # asked again, and declined
         (thread,) = rt.threads()
         assert refused.is_error
         assert refused.content[0].text.startswith(

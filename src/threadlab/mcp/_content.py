@@ -4,7 +4,10 @@ embedded resource named by its `threadlab://` URI (text where it is text, else a
 
 A file leaves with the thread's secrets redacted, as everything else of a thread does: in its
 bytes too, whatever its type (a binary file that held a secret is changed rather than the
-secret sent out, base64 or not)."""
+secret sent out, base64 or not).
+
+A file that would make the answer too large for one server-sent event (`_large_files`) goes as
+a `resource_link` to its resource instead of its bytes."""
 
 from __future__ import annotations
 
@@ -13,6 +16,7 @@ import mimetypes
 from typing import Any
 
 from ..runtime import Thread
+from ._large_files import room, wire_size
 from ._uris import file_uri
 
 __all__ = ["mime_type", "resource_contents", "served_content"]
@@ -80,18 +84,37 @@ async def served_content(thread: Thread, text: str, attachments: tuple[str, ...]
     blocks: list[Any] = []
     if text or not attachments:
         blocks.append(types.TextContent(type="text", text=text))
+    left = room() - sum(wire_size(block) for block in blocks)
     for path in attachments:
-        data = redacted(thread, await thread.files.read(path))
-        mime = mime_type(path, data)
-        encoded = base64.b64encode(data).decode()
-        if mime.startswith("image/") and mime != "image/svg+xml":
-            blocks.append(types.ImageContent(type="image", data=encoded, mime_type=mime))
-        elif mime.startswith("audio/"):
-            blocks.append(types.AudioContent(type="audio", data=encoded, mime_type=mime))
-        else:
-            contents = _file_contents(thread.id, path, data)
-            blocks.append(types.EmbeddedResource(type="resource", resource=contents))
+        record = thread.files.stat_sync(path)
+        block = None
+        if record is not None and record.size <= left:  # else too large however it is spelt
+            block = _file_block(thread, path, redacted(thread, await thread.files.read(path)))
+        size = wire_size(block) if block is not None else 0
+        if block is None or size > left:
+            block = types.ResourceLink(
+                type="resource_link", uri=file_uri(thread.id, path), name=path,
+                mime_type=mime_type(path), size=record.size if record is not None else None,
+                description="too large to send within the answer: read it as a resource",
+            )  # fmt: skip
+            size = wire_size(block)
+        blocks.append(block)
+        left -= size
     return blocks
+
+
+def _file_block(thread: Thread, path: str, data: bytes) -> Any:
+    """A file as a content block of its own kind."""
+    from mcp import types
+
+    mime = mime_type(path, data)
+    encoded = base64.b64encode(data).decode()
+    if mime.startswith("image/") and mime != "image/svg+xml":
+        return types.ImageContent(type="image", data=encoded, mime_type=mime)
+    if mime.startswith("audio/"):
+        return types.AudioContent(type="audio", data=encoded, mime_type=mime)
+    contents = _file_contents(thread.id, path, data)
+    return types.EmbeddedResource(type="resource", resource=contents)
 
 
 def resource_contents(thread: Thread, path: str, data: bytes) -> list[Any]:

@@ -1,15 +1,22 @@
 """A call waiting for a decision, asked of the MCP client's person as an elicitation form:
 approve or reject, a reason, and the call's simple arguments as fields holding what the model
-gave (a changed field is an edit, checked against the tool's schema like any other)."""
+gave (a changed field is an edit, checked against the tool's schema like any other).
+
+Only an answer that says approve approves: any other decision, or none, decides nothing (the
+call goes on waiting, and the client hears why) — an answer the form did not offer must not
+run a call."""
 
 from __future__ import annotations
 
 import json
-from typing import Any
+from collections.abc import Mapping
+from typing import Any, Literal
 
 from .._data import ApprovalRequest
 
-__all__ = ["decision_form", "edited_arguments"]
+__all__ = ["Decision", "decision_form", "edited_arguments", "read_decision"]
+
+Decision = Literal["approve", "reject"]
 
 _SIMPLE = ("string", "number", "integer", "boolean")
 
@@ -47,6 +54,22 @@ def decision_form(request: ApprovalRequest, schema: dict[str, Any]) -> tuple[str
         **_editable(request, schema),
     }  # fmt: skip
     return message, {"type": "object", "properties": properties, "required": ["decision"]}
+
+
+def read_decision(answer: Mapping[str, Any]) -> tuple[Decision | None, str]:
+    """The decision an accepted form's answer gives — its `decision` field, one of the form's
+    values or their labels as some clients send them ("Approve", any case, spaces around) —
+    or None and why it decides nothing."""
+    given = answer.get("decision")
+    said = given.strip().lower() if isinstance(given, str) else None
+    if said == "approve":
+        return "approve", ""
+    if said == "reject":
+        return "reject", ""
+    if given is None:
+        return None, "the answer has no decision (the form's decision field is approve or reject)"
+    shown = json.dumps(given)[:80]
+    return None, f"the answer's decision {shown} is neither approve nor reject"
 
 
 def edited_arguments(

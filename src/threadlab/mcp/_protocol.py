@@ -7,9 +7,11 @@ from __future__ import annotations
 import warnings
 from typing import Any, Protocol
 
-from ._client_channel import FormAnswer, session_id
+from ._client_channel import FormAnswer
+from ._large_files import answers_as_events
 from ._prompts import ServedPrompts
 from ._resources import ThreadResources
+from ._sessions import Sessions
 
 __all__ = ["Endpoint", "protocol_server"]
 
@@ -22,6 +24,7 @@ class Endpoint(Protocol):
     resources: ThreadResources
     prompts: ServedPrompts
     log_levels: dict[str, str]
+    sessions: Sessions
 
     def listed_tools(self) -> list[ListedTool]: ...
 
@@ -60,14 +63,15 @@ def protocol_server(service: Endpoint, bus: Any) -> Any:
         return types.ListResourceTemplatesResult(resource_templates=service.resources.templates())
 
     async def read_resource(ctx: Any, params: Any) -> Any:
-        return types.ReadResourceResult(contents=await service.resources.read(str(params.uri)))
+        contents = await service.resources.read(str(params.uri), answers_as_events(ctx))
+        return types.ReadResourceResult(contents=contents)
 
     async def subscribe(ctx: Any, params: Any) -> Any:
-        service.resources.subscribe(str(params.uri), ctx.session)
+        service.resources.subscribe(str(params.uri), service.sessions.of(ctx), ctx.session)
         return types.EmptyResult()
 
     async def unsubscribe(ctx: Any, params: Any) -> Any:
-        service.resources.unsubscribe(str(params.uri), ctx.session)
+        service.resources.unsubscribe(str(params.uri), service.sessions.of(ctx))
         return types.EmptyResult()
 
     async def list_prompts(ctx: Any, params: Any) -> Any:
@@ -88,7 +92,7 @@ def protocol_server(service: Endpoint, bus: Any) -> Any:
         )
 
     async def set_level(ctx: Any, params: Any) -> Any:
-        service.log_levels[session_id(ctx)] = params.level
+        service.log_levels[service.sessions.of(ctx)] = params.level
         return types.EmptyResult()
 
     with warnings.catch_warnings():

@@ -1,6 +1,11 @@
 """The files of served threads as MCP resources: listed, read by URI, offered as the template
 `threadlab://threads/{thread_id}/files/{path}` (with completion of its parameters), and
-watched: a client subscribed to a file's URI is told when a served call rewrites it."""
+watched: a client subscribed to a file's URI is told when a served call rewrites it.
+
+A subscription names a file of a thread the endpoint offers (one the thread has yet to write
+too: that is what a watcher waits for); any other URI is "Resource not found". A session holds
+at most `MAX_SUBSCRIPTIONS`, and they end with it. A read answered as one server-sent event
+refuses a file too large for one (`_large_files`)."""
 
 from __future__ import annotations
 
@@ -10,13 +15,19 @@ from typing import Any, Literal
 
 from .._errors import ThreadlabError
 from ..runtime import Runtime, Thread
+from ..store import FileRecord
 from ._content import mime_type, resource_contents
+from ._large_files import event_limit, fits, room
 from ._uris import FILE_TEMPLATE, file_uri, parse_file_uri
 
-__all__ = ["ThreadResources"]
+__all__ = ["MAX_SUBSCRIPTIONS", "ThreadResources"]
 
 Reach = Literal["served", "store"]
 _NOT_FOUND = -32002  # the spec's "Resource not found"
+_INVALID_REQUEST = -32600
+
+MAX_SUBSCRIPTIONS = 100
+"""The most resources one client session may watch at once."""
 
 
 class ThreadResources:
@@ -30,7 +41,8 @@ class ThreadResources:
         self._reach = reach
         self._publish = publish  # to the clients listening on the 2026 protocol
         self._served: dict[str, None] = {}  # ids, in the order the calls ran
-        self._watchers: dict[str, set[Any]] = {}  # uri -> the sessions subscribed to it
+        self._watchers: dict[str, dict[str, Any]] = {}  # uri -> session -> how to tell it
+        self._subscribed: dict[str, set[str]] = {}  # session -> the uris it watches
         self._known: set[str] = set()  # uris of files written while served
 
     def served(self, thread_id: str) -> None:
@@ -74,7 +86,9 @@ class ThreadResources:
             description="A file of a thread this server ran, by thread id and path.",
         )]  # fmt: skip
 
-    async def read(self, uri: str) -> list[Any]:
+    def _located(self, uri: str) -> tuple[Thread, str, FileRecord | None]:
+        """The thread and path of a file URI of a thread offered here, and the file's record
+        (None: not written yet); "Resource not found" for any other URI."""
         from mcp.shared.exceptions import MCPError
 
         located = parse_file_uri(uri)
@@ -82,10 +96,30 @@ class ThreadResources:
         if located is None or thread is None:
             raise MCPError(_NOT_FOUND, f"Resource not found: {uri}", {"uri": uri})
         try:
-            data = await thread.files.read(located[1])
+            record = thread.files.stat_sync(located[1])
+        except ThreadlabError:  # no path a thread can have
+            raise MCPError(_NOT_FOUND, f"Resource not found: {uri}", {"uri": uri}) from None
+        return thread, located[1], record
+
+    async def read(self, uri: str, as_event: bool = False) -> list[Any]:
+        """The contents of the file `uri`; `as_event`: the answer travels as one server-sent
+        event, so a file too large for one is refused (an MCP error naming the limit)."""
+        from mcp import types
+        from mcp.shared.exceptions import MCPError
+
+        thread, path, record = self._located(uri)
+        if record is None:
+            raise MCPError(_NOT_FOUND, f"Resource not found: {uri}", {"uri": uri})
+        if as_event and record.size > room():  # too large however it is spelt: not read
+            raise _too_large(uri, record.size)
+        try:
+            data = await thread.files.read(path)
         except (ThreadlabError, FileNotFoundError):
             raise MCPError(_NOT_FOUND, f"Resource not found: {uri}", {"uri": uri}) from None
-        return resource_contents(thread, located[1], data)
+        contents = resource_contents(thread, path, data)
+        if as_event and not fits(types.ReadResourceResult(contents=contents)):
+            raise _too_large(uri, len(data))
+        return contents
 
     async def complete(self, argument: str, value: str, context: dict[str, str]) -> list[str]:
         """Values of the template's `thread_id` or `path` that start with `value`."""
@@ -97,15 +131,40 @@ class ThreadResources:
         paths = [record.path.lstrip("/") for record in await thread.files.list()]
         return [p for p in paths if p.startswith(value.lstrip("/"))][:100]
 
-    def subscribe(self, uri: str, session: Any) -> None:
-        self._watchers.setdefault(uri, set()).add(session)
+    def subscribe(self, uri: str, session: str, channel: Any) -> None:
+        """Tell `session` (through `channel`, its SDK session) when the file `uri` changes."""
+        from mcp.shared.exceptions import MCPError
 
-    def unsubscribe(self, uri: str, session: Any) -> None:
-        sessions = self._watchers.get(uri)
-        if sessions is not None:
-            sessions.discard(session)
-            if not sessions:
+        self._located(uri)
+        held = self._subscribed.setdefault(session, set())
+        if uri not in held and len(held) >= MAX_SUBSCRIPTIONS:
+            raise MCPError(_INVALID_REQUEST, (
+                f"this session watches {len(held)} resources, the most one may: unsubscribe"
+                " from one (resources/unsubscribe) before subscribing to another"
+            ), {"limit": MAX_SUBSCRIPTIONS})  # fmt: skip
+        held.add(uri)
+        self._watchers.setdefault(uri, {})[session] = channel
+
+    def unsubscribe(self, uri: str, session: str) -> None:
+        held = self._subscribed.get(session)
+        if held is not None:
+            held.discard(uri)
+            if not held:
+                del self._subscribed[session]
+        watching = self._watchers.get(uri)
+        if watching is not None:
+            watching.pop(session, None)
+            if not watching:
                 del self._watchers[uri]
+
+    def session_ended(self, session: str) -> None:
+        """Drop the subscriptions of a session that ended."""
+        for uri in list(self._subscribed.get(session, ())):
+            self.unsubscribe(uri, session)
+
+    def subscriptions(self) -> int:
+        """How many subscriptions are held, all sessions together."""
+        return sum(len(held) for held in self._subscribed.values())
 
     async def written(self, thread_id: str, paths: Iterable[str]) -> None:
         """Tell the clients watching these files of `thread_id` that they changed (and those
@@ -118,6 +177,18 @@ class ThreadResources:
             if uri not in self._known:
                 self._known.add(uri)
                 await self._publish(ResourcesListChanged())
-            for session in list(self._watchers.get(uri, ())):
+            for channel in list(self._watchers.get(uri, {}).values()):
                 with contextlib.suppress(Exception):  # a session that went away
-                    await session.send_resource_updated(uri)
+                    await channel.send_resource_updated(uri)
+
+
+def _too_large(uri: str, size: int) -> Exception:
+    from mcp.shared.exceptions import MCPError
+
+    limit = event_limit()
+    return MCPError(_INVALID_REQUEST, (
+        f"Resource too large to send: {uri} is {size:,} bytes, and on this protocol a response"
+        f" travels as one server-sent event, which the MCP SDK's client reads up to {limit:,}"
+        " bytes (1 MiB); read it on protocol 2026-07-28 (a read is answered as JSON there), or"
+        " from its thread where threadlab runs"
+    ), {"uri": uri, "size": size, "limit": limit})  # fmt: skip

@@ -24,7 +24,7 @@ from ..definitions import (
 )
 from ..execution import ToolSpecCache
 from ..runtime import Runtime
-from ._client_channel import FormAnswer, RequestChannel, session_id
+from ._client_channel import FormAnswer, RequestChannel
 from ._content import served_content
 from ._http_guard import bearer, transport_security
 from ._output import output_schema, structured_result
@@ -32,6 +32,7 @@ from ._prompts import ServedPrompts
 from ._protocol import ListedTool, protocol_server
 from ._resources import Reach, ThreadResources
 from ._served_calls import NeedsAnswers, ServedCalls
+from ._sessions import Sessions
 
 __all__ = ["MCPService", "serve"]
 
@@ -69,7 +70,14 @@ class MCPService:
         self._calls = ServedCalls(registry, runtime, self.resources)
         self.log_levels: dict[str, str] = {}
         """The log level each client session set (by MCP session id)."""
+        self.sessions = Sessions(self._session_ended)
+        """The clients' MCP sessions: what each holds goes when it ends."""
         self._outputs: dict[str, tuple[ToolDefinition, dict[str, Any] | None]] = {}
+
+    def _session_ended(self, session: str) -> None:
+        self.resources.session_ended(session)
+        self._calls.session_ended(session)
+        self.log_levels.pop(session, None)
 
     async def _announce(self, event: Any) -> None:
         if self._bus is not None:
@@ -141,9 +149,12 @@ class MCPService:
         outputs = {listed[0]: listed[3] for listed in self.listed_tools()}
         if name not in outputs:
             raise MCPError(_INVALID_PARAMS, f"Unknown tool: {name}")
-        channel = RequestChannel(ctx, self.log_levels.get(session_id(ctx), "info"))
+        session = self.sessions.of(ctx)
+        channel = RequestChannel(ctx, self.log_levels.get(session, "info"))
         try:
-            outcome = await self._calls.call(name, arguments, channel, answers=answers, state=state)
+            outcome = await self._calls.call(
+                name, arguments, channel, answers=answers, state=state, session=session
+            )
         except ThreadlabError as exc:
             text = f"{type(exc).__name__}: {exc}"
             return types.CallToolResult(

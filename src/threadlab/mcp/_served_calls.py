@@ -3,9 +3,15 @@ its progress and log events go to the client as they happen, its files to the re
 their watchers), and its answer back as MCP content with the files attached.
 
 A call that needs a decision asks the client's person by elicitation when the client can;
-otherwise (or when they decline) the answer names the waiting thread, and the same call made
-again picks that thread up — it runs once decided where threadlab runs — instead of starting
-another."""
+otherwise (or when they decline, or answer anything but approve or reject) the answer names
+the waiting thread and why, and the same call made again picks that thread up — it runs once
+decided where threadlab runs — instead of starting another.
+
+A waiting call is the session's that made it: only a call from that MCP session picks it up
+(or answers its forms), so another client making the same call cannot decide it or take its
+result. Where the transport has no sessions (the 2026-07-28 protocol's single requests) its
+requests are one session, as over stdio. A call left waiting by an earlier process serving the
+store (whose sessions all ended with it) is picked up by the first session that makes it."""
 
 from __future__ import annotations
 
@@ -26,13 +32,16 @@ from .._errors import ThreadlabError
 from ..definitions import AgentDefinition, PromptDefinition, Registry, ToolDefinition
 from ..runtime import Runtime, Thread
 from ._client_channel import ClientChannel, FormAnswer, log_level
-from ._decision_form import decision_form, edited_arguments
+from ._decision_form import decision_form, edited_arguments, read_decision
 from ._relay import relay_prompt, relayed_tool
 from ._resources import ThreadResources
 
 __all__ = ["CallOutcome", "NeedsAnswers", "ServedCalls"]
 
 ORIGIN = "mcp"
+
+_Waiting = tuple[str | None, str]
+"""A waiting call: (the session that made it, None when an earlier process did; the call)."""
 
 
 @dataclass(frozen=True)
@@ -56,13 +65,15 @@ class NeedsAnswers:
 
 @dataclass(frozen=True)
 class _Asked:
-    """Forms handed to a client that answers by calling again: for which call and thread,
-    about which waiting calls. Only states issued here are honoured, once: a client cannot
-    name a thread of its choosing and decide its calls."""
+    """Forms handed to a client that answers by calling again: for which call, thread and
+    session, about which waiting calls. Only states issued here are honoured, once, and only
+    from the session they were issued to: a client cannot name a thread of its choosing and
+    decide its calls."""
 
     key: str
     thread_id: str
     requests: dict[str, ApprovalRequest]
+    session: str
 
 
 class ServedCalls:
@@ -70,7 +81,7 @@ class ServedCalls:
         self._registry = registry
         self._runtime = runtime
         self._resources = resources
-        self._waiting: dict[str, str] = {}  # the call (name + arguments) -> its waiting thread
+        self._waiting: dict[_Waiting, str] = {}  # (session, call) -> its waiting thread
         self._asked: dict[str, _Asked] = {}  # state handed to a client -> what it answers
         self._recovered = False
 
@@ -82,9 +93,11 @@ class ServedCalls:
         *,
         answers: dict[str, FormAnswer] | None = None,
         state: str | None = None,
+        session: str = "",
     ) -> CallOutcome | NeedsAnswers:
-        """Run one call of a served tool `name` (which the caller has checked is served);
-        `answers` and `state`: the client's answers to the forms a `NeedsAnswers` gave it."""
+        """Run one call of a served tool `name` (which the caller has checked is served) for
+        the MCP session `session` ("" where the transport has none); `answers` and `state`:
+        the client's answers to the forms a `NeedsAnswers` gave it."""
         definition = self._registry.get(name)
         if isinstance(definition, PromptDefinition | AgentDefinition):
             target = name
@@ -94,7 +107,7 @@ class ServedCalls:
         else:
             target = relay_prompt(self._registry, name)
             message = json.dumps(arguments)
-        key = _call_key(name, arguments)
+        key: _Waiting = (session, _call_key(name, arguments))
         asks, refused = client.asks, None
         if state is not None:
             thread, status, refused = await self._answered(key, state, answers or {}, client, name)
@@ -106,7 +119,7 @@ class ServedCalls:
             if asks == "again":
                 return self._forms(key, thread)
             refused = await self._ask(thread, client)
-            if refused != "":
+            if refused:
                 break
             status = await self._follow(thread, None, client, name)
         if status == "waiting":
@@ -121,20 +134,29 @@ class ServedCalls:
         self._waiting.pop(key, None)
         return self._outcome(thread, target != name, status)
 
-    def _forms(self, key: str, thread: Thread) -> NeedsAnswers:
+    def session_ended(self, session: str) -> None:
+        """Forget what `session` left: its waiting calls stay waiting in the store, to be
+        decided where threadlab runs; no other session picks them up."""
+        for key in [k for k in self._waiting if k[0] == session]:
+            del self._waiting[key]
+        for token in [t for t, asked in self._asked.items() if asked.session == session]:
+            del self._asked[token]
+
+    def _forms(self, key: _Waiting, thread: Thread) -> NeedsAnswers:
         """The forms for the thread's waiting calls, under a state issued for this call."""
         # One set of forms per call at a time, the newest: a client that never answers and
         # calls again does not pile up states.
-        for stale in [token for token, asked in self._asked.items() if asked.key == key]:
+        stale_forms = [t for t, asked in self._asked.items() if (asked.session, asked.key) == key]
+        for stale in stale_forms:
             del self._asked[stale]
         token = secrets.token_urlsafe(24)
         requests = {f"decision-{n}": r for n, r in enumerate(thread.pending)}
-        self._asked[token] = _Asked(key, thread.id, requests)
+        self._asked[token] = _Asked(key[1], thread.id, requests, key[0] or "")
         self._waiting[key] = thread.id  # a plain repeat of the call finds it too
         return NeedsAnswers({k: self._form(r) for k, r in requests.items()}, token)
 
     async def _start(
-        self, key: str, target: str, message: str, client: ClientChannel, name: str
+        self, key: _Waiting, target: str, message: str, client: ClientChannel, name: str
     ) -> tuple[Thread, str]:
         """A new thread for the call, or the one an earlier identical call left waiting."""
         thread = self._waiting_thread(key)
@@ -147,28 +169,36 @@ class ServedCalls:
         return thread, thread.status  # still waiting, or run meanwhile where threadlab runs
 
     async def _answered(
-        self, key: str, state: str, answers: dict[str, FormAnswer], client: ClientChannel,
+        self, key: _Waiting, state: str, answers: dict[str, FormAnswer], client: ClientChannel,
         name: str,
     ) -> tuple[Thread, str, str | None]:  # fmt: skip
-        """Apply the answers to forms this endpoint gave; the thread, its status ("declined":
-        the person would not say, or an edit was refused: why) and why."""
-        asked = self._asked.pop(state, None)
-        if asked is None or asked.key != key:
+        """Apply the answers to forms this endpoint gave this session; the thread, its status
+        ("declined": the person would not say, or their answer decided nothing) and why."""
+        asked = self._asked.get(state)
+        if asked is None or (asked.session, asked.key) != key:
             raise ThreadlabError("the call's request state is not one this server gave (or it"
                                  " was used already): make the call afresh")  # fmt: skip
+        del self._asked[state]
         thread = self._runtime.thread(asked.thread_id)
         for form_key, request in asked.requests.items():
-            action, answer = answers.get(form_key, ("cancel", {}))
-            refused = await self._decide(request, answer) if action == "accept" else None
-            if action != "accept" or refused:
+            if form_key not in answers:
+                return thread, "declined", f"no answer came for the form {form_key}"
+            action, answer = answers[form_key]
+            refused = await self._decide(request, answer) if action == "accept" else _not(action)
+            if refused:
                 return thread, "declined", refused
         return thread, await self._follow(thread, None, client, name), None
 
-    def _waiting_thread(self, key: str) -> Thread | None:
+    def _waiting_thread(self, key: _Waiting) -> Thread | None:
+        """The thread the session's same call left waiting; or one an earlier process left,
+        which this session now holds."""
         self._recover()
         thread_id = self._waiting.get(key)
         if thread_id is None:
-            return None
+            thread_id = self._waiting.pop((None, key[1]), None)
+            if thread_id is None:
+                return None
+            self._waiting[key] = thread_id
         try:
             return self._runtime.thread(thread_id)
         except ThreadlabError:  # gone from the store: start afresh
@@ -193,7 +223,7 @@ class ServedCalls:
             said = next((m.content for m in thread.messages if m.role == "user"), None)
             key = self._key_of(record.target, said or "")
             if key is not None:
-                self._waiting.setdefault(key, record.id)
+                self._waiting.setdefault((None, key), record.id)
 
     def _key_of(self, target: str, message: str) -> str | None:
         """The call a served thread of `target` began with `message` came from (as `call`
@@ -253,16 +283,14 @@ class ServedCalls:
         return dict(tool.args.json_schema) if isinstance(tool, ToolDefinition) else {}
 
     async def _ask(self, thread: Thread, client: ClientChannel) -> str | None:
-        """Ask the client's person about each waiting call: "" when every one is decided,
-        else None (they would not say) or why their answer was refused."""
+        """Ask the client's person about each waiting call: None when every one is decided,
+        else why not (they would not say, or their answer decided nothing)."""
         for request in thread.pending:
             action, answer = await client.ask(*self._form(request))
-            if action != "accept":
-                return None
-            refused = await self._decide(request, answer)
+            refused = await self._decide(request, answer) if action == "accept" else _not(action)
             if refused:
                 return refused
-        return ""
+        return None
 
     async def _decide(self, request: ApprovalRequest, answer: dict[str, Any]) -> str | None:
         """Record the person's decision (a call decided meanwhile elsewhere keeps that one);
@@ -270,8 +298,11 @@ class ServedCalls:
         decided = self._runtime.thread(request.thread_id)
         if not any(r.tool_call_id == request.tool_call_id for r in decided.pending):
             return None
+        decision, why = read_decision(answer)
+        if decision is None:
+            return f"nothing was decided: {why}"
         try:
-            if answer.get("decision") == "reject":
+            if decision == "reject":
                 reason = str(answer.get("reason") or "rejected by the MCP client")
                 await decided.reject(request.tool_call_id, reason, by="mcp")
             else:
@@ -293,6 +324,11 @@ class ServedCalls:
         if last is None or last.role != "assistant" or not last.content:
             return CallOutcome(status != "completed", f"the run {status}", thread)
         return CallOutcome(status != "completed", last.content, thread, tuple(last.attachments))
+
+
+def _not(action: str) -> str:
+    """Why a form that was not accepted decided nothing."""
+    return "the form was cancelled" if action == "cancel" else "the form was declined"
 
 
 def _call_key(name: str, arguments: dict[str, Any]) -> str:
