@@ -220,24 +220,33 @@ class Counting:
 async def test_sampling_uses_the_servers_model_and_the_runs_budget(
     registry: tl.Registry, store_dir: Path
 ) -> None:
+    """A request's output limit is what the budget has left once its messages are allowed
+    for (a byte of their text a token, and a few a message); one they would not fit is
+    refused, so sampling never spends past the budget."""
     command, *args = stdio_server()
     counting = Counting()
     tl.define_mcp_server("local", command=command, args=args, sampling_model=counting,
                          registry=registry)  # fmt: skip
-    both = step(call("summarise", {"text": "a"}), call("summarise", {"text": "b"}))
+    longer = "b" * 40
+    both = step(call("summarise", {"text": "a"}), call("summarise", {"text": longer}))
     model = ScriptedModel([both, text("done")])
     tl.define_prompt("p", prompt="x", model=model, tools=["mcp:local"], registry=registry)
-    rt = tl.Runtime(registry, store_dir, budget=tl.Budget(max_tokens=6))
+    rt = tl.Runtime(registry, store_dir, budget=tl.Budget(max_tokens=80))
     try:
         thread = await rt.create_thread("p")
         run = await thread.send("go")
         first, second = [m.content or "" for m in thread.messages if m.role == "tool"]
         assert json.loads(first)["result"] == "summary by counting: brief"
-        assert counting.requests[0].max_output_tokens == 6  # what the budget had left
-        assert "sampling refused: the run reached its budget of 6 tokens (7 used)" in second
-        (sampled,) = custom(thread, "sampling")
+        # 80, less the allowance for "Summarise in a line." and "a": (20 + 16) + (1 + 16) + 16
+        assert counting.requests[0].max_output_tokens == 80 - 69
+        assert (
+            "sampling refused: the run's budget of 80 tokens has 73 left (7 spent), and this"
+            " request's messages may take 108 of them" in second
+        )
+        assert len(counting.requests) == 1
+        sampled, refused = custom(thread, "sampling")
         assert sampled.data["usage"] == {"input_tokens": 5, "output_tokens": 2}
-        assert run.stop_reason == "stopped: budget"  # no model step after the budget is spent
+        assert "has 73 left" in refused.data["refused"]
         assert run.usage == {"input_tokens": 5, "output_tokens": 2}  # the sampling's
     finally:
         await rt.aclose()

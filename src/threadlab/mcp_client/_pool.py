@@ -7,7 +7,6 @@ from __future__ import annotations
 import asyncio
 import contextvars
 import os
-import time
 from collections.abc import Awaitable, Callable
 from typing import Any
 
@@ -23,6 +22,7 @@ from ..definitions import (
     header_variables,
 )
 from ..threads import ThreadState
+from ._coalesce import Coalesced
 from ._connection import MCPConnection
 from ._results import tool_result
 from ._server_requests import CallScope
@@ -180,16 +180,11 @@ def _needed(registry: Registry) -> list[MCPServerDefinition]:
 
 
 class StoredProgress:
-    """An MCP call's progress notifications as "progress" events: each one live, as it
-    comes; stored at most every `every` seconds, and the last one always, so a server that
-    sends thousands does not grow the store by as many rows."""
-
-    every = 0.25
+    """An MCP call's progress notifications as "progress" events, coalesced as `Coalesced`
+    stores them."""
 
     def __init__(self, state: ThreadState) -> None:
-        self._state = state
-        self._stored_at = -self.every
-        self._unstored: dict[str, Any] | None = None
+        self._events = Coalesced(state, "progress")
 
     async def __call__(self, done: float, total: float | None, message: str | None) -> None:
         data: dict[str, Any] = {"step": done}
@@ -197,19 +192,10 @@ class StoredProgress:
             data["of"] = total
         if message:
             data["message"] = message
-        now = time.monotonic()
-        stored = now - self._stored_at >= self.every
-        if stored:
-            self._stored_at = now
-        self._unstored = None if stored else data
-        self._state.emit("progress", data, stored=stored)
+        self._events(data)
 
     def keep_last(self) -> None:
-        """Store the last value if it was only delivered live (live listeners hear it once
-        more: the same value)."""
-        if self._unstored is not None:
-            self._state.emit("progress", self._unstored)
-            self._unstored = None
+        self._events.keep_last()
 
 
 def _tool_definition(server: MCPServerDefinition, tool: Any) -> ToolDefinition:

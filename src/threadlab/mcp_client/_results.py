@@ -1,9 +1,14 @@
 """An MCP `CallToolResult` as a threadlab `ToolResult`: text as text, structured content as
-JSON, images, audio and embedded files as attachments in the thread's files."""
+JSON, images, audio and embedded files as attachments in the thread's files.
+
+What the model reads of it is bounded (`MAX_RESULT_CHARS`): a server can answer with tens of
+megabytes, which no model reads and the store should not keep. Structured content over the
+limit is left out (the text beside it is read instead, saying so); text over it is cut."""
 
 from __future__ import annotations
 
 import base64
+import json
 import mimetypes
 import re
 from typing import Any
@@ -11,9 +16,14 @@ from typing import Any
 from .._data import ToolResult
 from ..threads import ThreadState
 
-__all__ = ["tool_result"]
+__all__ = ["MAX_RESULT_CHARS", "tool_result"]
 
 _UNSAFE = re.compile(r"[^A-Za-z0-9_.-]+")
+
+MAX_RESULT_CHARS = 1 << 20
+"""The most characters of an MCP tool's result the model reads and the thread stores (of its
+text, or of the JSON of its structured content): about 250,000 tokens, past what a model's
+context holds."""
 
 
 async def tool_result(state: ThreadState, server: str, call_id: str, returned: Any) -> ToolResult:
@@ -41,15 +51,31 @@ async def tool_result(state: ThreadState, server: str, call_id: str, returned: A
             texts.append(f"[resource link: {part.uri} ({part.name})]")
         else:
             texts.append(f"[{kind} content]")
+    text = "\n".join(texts)
     if returned.is_error:
-        return ToolResult("error", error="\n".join(texts) or "the MCP tool reported an error",
+        return ToolResult("error", error=_cut(text) or "the MCP tool reported an error",
                           attachments=tuple(attachments))  # fmt: skip
     structured = getattr(returned, "structured_content", None)
     if structured is not None:
         # What is attached already reaches the model as a file, not again as base64 text.
         result = _without(structured, attached)
-        return ToolResult("success", result=result, attachments=tuple(attachments))
-    return ToolResult("success", result="\n".join(texts), attachments=tuple(attachments))
+        size = len(json.dumps(result))  # as the thread stores it
+        if size <= MAX_RESULT_CHARS:
+            return ToolResult("success", result=result, attachments=tuple(attachments))
+        left_out = (
+            f"[the structured content ({size:,} characters of JSON) is left out: over the limit"
+            f" of {MAX_RESULT_CHARS:,} characters of a result]"
+        )
+        text = f"{text}\n{left_out}" if text else left_out
+    return ToolResult("success", result=_cut(text), attachments=tuple(attachments))
+
+
+def _cut(text: str) -> str:
+    """`text`, cut to the limit with a note when it is longer."""
+    if len(text) <= MAX_RESULT_CHARS:
+        return text
+    note = f"\n[cut: the result's text is {len(text):,} characters; the first are kept]"
+    return text[: MAX_RESULT_CHARS - len(note)] + note
 
 
 async def _embedded(

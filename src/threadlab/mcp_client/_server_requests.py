@@ -1,8 +1,10 @@
 """What a server asks of its client in the middle of a call, and what it tells: an elicitation
 (a form for the user) is answered by the runtime's elicitor — or declined, never answered with
 an error dressed as a result —, a sampling request by a model the runtime chooses (the
-`Sampler`), and a log message becomes a "log" event of the call. All are recorded on the
-thread whose call the server is serving.
+`Sampler`), and a log message becomes a "log" event of the call — each heard live, stored
+coalesced per level as progress is (`Coalesced`): a flood of them keeps a few a second and
+the last, with how many were left out (`dropped`). All are recorded on the thread whose call
+the server is serving.
 
 Which call that is: the call awaiting the answer (on the 2026 protocol the question comes back
 as the call's own result, in the calling task), else the only call in flight on the session. A
@@ -21,6 +23,7 @@ from typing import Any, Literal
 
 from .._data import Elicitation, Elicitor
 from ..threads import ThreadState
+from ._coalesce import Coalesced
 
 __all__ = ["CallScope", "Sampler", "ServerRequests", "ask_person", "form_refusal", "with_defaults"]
 
@@ -61,6 +64,7 @@ class ServerRequests:
         self._elicitor = elicitor
         self._sampler = sampler
         self._in_flight: dict[int, CallScope] = {}
+        self._logs: dict[int, dict[str, Coalesced]] = {}  # call -> its log levels' events
 
     @contextlib.contextmanager
     def calling(self, scope: CallScope) -> Iterator[None]:
@@ -71,6 +75,8 @@ class ServerRequests:
             yield
         finally:
             self._in_flight.pop(id(scope), None)
+            for events in self._logs.pop(id(scope), {}).values():
+                events.keep_last()
             _CALLING.reset(token)
 
     def _scope(self) -> CallScope | None:
@@ -146,7 +152,15 @@ class ServerRequests:
         data = {"level": params.level, "message": params.data}
         if params.logger:
             data["logger"] = params.logger
-        scope.state.emit("log", data)
+        if id(scope) not in self._in_flight:  # heard after its call ended: nothing to coalesce
+            scope.state.emit("log", data)
+            return
+        # Per level, so that a flood of debug lines does not leave a warning unstored.
+        levels = self._logs.setdefault(id(scope), {})
+        events = levels.get(str(params.level))
+        if events is None:
+            events = levels[str(params.level)] = Coalesced(scope.state, "log", "dropped")
+        events(data)
 
 
 async def ask_person(

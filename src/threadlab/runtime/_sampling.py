@@ -5,6 +5,12 @@ from that run's budget — refused once the budget is used up, its output bounde
 left —, counted in that run's usage and cost, and recorded as a "sampling" event of the call:
 the model, its usage and cost, the text it gave.
 
+Requests a server makes at once (several in flight in one call, or in several calls of the
+run) share that budget by reservation: each holds, while it runs, its output limit and an
+allowance for its input, and its output limit is what the budget has left once the requests
+in flight hold theirs; done, its hold gives way to what it spent. So their total never exceeds
+the budget, however many run together; one with nothing left is refused.
+
 A server defined with `approval=` (its calls wait for a decision) has its sampling requests put
 to the person too, through the runtime's elicitor (in a notebook, the call's card), with what
 the model would be sent: approving the call did not show what the server would ask the model
@@ -12,9 +18,11 @@ in its course. Declined, or nobody to ask: refused, and recorded so."""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any, Protocol
 
-from .._data import Elicitor, Message
+from .._data import Budget, Elicitor, Message
 from ..definitions import MCPServerDefinition, PromptDefinition, Registry
 from ..execution import SPENDING, model_id
 from ..mcp_client import CallScope, ask_person
@@ -33,9 +41,23 @@ class SamplingHost(Protocol):
     def resolve_model(self, chosen: Any, variables: Any) -> Model: ...
 
 
+class Spending(Protocol):
+    """What a reservation reads of a run's spend (the execution layer's `Spend`)."""
+
+    @property
+    def budget(self) -> Budget | None: ...
+
+    @property
+    def tokens(self) -> int: ...
+
+    @property
+    def parent(self) -> Spending | None: ...
+
+
 class SamplingAnswerer:
     def __init__(self, host: SamplingHost) -> None:
         self._host = host
+        self._held = _Holds()
 
     async def __call__(self, server: MCPServerDefinition, scope: CallScope, params: Any) -> Any:
         from mcp import types
@@ -52,29 +74,32 @@ class SamplingAnswerer:
         spend = scope.context.get(SPENDING)
         over = spend.over_budget() if spend is not None else None
         if over is not None:
+            state.emit("sampling", {"server": server.name, "refused": over})
             return _refused(over)
         model = self._host.resolve_model(chosen, lambda name: context.env.resolve(name, prompt))
-        limit = int(params.max_tokens)
-        left = spend.tokens_left() if spend is not None else None
-        request = ModelRequest(
-            messages=_messages(params),
-            max_output_tokens=min(limit, left) if left is not None else limit,
-        )
-        if server.approval is not None:
-            why = await self._gate(server, scope, model, request)
-            if why is not None:
-                state.emit("sampling", {"server": server.name, "refused": why})
-                return _refused(why)
-        text, usage, answered = "", None, None
-        async for chunk in model.stream(request):
-            if isinstance(chunk, TextChunk):
-                text += chunk.text
-            elif isinstance(chunk, FinishChunk):
-                usage, answered = chunk.usage, chunk.model
-        name = answered or model_id(model) or "?"
-        cost = step_cost(model, usage)
-        if spend is not None:
-            spend.add_sampled(usage, cost, name)
+        messages = _messages(params)
+        granted = self._held.grant(spend, int(params.max_tokens), _input_allowance(messages))
+        if isinstance(granted, str):
+            state.emit("sampling", {"server": server.name, "refused": granted})
+            return _refused(granted)
+        output, held = granted
+        with self._held.holding(spend, held):
+            request = ModelRequest(messages=messages, max_output_tokens=output)
+            if server.approval is not None:
+                why = await self._gate(server, scope, model, request)
+                if why is not None:
+                    state.emit("sampling", {"server": server.name, "refused": why})
+                    return _refused(why)
+            text, usage, answered = "", None, None
+            async for chunk in model.stream(request):
+                if isinstance(chunk, TextChunk):
+                    text += chunk.text
+                elif isinstance(chunk, FinishChunk):
+                    usage, answered = chunk.usage, chunk.model
+            name = answered or model_id(model) or "?"
+            cost = step_cost(model, usage)
+            if spend is not None:  # counted before the hold ends: the two never both lapse
+                spend.add_sampled(usage, cost, name)
         state.emit("sampling", {"server": server.name, "model": name, "usage": usage,
                                 "cost_usd": cost, "text": text})  # fmt: skip
         return types.CreateMessageResult(
@@ -100,6 +125,69 @@ class SamplingAnswerer:
 
 
 _NO_FIELDS = {"type": "object", "properties": {}}
+
+# What a request's messages may take of the budget before the model says: a token is at least
+# a byte of the text for the tokenizers in use, and each message adds a few of its own (role
+# and separators, counted generously). An overestimate only holds budget until the request is
+# done.
+_TOKENS_PER_MESSAGE = 16
+
+
+def _input_allowance(messages: list[Message]) -> int:
+    return sum(len((m.content or "").encode()) + _TOKENS_PER_MESSAGE for m in messages) + (
+        _TOKENS_PER_MESSAGE
+    )
+
+
+class _Holds:
+    """The tokens the sampling requests in flight hold of each root run's budget (by the
+    root's identity; an entry lives only while a request holds some)."""
+
+    def __init__(self) -> None:
+        self._held: dict[int, int] = {}
+
+    def grant(self, spend: Spending | None, asked: int, allowance: int) -> tuple[int, int] | str:
+        """(the request's output limit, the tokens it holds), or why it is refused: what the
+        budget has left once spent and held tokens are counted cannot take its input."""
+        root = _root(spend)
+        if root is None or root.budget is None or root.budget.max_tokens is None:
+            return asked, 0
+        budget, held = root.budget.max_tokens, self._held.get(id(root), 0)
+        left = budget - root.tokens - held
+        output = min(asked, left - allowance)
+        if output < 1:
+            in_flight = f", {held:,} held by requests in flight" if held else ""
+            return (
+                f"the run's budget of {budget:,} tokens has {max(left, 0):,} left ({root.tokens:,}"
+                f" spent{in_flight}), and this request's messages may take {allowance:,} of"
+                " them: ask again once the requests in flight are answered, or raise the budget"
+            )
+        return output, allowance + output
+
+    @contextmanager
+    def holding(self, spend: Spending | None, tokens: int) -> Iterator[None]:
+        """Hold `tokens` of the root run's budget while the request runs."""
+        root = _root(spend)
+        if root is None or tokens == 0:
+            yield
+            return
+        key = id(root)
+        self._held[key] = self._held.get(key, 0) + tokens
+        try:
+            yield
+        finally:
+            remaining = self._held.get(key, 0) - tokens
+            if remaining > 0:
+                self._held[key] = remaining
+            else:
+                self._held.pop(key, None)
+
+
+def _root(spend: Spending | None) -> Spending | None:
+    """The run whose budget bounds `spend` (the root of its runs)."""
+    while spend is not None and spend.parent is not None:
+        spend = spend.parent
+    return spend
 
 
 def _refused(why: str) -> Any:
