@@ -11,7 +11,7 @@ import contextlib
 import warnings
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 import pytest
 from mcp import types
@@ -90,7 +90,7 @@ async def test_the_forms_own_reject_label_rejects(store_dir: Path, mode: str, la
 @pytest.mark.parametrize("mode", MODES)
 @pytest.mark.parametrize("action", ["decline", "cancel"])
 async def test_a_declined_or_cancelled_form_runs_nothing_and_says_so(
-    store_dir: Path, mode: str, action: str
+    store_dir: Path, mode: str, action: Literal["decline", "cancel"]
 ) -> None:
     deleted: list[str] = []
     rt = tl.Runtime(deleting_registry(deleted), store_dir)
