@@ -10,25 +10,29 @@ password from a text, for errors about a URL too malformed to parse.
 
 from __future__ import annotations
 
+import functools
 import logging
 import re
 from urllib.parse import quote, unquote
 
-__all__ = ["HIDDEN", "UserinfoFilter", "hide", "password_of", "scrub", "shown"]
+__all__ = ["HIDDEN", "UserinfoFilter", "hide", "password_of", "scrub", "scrub_http_logs", "shown"]
 
 # scheme://userinfo@ — userinfo being anything up to the last "@" before the path, so that a
 # password with "@" or spaces in it (malformed, but typed) is taken whole.
 _USERINFO = re.compile(r"(?P<scheme>[A-Za-z][A-Za-z0-9+.-]*://)(?P<userinfo>[^/?#\s]*@)")
 # A query or fragment parameter (`?api_key=…`, `&X-Amz-Signature=…`, `#access_token=…`) whose
 # name says it holds a credential: its value is replaced, its name kept (it says what is gone).
-_PARAMETER = re.compile(r"(?P<lead>[?&;#])(?P<name>[^=&;#?\s\"'<>]+)=(?P<value>[^&;#\s\"'<>]*)")
+_PARAMETER = re.compile(
+    r"(?P<lead>[?&;#])(?P<name>[^=&;#?\s\"'<>]+)=(?P<value>[\"']?[^&;#\s\"'<>]*)"
+)
 # Words that name a credential wherever they appear in a parameter's name ...
 _CREDENTIAL_WORDS = re.compile(
-    r"token|secret|passw|signature|credential|apikey|auth|bearer|jwt|cookie", re.IGNORECASE
+    r"token|secret|passw|passcode|signature|credential|assertion|apikey|auth|bearer|jwt|cookie",
+    re.IGNORECASE,
 )
 # ... and words that do only as a whole part of it (`key`, `api_key`, `keyId`; not `keyword`).
-_CREDENTIAL_PARTS = frozenset(
-    {"key", "keys", "sig", "pass", "pwd", "pw", "code", "session", "sessionid", "sid"}
+_CREDENTIAL_PART = re.compile(
+    r"(key|keys|keyid|sig|pass|pwd|pw|code|session|sessionid|sid)\d*", re.IGNORECASE
 )
 _PART = re.compile(r"[A-Z]?[a-z0-9]+|[A-Z]+(?![a-z])")
 HIDDEN = "***"
@@ -81,7 +85,7 @@ def hide(text: str, url: str) -> str:
 def _names_a_credential(name: str) -> bool:
     if _CREDENTIAL_WORDS.search(name):
         return True
-    return any(part.lower() in _CREDENTIAL_PARTS for part in _PART.findall(name))
+    return any(_CREDENTIAL_PART.fullmatch(part) for part in _PART.findall(name))
 
 
 class UserinfoFilter(logging.Filter):
@@ -93,3 +97,25 @@ class UserinfoFilter(logging.Filter):
         if "@" in message or "=" in message:
             record.msg, record.args = scrub(message), None
         return True
+
+
+# The loggers that write a request's URL: the HTTP libraries under the SDKs (httpx, and the
+# httpx2 fork that openai's and mcp's clients use here log each request at INFO) and the SDKs
+# themselves. A filter applies to the records of its own logger only, so each is named.
+_HTTP_LOGGERS = (
+    "httpx",
+    "httpx2",
+    "httpcore",
+    "httpcore2",
+    "openai._base_client",
+    "anthropic._base_client",
+    "mcp.client.streamable_http",
+    "mcp.client.sse",
+)
+
+
+@functools.cache
+def scrub_http_logs() -> None:
+    """Rewrite the URLs in what the HTTP libraries and SDKs log (once per process)."""
+    for name in _HTTP_LOGGERS:
+        logging.getLogger(name).addFilter(UserinfoFilter())

@@ -12,6 +12,7 @@ from typing import Any
 
 from .._data import Elicitor
 from .._errors import MCPServerError
+from .._urls import scrub_http_logs
 from ..definitions import MCPServerDefinition
 from ._server_requests import Sampler, ServerRequests
 
@@ -61,6 +62,7 @@ class MCPConnection:
 
     async def open(self) -> None:
         """Start (or reach) the server and finish the MCP handshake (MCPServerError if not)."""
+        scrub_http_logs()  # the HTTP library logs each request's URL, credentials and all
         self._task = asyncio.create_task(self._hold(), name=f"threadlab-mcp-{self.definition.name}")
         ready = asyncio.ensure_future(self._ready.wait())
         try:

@@ -10,15 +10,13 @@ the provider's own message after the SDK's retries.
 from __future__ import annotations
 
 import asyncio
-import functools
 import importlib
-import logging
 import weakref
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from .._errors import ModelError
-from .._urls import UserinfoFilter, scrub, shown
+from .._urls import scrub, scrub_http_logs, shown
 
 __all__ = ["Endpoint", "SdkName", "describe_failure"]
 
@@ -69,7 +67,7 @@ class Endpoint:
         client = per_loop.get(self)
         if client is None:
             module = sdk(self.sdk)
-            _scrub_sdk_logs()
+            scrub_http_logs()
             client = getattr(module, _CLIENT_CLASSES[self.sdk])(
                 api_key=self.api_key,
                 base_url=self.base_url,
@@ -78,13 +76,6 @@ class Endpoint:
             )
             per_loop[self] = client
         return client
-
-
-@functools.cache
-def _scrub_sdk_logs() -> None:
-    """The SDKs and their HTTP library log each request's URL at DEBUG: without userinfo."""
-    for name in ("httpx", "openai._base_client", "anthropic._base_client"):
-        logging.getLogger(name).addFilter(UserinfoFilter())
 
 
 def describe_failure(exc: Exception, endpoint: Endpoint, model: str) -> ModelError:
