@@ -197,3 +197,34 @@ async def test_no_spelling_of_a_secret_reaches_any_postgres_table(
         if form in text
     ]  # fmt: skip
     assert leaks == []
+
+
+async def test_a_text_value_given_beside_a_secret_and_a_name_holding_one(
+    registry: tl.Registry, store_dir: Path
+) -> None:
+    secret = "sk-live-given-together-0123"
+    named: list[str] = []
+
+    async def rename(state: tl.ThreadState, args: Any) -> str:
+        try:
+            await state.set_env(f"NAME_{secret}", "x", type="text")
+        except tl.ThreadlabError as exc:
+            named.append(str(exc))
+        return "ok"
+
+    tl.define_tool("rename", description="Rename.", execute=rename, registry=registry)
+    tl.define_prompt("q", prompt="x", model=ScriptedModel([call("rename"), text("done")]),
+                     tools=["rename"], registry=registry)  # fmt: skip
+    rt = tl.Runtime(registry, store_dir, secret_key="scan-key")
+    # Given in one call: the text value is redacted with the secret already known.
+    thread = await rt.create_thread("q", env={"HEADER": f"Bearer {secret}"},
+                                    secrets={"TOKEN": secret})  # fmt: skip
+    await thread.send("go")
+    assert thread.snapshot(-1).env["HEADER"] == "Bearer [secret:TOKEN]"
+    assert named == [
+        "a variable's name holds the value of a secret (NAME_[secret:TOKEN]): name it"
+        " otherwise, and put the value in a secret variable"
+    ]
+    rt.close()
+    stored = b"".join(p.read_bytes() for p in store_dir.rglob("*") if p.is_file())
+    assert secret.encode() not in stored

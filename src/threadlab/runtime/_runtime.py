@@ -211,8 +211,9 @@ class Runtime:
             context = host.new_context(record, None)
             context.adopt_definitions(definitions)
             context.model_override = model
-            context.env.set_given(env or {})
+            # The secrets first: a text value given beside them is redacted with them known.
             context.env.set_given(secrets or {}, "secret")
+            context.env.set_given(env or {})
             missing = context.env.missing() + missing_in_descendants(
                 self.registry, definitions, context.env.resolve
             )

@@ -7,6 +7,7 @@ from collections.abc import Mapping
 from typing import Literal
 
 from ..definitions import PromptDefinition, ThreadDefinitions, resolve_variable
+from .._errors import ThreadlabError
 from ..store import Store
 from ._redaction import Redactor
 from ._secret_box import SecretBox
@@ -77,7 +78,13 @@ class ThreadEnv:
         return "secret"
 
     def set(self, name: str, value: str | None, type: VariableType | None = None) -> None:
-        """Give this thread its own value of `name` (None clears it to "no value")."""
+        """Give this thread its own value of `name` (None clears it to "no value"); a name
+        that holds a known secret's value is refused (names are shown as they are)."""
+        if self.redactor and self.redactor.text(name) != name:
+            raise ThreadlabError(
+                f"a variable's name holds the value of a secret ({self.redactor.text(name)}):"
+                " name it otherwise, and put the value in a secret variable"
+            )
         if type is None:
             declared = self.definitions.variable_type(name)
             type = declared or self._types.get(name, "secret")
