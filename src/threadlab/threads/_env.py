@@ -6,8 +6,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Literal
 
-from ..definitions import PromptDefinition, ThreadDefinitions, resolve_variable
 from .._errors import ThreadlabError
+from ..definitions import PromptDefinition, ThreadDefinitions, resolve_variable
 from ..store import Store
 from ._redaction import Redactor
 from ._secret_box import SecretBox
