@@ -92,6 +92,8 @@ def test_every_write_of_a_run_taken_over_is_refused_and_stores_nothing(
         "its oldest message": lambda: owner.pop_queued("thr_f"),
         "a heartbeat": lambda: owner.heartbeat("run_a", time.time()),
         "its end": lambda: owner.finish_run("run_a", "completed", "late", None, time.time()),
+        "a child": lambda: owner.add_thread(ThreadRecord("thr_child", "thr_f", "a", 1.0, "{}")),
+        "its own message": lambda: fenced_enqueue(owner, "thr_f"),
     }
     for what, write in refused.items():
         with pytest.raises(LeaseLostError, match="taken over by another process") as caught:
@@ -105,6 +107,14 @@ def test_every_write_of_a_run_taken_over_is_refused_and_stores_nothing(
     owner.enqueue("thr_f", '{"content": "for whoever runs it"}')  # queuing is anyone's
     other.heartbeat("run_b", time.time())  # the new owner goes on
     other.add_messages([StoredMessage("m3", "thr_f", 0, "{}")])
+
+
+def fenced_enqueue(store: Store, thread_id: str) -> None:
+    """What a run's own tool does to queue a message to its thread (`state.queue_message`)."""
+    assert isinstance(store, FencingStore)
+    with store.transaction():
+        store.check_fence(thread_id)
+        store.enqueue(thread_id, '{"content": "from the run taken over"}')
 
 
 def test_a_refused_write_rolls_back_its_whole_transaction(two: tuple[Store, Store]) -> None:

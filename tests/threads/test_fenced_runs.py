@@ -15,7 +15,7 @@ import pytest
 
 import threadlab as tl
 from threadlab.models import call, text
-from threadlab.store import RunRecord, Store
+from threadlab.store import LeaseLostError, RunRecord, Store
 from threadlab.threads import _lease
 
 from ..helpers import HangingTool, scripted_prompt
@@ -82,4 +82,33 @@ async def test_a_run_taken_over_in_a_tool_ends_without_writing_more(
     (running_run,) = other.running_runs(thread.id)
     assert running_run.id == "run_elsewhere"
     assert not [r for r in caplog.records if r.levelno >= logging.ERROR]
+    other.close()
+
+
+async def test_a_run_taken_over_queues_no_message_for_the_next_owner(
+    rt: tl.Runtime, registry: tl.Registry, store_dir: Path
+) -> None:
+    entered, release = asyncio.Event(), asyncio.Event()
+    refused: list[str] = []
+
+    async def late(state: tl.ThreadState, args: dict[str, object]) -> str:
+        entered.set()
+        await release.wait()
+        try:
+            await state.queue_message("injected by the run taken over")
+        except LeaseLostError as exc:
+            refused.append(str(exc))
+        return "late result"
+
+    tl.define_tool("late", description="Late.", execute=late, registry=registry)
+    scripted_prompt(registry, [call("late"), text("never answered")], tools=["late"])
+    thread = await rt.create_thread("p")
+    running = asyncio.ensure_future(thread.send("go"))
+    await entered.wait()
+    other = take_over(store_dir, thread.id)
+    release.set()
+    run = await asyncio.wait_for(running, 10)
+    assert run.status == "interrupted"
+    assert len(refused) == 1
+    assert not other.has_queued(thread.id)  # the new owner's run hears nothing from it
     other.close()

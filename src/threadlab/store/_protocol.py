@@ -335,8 +335,9 @@ class FencingStore(Protocol):
     every write this store object makes to that thread — its messages, events, metadata, env,
     files and the messages it takes from the queue, its runs' heartbeat and end — checks
     inside the write's own transaction that the epoch is still the one the run took, and
-    raises `LeaseLostError` (rolling the transaction back) when it is not. Queuing a message
-    for the thread is never fenced: anyone may. Both shipped stores have it."""
+    raises `LeaseLostError` (rolling the transaction back) when it is not; so does adding a
+    child thread to it. Queuing a message for the thread is not fenced (anyone may), except
+    where its own run asks (`check_fence`). Both shipped stores have it."""
 
     def fence(self, thread_id: str, run_id: str) -> None:
         """Fence this store object's writes to `thread_id` with the lease of run `run_id`
@@ -346,4 +347,11 @@ class FencingStore(Protocol):
 
     def unfence(self, run_id: str) -> None:
         """Stop fencing the writes of run `run_id`'s thread (a no-op when none are)."""
+        ...
+
+    def check_fence(self, thread_id: str) -> None:
+        """Inside a write transaction: raise `LeaseLostError` when this store object fences
+        `thread_id` and its run lost the lease (a no-op when it does not fence the thread).
+        For a write the store does not fence by itself: a run queuing a message to its own
+        thread, say."""
         ...

@@ -180,6 +180,9 @@ class SqlStore:
             if thread_id is not None:
                 del self._fences[thread_id]
 
+    def check_fence(self, thread_id: str) -> None:
+        self._fenced(thread_id)
+
     def _fenced_by(self, run_id: str) -> str | None:
         """The thread this store fences with run `run_id`'s lease, if any."""
         return next((t for t, held in self._fences.items() if held.run_id == run_id), None)
@@ -207,9 +210,11 @@ class SqlStore:
 
     # threads
     def add_thread(self, record: ThreadRecord) -> None:
+        # A child is a write of its parent's run: a run whose lease was taken over makes none.
         self._write(
             f"INSERT INTO threads ({_THREAD}) VALUES (?, ?, ?, ?, ?)",
             (record.id, record.parent_id, record.target, record.created_at, record.metadata),
+            record.parent_id,
         )
 
     def get_thread(self, thread_id: str) -> ThreadRecord | None:

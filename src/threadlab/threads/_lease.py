@@ -147,6 +147,13 @@ class RunLeases:
         if self._fencing is not None:
             self._fencing.unfence(run_id)
 
+    def check(self, thread_id: str) -> None:
+        """Inside a transaction: `LeaseLostError` when this process's run of `thread_id` had
+        its lease taken over (a write it makes through another door, such as queuing a
+        message to its own thread, is refused like its own writes)."""
+        if self._fencing is not None:
+            self._fencing.check_fence(thread_id)
+
     def finish(self, run_id: str, status: str, text: str | None, error: str | None) -> None:
         """Record the run's outcome, which ends its lease in the store (this process keeps
         counting it as its own until `release`, after the transaction commits)."""

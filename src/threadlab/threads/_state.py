@@ -144,7 +144,10 @@ class ThreadState:
     async def queue_message(self, content: str) -> None:
         """Deliver a user message at the start of the thread's next step."""
         self._check_live()
-        self._context.inbox.put(Message(role="user", content=content))
+        context = self._context
+        with context.transaction():
+            context.leases.check(context.id)  # a run taken over queues nothing for the next
+            context.inbox.put(Message(role="user", content=content))
 
     # files
 
