@@ -14,7 +14,7 @@ from typing import Any, Literal
 
 from .._data import ApprovalRequest
 
-__all__ = ["Decision", "decision_form", "edited_arguments", "read_decision"]
+__all__ = ["Decision", "arguments_shown", "decision_form", "edited_arguments", "read_decision"]
 
 Decision = Literal["approve", "reject"]
 
@@ -40,12 +40,37 @@ def _editable(request: ApprovalRequest, schema: dict[str, Any]) -> dict[str, dic
     return out
 
 
+_VALUE_CHARS = 160
+_ARGUMENTS_SHOWN = 20
+
+
+def arguments_shown(arguments: Any) -> str:
+    """Every argument the person decides on, each cut on its own (saying so), so that neither
+    a long one nor a progress text hides another: an object or a list the form cannot edit
+    is shown as well."""
+    if not isinstance(arguments, dict):
+        return _cut(arguments)
+    items = list(arguments.items())
+    shown = [f"{name}={_cut(value)}" for name, value in items[:_ARGUMENTS_SHOWN]]
+    if len(items) > _ARGUMENTS_SHOWN:
+        shown.append(f"and {len(items) - _ARGUMENTS_SHOWN} more arguments not shown")
+    return ", ".join(shown)
+
+
+def _cut(value: Any) -> str:
+    text = json.dumps(value, ensure_ascii=False, default=str)
+    if len(text) <= _VALUE_CHARS:
+        return text
+    return f"{text[:_VALUE_CHARS]}… ({len(text):,} characters, cut)"
+
+
 def decision_form(request: ApprovalRequest, schema: dict[str, Any]) -> tuple[str, dict[str, Any]]:
     """The message and requested schema of the elicitation for `request`."""
-    shown = request.progress or f"{request.name}({json.dumps(request.arguments)[:400]})"
+    doing = f" ({request.progress})" if request.progress else ""
     message = (
-        f"threadlab: the call {shown} needs a decision before it runs"
-        f" (thread {request.thread_id}, call {request.tool_call_id})."
+        f"threadlab: the call {request.name}({arguments_shown(request.arguments)}){doing}"
+        f" needs a decision before it runs (thread {request.thread_id}, call"
+        f" {request.tool_call_id})."
     )
     properties: dict[str, Any] = {
         "decision": {"type": "string", "title": "Decision", "enum": ["approve", "reject"],
