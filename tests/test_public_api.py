@@ -80,6 +80,8 @@ PUBLIC = {
     "Message",
     "Reasoning",
     "SeenRequest",
+    "StepRecord",
+    "Decision",
     "ToolCall",
     # events
     "Event",

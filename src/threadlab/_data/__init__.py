@@ -54,6 +54,14 @@ from ._runs import (
     ThreadStatus,
 )
 from ._seen import RecentRequests, SeenRequest, rebuild_request
+from ._step_records import (
+    Decision,
+    PauseReason,
+    StepKind,
+    StepRecord,
+    StepStatus,
+    SubagentMoment,
+)
 from ._thread_meta import ThreadMeta
 from ._tool_results import ToolResult
 
@@ -68,6 +76,7 @@ __all__ = [
     "CallKey",
     "ChildInfo",
     "CustomEvent",
+    "Decision",
     "Elicitation",
     "Elicitor",
     "Event",
@@ -77,6 +86,7 @@ __all__ = [
     "HookName",
     "Message",
     "MessageCreatedEvent",
+    "PauseReason",
     "Reasoning",
     "RecentRequests",
     "RequestEntry",
@@ -86,9 +96,13 @@ __all__ = [
     "SeenRequest",
     "SessionStatus",
     "SideName",
+    "StepKind",
+    "StepRecord",
     "StepRequest",
+    "StepStatus",
     "StopReason",
     "SubagentCreatedEvent",
+    "SubagentMoment",
     "TextDeltaEvent",
     "ThreadEvent",
     "ThreadMeta",

@@ -26,6 +26,7 @@ from ._runner import (
 from ._scanner import ArgumentScanner
 from ._snapshot import ChildThen, HistoryPoint, Snapshot, history_points, place_of, snapshot
 from ._spending import SPENDING
+from ._step_reading import read_steps
 from ._stepping import NO_STEPPING, StepOption, Stepping
 from ._subagents import child_outcome
 from ._tool_specs import ToolSpecCache
@@ -58,6 +59,7 @@ __all__ = [
     "needs_a_step",
     "pending_requests",
     "place_of",
+    "read_steps",
     "render_system",
     "repair",
     "report_failure",

@@ -20,6 +20,7 @@ from .._data import (
     Run,
     RunFinishedEvent,
     SeenRequest,
+    StepRecord,
     ThreadEvent,
     ThreadMeta,
     ThreadStatus,
@@ -40,6 +41,7 @@ from ..execution import (
     history_points,
     pending_requests,
     place_of,
+    read_steps,
     resume_child,
     snapshot,
 )
@@ -220,6 +222,50 @@ class Thread:
         `.kind` (the event's type), `.thread_id` (which thread), `.at` (when) and `.event`
         (the event itself; None for a row that cannot be read)."""
         return history_points(self._runtime.store, self.id, statuses=statuses)
+
+    def steps(self) -> list[StepRecord]:
+        """This thread's history read once into steps, its descendants' included (tell them
+        apart by `thread_id` and `depth`), in the order they happened: model steps, tool
+        calls, pauses, subagents' moments ("created" before any step of that child) and
+        dual_ai turns — each a `tl.StepRecord` with its place, times and status as of its own
+        end (a past step never reads "running"). A model step's `request` is read when asked.
+
+        Examples:
+            >>> import asyncio, tempfile
+            >>> import threadlab as tl
+            >>> registry = tl.Registry()
+            >>> @tl.tool(registry=registry)
+            ... def add(state: tl.ThreadState, a: int, b: int) -> int:
+            ...     "Add two numbers."
+            ...     return a + b
+            >>> _ = tl.define_prompt("sums", prompt="Add.", tools=["add"], registry=registry,
+            ...                      model=tl.models.ScriptedModel([tl.models.call("add", {"a": 2,
+            ...                          "b": 3}), tl.models.text("5")]))
+            >>> async def main():
+            ...     rt = tl.Runtime(registry, tempfile.mkdtemp())
+            ...     thread = await rt.create_thread("sums")
+            ...     await thread.send("What is 2 + 3?")
+            ...     for step in thread.steps():
+            ...         print(step.kind, step.name or "", step.result or "", step.status)
+            ...     rt.close()
+            >>> asyncio.run(main())
+            model   completed
+            tool_call add 5 completed
+            model   completed
+        """
+        registry = self._context.registry
+        directory = self._runtime
+
+        def request_of(thread_id: str, message_id: str) -> Any:
+            return directory.thread(thread_id).model_request(message_id)
+
+        def needs_decision(name: str) -> bool:
+            tool = registry.tool(name)
+            return tool is not None and tool.approval is not None
+
+        return read_steps(
+            directory.store, self.id, request_of=request_of, needs_decision=needs_decision
+        )
 
     def snapshot(self, at: str | int) -> Snapshot:
         """This thread as of a point of its history: `at` is a message id (up to and including

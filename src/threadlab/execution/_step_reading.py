@@ -1,0 +1,355 @@
+"""A thread's history read once into steps (`thread.steps()`): its stored events and its
+descendants', in the store's one order, with its messages, grouped into `StepRecord`s.
+
+What each reader used to work out on its own is worked out here once: which call created a
+subagent (the call of its thread still open when the child was announced), where a model
+step started (when the step before it in its chain ended, or when its run started: a pause
+is nobody's time), how long a call ran (its own measured time, not the wait for a decision),
+and that a step whose run ended is no longer running."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+from .._data import (
+    ApprovalDecidedEvent,
+    ApprovalRequestedEvent,
+    Decision,
+    Message,
+    MessageCreatedEvent,
+    RunFinishedEvent,
+    StepRecord,
+    SubagentCreatedEvent,
+    ThreadStatusEvent,
+    ToolCallFinishedEvent,
+    ToolCallStartedEvent,
+    unfinished_text,
+)
+from ..store import Store
+from ._snapshot import HistoryPoint, history_points
+
+__all__ = ["read_steps"]
+
+_Chain = tuple[str, int, str | None]  # a thread, a depth and the prompt-tool call it runs in
+RequestOf = Callable[[str, str], Any]
+"""(thread id, message id) -> what that model step was sent."""
+NeedsDecision = Callable[[str], bool]
+"""A tool's name -> whether its definition asks a decision before each call."""
+
+_FINISHED_AS = {"completed": "completed", "failed": "failed", "stopped": "failed",
+                "interrupted": "interrupted"}  # fmt: skip
+_REPLAY = ("replay", "threadlab")  # the model and provider a replayed step is stored with
+# The results a call gets when it can never finish (its run was cancelled, its process died).
+_UNFINISHED = {unfinished_text("cancelled"), unfinished_text("owner_gone")}
+
+
+@dataclass
+class _Open:
+    """A step being read: its record's fields, until the history says it ended."""
+
+    fields: dict[str, Any]
+    started_by_event: bool = False  # its start came from its own event, not its message
+
+
+@dataclass
+class _Reader:
+    messages: dict[str, dict[str, Message]]
+    first_seen: dict[str, tuple[float, float]]  # thread -> (seq, at) of its first event
+    request_of: RequestOf | None
+    needs_decision: NeedsDecision | None
+    parents: dict[str, str | None]  # thread -> its parent thread (None: the one read)
+    steps: list[_Open] = field(default_factory=list)
+    boundary: dict[_Chain, tuple[float, float]] = field(default_factory=dict)  # (at, seq)
+    calls: dict[tuple[str, str], _Open] = field(default_factory=dict)  # (thread, call id)
+    starts: dict[tuple[str, str], ToolCallStartedEvent] = field(default_factory=dict)
+    pauses: dict[tuple[str, str], _Open] = field(default_factory=dict)
+    model_pause: dict[str, _Open] = field(default_factory=dict)
+    turns: dict[str, _Open] = field(default_factory=dict)
+    creator: dict[str, str] = field(default_factory=dict)  # child thread -> the call's step
+    last_message: dict[_Chain, str] = field(default_factory=dict)
+
+    def see(self, point: HistoryPoint) -> None:
+        event = point.event
+        if event is None:
+            return  # a damaged row: nothing to read from it
+        if isinstance(event, MessageCreatedEvent):
+            self._message(event, point.seq)
+        elif isinstance(event, ToolCallStartedEvent):
+            self._started(event)
+        elif isinstance(event, ToolCallFinishedEvent):
+            self._finished(event)
+        elif isinstance(event, ApprovalRequestedEvent):
+            self._asked(event, point.seq)
+        elif isinstance(event, ApprovalDecidedEvent):
+            self._decided(event)
+        elif isinstance(event, SubagentCreatedEvent):
+            self._created(event, point.seq)
+        elif isinstance(event, RunFinishedEvent) and not event.depth:
+            self._run_ended(event, point.seq)
+        elif isinstance(event, ThreadStatusEvent) and event.status == "running":
+            self._run_started(event, point.seq)
+
+    # runs
+    def _run_started(self, event: ThreadStatusEvent, seq: int) -> None:
+        thread = event.thread_id
+        self.boundary[(thread, 0, None)] = (event.at, seq)
+        paused = self.model_pause.pop(thread, None)
+        if paused is not None:
+            paused.fields.update(ended_at=event.at, status="completed")
+
+    def _run_ended(self, event: RunFinishedEvent, seq: int) -> None:
+        thread = event.thread_id
+        for (owner, call_id), call in self.calls.items():
+            if owner != thread or call.fields["ended_at"] is not None:
+                continue
+            if (owner, call_id) in self.pauses:
+                call.fields["status"] = "waiting"
+            else:
+                call.fields.update(status="interrupted", ended_at=event.at)
+        turn = self.turns.get(thread)
+        if turn is not None and turn.fields["ended_at"] is None:
+            turn.fields.update(ended_at=event.at, status="completed")
+        if event.stop_reason == "waiting: model step":
+            self.model_pause[thread] = self._add(
+                f"pause:{event.run_id}:model", "pause", thread, 0, None, event.at, seq,
+                status="waiting", reason="before_model",
+            )  # fmt: skip
+        parent = self.parents.get(thread)
+        finished = _FINISHED_AS.get(event.status)
+        if parent is not None and finished is not None:
+            self._add(
+                f"subagent:{thread}:finished:{event.run_id}", "subagent", parent, 0,
+                ("creator", thread), event.at, seq + 0.25, ended_at=event.at,
+                status=finished, child_thread_id=thread, event="finished",
+            )  # fmt: skip
+
+    # messages
+    def _message(self, event: MessageCreatedEvent, seq: int) -> None:
+        message = self.messages.get(event.thread_id, {}).get(event.message_id)
+        if message is None:
+            return  # unreadable: the history goes on without it
+        chain = (event.thread_id, event.depth, event.parent_tool_call_id)
+        if message.role == "assistant":
+            self._model_step(message, event, chain, seq)
+        elif message.role == "tool":
+            call = self.calls.get((event.thread_id, message.tool_call_id or ""))
+            if call is not None:
+                fields = call.fields
+                unfinished = message.content in _UNFINISHED
+                if fields["status"] != "interrupted":
+                    fields["status"] = "interrupted" if unfinished else "completed"
+                fields.update(result=message.content, tool_status=message.tool_status)
+                if fields["ended_at"] is None:
+                    fields["ended_at"] = event.at
+        elif message.role == "user" and message.subagent_id:
+            self._add(
+                f"subagent:{message.subagent_id}:reported:{message.id}", "subagent",
+                event.thread_id, event.depth, self._parent_of(chain), event.at, seq,
+                ended_at=event.at, status="completed", child_thread_id=message.subagent_id,
+                event="reported",
+            )  # fmt: skip
+        self.boundary[chain] = (event.at, seq)
+        self.last_message[chain] = message.id
+
+    def _model_step(
+        self, message: Message, event: MessageCreatedEvent, chain: _Chain, seq: int
+    ) -> None:
+        thread = event.thread_id
+        opened_at, opened_seq = self.boundary.get(chain, (event.at, seq - 0.5))
+        parent = self._parent_of(chain)
+        if message.side is not None and not event.depth:
+            self._turn(message, thread, opened_at, opened_seq, parent)
+        request_of = self.request_of
+        self._add(
+            message.id, "model", thread, event.depth, parent, opened_at, opened_seq + 0.5,
+            ended_at=event.at, status="completed", usage=message.usage,
+            cost_usd=message.cost_usd, message_id=message.id, model=message.model,
+            replayed=(message.model, message.provider) == _REPLAY,
+            _request=(lambda: request_of(thread, message.id)) if request_of else None,
+        )  # fmt: skip
+        for index, call in enumerate(message.tool_calls):
+            start = self.starts.pop((thread, call.id), None)
+            opened = self._add(
+                f"call:{message.id}:{call.id}", "tool_call", thread, event.depth, parent,
+                start.at if start else event.at, _call_seq(seq, index),
+                status="running", tool_call_id=call.id, name=call.name,
+                arguments=call.arguments, progress=start.progress if start else None,
+            )  # fmt: skip
+            opened.started_by_event = start is not None
+            self.calls[(thread, call.id)] = opened
+
+    def _turn(self, message: Message, thread: str, at: float, seq: float, parent: Any) -> None:
+        turn = self.turns.get(thread)
+        if turn is not None and turn.fields["side"] == message.side:
+            return
+        if turn is not None and turn.fields["ended_at"] is None:
+            turn.fields.update(ended_at=at, status="completed")
+        self.turns[thread] = self._add(
+            f"turn:{message.id}", "turn", thread, 0, parent, at, seq + 0.4, status="running",
+            side=message.side, message_id=self.last_message.get((thread, 0, None)),
+        )  # fmt: skip
+
+    # calls
+    def _started(self, event: ToolCallStartedEvent) -> None:
+        key = (event.thread_id, event.tool_call_id)
+        call = self.calls.get(key)
+        if call is not None and not call.started_by_event and call.fields["ended_at"] is None:
+            call.fields["progress"] = event.progress
+            call.started_by_event = True
+        else:
+            self.starts[key] = event  # its model step's message comes later
+
+    def _finished(self, event: ToolCallFinishedEvent) -> None:
+        call = self.calls.get((event.thread_id, event.tool_call_id))
+        if call is None:
+            return
+        fields = call.fields
+        # The call's own time: a wait for a decision before it ran is the pause's.
+        fields["started_at"] = max(fields["started_at"], event.at - event.duration_ms / 1000)
+        fields.update(ended_at=event.at, tool_status=event.status, status="completed")
+
+    def _asked(self, event: ApprovalRequestedEvent, seq: int) -> None:
+        key = (event.thread_id, event.tool_call_id)
+        call = self.calls.get(key)
+        asked = self.needs_decision(event.name) if self.needs_decision else True
+        self.pauses[key] = self._add(
+            f"pause:{call.fields['id'] if call else event.tool_call_id}:{seq}", "pause",
+            event.thread_id, event.depth, call.fields["parent_id"] if call else None,
+            event.at, seq, status="waiting", reason="decision" if asked else "before_tool",
+            tool_call_id=event.tool_call_id, name=event.name,
+        )  # fmt: skip
+
+    def _decided(self, event: ApprovalDecidedEvent) -> None:
+        key = (event.thread_id, event.tool_call_id)
+        pause = self.pauses.pop(key, None)
+        if pause is not None:
+            pause.fields.update(ended_at=event.at, status="completed")
+        call = self.calls.get(key)
+        if call is None:
+            return
+        fields = call.fields
+        fields["decision"] = Decision(
+            event.approved, event.by, event.at, edited=event.edited, reason=event.reason
+        )
+        if event.edited:
+            fields.update(proposed_arguments=fields["arguments"], arguments=event.arguments)
+        if fields["status"] == "waiting":
+            fields["status"] = "running"  # decided: it runs in the run that goes on
+        fields["started_at"] = max(fields["started_at"], event.at)
+
+    # subagents
+    def _created(self, event: SubagentCreatedEvent, seq: int) -> None:
+        thread, child = event.thread_id, event.child_thread_id
+        creator = self._open_call(thread)
+        if creator is not None:
+            self.creator[child] = creator.fields["id"]
+        # A blocking child's announcement is stored with the call that made it, after the
+        # child's own steps: the step goes where the child began, before any of them.
+        first_seq, first_at = self.first_seen.get(child, (seq, event.at))
+        self._add(
+            f"subagent:{child}:created", "subagent", thread, event.depth,
+            creator.fields["id"] if creator else self._parent_of((thread, 0, None)),
+            min(event.at, first_at), min(seq, first_seq - 0.5), ended_at=min(event.at, first_at),
+            status="completed", child_thread_id=child, name=event.name, event="created",
+        )  # fmt: skip
+
+    def _open_call(self, thread: str) -> _Open | None:
+        """The call of `thread` running now: the latest started of those with no end."""
+        running = [
+            call
+            for (owner, _), call in self.calls.items()
+            if owner == thread and call.fields["ended_at"] is None
+        ]
+        return max(running, key=lambda c: c.fields["seq"], default=None)
+
+    def _parent_of(self, chain: _Chain) -> Any:
+        thread, depth, call_id = chain
+        if depth and call_id is not None:
+            call = self.calls.get((thread, call_id))
+            return call.fields["id"] if call is not None else None
+        return ("creator", thread) if self.parents.get(thread) is not None else None
+
+    def _add(
+        self, step_id: str, kind: str, thread: str, depth: int, parent: Any, started: float,
+        seq: float, *, status: str, ended_at: float | None = None, **fields: Any,
+    ) -> _Open:  # fmt: skip
+        opened = _Open(
+            {
+                "id": step_id, "kind": kind, "thread_id": thread, "depth": depth,
+                "parent_id": parent, "started_at": started, "ended_at": ended_at,
+                "status": status, "seq": float(seq), **fields,
+            }
+        )  # fmt: skip
+        self.steps.append(opened)
+        return opened
+
+    def records(self) -> list[StepRecord]:
+        found = []
+        for opened in self.steps:
+            fields = dict(opened.fields)
+            parent = fields["parent_id"]
+            if isinstance(parent, tuple):  # a child's top: the call that created it
+                fields["parent_id"] = self.creator.get(parent[1])
+            found.append(StepRecord(**fields))
+        found.sort(key=lambda step: step.seq)
+        return [_settled(step) for step in found]
+
+
+def _call_seq(seq: int, index: int) -> float:
+    """Where a model step's call `index` goes: after the step, in the order it was made (its
+    arguments may have streamed before the step's message was stored)."""
+    return seq + 0.01 * (index + 1)
+
+
+def _settled(step: StepRecord) -> StepRecord:
+    """A step whose end is known reads as ended (a call answered after its run ended)."""
+    if step.ended_at is not None and step.status == "running":
+        return replace(step, status="completed")
+    return step
+
+
+def read_steps(
+    store: Store,
+    thread_id: str,
+    *,
+    request_of: RequestOf | None = None,
+    needs_decision: NeedsDecision | None = None,
+    points: Iterable[HistoryPoint] | None = None,
+) -> list[StepRecord]:
+    """The steps of `thread_id` and its descendants, in the order they happened (a child's
+    "created" step before any of its own). `points`: its history points with statuses,
+    where read already (`history_points(..., statuses=True)`)."""
+    listed = list(points) if points is not None else history_points(store, thread_id, statuses=True)
+    threads = {p.thread_id for p in listed} | {thread_id}
+    parents: dict[str, str | None] = {thread_id: None}
+    messages: dict[str, dict[str, Message]] = {}
+    for tree_thread in _tree_of(store, thread_id, parents):
+        if tree_thread in threads:
+            messages[tree_thread] = _messages(store, tree_thread)
+    first_seen: dict[str, tuple[float, float]] = {}
+    for point in listed:
+        first_seen.setdefault(point.thread_id, (float(point.seq), point.at))
+    reader = _Reader(messages, first_seen, request_of, needs_decision, parents)
+    for point in listed:
+        reader.see(point)
+    return reader.records()
+
+
+def _tree_of(store: Store, thread_id: str, parents: dict[str, str | None]) -> Iterable[str]:
+    yield thread_id
+    for child in store.list_children(thread_id):
+        parents[child.id] = thread_id
+        yield from _tree_of(store, child.id, parents)
+
+
+def _messages(store: Store, thread_id: str) -> dict[str, Message]:
+    found = {}
+    for stored in store.list_messages(thread_id):
+        try:
+            message = Message.model_validate_json(stored.data)
+        except ValueError:
+            continue  # a damaged row
+        found[message.id] = message
+    return found

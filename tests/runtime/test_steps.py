@@ -1,0 +1,194 @@
+"""thread.steps(): a thread's history read once into steps — model steps, calls, pauses,
+subagents' moments, turns — each with its place, its times and its status as of its own end.
+A past step never reads "running"; a child's "created" step comes before any of its steps;
+time paused is no step's."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+import threadlab as tl
+from threadlab.models import call, text
+
+from ..execution.test_prompt_tools import NESTED_STEPS, caller, researcher
+from ..execution.test_subagents import create_then, helper
+from ..helpers import HangingTool, scripted_prompt
+
+
+def kinds(steps: list[tl.StepRecord]) -> list[tuple[str, str]]:
+    return [(s.kind, s.reason or s.event or s.side or s.name or "") for s in steps]
+
+
+def deleting(registry: tl.Registry, ran: list[str]) -> None:
+    def delete(state: tl.ThreadState, args: dict[str, Any]) -> str:
+        ran.append(args["path"])
+        return f"deleted {args['path']}"
+
+    path = {"type": "object", "properties": {"path": {"type": "string"}}, "required": ["path"]}
+    tl.define_tool("delete", description="Delete.", execute=delete, args=path,
+                   approval="always", registry=registry)  # fmt: skip
+    tl.define_tool("note", description="Note.", execute=lambda s, a: "noted", registry=registry)
+
+
+async def test_a_model_step_its_calls_and_their_results(
+    rt: tl.Runtime, registry: tl.Registry
+) -> None:
+    numbers = {"type": "object", "properties": {"a": {"type": "integer"},
+               "b": {"type": "integer"}}}  # fmt: skip
+    tl.define_tool("add", description="Add.", execute=lambda s, a: a["a"] + a["b"],
+                   args=numbers, registry=registry)  # fmt: skip
+    scripted_prompt(registry, [call("add", {"a": 2, "b": 3}, id="c1"), text("5")], tools=["add"])
+    thread = await rt.create_thread("p")
+    await thread.send("What is 2 + 3?")
+    steps = thread.steps()
+    assert kinds(steps) == [("model", ""), ("tool_call", "add"), ("model", "")]
+    first, added, answer = steps
+    assert first.message_id == first.id
+    assert first.status == answer.status == "completed"
+    assert (added.tool_call_id, added.arguments, added.result, added.tool_status) == (
+        "c1",
+        {"a": 2, "b": 3},
+        "5",
+        "success",
+    )
+    assert added.parent_id is None
+    assert added.id == f"call:{first.id}:c1"
+    assert all(s.ended and s.thread_id == thread.id and s.depth == 0 for s in steps)
+    assert first.started_at <= (first.ended_at or 0) <= added.started_at <= (added.ended_at or 0)
+    assert first.request is not None  # what it was sent, read when asked
+    assert [m.content for m in first.request.messages if m.role == "user"] == ["What is 2 + 3?"]
+    assert thread.steps() == steps  # the same on every read
+
+
+async def test_a_decision_is_a_pause_and_the_call_runs_as_edited(
+    rt: tl.Runtime, registry: tl.Registry
+) -> None:
+    ran: list[str] = []
+    deleting(registry, ran)
+    scripted_prompt(registry, [call("delete", {"path": "/a"}), text("done")], tools=["delete"])
+    thread = await rt.create_thread("p")
+    run = await thread.send("clean up")
+    assert run.status == "waiting"
+    _, waiting, pause = thread.steps()
+    assert (waiting.kind, waiting.status, waiting.ended_at) == ("tool_call", "waiting", None)
+    assert (pause.kind, pause.reason, pause.status) == ("pause", "decision", "waiting")
+    assert pause.tool_call_id == waiting.tool_call_id
+    await asyncio.sleep(0.05)  # a person takes a while: the wait is the pause's, not the call's
+    await thread.approve(waiting.tool_call_id or "", arguments={"path": "/tmp/a"})
+    await thread.resume()
+    steps = thread.steps()
+    assert kinds(steps) == [("model", ""), ("tool_call", "delete"), ("pause", "decision"),
+                            ("model", "")]  # fmt: skip
+    _, ran_call, paused, _ = steps
+    assert paused.status == "completed"
+    assert paused.ended_at is not None
+    decision = ran_call.decision
+    assert decision is not None
+    assert (decision.approved, decision.edited, decision.by) == (True, True, "api")
+    assert (ran_call.arguments, ran_call.proposed_arguments) == ({"path": "/tmp/a"},
+                                                                 {"path": "/a"})  # fmt: skip
+    assert ran_call.started_at >= paused.ended_at
+    assert ran == ["/tmp/a"]
+
+
+async def test_step_mode_pauses_before_a_tool_and_before_a_model_step(
+    rt: tl.Runtime, registry: tl.Registry
+) -> None:
+    deleting(registry, [])
+    scripted_prompt(registry, [call("note"), text("done")], tools=["note"])
+    thread = await rt.create_thread("p")
+    await thread.send("go", step="model")
+    (paused,) = thread.steps()
+    assert (paused.kind, paused.reason, paused.status) == ("pause", "before_model", "waiting")
+    await asyncio.sleep(0.1)
+    await thread.resume(step=True)  # the model step, then a pause before the call
+    steps = thread.steps()
+    assert kinds(steps)[:3] == [("pause", "before_model"), ("model", ""), ("tool_call", "note")]
+    before_model, model, _ = steps[:3]
+    assert before_model.status == "completed"
+    # The model's time starts when the run went on, not while the run was paused.
+    assert model.started_at >= (before_model.ended_at or 0)
+    assert (model.duration_s or 0) < 0.1
+    (before_tool,) = [s for s in steps if s.reason == "before_tool"]
+    assert before_tool.status == "waiting"
+
+
+async def test_a_subagent_is_created_before_its_first_step_and_its_steps_hang_under_the_call(
+    rt: tl.Runtime, registry: tl.Registry
+) -> None:
+    helper(registry)
+    lead = create_then(lambda ref: text("all done"))
+    tl.define_prompt("lead", prompt="Lead.", model=lead, registry=registry)
+    tl.define_agent("boss", side_a=tl.Side("lead", subagents=[tl.Subagent("helper")]),
+                    registry=registry)  # fmt: skip
+    thread = await rt.create_thread("boss")
+    await thread.send("go")
+    (child,) = thread.children
+    steps = thread.steps()
+    (creating,) = [s for s in steps if s.kind == "tool_call" and s.name == "subagent_create"]
+    (created,) = [s for s in steps if s.event == "created"]
+    own = [s for s in steps if s.thread_id == child.id]
+    assert own  # the child's steps are in the parent's reading
+    assert steps.index(created) < steps.index(own[0])
+    assert created.parent_id == creating.id
+    assert (created.child_thread_id, created.thread_id) == (child.id, thread.id)
+    assert all(s.parent_id == creating.id for s in own if s.depth == 0 and s.kind != "turn")
+    (finished,) = [s for s in steps if s.event == "finished"]
+    assert (finished.child_thread_id, finished.status) == (child.id, "completed")
+    assert steps.index(finished) > steps.index(own[-1])
+    (turn,) = [s for s in own if s.kind == "turn"]  # the child is a dual_ai session
+    assert turn.side == "a"
+
+
+async def test_a_prompt_tools_nested_turn_hangs_under_its_call(
+    rt: tl.Runtime, registry: tl.Registry
+) -> None:
+    researcher(registry, NESTED_STEPS)
+    caller(registry, [call("researcher", {"message": "what is it?"}), text("done")],
+           ["researcher"])  # fmt: skip
+    thread = await rt.create_thread("main")
+    await thread.send("go")
+    steps = thread.steps()
+    (prompt_call,) = [s for s in steps if s.name == "researcher"]
+    nested = [s for s in steps if s.depth == 1]
+    assert kinds(nested) == [("model", ""), ("tool_call", "search"), ("tool_call", "fail"),
+                             ("model", "")]  # fmt: skip
+    assert all(s.parent_id == prompt_call.id for s in nested)
+    assert nested[2].tool_status == "error"
+    assert prompt_call.started_at <= nested[0].started_at
+    assert nested[-1].ended_at is not None
+    assert nested[-1].ended_at <= (prompt_call.ended_at or 0)
+
+
+async def test_a_call_whose_run_was_interrupted_is_never_running_again(
+    rt: tl.Runtime, registry: tl.Registry
+) -> None:
+    hanging = HangingTool()
+    tl.define_tool("wait", description="Wait.", execute=hanging, registry=registry)
+    scripted_prompt(registry, [call("wait"), text("ok")], tools=["wait"])
+    thread = await rt.create_thread("p")
+    task = asyncio.ensure_future(thread.send("go"))
+    await hanging.entered.wait()
+    (_, running) = thread.steps()
+    assert (running.status, running.ended_at) == ("running", None)  # its run goes on
+    task.cancel()
+    await asyncio.gather(task, return_exceptions=True)
+    (_, interrupted) = thread.steps()
+    assert interrupted.status == "interrupted"
+    assert interrupted.ended_at is not None
+    assert interrupted.tool_status == "error"
+
+
+async def test_a_replayed_step_is_marked_and_the_fallbacks_is_not(
+    rt: tl.Runtime, registry: tl.Registry
+) -> None:
+    scripted_prompt(registry, [text("hello")])
+    recorded = await rt.create_thread("p")
+    await recorded.send("hi")
+    fallback = tl.models.ScriptedModel([text("something new")])
+    replay = await rt.create_thread("p", model=tl.models.ReplayModel(recorded, fallback=fallback))
+    await replay.send("hi")
+    await replay.send("and now?")
+    assert [s.replayed for s in replay.steps()] == [True, False]
+    assert [s.model for s in replay.steps()] == ["replay", "scripted"]
