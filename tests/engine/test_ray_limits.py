@@ -49,7 +49,7 @@ def calls(thread: tl.Thread) -> int:
 
 async def queued(rt: tl.Runtime, step: Any = False) -> tuple[tl.Thread, tl.Run]:
     thread = await rt.create_thread("looper")
-    handled = await asyncio.wait_for(thread.leave("go", step=step), 120)
+    handled = await asyncio.wait_for(await thread.queue("go", step=step), 120)
     assert handled.run is not None
     return thread, handled.run
 
@@ -129,7 +129,7 @@ async def main():
     engine = tl.RayEngine(max_concurrency=1)
     rt = tl.Runtime(registry, tempfile.mkdtemp(), secret_key="close-key", engine=engine)
     first, second = await rt.create_thread("p"), await rt.create_thread("p")
-    running, waiting = first.leave("go"), second.leave("go")
+    running, waiting = await first.queue("go"), await second.queue("go")
     for _ in range(600):  # until the first call runs on its worker
         if any(m.tool_calls for m in first.all_messages()):
             break

@@ -40,7 +40,7 @@ async def run_on_engine(
     try:
         thread = await rt.create_thread(target, env=case.env, model=model, origin=f"eval:{name}")
         paths = [(await thread.files.write(p, c)).path for p, c in case.attachments.items()]
-        handed = thread.leave(case.message, paths, model)
+        handed = await thread.queue(case.message, attachments=paths, model=model)
     except ThreadlabError as exc:  # it could not start: a missing variable, a bad path
         return EvalRow(case.name, label, repeat_n, None, "error", error=str(exc),
                        duration_ms=(time.perf_counter() - started) * 1000)  # fmt: skip

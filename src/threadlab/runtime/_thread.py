@@ -456,24 +456,15 @@ class Thread:
         attachments: Iterable[str] = (),
         model: Model | str | None = None,
         step: StepOption = False,
-    ) -> None:
+    ) -> asyncio.Future[Handled]:
         """Leave `message` to the runtime's engine and return at once: with
         `tl.RayEngine`, a Ray task opens the thread from the store and runs it (`model`: a
         model or model name its prompts use instead of their own). Its run, events and
         outcome are in the store, as of any run. The run keeps this runtime's limits
         (`max_steps`, the failure budget, `budget`) and its `approver` (which must pickle),
-        and pauses where `step` says, as `send` would. A runtime without an engine runs
-        everything in this process: `send` it instead."""
-        self.leave(message, attachments, model, step)
-
-    def leave(
-        self,
-        message: str,
-        attachments: Iterable[str] = (),
-        model: Model | str | None = None,
-        step: StepOption = False,
-    ) -> asyncio.Future[Handled]:
-        """`queue`, with the engine's future for the run."""
+        and pauses where `step` says, as `send` would. Returns the engine's future for the
+        run (await it, or not: the store has the outcome either way). A runtime without an
+        engine runs everything in this process: `send` it instead."""
         stepping = Stepping.of(step)
         if self._runtime.engine is None:
             raise ThreadlabError(
