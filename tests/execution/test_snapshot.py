@@ -183,3 +183,19 @@ async def test_a_point_that_is_not_there_is_refused_by_name(
     ):
         thread.snapshot(count)
     assert thread.snapshot(-count).messages == thread.messages[:1]
+
+
+async def test_a_blocking_childs_creation_is_a_point_before_any_of_its_own(
+    rt: tl.Runtime, registry: tl.Registry
+) -> None:
+    # Its announcement is stored with the call that made it, after the child's run: the point
+    # goes where the child began, and a snapshot there shows the child just begun.
+    thread = await made(rt, registry)
+    (child,) = thread.children
+    points = thread.history_points()
+    (created,) = [i for i, p in enumerate(points) if p.kind == "subagent_created"]
+    own = [i for i, p in enumerate(points) if p.thread_id == child.id]
+    assert created < own[0]
+    assert [p.seq for p in points] == sorted(p.seq for p in points)
+    then = thread.snapshot(created)
+    assert [(c.reference, c.status) for c in then.children] == [(child.id, "running")]

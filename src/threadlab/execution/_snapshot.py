@@ -6,11 +6,19 @@ the conversation, files, env and children it had — the very cut a fork at that
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 
-from .._data import Message, ThreadEvent, ThreadMeta, ThreadStatus, event_from_json
+from .._data import (
+    Message,
+    SubagentCreatedEvent,
+    ThreadEvent,
+    ThreadMeta,
+    ThreadStatus,
+    event_from_json,
+)
 from .._errors import ThreadlabError
 from ..store import Store, StoredEvent
 from ._cut import CUT_BY, call_place, child_status_at, children_at, files_at, find_point
@@ -92,7 +100,27 @@ def history_points(store: Store, thread_id: str, *, statuses: bool = False) -> l
         for event in store.iter_events(tree_thread)
         if (statuses or event.type != "thread_status") and (point := _point(event)) is not None
     ]
-    return sorted(points, key=lambda p: p.seq)
+    return sorted(_created_where_begun(points), key=lambda p: (p.seq, p.kind != "subagent_created"))
+
+
+def _created_where_begun(points: list[HistoryPoint]) -> list[HistoryPoint]:
+    """A blocking child's announcement is stored with the call that made it, once that call
+    ends, after the child's own events: its point goes where the child began (its place
+    then that of the child's first event), so the history shows a child created before it
+    does anything, and a snapshot there shows it just begun."""
+    first: dict[str, int] = {}
+    for point in points:
+        if point.seq < first.get(point.thread_id, point.seq + 1):
+            first[point.thread_id] = point.seq
+    moved = []
+    for point in points:
+        event = point.event
+        if isinstance(event, SubagentCreatedEvent):
+            begun = first.get(event.child_thread_id, point.seq)
+            if begun < point.seq:
+                point = dataclasses.replace(point, seq=begun)
+        moved.append(point)
+    return moved
 
 
 def place_of(
