@@ -83,3 +83,12 @@ test("a finished call's folded arguments: shown whole once asked for", () => {
   assert.match(whole.querySelector("[data-testid=tool-args]").textContent, /x{304}/);
   assert.equal(whole.querySelector("[data-testid=load-arguments]"), null);
 });
+
+test("a call running at a past point of the player shows no clock ticking on to now", () => {
+  const l = local();
+  const then = card(model, { ...call("running"), past: true }, {}, l);
+  assert.equal(then.querySelector(".tl-elapsed"), null);
+  assert.match(then.querySelector("[data-testid=tool-meta]").textContent, /^running$/);
+  const live = card(model, { ...call("running"), id: "c2" }, {}, l);
+  assert.notEqual(live.querySelector(".tl-elapsed"), null);
+});

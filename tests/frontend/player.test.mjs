@@ -348,3 +348,11 @@ test("a long conversation is drawn from its last messages up to the point, the r
   scrub(el, 3);
   assert.equal(el.querySelector("[data-testid=earlier]"), null);
 });
+
+test("a call running at a past point stands still there; at the last point it is live", () => {
+  const past = traceAt(aTrace(), points, 1).cards.call_1;
+  assert.equal(past.status, "running");
+  assert.equal(past.past, true);
+  const live = traceAt(aTrace(), points, points.length - 1).cards.call_1;
+  assert.notEqual(live.past, true);
+});

@@ -44,7 +44,8 @@ function cardParts(model, c, fetched, local) {
     .filter((e) => progressOf(e) === null)
     .map((e) => h("li", {}, h("b", {}, e.type), " ", readable(e.data)));
   const clock = clockOf(local, c);
-  const active = c.status === "streaming" || c.status === "running" || c.status === "queued";
+  const active =
+    !c.past && (c.status === "streaming" || c.status === "running" || c.status === "queued");
   const since = c.status === "running" ? clock.started || clock.seen : clock.seen;
   const summary = h(
     "summary",

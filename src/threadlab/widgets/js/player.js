@@ -94,6 +94,8 @@ export function traceAt(trace, points, at) {
       cards[id] = {
         ...c,
         status: state,
+        // At a past point the call stood still: no clock ticks on from then to now.
+        past: !whole,
         result: null,
         result_chars: 0,
         duration_ms: null,

@@ -17,7 +17,7 @@
  *   args_chars: number, args: string, label: string, events: CardEvent[],
  *   started_at: number | null, finished_at?: number | null, traceback: string | null,
  *   approval: Approval | null, proposed?: string | null, args_folded?: boolean,
- *   elicitation?: Elicitation | null}} Card
+ *   elicitation?: Elicitation | null, past?: boolean}} Card
  * @typedef {{state: "asked" | "answered", server?: string, message?: string,
  *   schema?: Record<string, unknown>, order?: string[], action?: string,
  *   answer?: Record<string, unknown>}} Elicitation

@@ -276,7 +276,7 @@ function cardParts(model, c, fetched, local) {
   const progress = latestProgress(c.events || []);
   const events = (c.events || []).filter((e) => progressOf(e) === null).map((e) => h("li", {}, h("b", {}, e.type), " ", readable(e.data)));
   const clock = clockOf(local, c);
-  const active = c.status === "streaming" || c.status === "running" || c.status === "queued";
+  const active = !c.past && (c.status === "streaming" || c.status === "running" || c.status === "queued");
   const since = c.status === "running" ? clock.started || clock.seen : clock.seen;
   const summary = h(
     "summary",
@@ -1561,6 +1561,8 @@ function traceAt(trace, points, at) {
       cards[id] = {
         ...c,
         status: state,
+        // At a past point the call stood still: no clock ticks on from then to now.
+        past: !whole,
         result: null,
         result_chars: 0,
         duration_ms: null,
