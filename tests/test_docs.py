@@ -195,6 +195,19 @@ def test_the_mcp_guides_examples_print_what_the_page_says(tmp_path: Path) -> Non
     decided = run_example("mcp_decisions.py", tmp_path)
     assert decided.returncode == 0, decided.stderr
     assert decided.stdout.splitlines() == [
-        'asked: threadlab: the call delete({"path": "/tmp/old.log"})',
+        'asked: threadlab: the call delete(path="/tmp/old.log")',
         "completed ['deleted /tmp/old.log']",
+    ]
+
+
+def test_the_mcp_guides_own_resources_example_prints_what_the_page_says(tmp_path: Path) -> None:
+    result = run_example("mcp_own_resources.py", tmp_path)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.splitlines() == [
+        "['notes://index', 'assets://pixel.gif']",
+        "['notes://{topic}', 'threadlab://threads/{thread_id}/files/{path}']",
+        "Steep for four minutes.",
+        "image/gif True",
+        "resource notes://juice: read failed: KeyError: 'juice'",
+        "['image', 'resource', 'text']",
     ]

@@ -1,15 +1,17 @@
 """The registry the official MCP conformance suite's server scenarios ask for, written as a
-threadlab user writes tools and prompts, served by `tl.mcp.serve`:
+threadlab user writes tools, prompts and resources, served by `tl.mcp.serve`:
 `python conformance_server.py STORE_DIR URL_FILE` serves it on 127.0.0.1 without a token (the
 suite sends none) and writes its URL to URL_FILE.
 
 Files a tool attaches are served as image, audio or embedded-resource content; a tool's log
 and progress events go out as MCP log and progress notifications; prompts that are not tools
-are MCP prompts, their variables the prompt's arguments."""
+are MCP prompts, their variables the prompt's arguments, their attachments messages of their
+own; resources defined with `tl.define_resource` are served beside the threads' files."""
 
 from __future__ import annotations
 
 import asyncio
+import json
 import struct
 import sys
 import zlib
@@ -131,6 +133,34 @@ def conformance_registry() -> tl.Registry:
         ],
         registry=registry,
     )
+    tl.define_prompt(
+        "test_prompt_with_image", prompt="Please analyze the image above.",
+        messages=[tl.Attachment(data=red_pixel_png(), mime_type="image/png")], registry=registry,
+    )  # fmt: skip
+    tl.define_prompt(
+        "test_prompt_with_embedded_resource",
+        prompt="Please process the embedded resource above.",
+        variables=[tl.Variable("resourceUri", required=True,
+                               description="URI of the resource to embed")],
+        messages=[tl.Attachment(uri="{{env:resourceUri}}",
+                                text="Embedded resource content for testing.")],
+        registry=registry,
+    )  # fmt: skip
+
+    tl.define_resource(
+        "test://static-text", mime_type="text/plain", registry=registry,
+        read=lambda params: "This is the content of the static text resource.",
+    )  # fmt: skip
+    tl.define_resource("test://static-binary", read=lambda params: red_pixel_png(),
+                       mime_type="image/png", registry=registry)  # fmt: skip
+
+    def template_data(params: dict[str, str]) -> str:
+        """Data for an id."""
+        id_ = params["id"]
+        return json.dumps({"id": id_, "templateTest": True, "data": f"Data for ID: {id_}"})
+
+    tl.define_resource("test://template/{id}/data", read=template_data,
+                       mime_type="application/json", registry=registry)  # fmt: skip
     return registry
 
 

@@ -143,10 +143,11 @@ async def test_the_served_threads_files_are_resources_listed_read_and_completed(
             await client.call_tool("test_multiple_content_types", {})
             (served,) = [t for t in rt.threads() if t.origin == "mcp"]
             base = f"threadlab://threads/{served.id}/files"
-            listed = {r.uri: r for r in (await client.list_resources()).resources}
+            listed = {r.uri: r for r in (await client.list_resources()).resources
+                      if r.uri.startswith("threadlab:")}  # fmt: skip
             assert set(listed) == {f"{base}/red.png", f"{base}/data.json"}
             assert listed[f"{base}/red.png"].mime_type == "image/png"
-            (template,) = (await client.list_resource_templates()).resource_templates
+            template = (await client.list_resource_templates()).resource_templates[-1]
             assert template.uri_template == "threadlab://threads/{thread_id}/files/{path}"
             (png,) = (await client.read_resource(f"{base}/red.png")).contents
             assert base64.b64decode(png.blob) == red_pixel_png()
@@ -233,7 +234,10 @@ async def test_prompts_that_are_not_tools_are_served_with_their_text_variables(
     try:
         async with client_of(service) as client:
             prompts = {p.name: p for p in (await client.list_prompts()).prompts}
-            assert sorted(prompts) == ["signed", "test_prompt_with_arguments", "test_simple_prompt"]
+            assert sorted(prompts) == [
+                "signed", "test_prompt_with_arguments", "test_prompt_with_embedded_resource",
+                "test_prompt_with_image", "test_simple_prompt",
+            ]  # fmt: skip
             assert [(a.name, a.required) for a in prompts["signed"].arguments] == [("AUTHOR", True)]
             got = await client.get_prompt("test_prompt_with_arguments",
                                           {"arg1": "hello", "arg2": "world"})  # fmt: skip

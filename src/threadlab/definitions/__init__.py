@@ -1,6 +1,7 @@
 """Definitions: the value types users build them from, `define_*` and `@tool` that check and
 register them, the registry that holds them, and what a thread's definitions add up to."""
 
+from ._attachments import Attachment
 from ._callables import is_async_callable
 from ._define import define_agent, define_hook, define_model, define_prompt, define_tool
 from ._graph import DefinitionGraph, GraphEdge, GraphNode, graph, label_lines
@@ -12,6 +13,7 @@ from ._mcp_servers import (
     header_variables,
 )
 from ._registry import Registry, default_registry
+from ._resources import RESERVED_SCHEME, define_resource
 from ._schema import ArgsSchema
 from ._thread_definitions import (
     Declaration,
@@ -33,6 +35,7 @@ from ._types import (
     PromptDefinition,
     PromptPart,
     Provider,
+    ResourceDefinition,
     ToolDefinition,
     ToolEntry,
 )
@@ -42,9 +45,11 @@ __all__ = [
     "HOOK_NAMES",
     "MCP_PREFIX",
     "PROVIDERS",
+    "RESERVED_SCHEME",
     "RESERVED_TOOL_NAMES",
     "AgentDefinition",
     "ArgsSchema",
+    "Attachment",
     "Declaration",
     "Definition",
     "DefinitionGraph",
@@ -60,6 +65,7 @@ __all__ = [
     "Provider",
     "Registry",
     "Resolve",
+    "ResourceDefinition",
     "Side",
     "Subagent",
     "SubpromptConfig",
@@ -76,6 +82,7 @@ __all__ = [
     "define_mcp_server",
     "define_model",
     "define_prompt",
+    "define_resource",
     "define_tool",
     "fill_headers",
     "graph",

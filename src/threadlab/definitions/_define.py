@@ -11,6 +11,7 @@ from pydantic import BaseModel, ValidationError
 
 from .._data import HookName
 from .._errors import DefinitionError
+from ._attachments import Attachment
 from ._registry import Registry, default_registry
 from ._schema import ArgsSchema
 from ._types import (
@@ -235,9 +236,12 @@ def define_prompt(
     hooks: Iterable[str] = (),
     expose_as_tool: bool = False,
     approval: Any = None,
+    messages: Iterable[Attachment] | None = None,
     registry: Registry | None = None,
 ) -> PromptDefinition:
-    """Define a prompt and register it.
+    """Define a prompt and register it. `messages`: images, audio and embedded resources
+    (`tl.Attachment`) an MCP client gets with the prompt served by `tl.mcp.serve`, each a
+    message before the prompt's text.
 
     Examples:
         >>> import threadlab as tl
@@ -251,6 +255,7 @@ def define_prompt(
     check_approval(what, approval)
     entries = _tool_entries(what, tools)
     _check_tool_choice(what, tool_choice, entries)
+    attached = _attachments(what, messages, expose_as_tool)
     definition = PromptDefinition(
         name=name,
         prompt=_prompt_parts(what, prompt),
@@ -271,9 +276,32 @@ def define_prompt(
         hooks=_hook_ids(what, hooks),
         expose_as_tool=expose_as_tool,
         approval=approval,
+        messages=attached,
     )
     _registry(registry).add(definition)
     return definition
+
+
+def _attachments(
+    what: str, messages: Iterable[Attachment] | None, expose_as_tool: bool
+) -> tuple[Attachment, ...]:
+    if messages is None:
+        return ()
+    if isinstance(messages, Attachment | str | bytes):
+        raise DefinitionError(f"{what}: messages must be a list of tl.Attachment")
+    out = tuple(messages)
+    for part in out:
+        if not isinstance(part, Attachment):
+            raise DefinitionError(
+                f"{what}: messages must be tl.Attachment parts (an image, audio or an"
+                f" embedded resource); got {part!r} (the prompt's text is its prompt=)"
+            )
+    if out and expose_as_tool:
+        raise DefinitionError(
+            f"{what}: messages= are served with an MCP prompt, and a prompt exposed as a tool"
+            " is served as a tool: drop messages= or expose_as_tool="
+        )
+    return out
 
 
 def check_approval(what: str, approval: Any) -> None:

@@ -13,8 +13,10 @@ from ._types import (
     MCPServerDefinition,
     ModelDefinition,
     PromptDefinition,
+    ResourceDefinition,
     ToolDefinition,
 )
+from ._uri_templates import template_shape
 
 __all__ = ["Registry", "default_registry"]
 
@@ -39,6 +41,7 @@ class Registry:
         self._models: dict[str, ModelDefinition] = {}
         self._hooks: dict[str, HookDefinition] = {}
         self._mcp_servers: dict[str, MCPServerDefinition] = {}
+        self._resources: dict[str, ResourceDefinition] = {}  # by URI (or template)
         self.version = 0
         """Counts every change: what was resolved against an older version is stale."""
 
@@ -94,6 +97,40 @@ class Registry:
                 if isinstance(existing, ToolDefinition) and existing.mcp_server == definition.name:
                     del self._definitions[name]
             self.version += 1
+
+    def add_resource(self, definition: ResourceDefinition) -> None:
+        """Register a resource under its URI (resources have a namespace of their own); a
+        redefined URI replaces it. A template of the same shape as another (the same URIs
+        under other parameter names) is a DefinitionError: which one would answer a read?"""
+        with self._lock:
+            shape = template_shape(definition.uri)
+            for uri, existing in self._resources.items():
+                if (
+                    uri != definition.uri
+                    and existing.is_template
+                    and (template_shape(uri) == shape)
+                ):
+                    raise DefinitionError(
+                        f"resource {definition.uri!r}: the template {uri!r} is defined for"
+                        f" the same URIs; use that template, or remove it first"
+                        f" (registry.remove_resource({uri!r}))"
+                    )
+            self._resources[definition.uri] = definition
+            self.version += 1
+
+    def resource(self, uri: str) -> ResourceDefinition | None:
+        """The resource defined at `uri` (a template as written), or None."""
+        return self._resources.get(uri)
+
+    def resources(self) -> list[ResourceDefinition]:
+        """Every defined resource, fixed and templates, in definition order."""
+        return list(self._resources.values())
+
+    def remove_resource(self, uri: str) -> None:
+        """Forget the resource defined at `uri` (a template as written)."""
+        with self._lock:
+            if self._resources.pop(uri, None) is not None:
+                self.version += 1
 
     def mcp_server(self, name: str) -> MCPServerDefinition | None:
         """The MCP server called `name`, or None."""

@@ -9,7 +9,9 @@ from pydantic import BaseModel, ConfigDict
 
 from .._data import HOOK_NAMES, HookName
 from .._urls import shown
+from ._attachments import Attachment
 from ._schema import ArgsSchema
+from ._uri_templates import match_uri
 from ._values import Env, Include, Side, SubpromptConfig, Text, ToolConfig, Variable
 
 __all__ = [
@@ -24,6 +26,7 @@ __all__ = [
     "PromptDefinition",
     "PromptPart",
     "Provider",
+    "ResourceDefinition",
     "ToolDefinition",
     "ToolEntry",
 ]
@@ -103,6 +106,9 @@ class PromptDefinition(BaseModel):
     approval: Any = None
     """Whether its calls as a tool wait for a decision: None, "always", or a callable
     `(call, state) -> bool` (as a function tool's `approval`)."""
+    messages: tuple[Attachment, ...] = ()
+    """Images, audio and embedded resources an MCP client gets with the prompt, each a
+    message before its text (a thread running the prompt reads the text only)."""
 
     def tool_names(self) -> list[str]:
         return [entry if isinstance(entry, str) else entry.name for entry in self.tools]
@@ -198,6 +204,46 @@ class HookDefinition(BaseModel):
 
 
 Definition = ToolDefinition | PromptDefinition | AgentDefinition
+
+
+class ResourceDefinition(BaseModel):
+    """A resource served over MCP (`tl.define_resource`): a fixed URI, or a URI template whose
+    parameters `read` is given."""
+
+    model_config = _DEFINITION
+    kind: Literal["resource"] = "resource"
+    uri: str
+    """The URI it is read at, or a template of them ("notes://{topic}")."""
+    read: Callable[..., Any]
+    """`read(params) -> str | bytes`, sync or async: text, or bytes (served as a blob)."""
+    name: str
+    """What a client lists it as."""
+    description: str = ""
+    """What a client reads about it."""
+    mime_type: str | None = None
+    """The media type of what `read` returns (None: guessed from the URI, else text/plain
+    for text and application/octet-stream for bytes)."""
+    parameters: tuple[str, ...] = ()
+    """The template's parameters, in order (none: a fixed URI)."""
+
+    @property
+    def is_template(self) -> bool:
+        return bool(self.parameters)
+
+    def match(self, uri: str) -> dict[str, str] | None:
+        """The parameters' values when `uri` is this resource's (`{}` for a fixed one), else
+        None.
+
+        Examples:
+            >>> import threadlab as tl
+            >>> notes = tl.define_resource("notes://{topic}", read=lambda params: "",
+            ...                            registry=tl.Registry())
+            >>> notes.match("notes://tea%20time"), notes.match("files://tea")
+            ({'topic': 'tea time'}, None)
+        """
+        if not self.parameters:
+            return {} if uri == self.uri else None
+        return match_uri(self.uri, self.parameters, uri)
 
 
 MCP_PREFIX = "mcp:"

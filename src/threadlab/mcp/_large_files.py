@@ -1,20 +1,23 @@
-"""How large a served file may be to reach an MCP client whole.
+"""How large a served file (or resource, or prompt) may be to reach an MCP client whole.
 
 On the 2025 protocols' streamable HTTP every response travels as one server-sent event, and
 the official SDK's client reads an event of at most 1 MiB (its `DEFAULT_MAX_SSE_EVENT_SIZE`):
 past that it fails the request ("Server-sent event exceeded the 1048576 byte limit"). One
 response is one JSON-RPC message, so it cannot be split across events. A `resources/read` of a
-file that would not fit is therefore refused, naming the file, its size and the limit, before
-anything is sent — the session goes on. The 2026-07-28 protocol answers a read as plain JSON,
-which has no such limit: there the file is served whole. In a call's answer (which may travel
-as an event on either protocol) a file that would not fit goes as a link to its resource."""
+file or of a defined resource, or a `prompts/get`, that would not fit is therefore refused,
+naming it, its size and the limit, before anything is sent — the session goes on. The
+2026-07-28 protocol answers a request as plain JSON, which has no such limit: there it is
+served whole. In a call's answer (which may travel as an event on either protocol) a file
+that would not fit goes as a link to its resource."""
 
 from __future__ import annotations
 
 import json
 from typing import Any
 
-__all__ = ["answers_as_events", "event_limit", "fits", "room", "wire_size"]
+__all__ = ["answers_as_events", "event_limit", "fits", "room", "too_large", "wire_size"]
+
+_INVALID_REQUEST = -32600
 
 # The event's own lines and the JSON-RPC envelope around a result: what the limit holds
 # besides the result itself.
@@ -51,3 +54,17 @@ def answers_as_events(ctx: Any) -> bool:
     from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
     return getattr(ctx, "protocol_version", None) not in MODERN_PROTOCOL_VERSIONS
+
+
+def too_large(kind: str, name: str, size: int, elsewhere: str = "") -> Exception:
+    """The MCP error refusing `kind` ("Resource", "Prompt") `name` of `size` bytes, too large
+    for one event; `elsewhere`: where else it can be had, as ", or ..."."""
+    from mcp.shared.exceptions import MCPError
+
+    limit = event_limit()
+    return MCPError(_INVALID_REQUEST, (
+        f"{kind} too large to send: {name} is {size:,} bytes, and on this protocol a response"
+        f" travels as one server-sent event, which the MCP SDK's client reads up to {limit:,}"
+        " bytes (1 MiB); ask for it on protocol 2026-07-28 (answered as JSON there)"
+        f"{elsewhere}"
+    ), {"name": name, "size": size, "limit": limit})  # fmt: skip

@@ -1,5 +1,6 @@
 """The MCP methods a served endpoint answers, on the official SDK's low-level server: tools,
-resources (with templates, subscriptions and completion of the template's parameters),
+resources — the registry's own (`tl.define_resource`) and the served threads' files (with
+templates, subscriptions to files and completion of the files template's parameters) —,
 prompts (with completion), and the client's log level."""
 
 from __future__ import annotations
@@ -8,6 +9,7 @@ import warnings
 from typing import Any, Protocol
 
 from ._client_channel import FormAnswer
+from ._defined_resources import DefinedResources
 from ._large_files import answers_as_events
 from ._prompts import ServedPrompts
 from ._resources import ThreadResources
@@ -16,12 +18,14 @@ from ._sessions import Sessions
 __all__ = ["Endpoint", "protocol_server"]
 
 ListedTool = tuple[str, str, dict[str, Any], dict[str, Any] | None]
+_INVALID_PARAMS = -32602
 
 
 class Endpoint(Protocol):
     """What the handlers answer from (`MCPService` is one)."""
 
     resources: ThreadResources
+    defined_resources: DefinedResources
     prompts: ServedPrompts
     log_levels: dict[str, str]
     sessions: Sessions
@@ -39,6 +43,7 @@ def protocol_server(service: Endpoint, bus: Any) -> Any:
     from mcp import types
     from mcp.server.lowlevel import Server
     from mcp.server.subscriptions import ListenHandler
+    from mcp.shared.exceptions import MCPError
 
     async def list_tools(ctx: Any, params: Any) -> Any:
         return types.ListToolsResult(tools=[
@@ -57,17 +62,30 @@ def protocol_server(service: Endpoint, bus: Any) -> Any:
         )
 
     async def list_resources(ctx: Any, params: Any) -> Any:
-        return types.ListResourcesResult(resources=await service.resources.listing())
+        files = await service.resources.listing()
+        return types.ListResourcesResult(resources=[*service.defined_resources.listing(), *files])
 
     async def list_templates(ctx: Any, params: Any) -> Any:
-        return types.ListResourceTemplatesResult(resource_templates=service.resources.templates())
+        return types.ListResourceTemplatesResult(resource_templates=[
+            *service.defined_resources.templates(), *service.resources.templates()
+        ])  # fmt: skip
 
     async def read_resource(ctx: Any, params: Any) -> Any:
-        contents = await service.resources.read(str(params.uri), answers_as_events(ctx))
+        uri, as_event = str(params.uri), answers_as_events(ctx)
+        contents = await service.defined_resources.read(uri, as_event)
+        if contents is None:  # no resource of the registry's: a thread's file, or not found
+            contents = await service.resources.read(uri, as_event)
         return types.ReadResourceResult(contents=contents)
 
     async def subscribe(ctx: Any, params: Any) -> Any:
-        service.resources.subscribe(str(params.uri), service.sessions.of(ctx), ctx.session)
+        uri = str(params.uri)
+        if service.defined_resources.find(uri) is not None:
+            # What read() returns can change at any time, unseen: no change could be announced.
+            raise MCPError(_INVALID_PARAMS, (
+                f"{uri} cannot be watched: it is read afresh each time (resources/read);"
+                " the resources that can be watched are the served threads' files"
+            ), {"uri": uri})  # fmt: skip
+        service.resources.subscribe(uri, service.sessions.of(ctx), ctx.session)
         return types.EmptyResult()
 
     async def unsubscribe(ctx: Any, params: Any) -> Any:
@@ -78,12 +96,16 @@ def protocol_server(service: Endpoint, bus: Any) -> Any:
         return types.ListPromptsResult(prompts=service.prompts.listing())
 
     async def get_prompt(ctx: Any, params: Any) -> Any:
-        return service.prompts.get(params.name, dict(params.arguments or {}))
+        return service.prompts.get(
+            params.name, dict(params.arguments or {}), answers_as_events(ctx)
+        )
 
     async def complete(ctx: Any, params: Any) -> Any:
         ref, argument = params.ref, params.argument
         if ref.type == "ref/prompt":
             values = service.prompts.complete(ref.name, argument.name, argument.value)
+        elif service.defined_resources.defines_template(ref.uri):
+            values = []  # a template of the registry's own: its values are read()'s to know
         else:
             known = dict(params.context.arguments or {}) if params.context else {}
             values = await service.resources.complete(argument.name, argument.value, known)

@@ -17,7 +17,7 @@ from .._errors import ThreadlabError
 from ..runtime import Runtime, Thread
 from ..store import FileRecord
 from ._content import mime_type, resource_contents
-from ._large_files import event_limit, fits, room
+from ._large_files import fits, room, too_large
 from ._uris import FILE_TEMPLATE, file_uri, parse_file_uri
 
 __all__ = ["MAX_SUBSCRIPTIONS", "ThreadResources"]
@@ -183,12 +183,4 @@ class ThreadResources:
 
 
 def _too_large(uri: str, size: int) -> Exception:
-    from mcp.shared.exceptions import MCPError
-
-    limit = event_limit()
-    return MCPError(_INVALID_REQUEST, (
-        f"Resource too large to send: {uri} is {size:,} bytes, and on this protocol a response"
-        f" travels as one server-sent event, which the MCP SDK's client reads up to {limit:,}"
-        " bytes (1 MiB); read it on protocol 2026-07-28 (a read is answered as JSON there), or"
-        " from its thread where threadlab runs"
-    ), {"uri": uri, "size": size, "limit": limit})  # fmt: skip
+    return too_large("Resource", uri, size, ", or read it from its thread where threadlab runs")

@@ -2,7 +2,8 @@
 server): every function tool, and every prompt or agent exposed as a tool. Each call runs
 as a thread of the runtime's store (origin "mcp"), so it can be opened, forked and replayed
 like any other; its progress and log go out as MCP notifications, its files as content and as
-resources; prompts that are not tools are MCP prompts."""
+resources; the registry's own resources are served beside them; prompts that are not tools
+are MCP prompts."""
 
 from __future__ import annotations
 
@@ -26,6 +27,7 @@ from ..execution import ToolSpecCache
 from ..runtime import Runtime
 from ._client_channel import FormAnswer, RequestChannel
 from ._content import served_content
+from ._defined_resources import DefinedResources
 from ._http_guard import bearer, transport_security
 from ._output import output_schema, structured_result
 from ._prompts import ServedPrompts
@@ -65,6 +67,8 @@ class MCPService:
         self._specs = ToolSpecCache(registry)
         self.resources = ThreadResources(runtime, resources, self._announce)
         """The files of the threads it ran (or of the store's), as MCP resources."""
+        self.defined_resources = DefinedResources(registry)
+        """The registry's own resources (`tl.define_resource`)."""
         self.prompts = ServedPrompts(registry, set(names) if names is not None else None)
         """The registry's prompts that are not tools, as MCP prompts."""
         self._calls = ServedCalls(registry, runtime, self.resources)
@@ -208,22 +212,30 @@ class MCPService:
         self._watch = asyncio.create_task(self._watch_registry())
 
     async def _watch_registry(self) -> None:
-        from mcp.server.subscriptions import PromptsListChanged, ToolsListChanged
+        from mcp.server.subscriptions import (
+            PromptsListChanged,
+            ResourcesListChanged,
+            ToolsListChanged,
+        )
 
-        tools, prompts = self._listing()
+        changes = (ToolsListChanged, PromptsListChanged, ResourcesListChanged)
+        listed = self._listing()
         while True:
             await asyncio.sleep(0.25)
-            now_tools, now_prompts = self._listing()
-            if now_tools != tools:
-                await self._bus.publish(ToolsListChanged())
-            if now_prompts != prompts:
-                await self._bus.publish(PromptsListChanged())
-            tools, prompts = now_tools, now_prompts
+            now = self._listing()
+            for change, before, after in zip(changes, listed, now, strict=True):
+                if before != after:
+                    await self._bus.publish(change())
+            listed = now
 
-    def _listing(self) -> tuple[str, str]:
+    def _listing(self) -> tuple[str, str, str]:
+        """The tools, the prompts and the registry's own resources, as JSON to compare."""
         tools = json.dumps(self.listed_tools(), sort_keys=True, default=str)
         prompts = json.dumps([p.model_dump(mode="json") for p in self.prompts.listing()])
-        return tools, prompts
+        resources = json.dumps([r.model_dump(mode="json") for r in [
+            *self.defined_resources.listing(), *self.defined_resources.templates()
+        ]])  # fmt: skip
+        return tools, prompts, resources
 
     async def close(self) -> None:
         """Stop serving (calls under way are cancelled); close the runtime if serve made it."""
