@@ -27,3 +27,13 @@ test("a timeline not on screen counts what a drawn one does, and draws no lane",
   const drawn = timeline(aTrace());
   assert.deepEqual(timeline(aTrace(), false), { head: drawn.head, lanes: [] });
 });
+
+test("a model step starts when its run went on, not while the run was paused before it", () => {
+  const trace = aTrace();
+  // Paused before the model step for 30 s (step mode), then a run of its own went on.
+  const m4 = trace.messages.t1[3];
+  m4.at = 40.3;
+  m4.since = 40.2;
+  const { head } = timeline(trace);
+  assert.match(head, /2 model steps \(100 ms\)/);
+});

@@ -4,13 +4,14 @@ with the thread's history as it stands."""
 
 from __future__ import annotations
 
+import asyncio
 from typing import Any
 
 import pytest
 
 import threadlab as tl
 from threadlab.models import ScriptedModel, call, text
-from threadlab.widgets import LiveRun, static_html
+from threadlab.widgets import LiveRun, replay, static_html
 
 from .fake_comm import install
 
@@ -91,3 +92,18 @@ async def test_stop_leaves_the_thread_as_it_is_and_a_made_up_press_changes_nothi
     assert live.view._stepping is None
     assert model.requests == []
     assert [m.role for m in thread.messages] == ["user"]
+
+
+async def test_a_model_steps_time_starts_when_its_run_went_on(
+    rt: tl.Runtime, registry: tl.Registry
+) -> None:
+    adder(registry)
+    thread = await rt.create_thread("p", secrets={"KEY": SECRET})
+    await thread.send("2 + 3?", step="model")  # paused before the first model step
+    await asyncio.sleep(0.3)  # a person reads the request
+    await thread.resume()
+    messages = replay(thread).snapshot()["messages"][thread.id]
+    first = next(m for m in messages if m["role"] == "assistant")
+    asked = next(m for m in messages if m["role"] == "user")
+    assert first["since"] - asked["at"] >= 0.3  # the pause is before its step, not in it
+    assert first["at"] - first["since"] < 0.3

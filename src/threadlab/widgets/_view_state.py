@@ -129,6 +129,7 @@ class ViewState:
         self.cards: dict[str, dict[str, Any]] = {}
         self.files: dict[str, dict[str, int]] = {}
         self.drafts: dict[str, str] = {}  # text streaming in, per thread
+        self.run_since: dict[str, float] = {}  # when each thread's latest run started
         self._calls: dict[str, list[str]] = {}  # an assistant message's call ids, in order
         self.run: dict[str, Any] = _run_summary("idle")
         self.related: list[dict[str, Any]] = []
@@ -241,6 +242,8 @@ class ViewState:
                     card["elicitation"] = {"state": "answered", **_mapping(event.data)}
                 self.changed.cards.add(event.tool_call_id)
         elif isinstance(event, ThreadStatusEvent):
+            if event.status == "running":
+                self.run_since[tid] = event.at
             if tid == self.root_id or event.status != "idle":  # a child's end: its run's
                 thread["status"] = event.status
             if tid == self.root_id and event.status == "running":
@@ -316,6 +319,10 @@ class ViewState:
         }
         if message.role == "assistant":
             self._spent(tid, message.cost_usd)
+            # Its step could not start before its run did: a pause before it (step mode, a
+            # decision) is nobody's time, not the model's.
+            if tid in self.run_since:
+                entry["since"] = self.run_since[tid]
         if message.usage:
             # The run's tokens, its subagents' included: what the run cost.
             total = self.run.get("usage") or {}

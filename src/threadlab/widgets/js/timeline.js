@@ -32,7 +32,11 @@ function spansOf(trace, t, calls) {
   const last = {};
   for (const m of trace.messages[t.id] || []) {
     if (typeof m.at !== "number") continue;
-    const from = last[m.depth];
+    // A step starts after the message before it, and not before its run started (a run
+    // paused before the step, for a person, was nobody's time).
+    const before = last[m.depth];
+    const from =
+      before !== undefined && typeof m.since === "number" ? Math.max(before, m.since) : before;
     if (m.role === "assistant" && from !== undefined) {
       const at = m.at;
       spans.push({

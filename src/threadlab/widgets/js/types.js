@@ -10,7 +10,7 @@
  *   side: string | null, calls: string[], attachments: string[],
  *   usage: Record<string, number> | null, subagent: string | null,
  *   cost_usd?: number | null, reasoning?: string, thread?: string, at?: number,
- *   model?: string | null}} TraceMessage
+ *   model?: string | null, since?: number}} TraceMessage
  * @typedef {{type: string, data: unknown, at?: number}} CardEvent
  * @typedef {{id: string, thread: string, name: string, depth: number, progress: string | null,
  *   status: string, duration_ms: number | null, result: string | null, result_chars: number,

@@ -1118,7 +1118,8 @@ function spansOf(trace, t, calls) {
   const last = {};
   for (const m of trace.messages[t.id] || []) {
     if (typeof m.at !== "number") continue;
-    const from = last[m.depth];
+    const before = last[m.depth];
+    const from = before !== void 0 && typeof m.since === "number" ? Math.max(before, m.since) : before;
     if (m.role === "assistant" && from !== void 0) {
       const at = m.at;
       spans.push({
