@@ -4,6 +4,7 @@ template matches a URI, and what a registry keeps when a definition is refused."
 
 from __future__ import annotations
 
+import time
 from typing import Any
 
 import pytest
@@ -37,6 +38,40 @@ def test_a_template_matches_one_piece_per_parameter_percent_decoded(
     assert notes.match("notes://mon/green%20tea.md") == {"day": "mon", "topic": "green tea"}
     for other in ("notes://mon/a/b.md", "notes://mon/.md", "notes://mon/tea.txt", "x://m/t.md"):
         assert notes.match(other) is None, other
+
+
+def test_a_value_that_decodes_to_a_path_step_or_a_control_character_matches_nothing(
+    registry: tl.Registry,
+) -> None:
+    notes = tl.define_resource("notes://{topic}", read=text, registry=registry)
+    for hostile in ("..%2F..%2Fetc%2Fpasswd", "%2e%2e", ".", "a%00b", "a%5Cb", "x%3Fy%23z%0A",
+                    "%FF%FE"):  # fmt: skip
+        assert notes.match(f"notes://{hostile}") is None, hostile
+    assert notes.match("notes://x%3Fy%23z") == {"topic": "x?y#z"}  # encoded: one piece
+
+
+def test_matching_is_linear_in_the_uris_length_and_a_huge_uri_matches_nothing(
+    registry: tl.Registry,
+) -> None:
+    # A backtracking pattern took seconds on a 2,000-character URI a client chose: its time
+    # grew with the cube of the length. Ten times the length now takes about ten times as long.
+    dated = tl.define_resource("cal://{y}-{m}-{d}", read=text, registry=registry)
+
+    def best(length: int) -> float:
+        uri = "cal://" + "-" * length
+        times = []
+        for _ in range(3):
+            started = time.perf_counter()
+            for _ in range(200):
+                assert dated.match(uri) is None
+            times.append(time.perf_counter() - started)
+        return min(times)
+
+    assert best(4000) / best(400) < 40  # linear: ~10; quadratic: ~100; cubic: ~1,000
+    named = tl.define_resource("docs://{name}.{ext}", read=text, registry=registry)
+    assert named.match("docs://" + "a" * 9000 + ".txt") is None  # past MAX_URI_CHARS
+    assert dated.match("cal://2026-12-07") == {"y": "2026", "m": "12", "d": "07"}
+    assert named.match("docs://a.b.txt") == {"name": "a", "ext": "b.txt"}
 
 
 def test_redefining_a_uri_replaces_it(registry: tl.Registry) -> None:

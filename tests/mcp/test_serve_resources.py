@@ -8,6 +8,7 @@ from __future__ import annotations
 import asyncio
 import base64
 import contextlib
+import threading
 import warnings
 from collections.abc import Iterator
 from pathlib import Path
@@ -17,6 +18,7 @@ from mcp import types
 from mcp.shared.exceptions import MCPError
 
 import threadlab as tl
+from threadlab.mcp import _defined_resources
 from threadlab.models import ScriptedModel, call, text
 
 from .conformance_server import red_pixel_png, silent_wav
@@ -132,6 +134,39 @@ async def test_a_read_that_fails_is_an_error_naming_the_resource_and_the_session
         await rt.aclose()
 
 
+async def test_reads_that_hang_time_out_and_hold_none_of_the_processs_other_work(
+    store_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(_defined_resources, "READ_TIMEOUT_S", 0.5)
+    released = threading.Event()
+    registry = tl.Registry()
+    tl.define_resource("slow://{n}", read=lambda params: released.wait(30) and "late",
+                       registry=registry)  # fmt: skip
+
+    async def loud(params: dict[str, str]) -> str:
+        raise ValueError("x" * 100_000)
+
+    tl.define_resource("loud://x", read=loud, registry=registry)
+    rt = tl.Runtime(registry, store_dir)
+    service = await tl.mcp.serve(runtime=rt)
+    try:
+        async with client_of(service, mode="legacy") as client:
+            hung = [client.read_resource(f"slow://{n}") for n in range(8)]
+            answers = await asyncio.gather(*hung, return_exceptions=True)
+            assert all(isinstance(a, MCPError) for a in answers), answers
+            assert "read did not answer within 0.5 s" in str(answers[0])
+            # The process's own worker threads are free: a lookup, a sync call elsewhere.
+            await asyncio.wait_for(asyncio.to_thread(lambda: "free"), 5)
+            with pytest.raises(MCPError) as loud:
+                await client.read_resource("loud://x")
+            assert len(str(loud.value)) < 2_100
+            assert "characters, cut)" in str(loud.value)
+    finally:
+        released.set()
+        await service.close()
+        await rt.aclose()
+
+
 @pytest.mark.parametrize("mode", MODES)
 async def test_a_resource_too_large_for_one_event_is_refused_as_a_large_file_is(
     store_dir: Path, mode: str
@@ -191,6 +226,8 @@ async def test_a_prompt_carries_its_image_audio_and_embedded_resources_before_it
             got = await client.get_prompt("review", {"FOCUS": "tea", "TOKEN": "guess"})
             with pytest.raises(MCPError, match="missing required arguments: FOCUS"):
                 await client.get_prompt("review", {})
+            with pytest.raises(MCPError, match="not a URI once the prompt's arguments fill it"):
+                await client.get_prompt("review", {"FOCUS": "tea <img src=x>"})
             (only,) = (await client.get_prompt("picture", {})).messages
         assert {m.role for m in got.messages} == {"user"}
         image, audio, note, raw, text = (m.content for m in got.messages)

@@ -79,22 +79,74 @@ def template_shape(uri: str) -> str:
     return _EXPRESSION.sub("{}", uri)
 
 
+MAX_URI_CHARS = 8192
+"""The longest URI a template is matched against: a longer one is no resource's."""
+
+
 @functools.lru_cache(maxsize=256)
-def _pattern(template: str) -> re.Pattern[str]:
-    parts: list[str] = []
+def _pieces(template: str) -> tuple[str, ...]:
+    """The template's literal text around its parameters: one more piece than parameters."""
+    pieces: list[str] = []
     pos = 0
-    for index, expression in enumerate(_EXPRESSION.finditer(template)):
-        parts.append(re.escape(template[pos : expression.start()]))
-        parts.append(f"(?P<p{index}>{_VALUE})")
+    for expression in _EXPRESSION.finditer(template):
+        pieces.append(template[pos : expression.start()])
         pos = expression.end()
-    parts.append(re.escape(template[pos:]))
-    return re.compile("".join(parts))
+    pieces.append(template[pos:])
+    return tuple(pieces)
 
 
 def match_uri(template: str, parameters: tuple[str, ...], uri: str) -> dict[str, str] | None:
     """The values `uri` gives the template's parameters (percent-decoded), or None when it is
-    not one of the template's URIs."""
-    found = _pattern(template).fullmatch(uri)
-    if found is None:
+    not one of the template's URIs.
+
+    Matched in one pass, left to right, with no backtracking (a pattern that backtracks takes
+    time that grows with the square of a URI's length, or its cube, for a client to choose):
+    a value ends at the first occurrence of the literal after it, the last one at the
+    template's closing literal. A value is refused (no match) when it is empty, holds "/",
+    "?" or "#", or decodes to a path step ("." or ".."), a "/" or "\\", a control character
+    or bytes that are not UTF-8: a value reaches `read` as one safe piece of a name.
+
+    Examples:
+        >>> match_uri("docs://{name}.{ext}", ("name", "ext"), "docs://a.b.txt")
+        {'name': 'a', 'ext': 'b.txt'}
+        >>> match_uri("notes://{topic}", ("topic",), "notes://..%2Fetc") is None
+        True
+    """
+    if len(uri) > MAX_URI_CHARS:
         return None
-    return {name: unquote(found.group(f"p{i}")) for i, name in enumerate(parameters)}
+    if not parameters:
+        return {} if uri == template else None
+    pieces = _pieces(template)
+    head, tail = pieces[0], pieces[-1]
+    if not uri.startswith(head) or not uri.endswith(tail) or len(uri) < len(head) + len(tail):
+        return None
+    body = uri[len(head) : len(uri) - len(tail)]
+    raw: list[str] = []
+    pos = 0
+    for literal in pieces[1:-1]:
+        end = body.find(literal, pos)
+        if end < 0:
+            return None
+        raw.append(body[pos:end])
+        pos = end + len(literal)
+    raw.append(body[pos:])
+    values = {}
+    for name, value in zip(parameters, raw, strict=True):
+        decoded = _decoded(value)
+        if decoded is None:
+            return None
+        values[name] = decoded
+    return values
+
+
+def _decoded(value: str) -> str | None:
+    if not value or any(c in value for c in "/?#"):
+        return None
+    try:
+        decoded = unquote(value, errors="strict")
+    except UnicodeDecodeError:
+        return None
+    unsafe = decoded in (".", "..") or any(
+        c in "/\\" or ord(c) < 0x20 or ord(c) == 0x7F for c in decoded
+    )
+    return None if unsafe else decoded

@@ -2,17 +2,20 @@
 the templates listed as resource templates, and both read by URI — a fixed URI before any
 template that also matches it, templates in the order they were defined.
 
-A read calls the definition's `read(params)` (sync ones in a worker thread, so a slow read
-does not hold up the endpoint): text is served as text, bytes as a base64 blob. A read that
-raises, or returns something else, is an MCP error naming the resource and what went wrong
-(URLs in it without their credentials, as in any error threadlab shows); a result too large
-for one server-sent event is refused as a thread's file is (`_large_files`)."""
+A read calls the definition's `read(params)` (sync ones in the endpoint's own few worker
+threads, so a slow read holds up neither the endpoint nor the process's other work), within
+`READ_TIMEOUT_S`: text is served as text, bytes as a base64 blob. A read that raises, times
+out, or returns something else, is an MCP error naming the resource and what went wrong (URLs
+in it without their credentials, as in any error threadlab shows, and cut to
+`ERROR_CHARS`); a result too large for one server-sent event is refused as a thread's file is
+(`_large_files`)."""
 
 from __future__ import annotations
 
 import asyncio
 import base64
 import inspect
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 from .._urls import scrub
@@ -20,9 +23,17 @@ from ..definitions import Registry, ResourceDefinition, is_async_callable
 from ._content import mime_type
 from ._large_files import fits, too_large
 
-__all__ = ["DefinedResources"]
+__all__ = ["ERROR_CHARS", "READ_TIMEOUT_S", "DefinedResources"]
 
 _INTERNAL_ERROR = -32603
+READ_TIMEOUT_S = 30.0
+"""How long a resource's `read` may take before its client is told it timed out."""
+ERROR_CHARS = 2000
+"""The longest a read's error is, as its client is told it."""
+# Sync reads run here, not in the event loop's default pool: reads that hang (a client may
+# ask for as many as it likes) then hold only these threads, never the lookups and other
+# work of the rest of the process.
+_READERS = ThreadPoolExecutor(max_workers=4, thread_name_prefix="threadlab-resource-read")
 
 
 class DefinedResources:
@@ -94,15 +105,16 @@ async def _called(definition: ResourceDefinition, uri: str, values: dict[str, st
     from mcp.shared.exceptions import MCPError
 
     try:
-        if is_async_callable(definition.read):
-            value = await definition.read(dict(values))
-        else:
-            value = await asyncio.to_thread(definition.read, dict(values))
-            if inspect.isawaitable(value):  # a plain function that hands back a coroutine
-                value = await value
-    except Exception as exc:
-        message = scrub(f"resource {uri}: read failed: {type(exc).__name__}: {exc}")
+        async with asyncio.timeout(READ_TIMEOUT_S):
+            value = await _read(definition, values)
+    except TimeoutError:
+        message = f"resource {uri}: read did not answer within {READ_TIMEOUT_S:g} s"
         raise MCPError(_INTERNAL_ERROR, message, {"uri": uri}) from None
+    except Exception as exc:
+        said = scrub(f"resource {uri}: read failed: {type(exc).__name__}: {exc}")
+        if len(said) > ERROR_CHARS:
+            said = said[:ERROR_CHARS] + f"… ({len(said):,} characters, cut)"
+        raise MCPError(_INTERNAL_ERROR, said, {"uri": uri}) from None
     if isinstance(value, bytearray | memoryview):
         value = bytes(value)
     if not isinstance(value, str | bytes):
@@ -110,6 +122,16 @@ async def _called(definition: ResourceDefinition, uri: str, values: dict[str, st
             f"resource {uri}: read returned {type(value).__name__}; it must return str (text)"
             " or bytes"
         ), {"uri": uri})  # fmt: skip
+    return value
+
+
+async def _read(definition: ResourceDefinition, values: dict[str, str]) -> Any:
+    if is_async_callable(definition.read):
+        return await definition.read(dict(values))
+    loop = asyncio.get_running_loop()
+    value = await loop.run_in_executor(_READERS, definition.read, dict(values))
+    if inspect.isawaitable(value):  # a plain function that hands back a coroutine
+        value = await value
     return value
 
 

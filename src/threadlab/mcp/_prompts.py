@@ -19,6 +19,9 @@ from ._large_files import fits, too_large, wire_size
 __all__ = ["ServedPrompts"]
 
 _INVALID_PARAMS = -32602
+_INVALID_PARAMS = -32602
+_SAFE_URI = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*:[^\s]+$")
+_REFUSED_SCHEMES = frozenset({"javascript", "data", "vbscript"})
 # The placeholder an attachment's uri and text may hold (as `prompt=` text does).
 _ENV = re.compile(r"\{\{\s*env\s*:\s*([^}\s]+)\s*\}\}")
 
@@ -143,6 +146,16 @@ def _content(
     if part.kind == "audio":
         return types.AudioContent(type="audio", data=encoded, mime_type=part.mime_type)
     uri = filled(part.uri or "")
+    chosen = uri != (part.uri or "")
+    if chosen and (not _SAFE_URI.match(uri) or uri.split(":", 1)[0].lower() in _REFUSED_SCHEMES):
+        from mcp.shared.exceptions import MCPError
+
+        # A client's argument filled in: the URI it makes must still be a URI to show.
+        raise MCPError(
+            _INVALID_PARAMS,
+            f"an attachment's uri is not a URI once the prompt's arguments fill it: {uri[:80]!r}"
+            " (a scheme, then no spaces; javascript:, data: and vbscript: are refused)",
+        )
     resource: Any = (
         types.TextResourceContents(uri=uri, mime_type=part.mime_type, text=filled(part.text))
         if part.text is not None
