@@ -157,10 +157,10 @@ async def test_reads_that_hang_time_out_and_hold_none_of_the_processs_other_work
             assert "read did not answer within 0.5 s" in str(answers[0])
             # The process's own worker threads are free: a lookup, a sync call elsewhere.
             await asyncio.wait_for(asyncio.to_thread(lambda: "free"), 5)
-            with pytest.raises(MCPError) as loud:
+            with pytest.raises(MCPError) as refused:
                 await client.read_resource("loud://x")
-            assert len(str(loud.value)) < 2_100
-            assert "characters, cut)" in str(loud.value)
+            assert len(str(refused.value)) < 2_100
+            assert "characters, cut)" in str(refused.value)
     finally:
         released.set()
         await service.close()
