@@ -9,7 +9,7 @@ import asyncio
 from typing import Any
 
 import threadlab as tl
-from threadlab.models import call, text
+from threadlab.models import call, step, text
 
 from ..execution.test_prompt_tools import NESTED_STEPS, caller, researcher
 from ..execution.test_subagents import create_then, helper
@@ -192,3 +192,50 @@ async def test_a_replayed_step_is_marked_and_the_fallbacks_is_not(
     await replay.send("and now?")
     assert [s.replayed for s in replay.steps()] == [True, False]
     assert [s.model for s in replay.steps()] == ["replay", "scripted"]
+
+
+async def test_a_model_that_repeats_call_ids_gets_one_step_each_with_its_own_result(
+    rt: tl.Runtime, registry: tl.Registry
+) -> None:
+    tl.define_tool("echo", description="Echo.", execute=lambda s, a: a["n"],
+                   args={"type": "object", "properties": {"n": {"type": "integer"}}},
+                   registry=registry)  # fmt: skip
+    # Twice in one step, once more in the next, and once inside a prompt tool's own turn.
+    scripted_prompt(registry, [call("echo", {"n": 1}, id="c1"), text("inner done")],
+                    name="inner", tools=["echo"], expose_as_tool=True)  # fmt: skip
+    scripted_prompt(registry, [step(call("echo", {"n": 2}, id="c1"), call("echo", {"n": 3},
+                    id="c1")), call("inner", {"message": "go"}, id="c1"), text("done")],
+                    tools=["echo", "inner"])  # fmt: skip
+    thread = await rt.create_thread("p")
+    await thread.send("go")
+    calls = [s for s in thread.steps() if s.kind == "tool_call"]
+    assert len({s.id for s in calls}) == len(calls) == 4
+    assert [(s.depth, s.name, s.result) for s in calls] == [
+        (0, "echo", "2"), (0, "echo", "3"), (0, "inner", calls[2].result), (1, "echo", "1")
+    ]  # fmt: skip
+    assert "inner done" in (calls[2].result or "")
+    assert all(s.status == "completed" for s in calls)
+    assert calls[3].parent_id == calls[2].id
+
+
+async def test_each_child_hangs_under_the_call_that_created_it(
+    rt: tl.Runtime, registry: tl.Registry
+) -> None:
+    helper(registry)
+    tl.define_prompt("lead", prompt="Lead.", registry=registry, model=tl.models.ScriptedModel([
+        step(call("subagent_create", {"agent": "helper", "name": "w1", "message": "one"}),
+             call("subagent_create", {"agent": "helper", "name": "w2", "message": "two"})),
+        text("both done"),
+    ]))  # fmt: skip
+    tl.define_agent("boss", side_a=tl.Side("lead", subagents=[tl.Subagent("helper")]),
+                    registry=registry)  # fmt: skip
+    thread = await rt.create_thread("boss")
+    await thread.send("go")
+    steps = thread.steps()
+    creating = [s for s in steps if s.name == "subagent_create"]
+    for call_step, child in zip(creating, thread.children, strict=True):
+        (created,) = [s for s in steps if s.event == "created" and s.child_thread_id == child.id]
+        assert created.parent_id == call_step.id
+        own = [s for s in steps if s.thread_id == child.id and s.depth == 0 and s.kind != "turn"]
+        assert own
+        assert {s.parent_id for s in own} == {call_step.id}

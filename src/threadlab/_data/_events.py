@@ -139,6 +139,9 @@ class SubagentCreatedEvent(Event):
     """The child's thread id (its reference)."""
     name: str
     """The instance label the parent gave it."""
+    tool_call_id: str | None = None
+    """The call that created it (None: an immediate subagent, made as its parent's run began,
+    or a store from before this was kept)."""
 
 
 class FileWrittenEvent(Event):

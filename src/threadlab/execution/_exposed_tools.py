@@ -201,6 +201,7 @@ def _agent_tool(loop: OfferingRun, frame: Frame, agent: AgentDefinition) -> Tool
             message=str(values.get("message", "")),
             attachments=values.get("attachments"),
             arguments={},
+            tool_call_id=state.execution.tool_call_id if state.execution else None,
         )
 
     args = ArgsSchema(f"agent {agent.name!r}", _AGENT_ARGS, trusted=True)

@@ -39,6 +39,7 @@ def lifecycle_tools(supervisor: Supervisor, frame: Frame) -> dict[str, ToolDefin
             message=args["message"],
             attachments=args.get("attachments"),
             arguments=args.get("arguments") or {},
+            tool_call_id=state.execution.tool_call_id if state.execution else None,
         )
 
     def agent_of(reference: Any) -> str | None:

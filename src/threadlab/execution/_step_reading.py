@@ -22,6 +22,7 @@ from .._data import (
     RunFinishedEvent,
     StepRecord,
     SubagentCreatedEvent,
+    ThreadEvent,
     ThreadStatusEvent,
     ToolCallFinishedEvent,
     ToolCallStartedEvent,
@@ -33,6 +34,7 @@ from ._snapshot import HistoryPoint, history_points
 __all__ = ["read_steps"]
 
 _Chain = tuple[str, int, str | None]  # a thread, a depth and the prompt-tool call it runs in
+_CallKey = tuple[str, int, str | None, str]  # a chain and a call id
 RequestOf = Callable[[str, str], Any]
 """(thread id, message id) -> what that model step was sent."""
 NeedsDecision = Callable[[str], bool]
@@ -45,12 +47,18 @@ _REPLAY = ("replay", "threadlab")  # the model and provider a replayed step is s
 _UNFINISHED = {unfinished_text("cancelled"), unfinished_text("owner_gone")}
 
 
-@dataclass
+@dataclass(eq=False)
 class _Open:
     """A step being read: its record's fields, until the history says it ended."""
 
     fields: dict[str, Any]
     started_by_event: bool = False  # its start came from its own event, not its message
+    # What a call's events have said so far (a model may repeat a call's id: each event
+    # goes to the first call of that id in its chain it has not been said of yet).
+    answered: bool = False
+    finished: bool = False
+    asked: bool = False
+    decided: bool = False
 
 
 @dataclass
@@ -62,9 +70,11 @@ class _Reader:
     parents: dict[str, str | None]  # thread -> its parent thread (None: the one read)
     steps: list[_Open] = field(default_factory=list)
     boundary: dict[_Chain, tuple[float, float]] = field(default_factory=dict)  # (at, seq)
-    calls: dict[tuple[str, str], _Open] = field(default_factory=dict)  # (thread, call id)
-    starts: dict[tuple[str, str], ToolCallStartedEvent] = field(default_factory=dict)
-    pauses: dict[tuple[str, str], _Open] = field(default_factory=dict)
+    calls: dict[_CallKey, list[_Open]] = field(default_factory=dict)  # in the order made
+    open_calls: dict[str, list[_Open]] = field(default_factory=dict)  # thread -> not ended
+    latest: dict[tuple[str, int, str], _Open] = field(default_factory=dict)
+    starts: dict[_CallKey, list[ToolCallStartedEvent]] = field(default_factory=dict)
+    pauses: dict[int, _Open] = field(default_factory=dict)  # a call's id() -> its pause
     model_pause: dict[str, _Open] = field(default_factory=dict)
     turns: dict[str, _Open] = field(default_factory=dict)
     creator: dict[str, str] = field(default_factory=dict)  # child thread -> the call's step
@@ -101,13 +111,12 @@ class _Reader:
 
     def _run_ended(self, event: RunFinishedEvent, seq: int) -> None:
         thread = event.thread_id
-        for (owner, call_id), call in self.calls.items():
-            if owner != thread or call.fields["ended_at"] is not None:
-                continue
-            if (owner, call_id) in self.pauses:
+        for call in list(self.open_calls.get(thread, ())):
+            if id(call) in self.pauses:
                 call.fields["status"] = "waiting"
             else:
                 call.fields.update(status="interrupted", ended_at=event.at)
+                self._ended(call)
         turn = self.turns.get(thread)
         if turn is not None and turn.fields["ended_at"] is None:
             turn.fields.update(ended_at=event.at, status="completed")
@@ -134,8 +143,9 @@ class _Reader:
         if message.role == "assistant":
             self._model_step(message, event, chain, seq)
         elif message.role == "tool":
-            call = self.calls.get((event.thread_id, message.tool_call_id or ""))
+            call = self._call((*chain, message.tool_call_id or ""), "answered")
             if call is not None:
+                self._ended(call)
                 fields = call.fields
                 unfinished = message.content in _UNFINISHED
                 if fields["status"] != "interrupted":
@@ -169,16 +179,22 @@ class _Reader:
             replayed=(message.model, message.provider) == _REPLAY,
             _request=(lambda: request_of(thread, message.id)) if request_of else None,
         )  # fmt: skip
+        made: dict[str, int] = {}
         for index, call in enumerate(message.tool_calls):
-            start = self.starts.pop((thread, call.id), None)
+            key = (*chain, call.id)
+            waiting = self.starts.get(key)
+            start = waiting.pop(0) if waiting else None
+            repeat = made[call.id] = made.get(call.id, -1) + 1  # an id repeated in one step
             opened = self._add(
-                f"call:{message.id}:{call.id}", "tool_call", thread, event.depth, parent,
-                start.at if start else event.at, _call_seq(seq, index),
-                status="running", tool_call_id=call.id, name=call.name,
+                f"call:{message.id}:{call.id}" + (f"#{repeat}" if repeat else ""), "tool_call",
+                thread, event.depth, parent, start.at if start else event.at,
+                _call_seq(seq, index), status="running", tool_call_id=call.id, name=call.name,
                 arguments=call.arguments, progress=start.progress if start else None,
             )  # fmt: skip
             opened.started_by_event = start is not None
-            self.calls[(thread, call.id)] = opened
+            self.calls.setdefault(key, []).append(opened)
+            self.open_calls.setdefault(thread, []).append(opened)
+            self.latest[(thread, event.depth, call.id)] = opened
 
     def _turn(self, message: Message, thread: str, at: float, seq: float, parent: Any) -> None:
         turn = self.turns.get(thread)
@@ -192,43 +208,57 @@ class _Reader:
         )  # fmt: skip
 
     # calls
+    def _call(self, key: _CallKey, said: str) -> _Open | None:
+        """The first call of `key` that `said` (an attribute of `_Open`) has not been said of
+        yet, now said of; None when there is none."""
+        for call in self.calls.get(key, ()):
+            if not getattr(call, said):
+                setattr(call, said, True)
+                return call
+        return None
+
+    def _ended(self, call: _Open) -> None:
+        running = self.open_calls.get(call.fields["thread_id"], [])
+        if call in running:
+            running.remove(call)
+
     def _started(self, event: ToolCallStartedEvent) -> None:
-        key = (event.thread_id, event.tool_call_id)
-        call = self.calls.get(key)
-        if call is not None and not call.started_by_event and call.fields["ended_at"] is None:
+        key = _key_of(event, event.tool_call_id)
+        call = self._call(key, "started_by_event")
+        if call is not None:
             call.fields["progress"] = event.progress
-            call.started_by_event = True
         else:
-            self.starts[key] = event  # its model step's message comes later
+            self.starts.setdefault(key, []).append(event)  # its step's message comes later
 
     def _finished(self, event: ToolCallFinishedEvent) -> None:
-        call = self.calls.get((event.thread_id, event.tool_call_id))
+        call = self._call(_key_of(event, event.tool_call_id), "finished")
         if call is None:
             return
+        self._ended(call)
         fields = call.fields
         # The call's own time: a wait for a decision before it ran is the pause's.
         fields["started_at"] = max(fields["started_at"], event.at - event.duration_ms / 1000)
         fields.update(ended_at=event.at, tool_status=event.status, status="completed")
 
     def _asked(self, event: ApprovalRequestedEvent, seq: int) -> None:
-        key = (event.thread_id, event.tool_call_id)
-        call = self.calls.get(key)
+        call = self._call(_key_of(event, event.tool_call_id), "asked")
         asked = self.needs_decision(event.name) if self.needs_decision else True
-        self.pauses[key] = self._add(
+        pause = self._add(
             f"pause:{call.fields['id'] if call else event.tool_call_id}:{seq}", "pause",
             event.thread_id, event.depth, call.fields["parent_id"] if call else None,
             event.at, seq, status="waiting", reason="decision" if asked else "before_tool",
             tool_call_id=event.tool_call_id, name=event.name,
         )  # fmt: skip
+        if call is not None:
+            self.pauses[id(call)] = pause
 
     def _decided(self, event: ApprovalDecidedEvent) -> None:
-        key = (event.thread_id, event.tool_call_id)
-        pause = self.pauses.pop(key, None)
-        if pause is not None:
-            pause.fields.update(ended_at=event.at, status="completed")
-        call = self.calls.get(key)
+        call = self._call(_key_of(event, event.tool_call_id), "decided")
         if call is None:
             return
+        pause = self.pauses.pop(id(call), None)
+        if pause is not None:
+            pause.fields.update(ended_at=event.at, status="completed")
         fields = call.fields
         fields["decision"] = Decision(
             event.approved, event.by, event.at, edited=event.edited, reason=event.reason
@@ -242,7 +272,11 @@ class _Reader:
     # subagents
     def _created(self, event: SubagentCreatedEvent, seq: int) -> None:
         thread, child = event.thread_id, event.child_thread_id
-        creator = self._open_call(thread)
+        creator = (
+            self.latest.get((thread, event.depth, event.tool_call_id))
+            if event.tool_call_id is not None
+            else self._open_call(thread)  # a store from before the event named its call
+        )
         if creator is not None:
             self.creator[child] = creator.fields["id"]
         # A blocking child's announcement is stored with the call that made it, after the
@@ -256,18 +290,15 @@ class _Reader:
         )  # fmt: skip
 
     def _open_call(self, thread: str) -> _Open | None:
-        """The call of `thread` running now: the latest started of those with no end."""
-        running = [
-            call
-            for (owner, _), call in self.calls.items()
-            if owner == thread and call.fields["ended_at"] is None
-        ]
-        return max(running, key=lambda c: c.fields["seq"], default=None)
+        """The call of `thread` running now, as well as its events tell: the first of the
+        latest step's calls that has not ended (calls run one at a time, in order)."""
+        running = self.open_calls.get(thread, [])
+        return running[0] if running else None
 
     def _parent_of(self, chain: _Chain) -> Any:
         thread, depth, call_id = chain
         if depth and call_id is not None:
-            call = self.calls.get((thread, call_id))
+            call = self.latest.get((thread, depth - 1, call_id))
             return call.fields["id"] if call is not None else None
         return ("creator", thread) if self.parents.get(thread) is not None else None
 
@@ -295,6 +326,10 @@ class _Reader:
             found.append(StepRecord(**fields))
         found.sort(key=lambda step: step.seq)
         return [_settled(step) for step in found]
+
+
+def _key_of(event: ThreadEvent, call_id: str) -> _CallKey:
+    return (event.thread_id, event.depth, event.parent_tool_call_id, call_id)
 
 
 def _call_seq(seq: int, index: int) -> float:

@@ -132,6 +132,7 @@ class Supervisor:
         message: str,
         attachments: Any,
         arguments: dict[str, Any],
+        tool_call_id: str | None = None,
     ) -> ToolResult:
         """`subagent_create`: a new child for `relationship`, run on `message` — to its
         outcome when blocking, in the background otherwise."""
@@ -176,7 +177,10 @@ class Supervisor:
         paths = copy_attachments(self.context.files, child.files, sources)
         self.context.events.emit(
             SubagentCreatedEvent(
-                child_thread_id=child.id, name=label, **frame.event_base(self.context.base())
+                child_thread_id=child.id,
+                name=label,
+                tool_call_id=tool_call_id,
+                **frame.event_base(self.context.base()),
             )
         )
         await self._after_created(frame, child)

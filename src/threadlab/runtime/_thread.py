@@ -27,6 +27,7 @@ from .._data import (
     rebuild_request,
 )
 from .._errors import ThreadBusyError, ThreadlabError
+from .._gc_paused import gc_paused
 from ..execution import (
     HistoryPoint,
     RunHost,
@@ -263,9 +264,10 @@ class Thread:
             tool = registry.tool(name)
             return tool is not None and tool.approval is not None
 
-        return read_steps(
-            directory.store, self.id, request_of=request_of, needs_decision=needs_decision
-        )
+        with gc_paused():
+            return read_steps(
+                directory.store, self.id, request_of=request_of, needs_decision=needs_decision
+            )
 
     def snapshot(self, at: str | int) -> Snapshot:
         """This thread as of a point of its history: `at` is a message id (up to and including

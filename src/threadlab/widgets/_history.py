@@ -8,8 +8,8 @@ from __future__ import annotations
 from typing import Any
 
 from .. import Message, Thread, ThreadEvent
+from .._gc_paused import gc_paused
 from ..runtime._explain import Step, explain_steps
-from ._gc_paused import gc_paused
 
 __all__ = ["history_and_events", "history_of", "tell", "told_additions"]
 

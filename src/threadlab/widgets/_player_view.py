@@ -20,7 +20,7 @@ from typing import Any, cast
 from IPython import get_ipython
 
 from .. import Runtime, Thread, ThreadEvent
-from ._gc_paused import gc_paused
+from .._gc_paused import gc_paused
 from ._history import history_and_events, tell, told_additions
 from ._json_text import as_json_text
 from ._replay import replay

@@ -7,7 +7,7 @@ from collections.abc import Callable, Iterable
 from typing import Any, cast
 
 from .. import Message, Runtime, Thread, ThreadEvent
-from ._gc_paused import gc_paused
+from .._gc_paused import gc_paused
 from ._view_state import ViewState
 
 __all__ = ["catch_up", "relate", "replay", "trace_for"]
