@@ -17,6 +17,7 @@ from benchmarks import (
     providers,
     sandbox,
     scanner,
+    steps,
     storage,
     thread_hop,
     widgets,
@@ -120,6 +121,16 @@ async def test_fork_benchmark_forks_a_thread_with_children() -> None:
     assert times.children == 3
     assert times.at_end_ms > 0
     assert times.in_middle_ms > 0
+
+
+async def test_steps_benchmark_reads_every_step_beside_the_players_points() -> None:
+    cost = await steps.measure(calls=30, children=3, rounds=1)
+    # Each call is a step, each model step too (one per call, and the answer), a child's
+    # creation, and the children's own steps.
+    assert cost.steps > 30 + 31 + 3
+    assert cost.points > cost.steps
+    assert cost.steps_ms > 0
+    assert cost.points_ms > 0
 
 
 async def test_first_delta_benchmark_times_both_sides() -> None:
