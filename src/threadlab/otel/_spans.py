@@ -387,9 +387,10 @@ class _RunSpans:
                 tools[event.tool_call_id].events.append(
                     SpanEvent(event.event_type, attributes, _ns(event.at))
                 )
-            elif isinstance(event, SubagentCreatedEvent) and executing:
-                # Created by the call that is executing: the first unfinished one.
-                creator = tools.get(executing[0])
+            elif isinstance(event, SubagentCreatedEvent) and (event.tool_call_id or executing):
+                # Created by the call the event names (a store from before: the call that
+                # was executing, the first unfinished one).
+                creator = tools.get(event.tool_call_id or executing[0])
                 self._child(event.child_thread_id, creator.span_id if creator else run.span_id)
         for call_id, span in tools.items():
             if call_id not in finished:

@@ -480,7 +480,9 @@ class _Narrator:
         return f"The tool returned an error: {_quoted(content)}."
 
     def _subagent(self, event: SubagentCreatedEvent) -> tuple[str, str]:
-        running = self._running()
+        # The call that created it, as the event names it (a store from before: the call
+        # running then).
+        running = self._find(event.tool_call_id) if event.tool_call_id else self._running()
         during = f"While `{_code(running.name)}` ran, the" if running else "The"
         return "A subagent", (
             f"{during} runtime created `{_code(event.name)}`, a thread of its own"
