@@ -119,7 +119,7 @@ class RayEngine:
         address = address_of(handoff.store)
         ray = self._connect({**address.inherited, **handoff.secrets.inheritable()})
         # The policy travels with the definitions: a worker's runtime is built with both.
-        data, digest = pack((handoff.registry, _portable(handoff.policy)))
+        data, digest = _packed(handoff.registry, handoff.policy)
         shipped = self._shipped.pop(digest, None)
         if shipped is None:
             shipped = ray.put(data)
@@ -225,20 +225,18 @@ class RayEngine:
             self.started_here = False
 
 
-def _portable(policy: RunPolicy) -> RunPolicy:
-    """`policy` as it can travel: an approver that does not pickle (a notebook's, that asks a
-    person in a card) stays here, and on the worker a call that needs a decision waits for
-    one, as with no approver: a person then decides it here (never approved by default)."""
-    if policy.approver is None:
-        return policy
-    from ray import cloudpickle
-
+def _packed(registry: Any, policy: RunPolicy) -> tuple[bytes, str]:
+    """The registry and `policy` pickled as they can travel: an approver that does not pickle
+    (a notebook's, that asks a person in a card) stays here, and on the worker a call that
+    needs a decision waits for one, as with no approver: a person then decides it here
+    (never approved by default). Definitions that do not pickle raise as before."""
     try:
-        cloudpickle.dumps(policy.approver)  # type: ignore[no-untyped-call]
+        return pack((registry, policy))
     except Exception as exc:
+        if policy.approver is None:
+            raise
         log.info("the approver stays in this process (%s): calls wait for a decision", exc)
-        return dataclasses.replace(policy, approver=None)
-    return policy
+        return pack((registry, dataclasses.replace(policy, approver=None)))
 
 
 def _room(ray: Any) -> int:
