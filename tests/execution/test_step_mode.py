@@ -12,7 +12,7 @@ import pytest
 
 import threadlab as tl
 from threadlab.models import FunctionModel, ScriptedModel, call, text
-from threadlab.runtime._explain import explain_steps
+from threadlab.runtime._explain import explain_paragraphs
 
 from ..helpers import HangingTool
 
@@ -74,7 +74,7 @@ async def test_each_model_step_waits_with_the_request_it_is_about_to_send(
     assert len(model.requests) == 2
     assert [m.role for m in again.messages] == ["user", "assistant", "tool", "assistant"]
     assert SECRET not in repr(run) + repr(again.events)
-    titles = [s.title for s in explain_steps(again)]
+    titles = [s.title for s in explain_paragraphs(again)]
     assert titles.count("The run paused before a model step") == 2
     second.close()
 

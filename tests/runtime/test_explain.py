@@ -14,7 +14,7 @@ from markdown_it import MarkdownIt
 
 import threadlab as tl
 from threadlab.models import call, step, text
-from threadlab.runtime._explain import RULES, explain_steps
+from threadlab.runtime._explain import RULES, explain_paragraphs
 
 from ..execution.test_prompt_tools import NESTED_STEPS, caller, researcher
 from ..execution.test_subagents import create_then, helper
@@ -61,8 +61,8 @@ async def test_each_step_is_told_with_the_rules_it_rests_on(
     )
     thread = await rt.create_thread("p")
     await thread.send("Make a page")
-    steps = explain_steps(thread)
-    assert [s.kind for s in steps] == [
+    paragraphs = explain_paragraphs(thread)
+    assert [s.kind for s in paragraphs] == [
         "user",
         "model",
         "tool",
@@ -72,7 +72,7 @@ async def test_each_step_is_told_with_the_rules_it_rests_on(
         "model",
         "run",
     ]
-    user, first_step, wrote, invalid, second_step, raised, last_step, ended = steps
+    user, first_step, wrote, invalid, second_step, raised, last_step, ended = paragraphs
     assert user.message_id == thread.messages[0].id
     assert "“Make a page” was stored in the thread before the model saw it" in user.text
     # The model step: what it was sent, what it asked for, the progress shown while streaming.
@@ -170,7 +170,7 @@ async def test_names_a_model_or_tool_chose_stay_text_across_blank_lines(
 
 def test_a_guides_url_that_runs_script_is_refused() -> None:
     with pytest.raises(ValueError, match="javascript"):
-        explain_steps(cast(tl.Thread, None), guides="JavaScript:alert(1)//")
+        explain_paragraphs(cast(tl.Thread, None), guides="JavaScript:alert(1)//")
 
 
 async def test_a_subagent_and_the_files_it_hands_back(
@@ -184,24 +184,24 @@ async def test_a_subagent_and_the_files_it_hands_back(
     )
     thread = await rt.create_thread("boss")
     await thread.send("go")
-    steps = explain_steps(thread, guides="../docs/guides/")
+    paragraphs = explain_paragraphs(thread, guides="../docs/guides/")
     (child,) = thread.children
-    (created,) = [s for s in steps if s.kind == "subagent"]
+    (created,) = [s for s in paragraphs if s.kind == "subagent"]
     assert created.text.startswith(
         f"While `subagent_create` ran, the runtime created `{child.name}`, a thread of its own"
         f" (`{child.id}`)"
     )
     assert "](../docs/guides/subagents-and-attachments.md))" in created.text
-    (handed,) = [s for s in steps if s.kind == "tool"]
+    (handed,) = [s for s in paragraphs if s.kind == "tool"]
     assert handed.title == "The call of `subagent_create`"
     assert "The subagent's report hands over `/attachments/out.txt`, copied" in handed.text
     assert "It wrote" not in handed.text
     assert RULES["attachments"].words in handed.text
     # The child's own history is explained from the child.
-    child_steps = explain_steps(child)
-    assert [s.kind for s in child_steps][:3] == ["user", "model", "tool"]
+    child_paragraphs = explain_paragraphs(child)
+    assert [s.kind for s in child_paragraphs][:3] == ["user", "model", "tool"]
     assert "Its result names the files `/attachments/out.txt` of this thread; a caller in" in (
-        child_steps[2].text
+        child_paragraphs[2].text
     )
 
 
@@ -212,8 +212,8 @@ async def test_a_prompt_tools_nested_turn_is_quoted_under_its_call(
     caller(registry, [call("researcher", {"message": "what is it?"}), text("done")], ["researcher"])
     thread = await rt.create_thread("main")
     await thread.send("go")
-    steps = explain_steps(thread)
-    assert [(s.kind, s.depth) for s in steps] == [
+    paragraphs = explain_paragraphs(thread)
+    assert [(s.kind, s.depth) for s in paragraphs] == [
         ("user", 0),
         ("model", 0),
         ("user", 1),
@@ -225,8 +225,8 @@ async def test_a_prompt_tools_nested_turn_is_quoted_under_its_call(
         ("model", 0),
         ("run", 0),
     ]
-    assert steps[2].title == "The caller's message"
-    assert [s.title for s in steps if s.kind == "tool"] == [
+    assert paragraphs[2].title == "The caller's message"
+    assert [s.title for s in paragraphs if s.kind == "tool"] == [
         "The call of `search`",
         "The call of `fail`",
         "The call of `researcher`",
@@ -274,7 +274,7 @@ async def test_a_decision_a_missing_variable_and_an_unknown_tool(
     )
     thread = await rt.create_thread("p", env={"TOKEN": "t"})
     await thread.send("go")
-    deleted, _, fetched, unknown = [s for s in explain_steps(thread) if s.kind == "tool"]
+    deleted, _, fetched, unknown = [s for s in explain_paragraphs(thread) if s.kind == "tool"]
     assert "waited for a person's decision before it could run: the run's approver" in deleted.text
     assert "rejected it (“no”)" in deleted.text
     assert "A person rejected the call, so it did not run" in deleted.text
@@ -297,7 +297,7 @@ async def test_repeated_call_ids_are_told_as_their_own_calls(
     )
     thread = await rt.create_thread("p")
     await thread.send("go")
-    calls = [s for s in explain_steps(thread) if s.kind == "tool"]
+    calls = [s for s in explain_paragraphs(thread) if s.kind == "tool"]
     assert [s.title for s in calls] == [
         "The call of `write_file` (“writing index\\.html”)",
         "The call of `divide`",
@@ -314,10 +314,10 @@ async def test_an_interrupted_call_is_told_as_such(rt: tl.Runtime, registry: tl.
     await hanging.entered.wait()
     running.cancel()
     await asyncio.gather(running, return_exceptions=True)
-    steps = explain_steps(thread)
-    (waited,) = [s for s in steps if s.kind == "tool"]
+    paragraphs = explain_paragraphs(thread)
+    (waited,) = [s for s in paragraphs if s.kind == "tool"]
     assert "The run was stopped before the call finished" in waited.text
-    assert steps[-1].title == "The run ended: interrupted"
+    assert paragraphs[-1].title == "The run ended: interrupted"
 
 
 async def test_a_secret_is_told_as_its_name(registry: tl.Registry, store_dir: Path) -> None:
@@ -364,9 +364,9 @@ async def test_a_long_chat_is_told_with_what_each_step_was_sent(
     thread = await rt.create_thread("p")
     for i in range(turns):
         await thread.send(f"question {i}")
-    steps = [s for s in explain_steps(thread) if s.kind == "model"]
-    assert len(steps) == turns
-    for n, told in enumerate(steps):
+    paragraphs = [s for s in explain_paragraphs(thread) if s.kind == "model"]
+    assert len(paragraphs) == turns
+    for n, told in enumerate(paragraphs):
         request = thread.model_request(told.message_id or "")
         assert request is not None
         roles = [m.role for m in request.messages]
@@ -375,4 +375,4 @@ async def test_a_long_chat_is_told_with_what_each_step_was_sent(
         assert sent.startswith(f"The runtime sent the model {len(roles)} messages (the system")
         assert f" {n + 1} user message" in sent, (n, sent)
         assert n == 0 or f" {n} assistant message" in sent, (n, sent)
-    assert "39 assistant messages" in steps[-1].text
+    assert "39 assistant messages" in paragraphs[-1].text

@@ -7,12 +7,12 @@ from ._children_wait import wait_for_children
 from ._decision_step import decide
 from ._model_step import call_model
 from ._running import Running
-from ._steps import DecisionStep, ModelStep, Step, ToolCallStep, WaitForChildren
+from ._steps import DecisionStep, ModelStep, RunStep, ToolCallStep, WaitForChildren
 
 __all__ = ["advance", "drive"]
 
 
-async def advance(scope: Running, step: Step) -> Step | None:
+async def advance(scope: Running, step: RunStep) -> RunStep | None:
     """Do `step`; the step that follows it, or None when its turn (or wait) is over."""
     match step:
         case ModelStep():
@@ -25,7 +25,7 @@ async def advance(scope: Running, step: Step) -> Step | None:
             return await wait_for_children(scope, step)
 
 
-async def drive(scope: Running, step: Step | None) -> None:
+async def drive(scope: Running, step: RunStep | None) -> None:
     """Advance from `step` until no step follows."""
     while step is not None:
         step = await advance(scope, step)

@@ -14,13 +14,13 @@ from ._approvals import needs_decision
 from ._frames import Frame
 from ._hooks import HookRunner
 from ._running import Running
-from ._steps import DecisionStep, ModelStep, Step, ToolCallStep
+from ._steps import DecisionStep, ModelStep, RunStep, ToolCallStep
 from ._tool_call import result_message, run_tool_call
 
 __all__ = ["run_call"]
 
 
-async def run_call(scope: Running, step: ToolCallStep) -> Step | None:
+async def run_call(scope: Running, step: ToolCallStep) -> RunStep | None:
     """Run `step`'s call and persist its result; the next call's step, the next model step,
     or None (the turn ended, stopped, or waits)."""
     state, limit = scope.state, scope.limits.max_consecutive_failures
@@ -32,7 +32,7 @@ async def run_call(scope: Running, step: ToolCallStep) -> Step | None:
         if scope.stepping.tools or await needs_decision(tool, call, thread_state):
             return DecisionStep(step)
     started = time.perf_counter()  # its duration is its run, not a wait for its decision
-    trace: str | None = None
+    traceback_text: str | None = None
     if not runnable:
         reason = state.outcome.error or f"{state.failures} consecutive failed tool calls"
         result = ToolResult("error", error=f"not run: the run stopped ({reason})")
@@ -43,7 +43,9 @@ async def run_call(scope: Running, step: ToolCallStep) -> Step | None:
         if waited_for is not None:  # its blocking child paused: it goes on now
             result = await scope.supervisor.resume_waiting(waited_for)
         else:
-            result, trace = await run_tool_call(call, step.tools, thread_state, scope.missing_for)
+            result, traceback_text = await run_tool_call(
+                call, step.tools, thread_state, scope.missing_for
+            )
         if _waits_with_child(scope, call):
             return None  # unanswered until the child is decided on and done
         if step.hooks.has("before_store_tool_result"):
@@ -55,7 +57,9 @@ async def run_call(scope: Running, step: ToolCallStep) -> Step | None:
                 expect=lambda value: isinstance(value, ToolResult),
             )
     result = _checked_attachments(scope, result)
-    await _store_result(scope, frame, call, result, started, step.hooks, thread_state, trace)
+    await _store_result(
+        scope, frame, call, result, started, step.hooks, thread_state, traceback_text
+    )
     frame.records.append((call, result))
     if result.status == "success":
         state.failures = 0
@@ -133,7 +137,7 @@ async def _store_result(
     started: float,
     hooks: HookRunner,
     state: ThreadState,
-    trace: str | None = None,
+    traceback_text: str | None = None,
 ) -> None:
     context = scope.context
     redactor = context.redactor
@@ -144,7 +148,7 @@ async def _store_result(
             name=call.name,
             status=result.status,
             duration_ms=(time.perf_counter() - started) * 1000,
-            traceback=redactor.text(trace) if trace else None,
+            traceback=redactor.text(traceback_text) if traceback_text else None,
             **frame.event_base(context.base()),
         )
     )

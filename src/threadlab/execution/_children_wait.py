@@ -7,12 +7,12 @@ import asyncio
 
 from ._running import Running
 from ._shapes import ai_human, session, top_frame
-from ._steps import Step, WaitForChildren
+from ._steps import RunStep, WaitForChildren
 
 __all__ = ["wait_for_children"]
 
 
-async def wait_for_children(scope: Running, step: WaitForChildren) -> Step | None:
+async def wait_for_children(scope: Running, step: WaitForChildren) -> RunStep | None:
     """Wait once; when a message was queued, answer it and wait again (the same step);
     None when nothing runs or waits any more."""
     waited = await _wait(scope)

@@ -13,12 +13,12 @@ from ._call_step import decided
 from ._capabilities import is_replaying
 from ._frames import Frame
 from ._running import Running
-from ._steps import DecisionStep, Step
+from ._steps import DecisionStep, RunStep
 
 __all__ = ["decide"]
 
 
-async def decide(scope: Running, step: DecisionStep) -> Step | None:
+async def decide(scope: Running, step: DecisionStep) -> RunStep | None:
     """The call's step with its decision made, or None: the run waits for one."""
     call_step = step.call_step
     frame, call = call_step.frame, call_step.call

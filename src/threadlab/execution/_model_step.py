@@ -18,13 +18,13 @@ from ._frames import Frame
 from ._hooks import HookRunner, is_message_list
 from ._prompting import MessageWindow, earlier_messages, render_system, side_view
 from ._running import Running
-from ._steps import ModelStep, Step, ToolCallStep
+from ._steps import ModelStep, RunStep, ToolCallStep
 from ._streaming import collect_stream
 
 __all__ = ["call_model"]
 
 
-async def call_model(scope: Running, step: ModelStep) -> Step | None:
+async def call_model(scope: Running, step: ModelStep) -> RunStep | None:
     """Take the thread's queue, check the limits, call the model; the step of its first call,
     another model step (a side that does not stop on an answer), or None: the turn is over."""
     frame, state = step.frame, scope.state

@@ -12,7 +12,7 @@ from ..definitions import PromptDefinition, ToolDefinition
 from ._frames import Frame
 from ._hooks import HookRunner
 
-__all__ = ["DecisionStep", "ModelStep", "Step", "ToolCallStep", "WaitForChildren"]
+__all__ = ["DecisionStep", "ModelStep", "RunStep", "ToolCallStep", "WaitForChildren"]
 
 
 @dataclass(frozen=True)
@@ -74,5 +74,5 @@ class WaitForChildren:
     dual: bool
 
 
-Step = ModelStep | ToolCallStep | DecisionStep | WaitForChildren
+RunStep = ModelStep | ToolCallStep | DecisionStep | WaitForChildren
 """Every kind of step."""

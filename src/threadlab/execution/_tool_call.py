@@ -108,13 +108,13 @@ async def run_tool_call(
     try:
         return await _run(call, tools, state, missing_variables), None
     except _Raised as raised:
-        return raised.result, raised.trace
+        return raised.result, raised.traceback_text
 
 
 class _Raised(Exception):
-    def __init__(self, result: ToolResult, trace: str) -> None:
+    def __init__(self, result: ToolResult, traceback_text: str) -> None:
         self.result = result
-        self.trace = trace
+        self.traceback_text = traceback_text
 
 
 async def _run(

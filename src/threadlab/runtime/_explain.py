@@ -37,7 +37,7 @@ from .._markdown import escape_markdown
 if TYPE_CHECKING:
     from ._thread import Thread
 
-__all__ = ["RULES", "Rule", "Step", "explain", "explain_steps"]
+__all__ = ["RULES", "Paragraph", "Rule", "explain", "explain_paragraphs"]
 
 
 @dataclass(frozen=True)
@@ -141,6 +141,12 @@ _PAUSES = {
         "Step mode: the run stopped before its next model step, with the request it was about"
         " to send shown; a resume sends it.",
     ),
+    "waiting: tool call": (
+        "The run paused before a tool call",
+        "Whoever followed the run step by step stopped before this call ran; the call and"
+        " those after it in the model's step wait, unanswered, and a resume runs them in"
+        " order.",
+    ),
     "waiting: subagent": (
         "The run paused for a subagent",
         "A subagent waits for a decision; the call that runs it waits with it.",
@@ -161,7 +167,7 @@ class Explanation(str):
 
 
 @dataclass(frozen=True)
-class Step:
+class Paragraph:
     """One narrated step: its title and paragraph, and what of the history it tells of."""
 
     kind: str
@@ -190,23 +196,23 @@ def explain(thread: Thread, *, guides: str | None = None) -> str:
     rule also links to the guide that explains it (a `javascript:` or other scheme's URL
     raises `ValueError`). In a notebook the text shows rendered, and nothing a model, a tool
     or a user wrote in it takes effect as Markdown or HTML."""
-    steps = explain_steps(thread, guides=guides)
-    if not steps:
+    paragraphs = explain_paragraphs(thread, guides=guides)
+    if not paragraphs:
         return Explanation(f"Thread `{thread.id}` has no stored history yet.\n")
-    paragraphs = []
-    for number, step in enumerate(steps, start=1):
-        quote = "> " * step.depth
-        lines = f"**{number}. {step.title}.** {step.text}".splitlines()
-        paragraphs.append("\n".join(quote + line for line in lines))
-    return Explanation("\n\n".join(paragraphs) + "\n")
+    written = []
+    for number, paragraph in enumerate(paragraphs, start=1):
+        quote = "> " * paragraph.depth
+        lines = f"**{number}. {paragraph.title}.** {paragraph.text}".splitlines()
+        written.append("\n".join(quote + line for line in lines))
+    return Explanation("\n\n".join(written) + "\n")
 
 
-def explain_steps(
+def explain_paragraphs(
     thread: Thread, *, guides: str | None = None, events: list[ThreadEvent] | None = None
-) -> list[Step]:
-    """The steps `explain` writes, one `Step` each, in the order they happened; `events`:
-    the thread's own (`thread.events`), where they were read already."""
-    return list(_Narrator(thread, guides).steps(thread.events if events is None else events))
+) -> list[Paragraph]:
+    """The paragraphs `explain` writes, one `Paragraph` per step, in the order the steps
+    happened; `events`: the thread's own (`thread.events`), where they were read already."""
+    return list(_Narrator(thread, guides).paragraphs(thread.events if events is None else events))
 
 
 @dataclass
@@ -238,11 +244,11 @@ class _Narrator:
         # The last step whose messages were counted: its id, how many, how many of each role.
         self._counted: tuple[str, int, Counter[str]] | None = None
 
-    def steps(self, events: list[ThreadEvent]) -> Iterator[Step]:
+    def paragraphs(self, events: list[ThreadEvent]) -> Iterator[Paragraph]:
         for event in events:
             yield from self._step(event)
 
-    def _step(self, event: ThreadEvent) -> Iterator[Step]:
+    def _step(self, event: ThreadEvent) -> Iterator[Paragraph]:
         if isinstance(event, ToolCallStartedEvent):
             call = self._find(event.tool_call_id)
             if call is None:
@@ -258,7 +264,7 @@ class _Narrator:
             if running is not None:
                 running.files.append(event)
             else:
-                yield Step("file", *self._file(event), subject=event.path, depth=event.depth)
+                yield Paragraph("file", *self._file(event), subject=event.path, depth=event.depth)
         elif isinstance(event, CustomEvent) and event.tool_call_id:
             if call := self._find(event.tool_call_id):
                 call.custom[event.event_type] += 1
@@ -272,14 +278,14 @@ class _Narrator:
             if call := self._find(event.tool_call_id):
                 call.finished = event
         elif isinstance(event, SubagentCreatedEvent):
-            yield Step(
+            yield Paragraph(
                 "subagent",
                 *self._subagent(event),
                 subject=event.child_thread_id,
                 depth=event.depth,
             )
         elif isinstance(event, RunFinishedEvent) and event.depth == 0:
-            yield Step("run", *self._run_finished(event), subject=event.run_id)
+            yield Paragraph("run", *self._run_finished(event), subject=event.run_id)
 
     def _find(self, tool_call_id: str) -> _Call | None:
         """The open call with this id, the deepest first (a nested turn runs inside a call)."""
@@ -295,10 +301,10 @@ class _Narrator:
                 return next(iter(self._open[depth].values()))
         return None
 
-    def _message(self, message: Message) -> Iterator[Step]:
+    def _message(self, message: Message) -> Iterator[Paragraph]:
         depth = message.depth
         if message.role == "user":
-            yield Step("user", *self._user(message), message.id, message.id, depth=depth)
+            yield Paragraph("user", *self._user(message), message.id, message.id, depth=depth)
         elif message.role == "assistant":
             calls = {}
             for tool_call in message.tool_calls:
@@ -309,10 +315,12 @@ class _Narrator:
             self._open[depth] = calls
             title, text = self._model(message, calls)
             offered = self._offered.pop(message.id, None)
-            yield Step("model", title, text, message.id, message.id, depth=depth, offered=offered)
+            yield Paragraph(
+                "model", title, text, message.id, message.id, depth=depth, offered=offered
+            )
         elif message.role == "tool" and message.tool_call_id:
             answered = self._open.get(depth, {}).pop(message.tool_call_id, None)
-            yield Step(
+            yield Paragraph(
                 "tool",
                 *self._tool(message, answered or _Call(message.name or "")),
                 message.id,

@@ -113,7 +113,8 @@ class ThreadReader:
         return self.inbox.waiting() or self._run_somewhere()
 
     def status(self) -> ThreadStatus:
-        """ "running" or "idle"; a child reports its lifecycle too."""
+        """ "running", "waiting" or "idle"; a child reports its lifecycle too (see
+        `ThreadStatus`)."""
         if self._run_somewhere():
             return "running"
         meta = self.identity.reread()

@@ -9,12 +9,12 @@ from typing import Any
 
 from .. import Message, Thread, ThreadEvent
 from .._gc_paused import gc_paused
-from ..runtime._explain import Step, explain_steps
+from ..runtime._explain import Paragraph, explain_paragraphs
 
 __all__ = ["history_and_events", "history_of", "tell", "told_additions"]
 
 _LABEL_CHARS = 80
-# The kinds of point a narration step tells of (the rest are told within them).
+# The kinds of point a narrated paragraph tells of (the rest are told within them).
 _TOLD_AT = {
     "user": "message_created",
     "model": "message_created",
@@ -120,12 +120,12 @@ def _told(
         for event in events:
             own.setdefault(event.thread_id, []).append(event)
     for teller in tree.values():
-        for step in explain_steps(teller, events=None if own is None else own[teller.id]):
-            if step.subject is not None:
-                key = (teller.id, _TOLD_AT[step.kind], step.subject)
-                narration.setdefault(key, _paragraph(step))
-            if step.offered is not None and step.message_id is not None:
-                offered[step.message_id] = step.offered
+        for said in explain_paragraphs(teller, events=None if own is None else own[teller.id]):
+            if said.subject is not None:
+                key = (teller.id, _TOLD_AT[said.kind], said.subject)
+                narration.setdefault(key, _paragraph(said))
+            if said.offered is not None and said.message_id is not None:
+                offered[said.message_id] = said.offered
     told = []
     for point in points:
         entry = dict(point)
@@ -177,8 +177,8 @@ def _descendants(thread: Thread) -> list[Thread]:
     return found
 
 
-def _paragraph(step: Step) -> str:
-    return f"**{step.title}.** {step.text}"
+def _paragraph(said: Paragraph) -> str:
+    return f"**{said.title}.** {said.text}"
 
 
 def _message_label(message: Message) -> str:

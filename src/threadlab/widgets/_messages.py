@@ -35,7 +35,7 @@ __all__ = [
     "ResultMessage",
     "SecretMessage",
     "Select",
-    "Step",
+    "StepChoice",
     "ViewMessage",
     "read_view_message",
 ]
@@ -131,7 +131,7 @@ class Elicit(_FromView):
     content: dict[str, Any] = Field(default_factory=dict)
 
 
-class Step(_FromView):
+class StepChoice(_FromView):
     """A run paused before a model step (step mode): Continue sends that step, Stop leaves the
     thread as it is."""
 
@@ -166,7 +166,7 @@ ViewMessage = Annotated[
     | Fork
     | Decide
     | Elicit
-    | Step
+    | StepChoice
     | Play
     | Open,
     Field(discriminator="op"),

@@ -132,22 +132,23 @@ class Patcher:
         return changed
 
 
-def apply_patch(trace: dict[str, Any], patch: Patch) -> None:
-    """Merge `patch` into `trace` in place (what the front end's `applyPatch` does)."""
-    at = {t["id"]: i for i, t in enumerate(trace["threads"])}
+def apply_patch(synced: dict[str, Any], patch: Patch) -> None:
+    """Merge `patch` into `synced`, a view state as synced, in place (what the front end's
+    `applyPatch` does)."""
+    at = {t["id"]: i for i, t in enumerate(synced["threads"])}
     for thread in patch.get("threads", ()):
         if thread["id"] in at:
-            trace["threads"][at[thread["id"]]] = thread
+            synced["threads"][at[thread["id"]]] = thread
         else:
-            trace["threads"].append(thread)
-    trace["cards"].update(patch.get("cards", {}))
-    trace["files"].update(patch.get("files", {}))
+            synced["threads"].append(thread)
+    synced["cards"].update(patch.get("cards", {}))
+    synced["files"].update(patch.get("files", {}))
     for tid, added in patch.get("messages", {}).items():
-        trace["messages"].setdefault(tid, []).extend(added)
+        synced["messages"].setdefault(tid, []).extend(added)
     for tid, text in patch.get("drafts", {}).items():
         if text is None:
-            trace["drafts"].pop(tid, None)
+            synced["drafts"].pop(tid, None)
         else:
-            trace["drafts"][tid] = text
+            synced["drafts"][tid] = text
     if "run" in patch:
-        trace["run"] = patch["run"]
+        synced["run"] = patch["run"]

@@ -57,7 +57,7 @@ def _card_html(card: dict[str, Any]) -> str:
             f'<pre style="{_BOX};opacity:.6;text-decoration:line-through">'
             f"{_e(readable_arguments(card['proposed']))}</pre>"
         )
-    trace = (
+    raised = (
         '<pre style="white-space:pre-wrap;margin:4px 0;border-left:3px solid #cf222e;'
         f'padding-left:6px">{_e(card["traceback"])}</pre>'
         if card.get("traceback")
@@ -74,7 +74,7 @@ def _card_html(card: dict[str, Any]) -> str:
         f"<summary>{mark} <b>{_e(card['name'])}</b>{label}{progress}{failed}"
         f' <span style="opacity:.7">[{_e(status)}{took}]</span></summary>'
         f"{f'<div><i>{decision}</i></div>' if decision else ''}"
-        f'{args}<pre style="{_BOX}">{body}</pre>{trace}{extra}'
+        f'{args}<pre style="{_BOX}">{body}</pre>{raised}{extra}'
         "</details>"
     )
 
@@ -176,13 +176,13 @@ def readable(data: Any) -> str:
     return str(data)
 
 
-def _thread_html(trace: ViewState, thread_id: str, depth: int = 0) -> str:
-    thread = trace.threads[thread_id]
+def _thread_html(state: ViewState, thread_id: str, depth: int = 0) -> str:
+    thread = state.threads[thread_id]
     parts: list[str] = []
-    replaying = replay_counts(trace.messages.get(thread_id, [])) is not None
-    for message in trace.messages.get(thread_id, []):
+    replaying = replay_counts(state.messages.get(thread_id, [])) is not None
+    for message in state.messages.get(thread_id, []):
         if message["role"] == "user" and message["depth"] == 0:
-            child = trace.threads.get(message.get("subagent") or "")
+            child = state.threads.get(message.get("subagent") or "")
             who = (
                 f"report from {_e(child['name'] or child['agent'])} [{_e(child['status'])}]"
                 if child is not None
@@ -192,7 +192,7 @@ def _thread_html(trace: ViewState, thread_id: str, depth: int = 0) -> str:
             attached = f" · attached: {_e(', '.join(files))}" if files else ""
             parts.append(f"<p{_PRE}><b>{who}</b>: {_e(message['text'])}{attached}</p>")
         for call_id in message["calls"]:
-            card = trace.cards.get(call_id)
+            card = state.cards.get(call_id)
             if card is not None:
                 # A prompt tool's inner calls sit under the card that started them.
                 indent = card["depth"] * 16
@@ -209,13 +209,13 @@ def _thread_html(trace: ViewState, thread_id: str, depth: int = 0) -> str:
                 f"<p{_PRE}><b>assistant{side}</b>{origin}: {_e(message['text'])}"
                 f"{_usage_html(message)}</p>" + _thinking_html(message)
             )
-    files = trace.files.get(thread_id, {})
+    files = state.files.get(thread_id, {})
     if files:
         listed = "".join(f"<li><code>{_e(p)}</code> ({s} B)</li>" for p, s in sorted(files.items()))
         parts.append(f"<details><summary>files ({len(files)})</summary><ul>{listed}</ul></details>")
-    for child in trace.threads.values():
+    for child in state.threads.values():
         if child["parent"] == thread_id:
-            parts.append(_thread_html(trace, child["id"], depth + 1))
+            parts.append(_thread_html(state, child["id"], depth + 1))
     label = f"{_e(thread['name'] or thread['agent'])} <code>{_e(thread_id)}</code>"
     inner = "".join(parts)
     if depth == 0:
@@ -253,21 +253,21 @@ def _spent(run: dict[str, Any], counts: tuple[int, int] | None = None) -> str:
     return "".join(f" · {part}" for part in parts if part)
 
 
-def _text_lines(trace: ViewState, thread_id: str, indent: str) -> list[str]:
+def _text_lines(state: ViewState, thread_id: str, indent: str) -> list[str]:
     """A thread's calls, each under its own thread (a child's are never the lead's), nested
     calls indented under the call that started them."""
     lines = []
-    for card in trace.cards.values():
+    for card in state.cards.values():
         if card["thread"] == thread_id:
             progress = f" — {card['progress']}" if card.get("progress") else ""
             pad = indent + "  " * card["depth"]
             asked = card.get("approval") or {}
             decision = f" — {decision_text(card)}" if asked.get("state") == "asked" else ""
             lines.append(f"{pad}[{card['status']}] {card['name']}{progress}{decision}")
-    for child in trace.threads.values():
+    for child in state.threads.values():
         if child["parent"] == thread_id:
             lines.append(f"{indent}subagent {child['name']} ({child['id']}): {child['status']}")
-            lines += _text_lines(trace, child["id"], indent + "  ")
+            lines += _text_lines(state, child["id"], indent + "  ")
     return lines
 
 

@@ -48,7 +48,7 @@ from ._messages import (
     PreviewMessage,
     Ready,
     Select,
-    Step,
+    StepChoice,
     ViewMessage,
     read_view_message,
 )
@@ -75,7 +75,7 @@ WIDGET_MIME = "application/vnd.jupyter.widget-view+json"
 def _sent_as_text(value: Any, widget: Any) -> str:
     """ipywidgets' `to_json` for a value sent as `as_json_text`: the trace's text when it was
     written already, as the trace was copied (a long trace takes a tenth of a second)."""
-    written = getattr(widget, "_trace_text", None)
+    written = getattr(widget, "_view_state_text", None)
     if written is not None and written[0] is value:
         return cast(str, written[1])
     return as_json_text(value)
@@ -281,7 +281,7 @@ class ThreadView(_View):
     """What the narration adds to the points sent, by their place: the points themselves
     are not sent again for it."""
 
-    _trace_text: tuple[dict[str, Any], str] | None = None
+    _view_state_text: tuple[dict[str, Any], str] | None = None
     """The trace being sent and its JSON text, written as it was copied."""
     rate = 15.0
     """The most updates a second a run this view starts itself (a fork) sends."""
@@ -300,7 +300,7 @@ class ThreadView(_View):
     ) -> None:
         # The first state goes out with the widget itself, not as an extra update.
         snapshot, text = state.snapshot_and_text()
-        with self._trace_written(snapshot, text):
+        with self._view_state_written(snapshot, text):
             super().__init__(rt, view=view, trace=snapshot, selected=state.root_id, **kwargs)
         self.state = state
         self.finishing = False
@@ -324,10 +324,10 @@ class ThreadView(_View):
             rt.elicitor.watch(self)
 
     def push(self) -> None:
-        """Send what changed since the last push (see `_push_trace`) and, while someone steps
-        through the history, its points (at most every `follow_every` seconds, and at the
-        end): the player follows the run."""
-        self._push_trace()
+        """Send what changed since the last push (see `_push_view_state`) and, while someone
+        steps through the history, its points (at most every `follow_every` seconds, and at
+        the end): the player follows the run."""
+        self._push_view_state()
         # Building the points of a long history takes a while: the run here is not slowed
         # by more than a fifth for it.
         every = max(self.follow_every, 4 * self._points_cost)
@@ -395,7 +395,7 @@ class ThreadView(_View):
         finally:
             self._following = None
 
-    def _push_trace(self) -> None:
+    def _push_view_state(self) -> None:
         """Send what changed since the last push, as a patch the front end merges into its
         model; the kernel's copy of `trace` is kept current without sending it (a front end
         that asks for the state later gets all of it). When the run is over the whole trace
@@ -411,20 +411,20 @@ class ThreadView(_View):
             return
         if not self.patches:  # the whole trace at every update (for comparison)
             snapshot, text = self.state.snapshot_and_text()
-            with self._trace_written(snapshot, text), self.hold_sync():
+            with self._view_state_written(snapshot, text), self.hold_sync():
                 self.trace = snapshot
                 if self.finishing:
                     self.live = False
             return
-        self._send_trace(self.state, live=False)
+        self._send_view_state(self.state, live=False)
 
-    def _send_trace(self, state: ViewState, **also: Any) -> None:
+    def _send_view_state(self, state: ViewState, **also: Any) -> None:
         """The whole trace of `state` goes out in one message, with the new values of the
         traits in `also`, sent even when the kernel holds them already; patches start from
         it."""
         snapshot, text = state.snapshot_and_text()
         # ipywidgets' own echo guard: a value under the lock equal to it is not sent.
-        with self._trace_written(snapshot, text), self._lock_property(trace=text, **also):
+        with self._view_state_written(snapshot, text), self._lock_property(trace=text, **also):
             self.trace = snapshot
             for name, value in also.items():
                 setattr(self, name, value)
@@ -432,14 +432,14 @@ class ThreadView(_View):
         self._reset_patches(snapshot)
 
     @contextmanager
-    def _trace_written(self, snapshot: dict[str, Any], text: str) -> Iterator[None]:
+    def _view_state_written(self, snapshot: dict[str, Any], text: str) -> Iterator[None]:
         """While `snapshot` is sent (and compared with what the front end has), its JSON
         text is the one written as it was copied."""
-        self._trace_text = (snapshot, text)
+        self._view_state_text = (snapshot, text)
         try:
             yield
         finally:
-            self._trace_text = None
+            self._view_state_text = None
 
     def _reset_patches(self, snapshot: dict[str, Any]) -> None:
         """The front end now has `snapshot` whole: patches (for a view that sends them)
@@ -468,12 +468,12 @@ class ThreadView(_View):
             self._deciding = asyncio.ensure_future(self.decide(message))
         elif isinstance(message, Elicit) and self.shows(message.thread):
             self.elicit(message)
-        elif isinstance(message, Step) and message.thread == self.state.root_id:
+        elif isinstance(message, StepChoice) and message.thread == self.state.root_id:
             self.go_on(message)
         elif isinstance(message, Play) and message.thread == self.state.root_id:
             self.play(message.playing)
 
-    def go_on(self, asked: Step) -> None:
+    def go_on(self, asked: StepChoice) -> None:
         """Continue or Stop on a run that paused before a model step: Continue runs that step
         (and what follows, pausing where the view's step mode says) live here; Stop ends the
         view's run "interrupted", the thread's history as it stands (valid: every call has
@@ -508,7 +508,7 @@ class ThreadView(_View):
         """Show `state` from now on: the whole trace goes out once, then patches."""
         self.state = state
         self.finishing = False
-        self._send_trace(state)
+        self._send_view_state(state)
 
     async def fork(self, asked: Fork) -> None:
         """A fork the user asked for in the view ("fork from here" on a card or a user
@@ -585,7 +585,7 @@ class ThreadView(_View):
     def _resync(self) -> None:
         """A front end that rendered after patches went out missed them (a patch reaches only
         the views already listening): it gets the whole trace now, patches from here on."""
-        self._send_trace(self.state)
+        self._send_view_state(self.state)
 
     def streaming(self) -> bool:
         return self.live
