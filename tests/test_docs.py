@@ -137,6 +137,19 @@ def test_the_explain_example_prints_what_the_jupyter_guide_says(tmp_path: Path) 
     assert "It wrote `/index.html` (474 bytes) in the thread's files." in paragraphs[2]
 
 
+def test_the_follow_a_run_example_prints_what_the_jupyter_guide_says(tmp_path: Path) -> None:
+    result = run_example("follow_a_run.py", tmp_path)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.splitlines() == [
+        "model  ",
+        "tool_call delete_file {'path': '/tmp/a.log'}",
+        "  -> deleted /tmp/a.log",
+        "waiting ['/tmp/a.log']",
+        "before_tool",
+        "Both deleted. ['/tmp/a.log', '/index.html']",
+    ]
+
+
 @pytest.mark.parametrize("title", ["models.py"])
 def test_the_other_examples_run(title: str, tmp_path: Path) -> None:
     result = run_example(title, tmp_path)
@@ -154,7 +167,7 @@ def test_the_store_contract_example_passes_under_pytest(tmp_path: Path) -> None:
         timeout=300,
     )
     assert result.returncode == 0, result.stdout + result.stderr
-    assert "10 passed" in result.stdout  # every check of the contract ran
+    assert "11 passed" in result.stdout  # every check of the contract ran
 
 
 def test_the_local_ray_example_runs_each_row_in_another_process(tmp_path: Path) -> None:

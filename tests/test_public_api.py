@@ -84,6 +84,7 @@ PUBLIC = {
     "Reasoning",
     "SeenRequest",
     "StepRecord",
+    "FollowedRun",
     "Decision",
     "ToolCall",
     # events

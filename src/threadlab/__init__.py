@@ -113,7 +113,7 @@ if _typing.TYPE_CHECKING:
         evaluate,
         scorers,
     )
-    from .runtime import Runtime, Thread, ThreadOverview, explain, run
+    from .runtime import FollowedRun, Runtime, Thread, ThreadOverview, explain, run
     from .sandbox import CodeFailure, CodeResult, CodeRun
     from .store import FileRecord, PostgresStore, SQLiteStore, Store
     from .threads import ExecutionInfo, ThreadState
@@ -152,7 +152,7 @@ _HOMES: dict[str, tuple[str, ...]] = {
         "Case", "EvalContext", "EvalError", "EvalReport", "EvalRow", "evaluate", "scorers",
     ),
     ".runtime": (
-        "Runtime", "Thread", "ThreadOverview", "explain", "run",
+        "FollowedRun", "Runtime", "Thread", "ThreadOverview", "explain", "run",
     ),
     ".sandbox": (
         "CodeFailure", "CodeResult", "CodeRun",
@@ -200,6 +200,7 @@ __all__ = [
     "ExecutionInfo",
     "FileRecord",
     "FileWrittenEvent",
+    "FollowedRun",
     "ForkPoint",
     "HookDefinition",
     "Include",

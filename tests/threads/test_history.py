@@ -16,9 +16,11 @@ class CountingStore(tl.SQLiteStore):
         super().__init__(directory)
         self.listed = 0
 
-    def list_messages(self, thread_id: str) -> list[tl.store.StoredMessage]:
-        self.listed += 1
-        return super().list_messages(thread_id)
+    def list_messages(
+        self, thread_id: str, *, after: str | None = None
+    ) -> list[tl.store.StoredMessage]:
+        self.listed += after is None
+        return super().list_messages(thread_id, after=after)
 
 
 async def test_runs_on_a_thread_held_here_do_not_read_its_messages_again(

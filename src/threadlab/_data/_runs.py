@@ -39,6 +39,7 @@ StopReason = Literal[
     "waiting: approval",
     "waiting: model step",
     "waiting: subagent",
+    "waiting: tool call",
 ]
 """Why a run ended, as a value a program can branch on (`Run.stop_reason`): the status, and for
 "stopped" and "waiting" which limit or which wait. `Run.error` says the same in words."""
@@ -55,9 +56,13 @@ SessionStatus = Literal["completed", "failed"]
 """How a session ended, as its parent sees it."""
 
 ThreadStatus = Literal["queued", "running", "waiting", "idle", "completed", "failed", "terminated"]
-"""A thread is "running" or "idle"; a child also reports its lifecycle: "completed" or
-"failed" after its single session, "terminated" once its run was cancelled, "queued" while
-it waits for the runtime's engine (`tl.Runtime(engine=...)`)."""
+"""What a thread is doing now (`Thread.status`; `ChildInfo.status` for a child): "running"
+while a run of it is live, in this process or another; "waiting" once its last run ended
+"waiting" (a call waits for a decision, a step-mode pause, a blocking child that paused),
+until a run goes on from there; "idle" otherwise. A child also reports its lifecycle:
+"queued" while it waits for the runtime's engine (`tl.Runtime(engine=...)`), "completed" or
+"failed" after its single session (a child that could not run at all is "failed" too),
+"terminated" once its run was cancelled."""
 
 
 @dataclass(frozen=True)

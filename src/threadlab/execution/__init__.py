@@ -26,8 +26,9 @@ from ._runner import (
 from ._scanner import ArgumentScanner
 from ._snapshot import ChildThen, HistoryPoint, Snapshot, history_points, place_of, snapshot
 from ._spending import SPENDING
+from ._step_feed import StepFeed
 from ._step_reading import read_steps
-from ._stepping import NO_STEPPING, StepOption, Stepping
+from ._stepping import NO_STEPPING, Follower, StepOption, Stepping
 from ._subagents import child_outcome
 from ._tool_specs import ToolSpecCache
 
@@ -37,11 +38,13 @@ __all__ = [
     "Approver",
     "ArgumentScanner",
     "ChildThen",
+    "Follower",
     "HistoryPoint",
     "Limits",
     "ModelResolver",
     "RunHost",
     "Snapshot",
+    "StepFeed",
     "StepOption",
     "Stepping",
     "ToolSpecCache",

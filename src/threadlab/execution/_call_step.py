@@ -28,6 +28,9 @@ async def run_call(scope: Running, step: ToolCallStep) -> RunStep | None:
     thread_state = scope.state_for(frame, step.prompt, call)
     runnable = state.going and state.failures < limit
     if runnable and not step.decided and frame.depth == 0:
+        if not await scope.stepping.may_go_on():
+            state.pause_before_tool(call)
+            return None
         tool = step.tools.get(call.name)
         if scope.stepping.tools or await needs_decision(tool, call, thread_state):
             return DecisionStep(step)

@@ -49,6 +49,9 @@ async def call_model(scope: Running, step: ModelStep) -> RunStep | None:
             await _pause(scope, frame, prompt, hooks, tools)
             return None
         scope.model_pause_passed = False
+    if frame.depth == 0 and not await scope.stepping.may_go_on():
+        await _pause(scope, frame, prompt, hooks, tools)  # its caller stopped following it
+        return None
     if frame.depth == 0 and scope.context.identity.meta.paused_before_model:
         scope.context.identity.set_meta(paused_before_model=False)
     frame.budget.used += 1

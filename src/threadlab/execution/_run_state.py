@@ -83,6 +83,16 @@ class RunState:
             next_request=request,
         )
 
+    def pause_before_tool(self, call: ToolCall) -> None:
+        """The run pauses before `call` runs (its caller stopped following it): the call and
+        those after it in its message stay unanswered, for a resume to run."""
+        self.ended = "waiting: tool call"
+        self.record(
+            status="waiting",
+            stop_reason=self.ended,
+            error=f"paused before tool call {call.id} ({call.name}): resume() runs it",
+        )
+
     def opened(self, frame: Frame, calls: tuple[ToolCall, ...]) -> None:
         """`calls` were persisted and wait for their results."""
         for call in calls:

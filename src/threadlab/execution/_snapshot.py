@@ -23,7 +23,15 @@ from .._errors import ThreadlabError
 from ..store import Store, StoredEvent
 from ._cut import CUT_BY, call_place, child_status_at, children_at, files_at, find_point
 
-__all__ = ["ChildThen", "HistoryPoint", "Snapshot", "history_points", "place_of", "snapshot"]
+__all__ = [
+    "ChildThen",
+    "HistoryPoint",
+    "Snapshot",
+    "history_points",
+    "place_of",
+    "point_of",
+    "snapshot",
+]
 
 # What each kind of event is about: its point's id.
 _SUBJECT = {
@@ -98,7 +106,7 @@ def history_points(store: Store, thread_id: str, *, statuses: bool = False) -> l
         point
         for tree_thread in _tree(store, thread_id)
         for event in store.iter_events(tree_thread)
-        if (statuses or event.type != "thread_status") and (point := _point(event)) is not None
+        if (statuses or event.type != "thread_status") and (point := point_of(event)) is not None
     ]
     return sorted(_created_where_begun(points), key=lambda p: (p.seq, p.kind != "subagent_created"))
 
@@ -196,7 +204,8 @@ def _tree(store: Store, thread_id: str) -> Iterator[str]:
         yield from _tree(store, child.id)
 
 
-def _point(event: StoredEvent) -> HistoryPoint | None:
+def point_of(event: StoredEvent) -> HistoryPoint | None:
+    """The history point of a stored event (None for one not read back from a store)."""
     if event.seq is None:
         return None
     try:  # parsed once: a long history has thousands of points

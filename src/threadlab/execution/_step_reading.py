@@ -31,7 +31,7 @@ from .._data import (
 from ..store import Store
 from ._snapshot import HistoryPoint, history_points
 
-__all__ = ["read_steps"]
+__all__ = ["Reader", "read_steps"]
 
 _Chain = tuple[str, int, str | None]  # a thread, a depth and the prompt-tool call it runs in
 _CallKey = tuple[str, int, str | None, str]  # a chain and a call id
@@ -62,7 +62,9 @@ class _Open:
 
 
 @dataclass
-class _Reader:
+class Reader:
+    """Reads history points, in the store's order, into steps."""
+
     messages: dict[str, dict[str, Message]]
     first_seen: dict[str, tuple[float, float]]  # thread -> (seq, at) of its first event
     request_of: RequestOf | None
@@ -75,9 +77,10 @@ class _Reader:
     latest: dict[tuple[str, int, str], _Open] = field(default_factory=dict)
     starts: dict[_CallKey, list[ToolCallStartedEvent]] = field(default_factory=dict)
     pauses: dict[int, _Open] = field(default_factory=dict)  # a call's id() -> its pause
-    model_pause: dict[str, _Open] = field(default_factory=dict)
+    model_pause: dict[str, _Open] = field(default_factory=dict)  # a run's pause, till one starts
     turns: dict[str, _Open] = field(default_factory=dict)
     creator: dict[str, str] = field(default_factory=dict)  # child thread -> the call's step
+    announced: set[str] = field(default_factory=set)  # children whose "created" step is read
     last_message: dict[_Chain, str] = field(default_factory=dict)
 
     def see(self, point: HistoryPoint) -> None:
@@ -108,11 +111,15 @@ class _Reader:
         paused = self.model_pause.pop(thread, None)
         if paused is not None:
             paused.fields.update(ended_at=event.at, status="completed")
+            for call in self.open_calls.get(thread, ()):
+                if id(call) not in self.pauses:
+                    call.fields["status"] = "running"  # left before it ran: it runs now
 
     def _run_ended(self, event: RunFinishedEvent, seq: int) -> None:
         thread = event.thread_id
+        left = event.stop_reason == "waiting: tool call"  # its calls wait for a resume
         for call in list(self.open_calls.get(thread, ())):
-            if id(call) in self.pauses:
+            if id(call) in self.pauses or left:
                 call.fields["status"] = "waiting"
             else:
                 call.fields.update(status="interrupted", ended_at=event.at)
@@ -124,6 +131,14 @@ class _Reader:
             self.model_pause[thread] = self._add(
                 f"pause:{event.run_id}:model", "pause", thread, 0, None, event.at, seq,
                 status="waiting", reason="before_model",
+            )  # fmt: skip
+        waiting = self.open_calls.get(thread)
+        if left and waiting:
+            first = waiting[0].fields
+            self.model_pause[thread] = self._add(
+                f"pause:{event.run_id}:tool", "pause", thread, 0, first["parent_id"],
+                event.at, seq, status="waiting", reason="before_tool",
+                tool_call_id=first["tool_call_id"], name=first["name"],
             )  # fmt: skip
         parent = self.parents.get(thread)
         finished = _FINISHED_AS.get(event.status)
@@ -279,6 +294,7 @@ class _Reader:
         )
         if creator is not None:
             self.creator[child] = creator.fields["id"]
+        self.announced.add(child)
         # A blocking child's announcement is stored with the call that made it, after the
         # child's own steps: the step goes where the child began, before any of them.
         first_seq, first_at = self.first_seen.get(child, (seq, event.at))
@@ -316,16 +332,16 @@ class _Reader:
         self.steps.append(opened)
         return opened
 
+    def record(self, opened: _Open) -> StepRecord:
+        """The step `opened` as it stands now."""
+        fields = dict(opened.fields)
+        parent = fields["parent_id"]
+        if isinstance(parent, tuple):  # a child's top: the call that created it
+            fields["parent_id"] = self.creator.get(parent[1])
+        return settled(StepRecord(**fields))
+
     def records(self) -> list[StepRecord]:
-        found = []
-        for opened in self.steps:
-            fields = dict(opened.fields)
-            parent = fields["parent_id"]
-            if isinstance(parent, tuple):  # a child's top: the call that created it
-                fields["parent_id"] = self.creator.get(parent[1])
-            found.append(StepRecord(**fields))
-        found.sort(key=lambda step: step.seq)
-        return [_settled(step) for step in found]
+        return sorted(map(self.record, self.steps), key=lambda step: step.seq)
 
 
 def _key_of(event: ThreadEvent, call_id: str) -> _CallKey:
@@ -338,7 +354,7 @@ def _call_seq(seq: int, index: int) -> float:
     return seq + 0.01 * (index + 1)
 
 
-def _settled(step: StepRecord) -> StepRecord:
+def settled(step: StepRecord) -> StepRecord:
     """A step whose end is known reads as ended (a call answered after its run ended)."""
     if step.ended_at is not None and step.status == "running":
         return replace(step, status="completed")
@@ -366,7 +382,7 @@ def read_steps(
     first_seen: dict[str, tuple[float, float]] = {}
     for point in listed:
         first_seen.setdefault(point.thread_id, (float(point.seq), point.at))
-    reader = _Reader(messages, first_seen, request_of, needs_decision, parents)
+    reader = Reader(messages, first_seen, request_of, needs_decision, parents)
     for point in listed:
         reader.see(point)
     return reader.records()

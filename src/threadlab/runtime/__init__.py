@@ -2,12 +2,14 @@
 
 from ._engine import Engine, Handled, Handoff, RunPolicy
 from ._explain import explain
+from ._following import FollowedRun
 from ._overview import ThreadOverview
 from ._runtime import Runtime, run
 from ._thread import Thread
 
 __all__ = [
     "Engine",
+    "FollowedRun",
     "Handled",
     "Handoff",
     "RunPolicy",

@@ -6,9 +6,10 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import dataclasses
 import time
 import warnings
-from collections.abc import AsyncIterator, Iterable, Mapping
+from collections.abc import AsyncIterator, Callable, Iterable, Mapping
 from typing import Any, Literal, Protocol
 
 from .._data import (
@@ -29,9 +30,11 @@ from .._data import (
 from .._errors import ThreadBusyError, ThreadlabError
 from .._gc_paused import gc_paused
 from ..execution import (
+    Follower,
     HistoryPoint,
     RunHost,
     Snapshot,
+    StepFeed,
     StepOption,
     Stepping,
     claim_decision,
@@ -49,6 +52,7 @@ from ..execution import (
 from ..models import Model
 from ..threads import ThreadContext, ThreadFiles
 from ._engine import Engine, Handled
+from ._following import FollowedRun
 
 __all__ = ["Thread", "ThreadHost"]
 
@@ -169,8 +173,10 @@ class Thread:
 
     @property
     def status(self) -> ThreadStatus:
-        """ "running" or "idle"; a child reports its lifecycle too: "completed" or "failed"
-        after its single session, "terminated" once its run was cancelled."""
+        """ "running" while a run holds it, "waiting" when its last run paused (for a
+        decision, a subagent or a step), else "idle"; a child reports its lifecycle too:
+        "queued" until a worker takes it, "completed" or "failed" after its single session,
+        "terminated" once its run was cancelled."""
         return self._context.status()
 
     @property
@@ -254,6 +260,15 @@ class Thread:
             tool_call add 5 completed
             model   completed
         """
+        request_of, needs_decision = self._step_lookups()
+        with gc_paused():
+            return read_steps(
+                self._runtime.store, self.id, request_of=request_of, needs_decision=needs_decision
+            )
+
+    def _step_lookups(self) -> tuple[Callable[[str, str], Any], Callable[[str], bool]]:
+        """What reading steps asks of the runtime: a model step's request, and whether a
+        tool asks a decision before each call (a pause for it is a "decision" one)."""
         registry = self._context.registry
         directory = self._runtime
 
@@ -264,10 +279,68 @@ class Thread:
             tool = registry.tool(name)
             return tool is not None and tool.approval is not None
 
-        with gc_paused():
-            return read_steps(
-                directory.store, self.id, request_of=request_of, needs_decision=needs_decision
-            )
+        return request_of, needs_decision
+
+    def iter(
+        self,
+        message: str | None = None,
+        *,
+        attachments: Iterable[str] = (),
+        step: StepOption = False,
+    ) -> FollowedRun:
+        """A run followed a step at a time: `async with thread.iter(message) as run:` then
+        `async for step in run:` yields each `tl.StepRecord` as it ends (its descendants'
+        included), like pydantic-ai's `agent.iter`. Leaving the loop before the run ends
+        pauses the run before its next top-level step (the step running ends first):
+        `thread.status` is "waiting", and `resume()` goes on from there. `run.result` is the
+        `tl.Run` once the loop saw it end (None if it left early). With no message it goes
+        on from the history, as `resume`; `step` as for `send`. The run is the one `send`
+        (or `resume`) makes, with the same statuses, events, hooks and lease.
+
+        Examples:
+            >>> import asyncio, tempfile
+            >>> import threadlab as tl
+            >>> registry = tl.Registry()
+            >>> @tl.tool(registry=registry)
+            ... def add(state: tl.ThreadState, a: int, b: int) -> int:
+            ...     "Add two numbers."
+            ...     return a + b
+            >>> model = tl.models.ScriptedModel([
+            ...     tl.models.call("add", {"a": 2, "b": 3}),
+            ...     tl.models.call("add", {"a": 1, "b": 1}),
+            ...     tl.models.text("done")])
+            >>> _ = tl.define_prompt("adder", prompt="Add.", model=model, tools=["add"],
+            ...                      registry=registry)
+            >>> async def main():
+            ...     rt = tl.Runtime(registry, tempfile.mkdtemp())
+            ...     thread = await rt.create_thread("adder")
+            ...     async with thread.iter("add 2 and 3") as run:
+            ...         async for step in run:
+            ...             print(step.kind, step.name, step.result)
+            ...             if step.kind == "tool_call":
+            ...                 break  # the run pauses before its next step
+            ...     print(thread.status, run.result)
+            ...     print((await thread.resume()).text)
+            ...     rt.close()
+            >>> asyncio.run(main())
+            model None None
+            tool_call add 5
+            waiting None
+            done
+        """
+        stepping = self._stepping(step)
+        request_of, needs_decision = self._step_lookups()
+        feed = StepFeed(
+            self._runtime.store, self.id, request_of=request_of, needs_decision=needs_decision
+        )
+
+        async def start(listener: Callable[[ThreadEvent], None], follower: Follower) -> Run:
+            if message is None:
+                await self._resume_decided_children()  # as `resume` does
+            following = dataclasses.replace(stepping, follower=follower)
+            return await self._run(message, attachments, True, following, listener)
+
+        return FollowedRun(start, feed)
 
     def snapshot(self, at: str | int) -> Snapshot:
         """This thread as of a point of its history: `at` is a message id (up to and including
@@ -517,9 +590,14 @@ class Thread:
         return found
 
     async def _run(
-        self, message: str | None, attachments: Iterable[str], wait_children: bool, step: StepOption
+        self,
+        message: str | None,
+        attachments: Iterable[str],
+        wait_children: bool,
+        step: StepOption | Stepping,
+        listener: Callable[[ThreadEvent], None] | None = None,
     ) -> Run:
-        stepping = self._stepping(step)
+        stepping = step if isinstance(step, Stepping) else self._stepping(step)
         since = time.time()
         try:
             run = await execute_run(
@@ -527,6 +605,7 @@ class Thread:
                 self._context,
                 message,
                 attachments,
+                listener,
                 wait_children=wait_children,
                 step=stepping,
             )

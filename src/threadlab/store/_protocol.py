@@ -154,8 +154,10 @@ class Store(Protocol):
         """Append messages, in order: `list_messages` returns them in the order added."""
         ...
 
-    def list_messages(self, thread_id: str) -> list[StoredMessage]:
-        """A thread's messages (every depth), in the order they were added."""
+    def list_messages(self, thread_id: str, *, after: str | None = None) -> list[StoredMessage]:
+        """A thread's messages (every depth), in the order they were added (only those
+        added after the row `after`, a `StoredMessage.id`, when given: what a reader that has
+        read up to it has not seen yet)."""
         ...
 
     def add_events(self, events: Sequence[StoredEvent]) -> None:

@@ -278,10 +278,13 @@ class SqlStore:
                 [(m.id, m.thread_id, m.depth, m.data) for m in messages],
             )
 
-    def list_messages(self, thread_id: str) -> list[StoredMessage]:
+    def list_messages(self, thread_id: str, *, after: str | None = None) -> list[StoredMessage]:
+        where, params = "thread_id = ?", [thread_id]
+        if after is not None:
+            where += " AND seq > (SELECT seq FROM messages WHERE id = ?)"
+            params.append(after)
         rows = self._read(
-            "SELECT id, thread_id, depth, data FROM messages WHERE thread_id = ? ORDER BY seq",
-            (thread_id,),
+            f"SELECT id, thread_id, depth, data FROM messages WHERE {where} ORDER BY seq", params
         )
         return [StoredMessage(*row) for row in rows]  # type: ignore[arg-type]
 

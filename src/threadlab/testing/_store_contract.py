@@ -128,6 +128,15 @@ class StoreContract:
                 assert two.count_messages("thr_n") == 1
                 assert two.count_messages("thr_none") == 0
 
+    def test_messages_after_a_row_are_those_added_since(self) -> None:
+        with self._opened(2) as (one, two):
+            one.add_messages([StoredMessage(f"m{i}", "thr_m", 0, "{}") for i in range(2)])
+            one.add_messages([StoredMessage("other", "thr_n", 0, "{}")])
+            one.add_messages([StoredMessage("m2", "thr_m", 1, "{}")])
+            assert [m.id for m in two.list_messages("thr_m", after="m0")] == ["m1", "m2"]
+            assert two.list_messages("thr_m", after="m2") == []
+            assert [m.id for m in two.list_messages("thr_n", after=None)] == ["other"]
+
     def test_two_stores_on_one_location_see_each_others_writes(self) -> None:
         with self._opened(2) as (one, two):
             one.enqueue("t", "from one")
