@@ -85,6 +85,8 @@ PUBLIC = {
     "SeenRequest",
     "StepRecord",
     "FollowedRun",
+    "GradeResult",
+    "GradeItem",
     "Decision",
     "ToolCall",
     # events
@@ -157,6 +159,7 @@ MODELS = {
 # needs the otel extra): once imported, it is an attribute too.
 LAYERS = {
     "otel",
+    "grading",
     "testing",
     "definitions",
     "engine",

@@ -113,6 +113,7 @@ if _typing.TYPE_CHECKING:
         evaluate,
         scorers,
     )
+    from .grading import GradeItem, GradeResult
     from .runtime import FollowedRun, Runtime, Thread, ThreadOverview, explain, run
     from .sandbox import CodeFailure, CodeResult, CodeRun
     from .store import FileRecord, PostgresStore, SQLiteStore, Store
@@ -150,6 +151,9 @@ _HOMES: dict[str, tuple[str, ...]] = {
     ),
     ".evaluation": (
         "Case", "EvalContext", "EvalError", "EvalReport", "EvalRow", "evaluate", "scorers",
+    ),
+    ".grading": (
+        "GradeItem", "GradeResult",
     ),
     ".runtime": (
         "FollowedRun", "Runtime", "Thread", "ThreadOverview", "explain", "run",
@@ -202,6 +206,8 @@ __all__ = [
     "FileWrittenEvent",
     "FollowedRun",
     "ForkPoint",
+    "GradeItem",
+    "GradeResult",
     "HookDefinition",
     "Include",
     "MCPServerDefinition",
