@@ -137,6 +137,19 @@ def test_the_explain_example_prints_what_the_jupyter_guide_says(tmp_path: Path) 
     assert "It wrote `/index.html` (474 bytes) in the thread's files." in paragraphs[2]
 
 
+def test_the_grading_example_prints_what_the_grading_guide_says(tmp_path: Path) -> None:
+    result = run_example("grading.py", tmp_path)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.splitlines() == [
+        "1.0 of 5.0",
+        "False write_file was never called with path='/index.html' (its call had"
+        " path='/about.html')",
+        "False write_file was called before search; call search first",
+        "False the final answer does not contain 'index.html'",
+        "True no secret reached a message, a call or a file",
+    ]
+
+
 def test_the_follow_a_run_example_prints_what_the_jupyter_guide_says(tmp_path: Path) -> None:
     result = run_example("follow_a_run.py", tmp_path)
     assert result.returncode == 0, result.stderr

@@ -112,7 +112,7 @@ async def test_a_check_naming_no_tool_of_the_thread_is_an_error_not_a_zero(
     with pytest.raises(ValueError, match="needs n, at_least or at_most"):
         g.call_count("write_file")
     with pytest.raises(TypeError, match=r"threadlab\.grading checks"):
-        g.grade(thread, [lambda ctx: True])  # type: ignore[list-item]
+        g.grade(thread, [lambda ctx: True, (g.called("search"), "2")])
 
 
 async def test_approved_before_run_reads_the_decisions(

@@ -22,7 +22,7 @@ def grade(magics: MagicsHost, rest: list[str]) -> g.GradeResult:
         raise UsageError(_USAGE)
     thread = thread_named(magics, "grade", rest[0])
     namespace = magics.shell.user_ns if magics.shell is not None else {}
-    checks: list[g.Check | tuple[g.Check, float]] = []
+    checks: list[object] = []
     for name in rest[1:]:
         if name not in namespace:
             raise UsageError(f"%threadlab grade: no name {name!r} in the notebook\n{_USAGE}")
