@@ -14,6 +14,12 @@ $(STAMP): pyproject.toml src/threadlab/labextension/package.json
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
 	$(BIN)/python -m pip install --quiet -e '.[dev,all]'
+	# nbgrader (the tests grade an exercise with its CLI) installs JupyterLab and server
+	# extensions of its own: the lab and the browser tests run without them.
+	$(BIN)/jupyter labextension disable --level=sys_prefix @jupyter/nbgrader >/dev/null 2>&1
+	for part in formgrader validate_assignment assignment_list course_list; do \
+	  $(BIN)/jupyter server extension disable --sys-prefix \
+	    nbgrader.server_extensions.$$part >/dev/null 2>&1 || exit 1; done
 	touch $(STAMP)
 
 # Jupyter refuses to run as root unless told; containers and CI machines often are root.
