@@ -5,7 +5,6 @@ workers ran still opens: a child left to them, messaged again, runs where its pa
 
 from __future__ import annotations
 
-import importlib.util
 from pathlib import Path
 from typing import Any
 
@@ -42,7 +41,10 @@ def test_the_workers_options_are_gone(tmp_path: Path) -> None:
     with pytest.raises(TypeError, match="children"):
         tl.Runtime(tl.Registry(), tmp_path, children="workers")  # type: ignore[call-arg]
     assert not hasattr(tl.Runtime, "serve")
-    assert importlib.util.find_spec("threadlab.__main__") is None  # no `python -m threadlab`
+    from threadlab.__main__ import main
+
+    with pytest.raises(SystemExit):  # `python -m threadlab worker` is no command now
+        main(["worker", "--store", str(tmp_path)])
 
 
 async def test_queue_without_an_engine_says_how_to_run_the_message(tmp_path: Path) -> None:

@@ -146,11 +146,12 @@ def test_a_version_3_store_is_migrated_and_its_running_runs_repaired(tmp_path: P
     db = sqlite3.connect(tmp_path / "threads.sqlite3")
     db.execute("ALTER TABLE runs DROP COLUMN epoch")  # what version 3 wrote
     db.execute("DROP TABLE leases")
+    db.execute("ALTER TABLE threads DROP COLUMN member")
     db.execute("UPDATE meta SET value = '3' WHERE key = 'schema_version'")
     db.commit()
     db.close()
     migrated = SQLiteStore(tmp_path)
-    assert migrated.schema_version == 4
+    assert migrated.schema_version == 5
     (old,) = migrated.running_runs("thr_f")
     assert (old.id, old.epoch) == ("run_old", None)  # started before fencing: not fenced
     migrated.finish_run("run_old", "interrupted", None, "owner gone", 2.0)

@@ -47,11 +47,13 @@ def test_a_version_1_store_is_migrated_in_place(tmp_path: Path) -> None:
     db.execute("DROP TABLE env_log")
     db.execute("ALTER TABLE runs DROP COLUMN epoch")
     db.execute("DROP TABLE leases")
+    db.execute("ALTER TABLE threads DROP COLUMN member")
     db.execute("UPDATE meta SET value = '1' WHERE key = 'schema_version'")
     db.commit()
     db.close()
     migrated = SQLiteStore(tmp_path)
-    assert migrated.schema_version == SCHEMA_VERSION == 4
+    assert migrated.schema_version == SCHEMA_VERSION == 5
+    assert migrated.get_thread("thr_old") == ThreadRecord("thr_old", None, "p", 1.0)
     migrated.set_env("thr_old", "REGION", "text", b"eu")  # the env log is there
     assert migrated.get_env("thr_old", before=10**9) == {"REGION": ("text", b"eu")}
     (run,) = migrated.running_runs("thr_old")

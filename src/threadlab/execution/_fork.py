@@ -171,7 +171,9 @@ def _copy(
             "interrupted": False,
         }
     )
-    store.add_thread(ThreadRecord(branch, parent_id, record.target, time.time(), meta.dumps()))
+    store.add_thread(
+        ThreadRecord(branch, parent_id, record.target, time.time(), meta.dumps(), record.member)
+    )
     # Its own id and its ancestors' are in every event (thread_path); its children's only in
     # the few records that name them.
     path = [(old, ids[old]) for old in (*lineage, thread_id)]

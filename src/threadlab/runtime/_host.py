@@ -115,7 +115,10 @@ class RuntimeHost:
             # A blocking child's outcome is the tool's result: it always runs here.
             runs_on="engine" if self.engine is not None and not relationship.blocking else None,
         )
-        record = ThreadRecord(new_id("thr"), parent.id, agent.name, time.time(), meta.dumps())
+        record = ThreadRecord(
+            new_id("thr"), parent.id, agent.name, time.time(), meta.dumps(),
+            member=parent.identity.record.member,  # a child is its parent's member's
+        )  # fmt: skip
         with self.store.transaction():
             self.store.add_thread(record)
             context = self.new_context(record, parent)

@@ -19,7 +19,7 @@ from ..definitions import (
 )
 from ..execution import Approver, Limits
 from ..models import Model
-from ..store import Store, ThreadRecord, open_store
+from ..store import Store, ThreadRecord, database_role, open_store
 from ..threads import SecretBox, missing_in_descendants
 from ._engine import Engine
 from ._host import RuntimeHost
@@ -62,6 +62,10 @@ class Runtime:
         engine: where the runs that leave this process run — `tl.evaluate`'s rows, the
             non-blocking children of its runs, `thread.queue` — `tl.RayEngine(...)`: Ray
             tasks, each opening its thread from this store. None: all of them run here.
+        user: the member of a class the threads this runtime creates belong to (see
+            `thread.user`); default: JUPYTERHUB_USER, else the database role of a
+            PostgreSQL store, else none. On a class's store (`python -m threadlab class
+            init`) a member's role reads and writes only its own threads.
 
     Examples:
         >>> import threadlab as tl
@@ -87,8 +91,11 @@ class Runtime:
         budget: Budget | None = None,
         elicitor: Elicitor | None = None,
         engine: Engine | None = None,
+        user: str | None = None,
     ) -> None:
         registry = registry if registry is not None else default_registry()
+        if user is not None and (not isinstance(user, str) or not user.strip()):
+            raise TypeError(f"user must be a member's name or None, got {user!r}")
         if budget is not None and not isinstance(budget, Budget):
             raise TypeError(f"budget must be a tl.Budget or None, got {budget!r}")
         if approver is not None and not callable(approver):
@@ -125,8 +132,14 @@ class Runtime:
             engine,
         )
         self._handles: dict[str, Thread] = {}
+        self._user = user or os.environ.get("JUPYTERHUB_USER") or database_role(opened)
         if tracer_provider is not None:
             self.on_run_finished(_live_export(tracer_provider))
+
+    @property
+    def user(self) -> str | None:
+        """The member the threads this runtime creates belong to (None: no member)."""
+        return self._user
 
     @property
     def registry(self) -> Registry:
@@ -205,7 +218,9 @@ class Runtime:
         if model is not None:
             host.check_model(model)
         meta = ThreadMeta(origin=origin or None)
-        record = ThreadRecord(new_id("thr"), None, target, time.time(), meta.dumps())
+        record = ThreadRecord(
+            new_id("thr"), None, target, time.time(), meta.dumps(), member=self._user
+        )
         with self.store.transaction():
             self.store.add_thread(record)
             context = host.new_context(record, None)

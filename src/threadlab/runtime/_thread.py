@@ -127,6 +127,12 @@ class Thread:
         return self._context.identity.answering_agent
 
     @property
+    def user(self) -> str | None:
+        """The member of a class this thread belongs to (`tl.Runtime(user=)`; a child, its
+        parent's member); None on a store with no members."""
+        return self._context.identity.record.member
+
+    @property
     def owner(self) -> str:
         """Deprecated spelling of `answering_agent` ("owner" also meant a lease's holder)."""
         warnings.warn(

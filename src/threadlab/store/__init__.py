@@ -10,6 +10,7 @@ import os
 import re
 
 from .._errors import StoreURLError
+from ._class_roles import ClassMember, init_class
 from ._fence import LeaseLostError
 from ._postgres import PostgresStore, is_postgres_url
 from ._protocol import (
@@ -27,6 +28,7 @@ from ._protocol import (
 from ._sqlite import SQLiteStore
 
 __all__ = [
+    "ClassMember",
     "FencingStore",
     "FileRecord",
     "LeaseLostError",
@@ -40,10 +42,18 @@ __all__ = [
     "StoredMessage",
     "ThreadRecord",
     "ThreadSummary",
+    "database_role",
+    "init_class",
     "open_store",
 ]
 
 _URL = re.compile(r"^[a-zA-Z][a-zA-Z0-9+.-]*://")
+
+
+def database_role(store: Store) -> str | None:
+    """The database role `store` acts as, where it has one (a PostgreSQL store)."""
+    role = getattr(store, "database_role", None)
+    return role if isinstance(role, str) else None
 
 
 def open_store(spec: "Store | str | os.PathLike[str] | None") -> Store:

@@ -24,7 +24,7 @@ from ._sql import SqlStore
 
 __all__ = ["NOTIFY_CHANNEL", "POSTGRES_SCHEMA_VERSION", "PostgresStore", "is_postgres_url"]
 
-POSTGRES_SCHEMA_VERSION = 4
+POSTGRES_SCHEMA_VERSION = 5
 NOTIFY_CHANNEL = "threadlab_queue"
 
 # Any fixed number: the key of the advisory lock that creates and migrates the schema.
@@ -43,6 +43,11 @@ _MIGRATIONS: dict[int, tuple[str, ...]] = {
     4: (
         "ALTER TABLE runs ADD COLUMN IF NOT EXISTS epoch BIGINT",
         "CREATE TABLE IF NOT EXISTS leases (thread_id TEXT PRIMARY KEY, epoch BIGINT NOT NULL)",
+    ),
+    # 5: the member of a class each thread belongs to (row-level security reads it).
+    5: (
+        "ALTER TABLE threads ADD COLUMN IF NOT EXISTS member TEXT",
+        "CREATE INDEX IF NOT EXISTS threads_member ON threads(member)",
     ),
 }
 
@@ -131,6 +136,11 @@ class PostgresStore(SqlStore):
             ) from None
         # A new database gets the first schema, then every migration.
         self._migrate(_SCHEMA_V1, 1, POSTGRES_SCHEMA_VERSION, _MIGRATIONS, "the PostgreSQL store")
+
+    @functools.cached_property
+    def database_role(self) -> str:
+        """The role this store's connection acts as (a class member's, on a class's store)."""
+        return str(self._read("SELECT current_user")[0][0])
 
     def _before_migrating(self) -> None:
         # Two processes opening a new database at once: the lock makes one create it.

@@ -15,6 +15,8 @@ import logging
 from collections.abc import Callable
 from typing import Any, TypeVar
 
+from .._errors import StoreError
+
 __all__ = ["RECONNECT_SECONDS", "Link"]
 
 T = TypeVar("T")
@@ -47,6 +49,11 @@ class Link:
             if self.db is None:  # the last reconnection timed out: try again now
                 self._replace()
             result = call(self.db)
+        except psycopg.errors.InsufficientPrivilege as exc:
+            raise StoreError(
+                f"the PostgreSQL store refused this as {self.db.info.user!r}: {exc} (on a"
+                " class's store a member reads and writes only its own threads)"
+            ) from None
         except psycopg.OperationalError:
             if not (self.db is None or self.db.closed or self.db.broken):
                 raise  # the statement failed, not the connection

@@ -29,6 +29,10 @@ class ThreadRecord:
     target: str
     created_at: float
     metadata: str = "{}"  # JSON
+    member: str | None = None
+    """The member of a class the thread belongs to (`tl.Runtime(user=)`); None for a store
+    with no members. On a class's PostgreSQL store, a member's database role reads and
+    writes only its own threads."""
 
 
 @dataclass(frozen=True)

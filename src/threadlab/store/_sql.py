@@ -28,7 +28,7 @@ from ._protocol import (
 __all__ = ["SqlStore"]
 
 # Columns named, never `*`: each dialect's tables may carry columns of their own.
-_THREAD = "id, parent_id, target, created_at, metadata"
+_THREAD = "id, parent_id, target, created_at, metadata, member"
 _RUN = (
     "id, thread_id, status, owner_pid, owner_host, heartbeat, started_at, finished_at, text,"
     " error, owner_started, epoch"
@@ -212,8 +212,15 @@ class SqlStore:
     def add_thread(self, record: ThreadRecord) -> None:
         # A child is a write of its parent's run: a run whose lease was taken over makes none.
         self._write(
-            f"INSERT INTO threads ({_THREAD}) VALUES (?, ?, ?, ?, ?)",
-            (record.id, record.parent_id, record.target, record.created_at, record.metadata),
+            f"INSERT INTO threads ({_THREAD}) VALUES (?, ?, ?, ?, ?, ?)",
+            (
+                record.id,
+                record.parent_id,
+                record.target,
+                record.created_at,
+                record.metadata,
+                record.member,
+            ),
             record.parent_id,
         )
 
@@ -230,7 +237,7 @@ class SqlStore:
     def summarize_threads(self) -> list[ThreadSummary]:
         rows = self._read(
             f"""
-            SELECT t.id, t.parent_id, t.target, t.created_at, t.metadata,
+            SELECT t.id, t.parent_id, t.target, t.created_at, t.metadata, t.member,
                 (SELECT COUNT(*) FROM messages m WHERE m.thread_id = t.id AND m.depth = 0),
                 (SELECT COUNT(*) FROM threads c WHERE c.parent_id = t.id),
                 (SELECT r.status FROM runs r WHERE r.thread_id = t.id
@@ -248,10 +255,10 @@ class SqlStore:
         }
         return [
             ThreadSummary(
-                ThreadRecord(*row[:5]),  # type: ignore[arg-type]
-                int(row[5]),  # type: ignore[call-overload]
+                ThreadRecord(*row[:6]),  # type: ignore[arg-type]
                 int(row[6]),  # type: ignore[call-overload]
-                row[7] if isinstance(row[7], str) else None,
+                int(row[7]),  # type: ignore[call-overload]
+                row[8] if isinstance(row[8], str) else None,
                 running.get(str(row[0])),
             )
             for row in rows

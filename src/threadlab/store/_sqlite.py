@@ -28,7 +28,7 @@ from ._sql import SqlStore
 
 __all__ = ["SCHEMA_VERSION", "SQLiteStore"]
 
-SCHEMA_VERSION = 4
+SCHEMA_VERSION = 5
 
 CHECKPOINT_EVERY = 100  # commits between two background checkpoints
 
@@ -52,13 +52,15 @@ _MIGRATIONS: dict[int, tuple[str, ...]] = {
         "ALTER TABLE runs ADD COLUMN epoch INTEGER",
         "CREATE TABLE IF NOT EXISTS leases (thread_id TEXT PRIMARY KEY, epoch INTEGER NOT NULL)",
     ),
+    # 5: the member of a class each thread belongs to.
+    5: ("ALTER TABLE threads ADD COLUMN member TEXT",),
 }
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS threads (
     id TEXT PRIMARY KEY, parent_id TEXT, target TEXT NOT NULL,
-    created_at REAL NOT NULL, metadata TEXT NOT NULL DEFAULT '{}');
+    created_at REAL NOT NULL, metadata TEXT NOT NULL DEFAULT '{}', member TEXT);
 CREATE INDEX IF NOT EXISTS threads_parent ON threads(parent_id);
 CREATE TABLE IF NOT EXISTS messages (
     seq INTEGER PRIMARY KEY AUTOINCREMENT, id TEXT NOT NULL UNIQUE,

@@ -66,8 +66,10 @@ class ThreadFiles:
         digest = hashlib.sha256(payload).hexdigest()
         record = FileRecord(normal, len(payload), digest, time.time())
         with self._store.transaction():
-            self._store.put_blob(digest, payload)
+            # The file first: on a class's store a content is readable (and so storable)
+            # only where a file of one's own names it.
             self._store.put_file(self.thread_id, record)
+            self._store.put_blob(digest, payload)
         if self._on_written is not None:
             self._on_written(record)
         return record

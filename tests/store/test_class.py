@@ -1,0 +1,161 @@
+"""A class on one PostgreSQL store (`python -m threadlab class init`): a role per student and the
+instructor's, and row-level security on every table. Tried with real roles on a real server:
+through the API and below it (a student's own connection, as psql would be), a student reaches
+none of another's rows and cannot write into another's thread; the instructor reads them all."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from typing import Any
+from urllib.parse import urlsplit
+
+import pytest
+
+import threadlab as tl
+from threadlab.models import call, text
+from threadlab.store import init_class
+
+from ..execution.test_subagents import create_then, helper
+
+pytestmark = pytest.mark.processes  # a PostgreSQL server
+
+
+def roles(postgres_url: str) -> tuple[str, str, str]:
+    """Role names of this test's own (roles are the server's, shared by every database)."""
+    suffix = urlsplit(postgres_url).path.rsplit("_", 2)[-2:]
+    tag = "_".join(suffix)
+    return f"teacher_{tag}", f"ann_{tag}", f"bob_{tag}"
+
+
+def as_role(url: str, role: str) -> str:
+    parts = urlsplit(url)
+    return f"{parts.scheme}://{role}@{parts.hostname}:{parts.port}{parts.path}"
+
+
+def site(registry: tl.Registry) -> None:
+    async def write(state: tl.ThreadState, args: dict[str, Any]) -> str:
+        await state.write_file("/index.html", f"<h1>{args['title']}</h1>")
+        return "written"
+
+    title = {"type": "object", "properties": {"title": {"type": "string"}}}
+    tl.define_tool("write", description="Write.", execute=write, args=title, registry=registry)
+    model = tl.models.ScriptedModel([call("write", {"title": "Tea"}), text("done")] * 4)
+    tl.define_prompt("site", prompt="Pages.", tools=["write"], model=model, registry=registry)
+
+
+async def a_run(url: str, registry: tl.Registry) -> tuple[tl.Runtime, tl.Thread]:
+    rt = tl.Runtime(registry, url)
+    thread = await rt.create_thread("site")
+    run = await thread.send("a page")
+    assert run.status == "completed", run.error
+    return rt, thread
+
+
+async def test_each_student_reaches_only_their_own_threads_and_the_instructor_all(
+    postgres_url: str, registry: tl.Registry
+) -> None:
+    import psycopg
+
+    teacher, ann, bob = roles(postgres_url)
+    members = init_class(postgres_url, instructor=teacher, students=[ann, bob])
+    assert [(m.role, m.instructor) for m in members] == [(teacher, True), (ann, False),
+                                                         (bob, False)]  # fmt: skip
+    site(registry)
+    ann_rt, ann_thread = await a_run(as_role(postgres_url, ann), registry)
+    bob_rt, bob_thread = await a_run(as_role(postgres_url, bob), registry)
+    assert (ann_rt.user, ann_thread.user, bob_thread.user) == (ann, ann, bob)
+
+    assert [t.id for t in ann_rt.threads()] == [ann_thread.id]
+    with pytest.raises(tl.ThreadNotFoundError):
+        ann_rt.thread(bob_thread.id)
+
+    # Below the API: Ann's own connection sees no row of Bob's thread, in any table.
+    with psycopg.connect(as_role(postgres_url, ann), autocommit=True) as db:
+        for table in ("messages", "events", "files", "runs", "env", "env_log", "leases"):
+            found = db.execute(
+                f"SELECT COUNT(*) FROM {table} WHERE thread_id = %s", (bob_thread.id,)
+            ).fetchone()
+            assert found == (0,), table
+        assert db.execute("SELECT COUNT(*) FROM threads").fetchone() == (1,)
+        assert db.execute("SELECT COUNT(*) FROM blobs").fetchone() == (1,)  # her page's only
+        with pytest.raises(psycopg.errors.InsufficientPrivilege, match="row-level security"):
+            db.execute(
+                "INSERT INTO messages (id, thread_id, depth, data) VALUES ('m_x', %s, 0, '{}')",
+                (bob_thread.id,),
+            )
+        updated = db.execute(
+            "UPDATE threads SET metadata = '{}' WHERE id = %s", (bob_thread.id,)
+        ).rowcount
+        assert updated == 0
+        with pytest.raises(psycopg.errors.InsufficientPrivilege):
+            db.execute("UPDATE meta SET value = '' WHERE key = 'class_tokens_per_day'")
+    assert [m.content for m in bob_rt.thread(bob_thread.id).messages][-1] == "done"
+
+    teacher_rt = tl.Runtime(registry, as_role(postgres_url, teacher))
+    assert {t.id for t in teacher_rt.threads()} == {ann_thread.id, bob_thread.id}
+    seen = teacher_rt.thread(ann_thread.id)
+    assert seen.user == ann
+    assert seen.messages[-1].content == "done"
+    assert seen.files.read_sync("/index.html") == b"<h1>Tea</h1>"
+    refused = pytest.raises(psycopg.errors.InsufficientPrivilege, match="row-level security")
+    with psycopg.connect(as_role(postgres_url, teacher), autocommit=True) as db, refused:
+        db.execute(
+            "INSERT INTO events (thread_id, type, data) VALUES (%s, 'custom', '{}')",
+            (ann_thread.id,),
+        )
+    for rt in (ann_rt, bob_rt, teacher_rt):
+        rt.close()
+
+
+async def test_a_student_cannot_make_a_thread_in_another_members_name(
+    postgres_url: str, registry: tl.Registry
+) -> None:
+    teacher, ann, bob = roles(postgres_url)
+    init_class(postgres_url, instructor=teacher, students=[ann, bob])
+    site(registry)
+    posing = tl.Runtime(registry, as_role(postgres_url, ann), user=bob)
+    with pytest.raises(tl.StoreError, match="row-level security"):
+        await posing.create_thread("site")
+    posing.close()
+    bob_rt = tl.Runtime(registry, as_role(postgres_url, bob))
+    assert bob_rt.threads() == []  # nothing was written in Bob's name
+    bob_rt.close()
+
+
+async def test_a_child_belongs_to_its_parents_member(
+    postgres_url: str, registry: tl.Registry
+) -> None:
+    teacher, ann, _ = roles(postgres_url)
+    init_class(postgres_url, instructor=teacher, students=[ann])
+    helper(registry)
+    lead = create_then(lambda ref: text("all done"))
+    tl.define_prompt("lead", prompt="Lead.", model=lead, registry=registry)
+    tl.define_agent("boss", side_a=tl.Side("lead", subagents=[tl.Subagent("helper")]),
+                    registry=registry)  # fmt: skip
+    rt = tl.Runtime(registry, as_role(postgres_url, ann))
+    thread = await rt.create_thread("boss")
+    run = await thread.send("go")
+    assert run.status == "completed", run.error
+    (child,) = thread.children
+    assert child.user == ann
+    assert child.files.read_sync("/attachments/out.txt")
+    rt.close()
+
+
+def test_the_command_makes_the_class_and_refuses_bad_names(postgres_url: str) -> None:
+    teacher, ann, bob = roles(postgres_url)
+    command = [sys.executable, "-m", "threadlab", "class", "init", postgres_url, "--instructor",
+               teacher, "--students", f"{ann},{bob}", "--tokens-per-day", "5000"]  # fmt: skip
+    made = subprocess.run(command, capture_output=True, text=True, timeout=120)
+    assert made.returncode == 0, made.stderr
+    lines = [line.split("\t")[:2] for line in made.stdout.splitlines()]
+    assert lines == [["instructor", teacher], ["student", ann], ["student", bob]]
+    again = subprocess.run(command, capture_output=True, text=True, timeout=120)
+    assert again.returncode == 0, again.stderr  # a second run keeps what is there
+
+    bad = [*command[:7], teacher, "--students", "ann; DROP TABLE threads"]
+    refused = subprocess.run(bad, capture_output=True, text=True, timeout=120)
+    assert refused.returncode == 1
+    assert "is not a role name" in refused.stderr
+    assert "Traceback" not in refused.stderr
