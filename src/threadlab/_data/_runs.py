@@ -104,7 +104,9 @@ class Approval:
 class Budget:
     """The most one run may spend, its descendants' model calls included: a model step that
     would start past it ends the run "stopped", naming the budget. Costs come from known
-    prices only (`Run.cost_usd`).
+    prices only (`Run.cost_usd`). The `_per_day` limits bound what a member (`tl.Runtime(
+    user=)`) spends in a day (UTC), every process on the store together: the store keeps
+    the account.
 
     Examples:
         >>> Budget(max_tokens=20_000).max_cost_usd is None
@@ -119,9 +121,13 @@ class Budget:
     """Input and output tokens together."""
     max_cost_usd: float | None = None
     """US dollars."""
+    max_tokens_per_day: int | None = None
+    """A member's tokens in a day, across processes."""
+    max_cost_usd_per_day: float | None = None
+    """A member's US dollars in a day, across processes."""
 
     def __post_init__(self) -> None:
-        for name in ("max_tokens", "max_cost_usd"):
+        for name in ("max_tokens", "max_cost_usd", "max_tokens_per_day", "max_cost_usd_per_day"):
             value = getattr(self, name)
             if value is not None and (
                 isinstance(value, bool) or not isinstance(value, int | float) or value <= 0

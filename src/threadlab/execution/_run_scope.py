@@ -18,6 +18,7 @@ from ._host import Limits, RunHost
 from ._request_log import RequestLog
 from ._run_state import RunState
 from ._runtime_tool import RuntimeTool
+from ._allowance import DailyAllowance
 from ._stepping import NO_STEPPING, Stepping
 from ._steps import ModelStep
 from ._subagents import ChildRunner, Supervisor
@@ -48,6 +49,8 @@ class RunScope:
         self.limits: Limits = host.limits
         self.stepping = stepping
         """Where the run pauses for a person (a debugger's step)."""
+        self.allowance = DailyAllowance.of(host.store, context.identity.record.member, host.budget)
+        """The member's daily allowance, when one applies."""
         self.model_pause_passed = False
         """Whether the next top-level model step is the one the run paused before (it goes
         on now)."""

@@ -9,6 +9,7 @@ from .._data import Message, SideName, ToolCall
 from ..definitions import PromptDefinition, ThreadDefinitions, ToolDefinition
 from ..models import ToolSpec
 from ..threads import ExecutionInfo, ThreadContext, ThreadState
+from ._allowance import DailyAllowance
 from ._frames import Frame
 from ._hooks import HookRunner
 from ._host import Limits, RunHost
@@ -30,6 +31,7 @@ class Running(Protocol):
     run_id: str
     limits: Limits
     stepping: Stepping
+    allowance: DailyAllowance | None
     model_pause_passed: bool
     requests: RequestLog
     supervisor: Supervisor

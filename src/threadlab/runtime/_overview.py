@@ -32,6 +32,8 @@ class ThreadOverview:
     evaluation's run; None when not recorded."""
     model: str | None
     """The model (by name) its prompts use instead of their own, when one was chosen."""
+    user: str | None = None
+    """The member of a class it belongs to (`thread.user`)."""
 
 
 def overview(store: Store, leases: RunLeases) -> list[ThreadOverview]:
@@ -59,4 +61,5 @@ def _overview(summary: ThreadSummary, leases: RunLeases) -> ThreadOverview:
         summary.children,
         origin,
         model,
+        record.member,
     )

@@ -24,6 +24,7 @@ from ._protocol import (
     StoredMessage,
     ThreadRecord,
     ThreadSummary,
+    UsageLedger,
 )
 from ._sqlite import SQLiteStore
 
@@ -42,6 +43,7 @@ __all__ = [
     "StoredMessage",
     "ThreadRecord",
     "ThreadSummary",
+    "UsageLedger",
     "database_role",
     "init_class",
     "open_store",

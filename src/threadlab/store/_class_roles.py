@@ -103,6 +103,8 @@ def _grant(db: Any, sql: Any, roles: Sequence[str]) -> None:
     db.execute(sql.SQL("GRANT USAGE ON SCHEMA public TO {}").format(who))
     db.execute(sql.SQL("GRANT SELECT, INSERT, UPDATE, DELETE ON {} TO {}").format(tables, who))
     db.execute(sql.SQL("GRANT SELECT ON meta TO {}").format(who))
+    # What a member spent is added to, never changed: a daily budget cannot be undone.
+    db.execute(sql.SQL("GRANT SELECT, INSERT ON usage TO {}").format(who))
     db.execute(sql.SQL("GRANT USAGE, SELECT ON ALL SEQUENCES IN SCHEMA public TO {}").format(who))
 
 
@@ -119,11 +121,13 @@ def _secure(db: Any, sql: Any, instructor: str) -> None:
         policies.append((table, owned, owned))
     for table, using, check in policies:
         _policy(db, sql, table, "threadlab_own", f"FOR ALL USING ({using}) WITH CHECK ({check})")
+    own_usage = f"FOR ALL USING ({own_thread}) WITH CHECK ({own_thread})"
+    _policy(db, sql, "usage", "threadlab_own", own_usage)
     # A file's content is stored once by its digest: readable where a readable file names it.
     readable = "EXISTS (SELECT 1 FROM files f WHERE f.digest = blobs.digest)"
     _policy(db, sql, "blobs", "threadlab_own", f"FOR SELECT USING ({readable})")
     _policy(db, sql, "blobs", "threadlab_store", "FOR INSERT WITH CHECK (true)")
-    for table in ("threads", "blobs", *_THREAD_TABLES):
+    for table in ("threads", "blobs", "usage", *_THREAD_TABLES):
         db.execute(
             sql.SQL("ALTER TABLE {} ENABLE ROW LEVEL SECURITY").format(sql.Identifier(table))
         )

@@ -48,6 +48,9 @@ _MIGRATIONS: dict[int, tuple[str, ...]] = {
     5: (
         "ALTER TABLE threads ADD COLUMN IF NOT EXISTS member TEXT",
         "CREATE INDEX IF NOT EXISTS threads_member ON threads(member)",
+        "CREATE TABLE IF NOT EXISTS usage (seq BIGSERIAL PRIMARY KEY, member TEXT NOT NULL,"
+        " at DOUBLE PRECISION NOT NULL, tokens BIGINT NOT NULL, cost_usd DOUBLE PRECISION)",
+        "CREATE INDEX IF NOT EXISTS usage_member ON usage(member, at)",
     ),
 }
 

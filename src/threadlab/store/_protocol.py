@@ -19,6 +19,7 @@ __all__ = [
     "StoredMessage",
     "ThreadRecord",
     "ThreadSummary",
+    "UsageLedger",
 ]
 
 
@@ -88,6 +89,25 @@ class FileRecord:
     size: int
     digest: str
     updated_at: float
+
+
+@runtime_checkable
+class UsageLedger(Protocol):
+    """A store that keeps an account of what each member's model steps spent (the shipped
+    stores do): what a daily budget reads, every process on the store together."""
+
+    def add_usage(self, member: str, at: float, tokens: int, cost_usd: float | None) -> None:
+        """A model step of `member`'s at `at` spent `tokens` and `cost_usd` (None: unknown)."""
+        ...
+
+    def usage_since(self, member: str, since: float) -> tuple[int, float]:
+        """What `member`'s model steps spent since `since`: tokens, and US dollars."""
+        ...
+
+    def class_allowance(self) -> int | None:
+        """The tokens a member may use in a day on this store (`class init
+        --tokens-per-day`), or None."""
+        ...
 
 
 class Store(Protocol):

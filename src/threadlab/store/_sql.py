@@ -435,6 +435,27 @@ class SqlStore:
         return {**env, **then}
 
     # files
+    # a member's spending (UsageLedger)
+    def add_usage(self, member: str, at: float, tokens: int, cost_usd: float | None) -> None:
+        self._write(
+            "INSERT INTO usage (member, at, tokens, cost_usd) VALUES (?, ?, ?, ?)",
+            (member, at, tokens, cost_usd),
+        )
+
+    def usage_since(self, member: str, since: float) -> tuple[int, float]:
+        rows = self._read(
+            "SELECT COALESCE(SUM(tokens), 0), COALESCE(SUM(cost_usd), 0) FROM usage"
+            " WHERE member = ? AND at >= ?",
+            (member, since),
+        )
+        tokens, cost = rows[0]
+        return int(str(tokens)), float(str(cost))
+
+    def class_allowance(self) -> int | None:
+        rows = self._read("SELECT value FROM meta WHERE key = 'class_tokens_per_day'")
+        value = str(rows[0][0]) if rows else ""
+        return int(value) if value.isdigit() else None
+
     def put_blob(self, digest: str, data: bytes) -> None:
         self._write(
             "INSERT INTO blobs VALUES (?, ?) ON CONFLICT (digest) DO NOTHING", (digest, data)

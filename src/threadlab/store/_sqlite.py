@@ -52,8 +52,13 @@ _MIGRATIONS: dict[int, tuple[str, ...]] = {
         "ALTER TABLE runs ADD COLUMN epoch INTEGER",
         "CREATE TABLE IF NOT EXISTS leases (thread_id TEXT PRIMARY KEY, epoch INTEGER NOT NULL)",
     ),
-    # 5: the member of a class each thread belongs to.
-    5: ("ALTER TABLE threads ADD COLUMN member TEXT",),
+    # 5: the member of a class each thread belongs to, and what each member's steps spent.
+    5: (
+        "ALTER TABLE threads ADD COLUMN member TEXT",
+        "CREATE TABLE IF NOT EXISTS usage (seq INTEGER PRIMARY KEY AUTOINCREMENT,"
+        " member TEXT NOT NULL, at REAL NOT NULL, tokens INTEGER NOT NULL, cost_usd REAL)",
+        "CREATE INDEX IF NOT EXISTS usage_member ON usage(member, at)",
+    ),
 }
 
 _SCHEMA = """
@@ -90,6 +95,9 @@ CREATE INDEX IF NOT EXISTS runs_thread ON runs(thread_id, status);
 CREATE TABLE IF NOT EXISTS leases (thread_id TEXT PRIMARY KEY, epoch INTEGER NOT NULL);
 CREATE TABLE IF NOT EXISTS queue (
     seq INTEGER PRIMARY KEY AUTOINCREMENT, thread_id TEXT NOT NULL, data TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS usage (seq INTEGER PRIMARY KEY AUTOINCREMENT,
+    member TEXT NOT NULL, at REAL NOT NULL, tokens INTEGER NOT NULL, cost_usd REAL);
+CREATE INDEX IF NOT EXISTS usage_member ON usage(member, at);
 """
 
 
