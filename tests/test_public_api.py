@@ -87,6 +87,7 @@ PUBLIC = {
     "FollowedRun",
     "GradeResult",
     "GradeItem",
+    "class_view",
     "Decision",
     "ToolCall",
     # events

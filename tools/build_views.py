@@ -21,6 +21,7 @@ ESBUILD = ROOT / ".cache" / "npm" / "node_modules" / ".bin" / "esbuild"
 BUNDLES = {
     "inspector_view.js": "inspector.js",  # ThreadView
     "thread_list_view.js": "thread_list.js",  # ThreadListView
+    "class_view_view.js": "class_view.js",  # ClassView
     "eval_view.js": "eval.js",  # EvalView
     "served_view.js": "served.js",  # ServedView
     "graph_view.js": "graph.js",  # GraphView

@@ -9,7 +9,7 @@ export const MIME = "application/vnd.threadlab.view+json";
 const WIDGET_MIME = "application/vnd.jupyter.widget-view+json";
 /** What a live view draws first, whichever view it is. */
 const LIVE_VIEWS =
-  "[data-testid=inspector], [data-testid=thread-list], [data-testid=eval-table], [data-testid=served-endpoint], [data-testid=graph], [data-testid=player]";
+  "[data-testid=inspector], [data-testid=thread-list], [data-testid=class-list], [data-testid=eval-table], [data-testid=served-endpoint], [data-testid=graph], [data-testid=player]";
 /** Before ipywidgets' renderer (-10): the bundle may carry a widget view too. */
 export const RANK = -20;
 /** How long a view that may go live waits before it is drawn from the output's data. */

@@ -118,7 +118,7 @@ if _typing.TYPE_CHECKING:
     from .sandbox import CodeFailure, CodeResult, CodeRun
     from .store import FileRecord, PostgresStore, SQLiteStore, Store
     from .threads import ExecutionInfo, ThreadState
-    from .widgets import player
+    from .widgets import class_view, player
 
 # Where each public name lives: the module (relative to this package) that defines it.
 # fmt: off
@@ -168,7 +168,7 @@ _HOMES: dict[str, tuple[str, ...]] = {
         "ExecutionInfo", "ThreadState",
     ),
     ".widgets": (
-        "player",
+        "class_view", "player",
     ),
 }
 # fmt: on
@@ -274,6 +274,7 @@ __all__ = [
     "graph",
     "mcp",
     "models",
+    "class_view",
     "player",
     "run",
     "scorers",

@@ -7,6 +7,7 @@ import pytest
 from IPython.core.interactiveshell import InteractiveShell
 
 import threadlab as tl
+from threadlab.widgets import ClassView
 
 from .test_magics import run, shell
 from .test_reshaping_magics import first_thread
@@ -51,3 +52,16 @@ def test_grade_usage_errors_say_what_to_do(
     result = shell.run_cell(cell.replace("ID", thread.id))
     assert result.error_in_exec is not None
     assert error in str(result.error_in_exec)
+
+
+def test_class_shows_the_instructors_view(shell: InteractiveShell) -> None:
+    first_thread(shell)  # a thread of no member: not a student's
+    run(shell, CHECKS)
+    run(shell, "student = tl.Runtime(user='ann')")
+    run(shell, "await (await student.create_thread('calc')).send('What is 2 + 3?')")
+    shown = run(shell, "%threadlab class calc called answered")
+    assert isinstance(shown, ClassView)
+    (row,) = shown.rows
+    assert (row["member"], row["score"], row["max_score"]) == ("ann", 1.0, 3.0)
+    result = shell.run_cell("%threadlab class calc nothing")
+    assert "no name 'nothing' in the notebook" in str(result.error_in_exec)

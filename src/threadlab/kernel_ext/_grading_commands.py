@@ -1,6 +1,7 @@
 """`%threadlab grade ID CHECK ...`: a thread graded in a notebook on checks the notebook holds
 (names of `threadlab.grading` checks, `(check, points)` pairs, or lists of them), the same
-`g.grade` a script or an nbgrader test cell calls."""
+`g.grade` a script or an nbgrader test cell calls; `%threadlab class [EXERCISE] [CHECK ...]`:
+the instructor's view of the class on the kernel's store (`tl.class_view`)."""
 
 from __future__ import annotations
 
@@ -9,10 +10,11 @@ from typing import Any
 from IPython.core.error import UsageError
 
 from .. import grading as g
+from ..widgets import ClassView, class_view
 from ._magics_host import MagicsHost
 from ._thread_cells import thread_named
 
-__all__ = ["grade"]
+__all__ = ["class_overview", "grade"]
 
 _USAGE = "usage: %threadlab grade THREAD_ID CHECK [CHECK ...] (names of checks in the notebook)"
 
@@ -31,6 +33,20 @@ def grade(magics: MagicsHost, rest: list[str]) -> g.GradeResult:
         return g.grade(thread, checks)
     except Exception as exc:  # a check naming no tool of the thread: said, not a traceback
         raise UsageError(f"%threadlab grade: {exc}") from None
+
+
+def class_overview(magics: MagicsHost, rest: list[str]) -> ClassView:
+    exercise = rest[0] if rest else None
+    namespace = magics.shell.user_ns if magics.shell is not None else {}
+    checks: list[object] = []
+    for name in rest[1:]:
+        if name not in namespace:
+            raise UsageError(
+                f"%threadlab class: no name {name!r} in the notebook\nusage: %threadlab class"
+                " [EXERCISE] [CHECK ...]"
+            )
+        checks += _checks(name, namespace[name])
+    return class_view(magics.memory.runtime, exercise, checks=checks or None)
 
 
 def _checks(name: str, value: Any) -> list[g.Check | tuple[g.Check, float]]:

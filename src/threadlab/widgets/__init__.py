@@ -2,6 +2,7 @@
 
 from ._card_approver import CardApprover
 from ._card_elicitor import CardElicitor
+from ._class_view import ClassView, class_view
 from ._diff import ThreadDiff
 from ._eval_view import EvalView
 from ._graph_view import GraphView
@@ -17,6 +18,7 @@ from ._views import ThreadListView, ThreadView
 __all__ = [
     "CardApprover",
     "CardElicitor",
+    "ClassView",
     "EvalView",
     "GraphView",
     "LiveRun",
@@ -28,6 +30,7 @@ __all__ = [
     "ThreadView",
     "Throttle",
     "ViewState",
+    "class_view",
     "player",
     "replay",
     "static_html",

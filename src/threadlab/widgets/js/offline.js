@@ -1,6 +1,7 @@
 // @ts-check
 // A view drawn from a saved output alone, with no kernel (the JupyterLab extension's).
 /** @import {Model} from "./types.js" */
+import { classView } from "./class_view.js";
 import { evalTable } from "./eval_table.js";
 import { graphView } from "./graph.js";
 import { drawInspector, drawPlayer } from "./inspector_view.js";
@@ -49,6 +50,7 @@ export function renderOffline(el, state) {
   const draw =
     {
       threads: threadList,
+      class: classView,
       eval: evalTable,
       served: servedEndpoint,
       graph: graphView,

@@ -37,6 +37,9 @@
  * @typedef {{id: string, agent: string, origin: string | null, notebook?: string | null,
  *   created_at: number,
  *   status: string, messages: number, children: number}} ThreadRow
+ * @typedef {{member: string, thread: string | null, threads: number, status: string,
+ *   calls: number, where: string, score: number | null, max_score: number | null,
+ *   feedback: string}} ClassRow
  * @typedef {{case: string, model: string, repeat: number, thread: string | null,
  *   status: string, passed: boolean, scores: Record<string, unknown>, ms: number,
  *   tokens: number, cost_usd: number | null, error: string | null,
