@@ -9,6 +9,7 @@ from typing import Any
 import pytest
 from benchmarks import (
     call_cost,
+    class_view,
     durable_peers,
     fanout,
     fork,
@@ -255,3 +256,10 @@ async def test_the_ray_benchmark_runs_every_side(ray_cluster: Any) -> None:
     printed = await ray_engine.main(2, key=RAY_KEY)
     assert "ray, 1 → 4 worker processes" in printed
     assert "| here, concurrency 8 |" in printed
+
+
+async def test_the_class_view_benchmark_reads_every_member() -> None:
+    cost = await class_view.measure(3, 2, 1)
+    assert (cost.members, cost.threads) == (3, 6)
+    assert cost.open_ms > 0
+    assert cost.list_ms > 0
