@@ -5,8 +5,10 @@ none of another's rows and cannot write into another's thread; the instructor re
 
 from __future__ import annotations
 
+import asyncio
 import subprocess
 import sys
+from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -15,6 +17,7 @@ import pytest
 import threadlab as tl
 from threadlab.models import call, text
 from threadlab.store import init_class
+from threadlab.widgets._class_rows import class_rows
 
 from ..execution.test_subagents import create_then, helper
 
@@ -159,3 +162,74 @@ def test_the_command_makes_the_class_and_refuses_bad_names(postgres_url: str) ->
     assert refused.returncode == 1
     assert "is not a role name" in refused.stderr
     assert "Traceback" not in refused.stderr
+
+
+STUDENT = '''
+import asyncio, sys, time
+import threadlab as tl
+
+@tl.tool
+def write(state: tl.ThreadState, title: str) -> str:
+    """Write a page.
+
+    Args:
+        title: its title
+    """
+    time.sleep(0.2)  # slow enough for the instructor to watch it run
+    return f"wrote {title}"
+
+model = tl.models.ScriptedModel([tl.models.call("write", {"title": str(i)}) for i in range(5)]
+                                + [tl.models.text("done")])
+tl.define_prompt("site", prompt="Pages.", tools=["write"], model=model)
+
+async def main() -> None:
+    rt = tl.Runtime(store=sys.argv[1])
+    thread = await rt.create_thread("site")
+    print(thread.id, flush=True)
+    run = await thread.send("pages")
+    mine = [t.id for t in rt.threads()]
+    print(run.status, rt.user, len(mine), flush=True)
+    rt.close()
+
+asyncio.run(main())
+'''
+
+
+async def test_two_students_run_at_once_while_the_instructor_watches(
+    postgres_url: str, registry: tl.Registry, tmp_path: Path
+) -> None:
+    teacher, ann, bob = roles(postgres_url)
+    init_class(postgres_url, instructor=teacher, students=[ann, bob])
+    script = tmp_path / "student.py"
+    script.write_text(STUDENT)
+    students = [
+        subprocess.Popen(
+            [sys.executable, str(script), as_role(postgres_url, who)],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        for who in (ann, bob)
+    ]
+    instructor = tl.Runtime(registry, as_role(postgres_url, teacher))
+    seen_running: set[str] = set()
+    try:
+        for _ in range(300):
+            rows = class_rows(instructor)
+            seen_running |= {r["member"] for r in rows if r["status"] == "running"}
+            if all(p.poll() is not None for p in students):
+                break
+            await asyncio.sleep(0.05)
+        outputs = [p.communicate(timeout=60) for p in students]
+    finally:
+        for p in students:
+            p.kill()
+    for (out, err), who in zip(outputs, (ann, bob), strict=True):
+        lines = out.split("\n")
+        assert lines[1] == f"completed {who} 1", err  # each sees their own thread only
+    assert seen_running == {ann, bob}  # the instructor watched both at work
+    ended = {r["member"]: r for r in class_rows(instructor)}
+    assert {m: (r["status"], r["calls"]) for m, r in ended.items()} == {
+        ann: ("completed", 5), bob: ("completed", 5)
+    }  # fmt: skip
+    instructor.close()
