@@ -258,3 +258,21 @@ async def test_a_required_variable_given_by_a_tool_config_resolves_for_that_tool
     tl.define_prompt("p", prompt="x", tools=tools, registry=registry)
     thread = await rt.create_thread("p")  # the value exists where it is declared: no error
     assert thread.agent == "p"
+
+
+def test_a_definition_reads_as_what_was_given(registry: tl.Registry) -> None:
+    """A notebook shows the value a define_* call returns when it ends a cell."""
+
+    def fan_out(messages: Any, tools: Any) -> Any:
+        return tl.models.text("x")
+
+    prompt = tl.define_prompt("dispatch", prompt="Fan out.", registry=registry,
+                              model=tl.models.FunctionModel(fan_out))  # fmt: skip
+    assert repr(prompt) == (
+        "PromptDefinition(name='dispatch', prompt=(Text(content='Fan out.'),),"
+        " model=FunctionModel(fan_out))"
+    )
+    scripted = tl.models.ScriptedModel([tl.models.text("a")])
+    assert repr(scripted) == "ScriptedModel(1 step, 1 left)"
+    assert "object at 0x" not in repr(tl.define_prompt("s", prompt="x", model=scripted,
+                                                       registry=registry))  # fmt: skip

@@ -376,3 +376,20 @@ async def test_a_long_chat_is_told_with_what_each_step_was_sent(
         assert f" {n + 1} user message" in sent, (n, sent)
         assert n == 0 or f" {n} assistant message" in sent, (n, sent)
     assert "39 assistant messages" in paragraphs[-1].text
+
+
+async def test_the_narration_says_when_earlier_turns_were_not_sent(
+    rt: tl.Runtime, registry: tl.Registry
+) -> None:
+    for name, include in (("forgets", False), ("remembers", True)):
+        tl.define_prompt(name, prompt="Chat.", include_chat=include, registry=registry,
+                         model=tl.models.ScriptedModel([tl.models.text("one"),
+                                                        tl.models.text("two")]))  # fmt: skip
+        thread = await rt.create_thread(name)
+        await thread.send("first")
+        await thread.send("second")
+        said = [p.text for p in explain_paragraphs(thread) if p.kind == "model"]
+        omitted = "The earlier turns were not sent"
+        assert [omitted in text for text in said] == [False, not include], name
+        users = [p.text for p in explain_paragraphs(thread) if p.kind == "user"]
+        assert all("read from the stored history" in text for text in users)

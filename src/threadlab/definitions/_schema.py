@@ -70,6 +70,10 @@ class ArgsSchema:
                 f" (got {type(declared).__name__})"
             )
 
+    def __repr__(self) -> str:
+        properties = self.json_schema.get("properties") or {}
+        return f"ArgsSchema({', '.join(properties) or 'no arguments'})"
+
     def _jsonschema_validator(self) -> jsonschema.protocols.Validator:
         # jsonschema is imported here, when first needed: with the optional format packages a
         # notebook server installs, its import costs seconds.

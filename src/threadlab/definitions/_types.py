@@ -41,7 +41,21 @@ ToolEntry = str | SubpromptConfig | ToolConfig
 _DEFINITION = ConfigDict(frozen=True, arbitrary_types_allowed=True)
 
 
-class ToolDefinition(BaseModel):
+class _Definition(BaseModel):
+    """A definition's repr names what was given, not every default (a notebook shows the
+    value a `define_*` call returns when it ends a cell)."""
+
+    def __repr_args__(self) -> Any:
+        for name, field in type(self).model_fields.items():
+            value = getattr(self, name)
+            if name == "kind" or (
+                name != "name" and value == field.get_default(call_default_factory=True)
+            ):
+                continue
+            yield name, value
+
+
+class ToolDefinition(_Definition):
     """A function tool."""
 
     model_config = _DEFINITION
@@ -70,7 +84,7 @@ class ToolDefinition(BaseModel):
     model, TypedDict or dict shape becomes the tool's output schema where it is served."""
 
 
-class PromptDefinition(BaseModel):
+class PromptDefinition(_Definition):
     """A prompt: system prompt parts, a model, the tools it offers and its history flags."""
 
     model_config = _DEFINITION
@@ -120,7 +134,7 @@ class PromptDefinition(BaseModel):
         return {}
 
 
-class AgentDefinition(BaseModel):
+class AgentDefinition(_Definition):
     """An agent: one AI side facing a human (`ai_human`), or two AI sides (`dual_ai`)."""
 
     model_config = _DEFINITION
@@ -154,7 +168,7 @@ Provider = Literal["offline", "openai", "openai-responses", "anthropic"]
 PROVIDERS: tuple[Provider, ...] = ("offline", "openai", "openai-responses", "anthropic")
 
 
-class ModelDefinition(BaseModel):
+class ModelDefinition(_Definition):
     """A named model: a provider, the provider's model id and how to reach it."""
 
     model_config = _DEFINITION
@@ -191,7 +205,7 @@ class ModelDefinition(BaseModel):
         )
 
 
-class HookDefinition(BaseModel):
+class HookDefinition(_Definition):
     """A hook implementation, run only where a prompt or agent lists its id."""
 
     model_config = _DEFINITION
@@ -206,7 +220,7 @@ class HookDefinition(BaseModel):
 Definition = ToolDefinition | PromptDefinition | AgentDefinition
 
 
-class ResourceDefinition(BaseModel):
+class ResourceDefinition(_Definition):
     """A resource served over MCP (`tl.define_resource`): a fixed URI, or a URI template whose
     parameters `read` is given."""
 
@@ -250,7 +264,7 @@ MCP_PREFIX = "mcp:"
 """A prompt's tools entry "mcp:NAME" offers every tool of server NAME."""
 
 
-class MCPServerDefinition(BaseModel):
+class MCPServerDefinition(_Definition):
     """An MCP server: `command` (+ `args`, `env`) started over stdio, or `url` (+ `headers`)."""
 
     model_config = ConfigDict(frozen=True, extra="forbid")

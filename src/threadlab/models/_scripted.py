@@ -121,6 +121,10 @@ class ScriptedModel:
     def remaining(self) -> int:
         return len(self._steps)
 
+    def __repr__(self) -> str:
+        steps = "1 step" if self._given == 1 else f"{self._given} steps"
+        return f"ScriptedModel({steps}, {len(self._steps)} left)"
+
     def assert_complete(self) -> None:
         """Raise AssertionError when steps are left unplayed."""
         if self._steps:
@@ -149,6 +153,9 @@ class FunctionModel:
         self.name = getattr(fn, "__name__", "function")
         self._fn = fn
         self.chunk_size = chunk_size
+
+    def __repr__(self) -> str:
+        return f"FunctionModel({self.name})"
 
     async def stream(self, request: ModelRequest) -> AsyncIterator[ModelChunk]:
         # The messages are a read-only sequence: copying them per step would make long runs

@@ -241,6 +241,8 @@ class _Narrator:
         self._open: dict[int, dict[str, _Call]] = {}
         # The tools each model step on record was offered, by its message id.
         self._offered: dict[str, tuple[str, ...]] = {}
+        # How many user messages each depth has stored so far (a turn's own, and before).
+        self._users: dict[int, int] = {}
         # The last step whose messages were counted: its id, how many, how many of each role.
         self._counted: tuple[str, int, Counter[str]] | None = None
 
@@ -336,9 +338,11 @@ class _Narrator:
         text = f"{_quoted(message.content)} was stored in the thread"
         if message.attachments:
             text += f", with the files {_paths(message.attachments)}"
+        self._users[message.depth] = self._users.get(message.depth, 0) + 1
         return (
             title,
-            text + " before the model saw it: the model is sent the conversation as stored.",
+            text + " before the model saw it: what a model step is sent is read from the"
+            " stored history, not from what a cell showed.",
         )
 
     def _roles(self, message: Message, sent: list[Message]) -> Counter[str]:
@@ -368,8 +372,15 @@ class _Narrator:
                 if tools
                 else " and no tools"
             )
-            sent = _messages_sent(len(request.messages), self._roles(message, request.messages))
+            roles = self._roles(message, request.messages)
+            sent = _messages_sent(len(request.messages), roles)
             sentences.append(f"The runtime sent the model {sent}{offered}.")
+            # (A dual_ai side is sent its own view of the session: not compared.)
+            if not message.depth and message.side is None and roles["user"] < self._users.get(0, 0):
+                sentences.append(
+                    "The earlier turns were not sent: the prompt does not include the chat"
+                    " (`include_chat` is off), so each turn starts from its own message."
+                )
         asked = [call.name for call in calls.values()]
         answer = (message.content or "").strip()
         if answer and asked:
