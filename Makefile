@@ -59,8 +59,11 @@ js-check: npm-packages
 # LAB_ARGS: JupyterLab's own options, e.g. make lab LAB_ARGS="--port 9000 --no-browser
 # --IdentityProvider.token=secret".
 LAB_ARGS ?=
+# The repository is the lab's root, its file browser opening on notebooks/: a lesson's links to
+# ../docs/guides/ open in the lab as they do on disk.
 lab: $(STAMP) npm-packages
-	PATH="$(CURDIR)/$(NPM_BIN):$$PATH" $(BIN)/jupyter lab $(ALLOW_ROOT) $(LAB_ARGS) notebooks/
+	PATH="$(CURDIR)/$(NPM_BIN):$$PATH" $(BIN)/jupyter lab $(ALLOW_ROOT) \
+	  --ServerApp.root_dir="$(CURDIR)" --ContentsManager.preferred_dir=notebooks $(LAB_ARGS)
 
 lint: $(STAMP) js-check
 	$(BIN)/ruff check src tests benchmarks tools
