@@ -48,11 +48,11 @@ for member, plan in plans.items():
     student.close()''',
     'checks = [(g.called("write", path="/index.html"), 2), g.answer_contains("done")]',
     "%threadlab class site checks",
-    '''tl.define_prompt("site", prompt="Pages.", tools=["write"],
+    """tl.define_prompt("site", prompt="Pages.", tools=["write"],
                  model=M.ScriptedModel([M.text("late but done")]))
 late = tl.Runtime(user="dee_class")
 await (await late.create_thread("site")).send("make the page")
-late.close()''',
+late.close()""",
 ]
 
 

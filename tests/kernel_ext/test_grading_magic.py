@@ -44,9 +44,7 @@ def test_grade_prints_the_grade_of_the_thread(shell: InteractiveShell) -> None:
         ("%threadlab grade thr_nope called", "no thread"),
     ],
 )
-def test_grade_usage_errors_say_what_to_do(
-    shell: InteractiveShell, cell: str, error: str
-) -> None:
+def test_grade_usage_errors_say_what_to_do(shell: InteractiveShell, cell: str, error: str) -> None:
     thread = first_thread(shell)
     run(shell, CHECKS + f"CHECKS = {CHECKS!r}")
     result = shell.run_cell(cell.replace("ID", thread.id))

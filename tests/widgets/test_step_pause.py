@@ -107,3 +107,27 @@ async def test_a_model_steps_time_starts_when_its_run_went_on(
     asked = next(m for m in messages if m["role"] == "user")
     assert first["since"] - asked["at"] >= 0.3  # the pause is before its step, not in it
     assert first["at"] - first["since"] < 0.3
+
+
+async def test_a_stale_pause_shows_the_thread_as_it_is_and_runs_nothing(
+    rt: tl.Runtime, registry: tl.Registry, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """After Run All a paused cell still offered Continue though a later cell had finished
+    the run; Continue then drew "completed" with no call and no files."""
+    install(monkeypatch)
+    model = adder(registry)
+    thread = await rt.create_thread("p", secrets={"KEY": SECRET})
+    live = LiveRun(rt, thread, rate=50)
+    await live.run("2+3?", step="model")
+    assert live.view.trace["run"]["stop_reason"] == "waiting: model step"
+    done = await thread.resume()  # a later cell goes on without the view
+    assert done.status == "completed"
+    asked = len(model.requests)
+    for action in ("continue", "stop"):
+        press(live, thread.id, action)
+        assert live.view._stepping is None  # nothing ran
+        assert len(model.requests) == asked
+        trace = live.view.trace
+        assert trace["run"]["status"] == "completed"
+        calls = [c for c in trace["cards"].values() if c.get("name") == "add"]
+        assert [c.get("status") for c in calls] == ["success"]

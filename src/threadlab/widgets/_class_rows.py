@@ -8,8 +8,8 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
+from .. import Runtime, Thread, ThreadOverview
 from .. import grading as g
-from ..runtime import Runtime, Thread, ThreadOverview
 
 __all__ = ["class_rows"]
 

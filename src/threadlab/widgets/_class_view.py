@@ -12,7 +12,7 @@ from typing import Any
 
 import traitlets
 
-from ..runtime import Runtime
+from .. import Runtime
 from ._class_rows import class_rows
 from ._views import STATIC, OpeningView
 

@@ -102,6 +102,7 @@ def _run_summary(status: str) -> dict[str, Any]:
         "usage": None,
         "cost_usd": 0.0,
         "stop_reason": None,
+        "run_id": None,
     }
 
 
@@ -257,6 +258,7 @@ class ViewState:
                     text=event.text,
                     error=event.error,
                     stop_reason=event.stop_reason,
+                    run_id=event.run_id,
                 )
                 self.changed.run = True
 

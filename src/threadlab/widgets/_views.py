@@ -480,13 +480,19 @@ class ThreadView(_View):
         its result). Anything else (no such pause, a run going on) changes nothing."""
         if self.live or self.state.run.get("stop_reason") != "waiting: model step":
             return
+        thread = self._rt.thread(self.state.root_id)
+        if not _still_paused(thread, self.state.run.get("run_id")):
+            # The thread went on elsewhere (a later cell resumed it): what the view shows is
+            # stale, and a click on it shows the thread as it is instead of running anything.
+            self.open_thread(thread.id)
+            self.refresh_output()
+            return
         if asked.action == "stop":
             self.state.ended("interrupted", "stopped before a model step")
             self.finishing = True
             self.push()
             self.refresh_output()
             return
-        thread = self._rt.thread(self.state.root_id)
         self._stepping = asyncio.ensure_future(self._run_here(thread, self.state, step=self.step))
 
     def elicit(self, answered: Elicit) -> None:
@@ -668,6 +674,17 @@ class ThreadListView(OpeningView):
 
 
 MCP_ORIGIN = "mcp"  # threads of calls from MCP clients (threadlab.mcp)
+
+
+def _still_paused(thread: Thread, run_id: str | None) -> bool:
+    """Whether `thread` still stands where run `run_id` paused before a model step: no run
+    went on from there since (a view drawn before that is stale)."""
+    if thread.status != "waiting":
+        return False
+    for event in reversed(thread.events):
+        if event.type == "run_finished" and not event.depth:
+            return event.run_id == run_id and event.stop_reason == "waiting: model step"
+    return False
 
 
 def _near(origin: str | None) -> str | None:
