@@ -237,3 +237,14 @@ def test_the_mcp_guides_own_resources_example_prints_what_the_page_says(tmp_path
         "resource notes://juice: read failed: KeyError: 'juice'",
         "['image', 'resource', 'text']",
     ]
+
+
+def test_the_mcp_guides_asking_example_prints_what_the_page_says(tmp_path: Path) -> None:
+    result = run_example("mcp_asking_the_caller.py", tmp_path)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.splitlines() == [
+        "the client's person is asked: Book a table at Noma?",
+        "['4 seats, terrace=False: We look forward to it.']",
+        "the elicitor is asked by book: Book a table at Geranium?",
+        "['2 seats, terrace=True: Please seat us early.']",
+    ]

@@ -62,6 +62,8 @@ PUBLIC = {
     "SecretValueError",
     "ReplayDivergedError",
     "ThreadBusyError",
+    "ElicitationError",
+    "SamplingError",
     # running
     "RayEngine",
     "Runtime",
@@ -72,6 +74,7 @@ PUBLIC = {
     "Run",
     "Thread",
     "ThreadState",
+    "SampledReply",
     "ExecutionInfo",
     "ChildInfo",
     "ForkPoint",

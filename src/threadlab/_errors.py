@@ -8,11 +8,13 @@ __all__ = [
     "CallContextError",
     "CodeOptionError",
     "DefinitionError",
+    "ElicitationError",
     "MCPServerError",
     "MissingVariableError",
     "ModelError",
     "PathError",
     "ReplayDivergedError",
+    "SamplingError",
     "SandboxUnavailableError",
     "SecretKeyError",
     "SecretValueError",
@@ -121,3 +123,15 @@ class CodeOptionError(ThreadlabError, ValueError):
 
 class SandboxUnavailableError(ThreadlabError, RuntimeError):
     """Code execution was asked for, but the isolation it needs is not available here."""
+
+
+class ElicitationError(ThreadlabError, ValueError):
+    """A form `state.elicit` cannot ask — its schema is not an object of flat fields (text,
+    numbers, booleans, choices) as MCP's forms are —, or an answer that does not fit it. The
+    message names the field and what is wrong with it."""
+
+
+class SamplingError(ThreadlabError, RuntimeError):
+    """`state.sample` got no answer: its messages cannot be sent as they are, the run's budget
+    has too little left, or the caller's model (or the MCP client asking it) refused or failed.
+    The message says which."""

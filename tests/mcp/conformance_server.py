@@ -6,7 +6,8 @@ suite sends none) and writes its URL to URL_FILE.
 Files a tool attaches are served as image, audio or embedded-resource content; a tool's log
 and progress events go out as MCP log and progress notifications; prompts that are not tools
 are MCP prompts, their variables the prompt's arguments, their attachments messages of their
-own; resources defined with `tl.define_resource` are served beside the threads' files."""
+own; resources defined with `tl.define_resource` are served beside the threads' files; a tool
+that asks its caller (`state.elicit`, `state.sample`) asks the client's person and model."""
 
 from __future__ import annotations
 
@@ -104,6 +105,62 @@ def conformance_registry() -> tl.Registry:
             state.emit("progress", {"step": done, "of": 100})
         return "progress reported"
 
+    @tl.tool(registry=registry)
+    async def test_sampling(state: tl.ThreadState, prompt: str) -> str:
+        """Asks the client's model."""
+        reply = await state.sample(prompt, max_tokens=100)
+        return f"LLM response: {reply.text}"
+
+    @tl.tool(registry=registry)
+    async def test_elicitation(state: tl.ThreadState, message: str) -> str:
+        """Asks the client's user for a name and an email address."""
+        answer = await state.elicit(message, {
+            "type": "object",
+            "properties": {
+                "username": {"type": "string", "description": "User's response"},
+                "email": {"type": "string", "description": "User's email address"},
+            },
+            "required": ["username", "email"],
+        })  # fmt: skip
+        return f"User response: {_said(answer)}"
+
+    @tl.tool(registry=registry)
+    async def test_elicitation_sep1034_defaults(state: tl.ThreadState) -> str:
+        """Asks a form whose every field has a default."""
+        answer = await state.elicit("Your details?", {
+            "type": "object",
+            "properties": {
+                "name": {"type": "string", "default": "John Doe"},
+                "age": {"type": "integer", "default": 30},
+                "score": {"type": "number", "default": 95.5},
+                "status": {"type": "string", "enum": ["active", "inactive", "pending"],
+                           "default": "active"},
+                "verified": {"type": "boolean", "default": True},
+            },
+        })  # fmt: skip
+        return f"Elicitation completed: {_said(answer)}"
+
+    @tl.tool(registry=registry)
+    async def test_elicitation_sep1330_enums(state: tl.ThreadState) -> str:
+        """Asks a form with each kind of choice."""
+        options = ["option1", "option2", "option3"]
+        titled = [
+            {"const": f"value{n}", "title": title}
+            for n, title in enumerate(["First Option", "Second Option", "Third Option"], 1)
+        ]
+        answer = await state.elicit("Choose.", {
+            "type": "object",
+            "properties": {
+                "untitledSingle": {"type": "string", "enum": options},
+                "titledSingle": {"type": "string", "oneOf": titled},
+                "legacyEnum": {"type": "string", "enum": ["opt1", "opt2", "opt3"],
+                               "enumNames": ["Option One", "Option Two", "Option Three"]},
+                "untitledMulti": {"type": "array", "items": {"type": "string", "enum": options}},
+                "titledMulti": {"type": "array", "items": {"anyOf": titled}},
+            },
+        })  # fmt: skip
+        return f"Elicitation completed: {_said(answer)}"
+
     address = {
         "type": "object",
         "properties": {"street": {"type": "string"}, "city": {"type": "string"}},
@@ -162,6 +219,10 @@ def conformance_registry() -> tl.Registry:
     tl.define_resource("test://template/{id}/data", read=template_data,
                        mime_type="application/json", registry=registry)  # fmt: skip
     return registry
+
+
+def _said(answer: dict[str, object] | None) -> str:
+    return "action=decline" if answer is None else f"action=accept, content={json.dumps(answer)}"
 
 
 async def main(store: Path, url_file: Path) -> None:

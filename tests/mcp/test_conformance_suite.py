@@ -28,12 +28,6 @@ SUITE = ROOT / ".cache/npm/node_modules/@modelcontextprotocol/conformance/dist/i
 # Scenarios that ask for something threadlab's model does not have; the same abilities are
 # tested on threadlab's own terms in test_serve_content.py.
 NOT_APPLICABLE = {
-    # A threadlab tool does not call the client's model or ask its user mid-call: a served
-    # call asks the client's person only to decide on a call that needs approval.
-    "tools-call-sampling": "a tool cannot ask the client's model",
-    "tools-call-elicitation": "a tool cannot ask the client's user a form of its own",
-    "elicitation-sep1034-defaults": "a tool cannot ask the client's user a form of its own",
-    "elicitation-sep1330-enums": "a tool cannot ask the client's user a form of its own",
     # What can be watched is the served threads' files, which threadlab sees being written; a
     # resource of the registry's own is read afresh each time, so no change of it could be
     # announced (watching files: test_serve_content.py, test_serve_boundaries.py).
@@ -101,6 +95,9 @@ async def test_the_conformance_suite_passes_every_applicable_server_scenario(
         "resources-list", "resources-read-text", "resources-read-binary",
         "resources-templates-read", "prompts-list", "prompts-get-simple", "prompts-get-with-args",
         "prompts-get-embedded-resource", "prompts-get-with-image", "dns-rebinding-protection",
+        # tools that ask their caller: state.sample, state.elicit
+        "tools-call-sampling", "tools-call-elicitation", "elicitation-sep1034-defaults",
+        "elicitation-sep1330-enums",
     }  # fmt: skip
     assert "json-schema-2020-12" in pending
     assert not failed.get("json-schema-2020-12")

@@ -122,3 +122,33 @@ async def test_a_gated_servers_sampling_request_waits_in_the_card(
         assert card["elicitation"]["state"] == "answered"  # the form gave way
     finally:
         rt.close()
+
+
+async def test_a_tools_own_form_waits_in_its_card_and_the_tool_gets_the_answer(
+    registry: tl.Registry, store_dir: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    install(monkeypatch)
+
+    @tl.tool(registry=registry)
+    async def trip(state: tl.ThreadState) -> str:
+        """Plan a trip, asking where to."""
+        form = {"type": "object", "properties": {"city": {"type": "string", "default": "Oslo"}}}
+        return json.dumps(await state.elicit("Where to?", form))
+
+    model = ScriptedModel([call("trip", {}, id="c1"), text("done")])
+    tl.define_prompt("p", prompt="x", tools=["trip"], model=model, registry=registry)
+    rt = tl.Runtime(registry, store_dir, elicitor=CardElicitor())
+    try:
+        thread = await rt.create_thread("p")
+        live = LiveRun(rt, thread, rate=50)
+        live.view._on_message(live.view, {"op": "ready"}, [])
+        running = asyncio.create_task(live.run("go"))
+        asked = await until_asked(live.view, "c1")
+        assert (asked["tool"], asked["message"]) == ("trip", "Where to?")
+        answer(live.view, thread.id, "c1", action="accept", content={"city": "Rome"})
+        assert (await asyncio.wait_for(running, 60)).status == "completed"
+        (result,) = [m.content for m in thread.messages if m.role == "tool"]
+        assert result == '{"city": "Rome"}'
+        assert live.view.state.cards["c1"]["elicitation"]["state"] == "answered"
+    finally:
+        rt.close()

@@ -53,6 +53,7 @@ from ._runs import (
     StopReason,
     ThreadStatus,
 )
+from ._sampled import SampledReply
 from ._seen import RecentRequests, SeenRequest, rebuild_request
 from ._step_records import (
     Decision,
@@ -93,6 +94,7 @@ __all__ = [
     "Run",
     "RunFinishedEvent",
     "RunStatus",
+    "SampledReply",
     "SeenRequest",
     "SessionStatus",
     "SideName",

@@ -25,7 +25,7 @@ from ._runner import (
 )
 from ._scanner import ArgumentScanner
 from ._snapshot import ChildThen, HistoryPoint, Snapshot, history_points, place_of, snapshot
-from ._spending import SPENDING
+from ._spending import SPENDING, Spend
 from ._step_feed import StepFeed
 from ._step_reading import read_steps
 from ._stepping import NO_STEPPING, Follower, StepOption, Stepping
@@ -44,6 +44,7 @@ __all__ = [
     "ModelResolver",
     "RunHost",
     "Snapshot",
+    "Spend",
     "StepFeed",
     "StepOption",
     "Stepping",

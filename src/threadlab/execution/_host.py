@@ -12,7 +12,7 @@ from .._data import Budget
 from ..definitions import AgentDefinition, Registry, Resolve, Subagent, ToolDefinition
 from ..models import Model, ToolPurpose, ToolSpec
 from ..store import Store
-from ..threads import ThreadContext
+from ..threads import Caller, ThreadContext
 from ._approvals import Approver
 from ._stepping import Stepping
 
@@ -47,6 +47,12 @@ class RunHost(Protocol):
     @property
     def budget(self) -> Budget | None:
         """What every run may spend, its descendants' model calls included."""
+        ...
+
+    @property
+    def caller(self) -> Caller:
+        """Whom a tool's `state.elicit` and `state.sample` ask, outside a served call (the
+        elicitor; the thread's own model)."""
         ...
 
     async def prepare_definitions(self) -> None:

@@ -12,13 +12,13 @@ from ..definitions import PromptDefinition, ThreadDefinitions, ToolDefinition
 from ..models import ToolPurpose, ToolSpec
 from ..threads import ExecutionInfo, ThreadContext, ThreadState
 from ._advance import drive
+from ._allowance import DailyAllowance
 from ._frames import Frame
 from ._hooks import HookRunner, is_message
 from ._host import Limits, RunHost
 from ._request_log import RequestLog
 from ._run_state import RunState
 from ._runtime_tool import RuntimeTool
-from ._allowance import DailyAllowance
 from ._stepping import NO_STEPPING, Stepping
 from ._steps import ModelStep
 from ._subagents import ChildRunner, Supervisor
@@ -131,6 +131,7 @@ class RunScope:
             prompt,
             call.name if call else None,
             frame.event_base(self.context.base()),
+            self.host.caller,
         )
 
     def execution_info(
@@ -143,7 +144,10 @@ class RunScope:
 
     def state_outside_calls(self, prompt: PromptDefinition) -> ThreadState:
         """The `ThreadState` of a hook that runs before any step."""
-        return ThreadState(self.context, ExecutionInfo(self.run_id, 0, prompt.name), prompt)
+        return ThreadState(
+            self.context, ExecutionInfo(self.run_id, 0, prompt.name), prompt,
+            caller=self.host.caller,
+        )  # fmt: skip
 
     def missing_for(self, tool: ToolDefinition) -> list[tuple[str, str]]:
         """`tool`'s required variables that do not resolve, named for the error."""

@@ -279,7 +279,7 @@ class Supervisor:
         hooks = self.run.hooks_for(prompt)
         if hooks.has("after_subagent_created") and prompt is not None:
             execution = self.run.execution_info(frame, prompt)
-            state = ThreadState(self.context, execution, prompt)
+            state = ThreadState(self.context, execution, prompt, caller=self.run.host.caller)
             await hooks.run("after_subagent_created", state, child.child_info())
 
     def _background(self, child: ThreadContext, message: str, paths: list[str]) -> None:

@@ -1,13 +1,16 @@
 """What a served call may say to the MCP client that made it, while it runs: progress, log
 messages (at the level the client set), and — when the client can answer — a form for a person
-(elicitation). Written against this small surface, the calls do not depend on the SDK's
-request context."""
+(elicitation) or a request for its model (sampling). Written against this small surface, the
+calls do not depend on the SDK's request context."""
 
 from __future__ import annotations
 
 import contextlib
 import warnings
 from typing import Any, Literal, Protocol
+
+from .._data import SampledReply
+from ..threads import SamplingRequest
 
 __all__ = [
     "LOG_LEVELS",
@@ -48,6 +51,16 @@ class ClientChannel(Protocol):
 
     async def ask(self, message: str, schema: dict[str, Any]) -> FormAnswer: ...
 
+    @property
+    def samples(self) -> Asks:
+        """How the client answers a request for its model, as `asks` says of forms (None: it
+        declared no sampling)."""
+        ...
+
+    async def sample(self, request: SamplingRequest) -> SampledReply:
+        """The client's model's answer (the SDK's `MCPError` when the client refuses)."""
+        ...
+
 
 class RequestChannel:
     """The client of one `tools/call` request, over the SDK's request context. Log messages
@@ -85,6 +98,37 @@ class RequestChannel:
             message, schema, related_request_id=self._ctx.request_id
         )
         return answer.action, dict(answer.content or {})
+
+    @property
+    def samples(self) -> Asks:
+        session = self._ctx.session
+        capabilities = session.client_capabilities
+        if capabilities is None or capabilities.sampling is None:
+            return None
+        return "inline" if session.can_send_request else "again"
+
+    async def sample(self, request: SamplingRequest) -> SampledReply:
+        from mcp import types
+
+        messages = [
+            types.SamplingMessage(
+                role="assistant" if m.role == "assistant" else "user",
+                content=types.TextContent(type="text", text=m.content or ""),
+            )
+            for m in request.messages
+        ]
+        with warnings.catch_warnings():
+            # deprecated from the 2026-07-28 protocol on; the 2025 protocols' clients answer it
+            warnings.simplefilter("ignore")
+            result = await self._ctx.session.create_message(
+                messages, max_tokens=request.max_tokens, system_prompt=request.system,
+                related_request_id=self._ctx.request_id,
+            )  # fmt: skip
+        blocks = result.content if isinstance(result.content, list) else [result.content]
+        text = "\n".join(
+            block.text if block.type == "text" else f"[{block.type} content]" for block in blocks
+        )
+        return SampledReply(text, result.model, stop_reason=result.stop_reason)
 
 
 def session_id(ctx: Any) -> str:

@@ -2,6 +2,7 @@
 its progress and log events go to the client as they happen, its files to the resources (and
 their watchers), and its answer back as MCP content with the files attached.
 
+A tool of the call that asks its caller (`state.elicit`, `state.sample`) asks this client.
 A call that needs a decision asks the client's person by elicitation when the client can;
 otherwise (or when they decline, or answer anything but approve or reject) the answer names
 the waiting thread and why, and the same call made again picks that thread up — it runs once
@@ -31,6 +32,8 @@ from .._data import (
 from .._errors import ThreadlabError
 from ..definitions import AgentDefinition, PromptDefinition, Registry, ToolDefinition
 from ..runtime import Runtime, Thread
+from ..threads import CALLER
+from ._client_caller import ClientCaller
 from ._client_channel import ClientChannel, FormAnswer, log_level
 from ._decision_form import decision_form, edited_arguments, read_decision
 from ._relay import relay_prompt, relayed_tool
@@ -246,12 +249,17 @@ class ServedCalls:
     async def _follow(
         self, thread: Thread, message: str | None, client: ClientChannel, name: str
     ) -> str:
-        """Run (or resume) the thread, telling the client what happens; its final status."""
+        """Run (or resume) the thread, telling the client what happens; its final status. Its
+        tools (and its subagents') ask this client for forms and its model."""
         status = "failed"
-        async for event in thread.stream(message):
-            await self._tell(event, client, name)
-            if event.type == "run_finished":
-                status = event.status
+        asking = CALLER.set(ClientCaller(client))
+        try:
+            async for event in thread.stream(message):
+                await self._tell(event, client, name)
+                if event.type == "run_finished":
+                    status = event.status
+        finally:
+            CALLER.reset(asking)
         return status
 
     async def _tell(self, event: ThreadEvent, client: ClientChannel, name: str) -> None:

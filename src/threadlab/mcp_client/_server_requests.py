@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from .._data import Elicitation, Elicitor
-from ..threads import ThreadState
+from ..threads import ThreadState, with_defaults
 from ._coalesce import Coalesced
 
 __all__ = ["CallScope", "Sampler", "ServerRequests", "ask_person", "form_refusal", "with_defaults"]
@@ -224,13 +224,3 @@ def form_refusal(message: str, schema: Mapping[str, Any]) -> str | None:
         if len(choices) > _CHOICES:
             return f"field {str(name)[:80]!r} offers {len(choices)} choices (at most {_CHOICES})"
     return None
-
-
-def with_defaults(schema: Mapping[str, Any], answer: Mapping[str, Any]) -> dict[str, Any]:
-    """The answer, with each field it leaves out that the schema gives a default for filled
-    with that default (SEP-1034: the server gets what the person saw)."""
-    content = dict(answer)
-    for name, spec in (schema.get("properties") or {}).items():
-        if name not in content and isinstance(spec, Mapping) and "default" in spec:
-            content[name] = spec["default"]
-    return content

@@ -36,6 +36,7 @@ from ..mcp_client import MCPPool
 from ..models import Model, ToolPurpose, ToolSpec
 from ..store import LocatedStore, Store, ThreadRecord
 from ..threads import RunLeases, SecretBox, ThreadContext
+from ._asking import RuntimeCaller
 from ._engine import Engine, Handled, Handoff, RunPolicy
 from ._sampling import SamplingAnswerer
 
@@ -76,7 +77,10 @@ class RuntimeHost:
         self.elicitor = elicitor
         self.engine = engine
         self._handed: set[asyncio.Future[Any]] = set()
-        self._mcp = MCPPool(elicitor, SamplingAnswerer(self))
+        sampler = SamplingAnswerer(self)
+        self._mcp = MCPPool(elicitor, sampler)
+        self.caller = RuntimeCaller(self, sampler)
+        """Whom its tools' `state.elicit` and `state.sample` ask outside a served call."""
         self._run_listeners: list[Callable[[Thread, Run], None]] = []
 
     # what a run needs (RunHost)

@@ -56,9 +56,10 @@ class Runtime:
         approver: asked before each call that needs a decision (see `tl.Approval`); None:
             such a call pauses its run ("waiting").
         budget: a `tl.Budget` every run keeps to, its descendants' model calls included.
-        elicitor: answers an MCP server that asks the user something in the middle of a call
-            (`tl.Elicitation` -> the form's values, or None to decline; sync or async);
-            None: such questions are declined.
+        elicitor: answers an MCP server that asks the user something in the middle of a call,
+            and a tool's own `state.elicit` outside a served call (`tl.Elicitation` -> the
+            form's values, or None to decline; sync or async); None: servers' questions are
+            declined, and `state.elicit` raises `tl.CallContextError`.
         engine: where the runs that leave this process run — `tl.evaluate`'s rows, the
             non-blocking children of its runs, `thread.queue` — `tl.RayEngine(...)`: Ray
             tasks, each opening its thread from this store. None: all of them run here.
@@ -159,7 +160,8 @@ class Runtime:
 
     @property
     def elicitor(self) -> Elicitor | None:
-        """Answers MCP servers' questions to the user (None: they are declined)."""
+        """Answers MCP servers' questions to the user, and tools' `state.elicit` (None:
+        servers' questions are declined)."""
         return self._host.elicitor
 
     @property

@@ -1,6 +1,7 @@
 """An MCP server's sampling request (`sampling/createMessage`), made in the middle of a call,
 answered by a model threadlab chooses: the server definition's `sampling_model`, else the model
-of the thread whose call it is serving (its override, else its prompt's). The answer is spent
+of the thread whose call it is serving (its override, else its prompt's); a tool's own
+`state.sample`, outside a served call, by the thread's model the same way. The answer is spent
 from that run's budget — refused once the budget is used up, its output bounded by what is
 left —, counted in that run's usage and cost, and recorded as a "sampling" event of the call:
 the model, its usage and cost, the text it gave.
@@ -18,16 +19,17 @@ in its course. Declined, or nobody to ask: refused, and recorded so."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Awaitable, Callable, Iterator
 from contextlib import contextmanager
 from typing import Any, Protocol
 
-from .._data import Budget, Elicitor, Message
+from .._data import Budget, Elicitor, Message, SampledReply
+from .._errors import SamplingError, ThreadlabError
 from ..definitions import MCPServerDefinition, PromptDefinition, Registry
-from ..execution import SPENDING, model_id
+from ..execution import SPENDING, Spend, model_id
 from ..mcp_client import CallScope, ask_person
 from ..models import FinishChunk, Model, ModelRequest, TextChunk, step_cost
-from ..threads import ThreadContext
+from ..threads import SamplingRequest, ThreadContext, ThreadState
 
 __all__ = ["SamplingAnswerer"]
 
@@ -60,36 +62,88 @@ class SamplingAnswerer:
         self._held = _Holds()
 
     async def __call__(self, server: MCPServerDefinition, scope: CallScope, params: Any) -> Any:
+        """An MCP server's `sampling/createMessage` (`params`) during the call of `scope`."""
         from mcp import types
 
         state = scope.state
-        context = self._host.context(state.thread_id)
-        named = state.execution.prompt if state.execution is not None else None
-        prompt = self._host.registry.prompt(named) if named else None
-        chosen = server.sampling_model or context.model_override or (
-            prompt.model if isinstance(prompt, PromptDefinition) else None
-        )  # fmt: skip
+        chosen = server.sampling_model or self._thread_model(state)
         if chosen is None:
             return _refused("no model answers it: give the server a sampling_model=")
-        spend = scope.context.get(SPENDING)
+
+        async def gate(model: Model, request: ModelRequest) -> str | None:
+            return await self._gate(server, scope, model, request)
+
+        answered = await self._answer(
+            state, chosen, scope.context.get(SPENDING), _messages(params), int(params.max_tokens),
+            gate if server.approval is not None else None,
+        )  # fmt: skip
+        if isinstance(answered, str):
+            state.emit("sampling", {"server": server.name, "refused": answered})
+            return _refused(answered)
+        state.emit("sampling", {"server": server.name, "model": answered.model,
+                                "usage": answered.usage, "cost_usd": answered.cost_usd,
+                                "text": answered.text})  # fmt: skip
+        return types.CreateMessageResult(
+            role="assistant", content=types.TextContent(type="text", text=answered.text),
+            model=answered.model, stop_reason="endTurn",
+        )  # fmt: skip
+
+    async def for_tool(self, state: ThreadState, request: SamplingRequest) -> SampledReply:
+        """A tool's own `state.sample`, outside a served call: the thread's own model answers,
+        spent from the run the tool runs in (`tl.SamplingError` when it cannot)."""
+        chosen = self._thread_model(state)
+        if chosen is None:  # a prompt always has a model; a thread whose prompt went has not
+            raise SamplingError("sampling refused: the thread's prompt is no longer defined")
+        system = [Message(role="system", content=request.system)] if request.system else []
+        messages = [*system, *request.messages]
+        try:
+            answered = await self._answer(state, chosen, SPENDING.get(), messages,
+                                          request.max_tokens, None)  # fmt: skip
+        except ThreadlabError as error:  # the model's own failure (a ModelError, say)
+            raise SamplingError(f"sampling failed: {error}") from error
+        if isinstance(answered, str):
+            raise SamplingError(f"sampling refused: {answered}")
+        return answered
+
+    def _prompt(self, state: ThreadState) -> PromptDefinition | None:
+        """The prompt whose tool is running in `state`, as defined now."""
+        named = state.execution.prompt if state.execution is not None else None
+        prompt = self._host.registry.prompt(named) if named else None
+        return prompt if isinstance(prompt, PromptDefinition) else None
+
+    def _thread_model(self, state: ThreadState) -> Any:
+        """The model the thread runs its prompt with: its override, else the prompt's (None
+        when neither is known)."""
+        prompt = self._prompt(state)
+        override = self._host.context(state.thread_id).model_override
+        return override or (prompt.model if prompt is not None else None)
+
+    async def _answer(
+        self,
+        state: ThreadState,
+        chosen: Any,
+        spend: Spend | None,
+        messages: list[Message],
+        asked: int,
+        gate: Callable[[Model, ModelRequest], Awaitable[str | None]] | None,
+    ) -> SampledReply | str:
+        """The chosen model's answer, spent from `spend` under its root's budget by
+        reservation; or why not (the budget, or the person at `gate`)."""
         over = spend.over_budget() if spend is not None else None
         if over is not None:
-            state.emit("sampling", {"server": server.name, "refused": over})
-            return _refused(over)
+            return over
+        context, prompt = self._host.context(state.thread_id), self._prompt(state)
         model = self._host.resolve_model(chosen, lambda name: context.env.resolve(name, prompt))
-        messages = _messages(params)
-        granted = self._held.grant(spend, int(params.max_tokens), _input_allowance(messages))
+        granted = self._held.grant(spend, asked, _input_allowance(messages))
         if isinstance(granted, str):
-            state.emit("sampling", {"server": server.name, "refused": granted})
-            return _refused(granted)
+            return granted
         output, held = granted
         with self._held.holding(spend, held):
             request = ModelRequest(messages=messages, max_output_tokens=output)
-            if server.approval is not None:
-                why = await self._gate(server, scope, model, request)
+            if gate is not None:
+                why = await gate(model, request)
                 if why is not None:
-                    state.emit("sampling", {"server": server.name, "refused": why})
-                    return _refused(why)
+                    return why
             text, usage, answered = "", None, None
             async for chunk in model.stream(request):
                 if isinstance(chunk, TextChunk):
@@ -100,12 +154,7 @@ class SamplingAnswerer:
             cost = step_cost(model, usage)
             if spend is not None:  # counted before the hold ends: the two never both lapse
                 spend.add_sampled(usage, cost, name)
-        state.emit("sampling", {"server": server.name, "model": name, "usage": usage,
-                                "cost_usd": cost, "text": text})  # fmt: skip
-        return types.CreateMessageResult(
-            role="assistant", content=types.TextContent(type="text", text=text), model=name,
-            stop_reason="endTurn",
-        )  # fmt: skip
+        return SampledReply(text, name, usage, cost)
 
     async def _gate(
         self, server: MCPServerDefinition, scope: CallScope, model: Model, request: ModelRequest

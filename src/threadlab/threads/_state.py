@@ -1,15 +1,17 @@
 """ThreadState: what a tool's `execute` and a hook receive of their thread: env, messages,
-files, relationships and events."""
+files, relationships, events, and its caller — the person to ask (`elicit`) and the model to
+ask (`sample`)."""
 
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable, Coroutine, Iterable
+import contextvars
+from collections.abc import Callable, Coroutine, Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Literal, TypeVar
+from typing import Any, Literal, Protocol, TypeVar
 
-from .._data import ChildInfo, CustomEvent, EventOrigin, Message, SideName
-from .._errors import CallContextError
+from .._data import ChildInfo, CustomEvent, EventOrigin, Message, SampledReply, SideName
+from .._errors import CallContextError, ThreadlabError
 from ..definitions import PromptDefinition
 from ..sandbox import (
     Bridged,
@@ -21,11 +23,13 @@ from ..sandbox import (
     start_code_run,
 )
 from ..store import FileRecord
+from ._asking import FormAnswer, SamplingRequest, form_request, sampling_request
 from ._context import ThreadContext
 from ._env import VariableType
+from ._forms import check_answer
 from ._reader import ThreadHandle
 
-__all__ = ["ExecutionInfo", "SyncState", "ThreadState"]
+__all__ = ["CALLER", "Caller", "ExecutionInfo", "SyncState", "ThreadState"]
 
 T = TypeVar("T")
 
@@ -44,6 +48,33 @@ class ExecutionInfo:
     """The call being executed; None in hooks that run outside a call."""
     side: SideName | None = None
     """In a dual_ai thread, the side whose turn it is."""
+
+
+class Caller(Protocol):
+    """Whom a tool's questions go to: the MCP client of a served call, else the runtime (its
+    elicitor; the model of the thread's prompt). Each gets the message and form, or the
+    request, already checked and redacted."""
+
+    async def elicit(
+        self, state: ThreadState, tool: str | None, message: str, schema: dict[str, Any]
+    ) -> FormAnswer:
+        """Put the form of `tool` (None: a hook) to the person: what they did, and their fields
+        when they accepted it. Raises `tl.CallContextError` when there is nobody to ask."""
+        ...
+
+    async def sample(
+        self, state: ThreadState, tool: str | None, request: SamplingRequest
+    ) -> SampledReply:
+        """The caller's model's answer (`tl.SamplingError` when it is refused or fails)."""
+        ...
+
+
+CALLER: contextvars.ContextVar[Caller | None] = contextvars.ContextVar(
+    "threadlab_caller", default=None
+)
+"""The caller of the runs started in this context, where it is not their runtime: set by the
+MCP endpoint around a served call, so the tools of that call (and of its subagents) ask the
+client."""
 
 
 class ThreadState:
@@ -67,8 +98,13 @@ class ThreadState:
         prompt: PromptDefinition | None = None,
         tool_name: str | None = None,
         event_base: EventOrigin | None = None,
+        caller: Caller | None = None,
     ) -> None:
         self._context = context
+        # Taken as the call starts, in the run's context: a sync tool asks from a pooled
+        # thread, which has none of it.
+        self._started_in = contextvars.copy_context()
+        self._caller = CALLER.get() or caller
         self._event_base = event_base
         self.execution = execution
         """Step information while a run executes, else None."""
@@ -266,6 +302,106 @@ class ThreadState:
         run.add_done_callback(verdict)
         return run
 
+    # the caller
+
+    async def elicit(self, message: str, schema: Mapping[str, Any]) -> dict[str, Any] | None:
+        """Ask the person who called: a form of `schema`'s fields, with `message`. Returns
+        their answer (fields they left out filled with the schema's defaults), or None when
+        they declined or cancelled.
+
+        Served over MCP (`tl.mcp.serve`), the form goes to the client that made the call
+        (MCP elicitation, form mode); elsewhere to the runtime's `elicitor` (a
+        `tl.Elicitation` with `tool` set), in a notebook the form in the call's card. The wait
+        counts toward the tool's `timeout`.
+
+        `schema` is what MCP's forms are: ``{"type": "object", "properties": {...},
+        "required": [...]}`` of flat fields — strings (`minLength`, `maxLength`, `format`:
+        email, uri, date, date-time), numbers and integers (`minimum`, `maximum`), booleans,
+        single choices (`enum`, or `oneOf` of `{"const", "title"}`) and several choices
+        (`"type": "array"` with `items` `{"type": "string", "enum": [...]}` or `{"anyOf":
+        [...]}`), each with an optional `title`, `description` and `default`.
+
+        The message and the schema leave with the thread's secrets redacted, and the answer is
+        recorded (an "elicitation" event of the call) redacted too; the tool gets it as given.
+
+        Raises `tl.ElicitationError` for a schema beyond that, before anyone is asked, and
+        for an answer that does not fit it; `tl.CallContextError` when nobody can be asked
+        (no elicitor, or an MCP client that does not answer forms).
+
+        Examples:
+            ::
+
+                answer = await state.elicit(
+                    "Which table?",
+                    {"type": "object", "properties": {"seats": {"type": "integer"}}},
+                )
+                if answer is None:
+                    return "nothing booked"
+        """
+        self._check_live()
+        caller = self._asked_of("elicit")
+        message, form = form_request(message, schema, self._context.known_secrets())
+        order = list(form.get("properties", {}))
+        self.emit("elicitation_asked", {"tool": self._tool_name, "message": message,
+                                        "schema": form, "order": order}, stored=False)  # fmt: skip
+        record: dict[str, Any] = {"tool": self._tool_name, "message": message}
+        action: str = "decline"  # what is recorded of a form nobody could be asked
+        try:
+            action, given = await caller.elicit(self, self._tool_name, message, form)
+            answer = check_answer(form, given) if action == "accept" else None
+        except ThreadlabError as error:  # recorded too: a card's form gives way
+            self.emit("elicitation", {**record, "action": action, "refused": str(error)})
+            raise
+        answered = {"answer": answer} if answer is not None else {}
+        self.emit("elicitation", {**record, "action": action, **answered})
+        return answer
+
+    async def sample(
+        self, messages: str | Sequence[Message], *, max_tokens: int | None = None
+    ) -> SampledReply:
+        """Ask the caller's model: `messages` (a str is one user message; `tl.Message`s of
+        role user and assistant, system messages becoming the system prompt) and the most it
+        may write (`max_tokens`, 1024 unless given). Returns a `tl.SampledReply`: its `text`,
+        the `model` that wrote it, and where known its `usage` and `cost_usd`.
+
+        Served over MCP, the client's model answers (`sampling/createMessage`); elsewhere the
+        model of the thread's prompt (its override, if it has one). Either way the run's
+        budget bounds it: refused when the budget is spent, its output limit no more than
+        what is left. The thread's model is spent from the run — in its `usage`, `cost_usd`
+        and budget —; an MCP client's reports no tokens, so only its output limit is bounded.
+        Each answer, or refusal, is a "sampling" event of the call. The messages leave with
+        the thread's secrets redacted.
+
+        Raises `tl.SamplingError` when it gets no answer (messages it cannot send, the
+        budget, a refusal or a failure of the model or client), and `tl.CallContextError`
+        for an MCP client that does not answer sampling requests.
+
+        Examples:
+            ``reply = await state.sample("Name a colour.", max_tokens=20)`` gives the text in
+            ``reply.text``.
+        """
+        self._check_live()
+        caller = self._asked_of("sample")
+        request = sampling_request(messages, max_tokens, self._context.known_secrets())
+        try:
+            reply = await caller.sample(self, self._tool_name, request)
+        except ThreadlabError as error:
+            self.emit("sampling", {"tool": self._tool_name, "refused": str(error)})
+            raise
+        self.emit("sampling", {"tool": self._tool_name, "model": reply.model,
+                               "usage": dict(reply.usage) if reply.usage else None,
+                               "cost_usd": reply.cost_usd, "text": reply.text})  # fmt: skip
+        return reply
+
+    def _asked_of(self, what: str) -> Caller:
+        if self._caller is None:
+            raise CallContextError(
+                f"state.{what} has nobody to ask here: it asks the caller of a tool that a run"
+                " calls (give the runtime an elicitor= for forms, or serve the tool with"
+                " tl.mcp.serve)"
+            )
+        return self._caller
+
     # events
 
     def emit(self, event_type: str, data: Any = None, *, stored: bool = True) -> None:
@@ -340,3 +476,18 @@ class SyncState:
     def run_code(self, source: str, **options: Any) -> CodeResult:
         """`state.run_code`, waited for: the `CodeResult` (same options)."""
         return self._state.run_code(source, **options).wait()
+
+    def elicit(self, message: str, schema: Mapping[str, Any]) -> dict[str, Any] | None:
+        """Blocking `state.elicit`."""
+        return self._asked(lambda: self._state.elicit(message, schema))
+
+    def sample(
+        self, messages: str | Sequence[Message], *, max_tokens: int | None = None
+    ) -> SampledReply:
+        """Blocking `state.sample`."""
+        return self._asked(lambda: self._state.sample(messages, max_tokens=max_tokens))
+
+    def _asked(self, make: Callable[[], Coroutine[Any, Any, T]]) -> T:
+        # In the context the call started in: the run's spending and the served call's client
+        # are read from it.
+        return self._state._started_in.copy().run(self._call, make)
