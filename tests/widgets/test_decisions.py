@@ -172,3 +172,33 @@ async def test_a_click_on_a_call_that_does_not_wait_is_refused(
     other = await card_rt.create_thread("p")
     click(view, other.id, "c1", approved=True)  # a thread this view does not show
     assert [e for e in other.events if isinstance(e, tl.ApprovalDecidedEvent)] == []
+
+
+async def test_a_resumed_view_shows_the_decided_step_above_what_it_runs(
+    rt: tl.Runtime, registry: tl.Registry, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`%threadlab approve ID --arguments ...` resumes in a view of its own: it showed the
+    call with no arguments, no "edited from", and its card below the final answer."""
+    install(monkeypatch)
+    path = {"type": "object", "properties": {"path": {"type": "string"}}}
+    tl.define_tool("delete", description="Delete.", execute=lambda s, a: f"deleted {a['path']}",
+                   args=path, approval="always", registry=registry)  # fmt: skip
+    plan = [call("delete", {"path": "/old.txt"}, id="call_del"), text("cleaned")]
+    tl.define_prompt("cleaner", prompt="x", tools=["delete"], registry=registry,
+                     model=tl.models.ScriptedModel(plan))  # fmt: skip
+    thread = await rt.create_thread("cleaner")
+    await thread.send("Clean up.")
+    await thread.approve("call_del", arguments={"path": "/tmp/old.txt"})
+    live = LiveRun(rt, thread, 50)
+    await live.run(None)
+    trace = live.view.trace
+    card = trace["cards"]["call_del"]
+    assert json.loads(card["args"]) == {"path": "/tmp/old.txt"}
+    assert json.loads(card["proposed"]) == {"path": "/old.txt"}  # "edited from"
+    assert (card["approval"]["state"], card["approval"]["edited"]) == ("approved", True)
+    shown = [(m["role"], m["calls"], m["text"]) for m in trace["messages"][thread.id]]
+    assert shown == [
+        ("assistant", ["call_del"], ""),
+        ("tool", [], "deleted /tmp/old.txt"),
+        ("assistant", [], "cleaned"),
+    ]

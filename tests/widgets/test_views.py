@@ -77,7 +77,7 @@ async def test_a_live_run_fills_cards_files_and_the_final_text(
     assert trace["run"] == {
         "status": "completed", "text": "all done", "error": None, "usage": None,
         "cost_usd": 0.0,  # an offline model costs nothing
-        "stop_reason": "completed",
+        "stop_reason": "completed", "run_id": finished.run_id,
     }  # fmt: skip
     # What reached the front end never holds the secret.
     assert updates(sent)

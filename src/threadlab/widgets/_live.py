@@ -62,4 +62,29 @@ class LiveRun:
         where it pauses for a person (as `Thread.send` takes it; Continue in the view goes
         on in the same mode)."""
         self.view.step = step
+        if message is None:
+            self._show_open_step()
         return await self._stream.run(message, attachments, step=step)
+
+    def _show_open_step(self) -> None:
+        """A resume goes on from calls the model asked for earlier (decided since, or left
+        before they ran): the view shows that step first — the model's message, each call's
+        card with its arguments and decision ("edited from" included) — so what the run
+        adds reads below it, in order."""
+        events = self.thread.events
+        start = None
+        for index in range(len(events) - 1, -1, -1):
+            event = events[index]
+            if event.type == "message_created" and not event.depth and event.role != "tool":
+                message = self.thread.find_message(event.message_id)
+                if message is None or message.role != "assistant" or not message.tool_calls:
+                    return  # the history does not end in a step with calls: nothing open
+                start = index
+                break
+        if start is None:
+            return
+        while start and events[start - 1].type == "tool_call_started":
+            start -= 1  # its calls' progress streamed before the message was stored
+        for event in events[start:]:
+            if event.type not in ("thread_status", "run_finished"):
+                self.state.apply(event)
