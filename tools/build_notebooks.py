@@ -489,7 +489,8 @@ print(run.status, call_id, run.pending[0].arguments)""",
         (
             "code",
             """done = rt.thread(thread.id)
-print(done.status, [m.content for m in done.messages if m.role == "tool"])""",
+# The run completed (its view says so); the thread itself is idle: nothing runs it now.
+print("thread", done.status, [m.content for m in done.messages if m.role == "tool"])""",
         ),
     ],
     "mcp": [

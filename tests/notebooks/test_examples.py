@@ -133,7 +133,7 @@ def test_approvals(tmp_path: Path) -> None:
     printed = "\n".join(outputs(notebook))
     assert "waiting call_" in printed  # the run stopped before the call
     assert "  delete_file(" in printed  # %threadlab pending listed it
-    assert "idle ['deleted /tmp/scratch.txt']" in printed  # approved with edited arguments
+    assert "thread idle ['deleted /tmp/scratch.txt']" in printed  # approved, edited arguments
 
 
 def test_mcp(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
