@@ -8,6 +8,7 @@ from __future__ import annotations
 import asyncio
 import base64
 import contextlib
+import os
 import threading
 import warnings
 from collections.abc import Iterator
@@ -347,6 +348,36 @@ async def test_a_prompt_too_large_for_one_event_is_refused_by_name(
                 assert isinstance(image.content, types.ImageContent)
                 assert len(base64.b64decode(image.content.data)) == 1 << 20
             assert [p.name for p in (await client.list_prompts()).prompts] == ["poster"]
+    finally:
+        await service.close()
+        await rt.aclose()
+
+
+async def test_a_read_error_never_tells_a_declared_secret(
+    store_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A read that fails with a secret in its words (a key in a connection string): the
+    client is told the error with the secret's name in place of its value."""
+    secret = "sk-resource-9f3e1d2c7b"
+    monkeypatch.setenv("NOTES_KEY", secret)
+    registry = tl.Registry()
+
+    def fetch(params: dict[str, str]) -> str:
+        raise PermissionError(f"notes server refused key {os.environ['NOTES_KEY']}")
+
+    tl.define_resource("notes://remote", read=fetch, registry=registry)
+    tl.define_tool("sync", description="Sync notes.", execute=lambda s, a: "ok",
+                   variables=[tl.Variable("NOTES_KEY", type="secret")],
+                   registry=registry)  # fmt: skip
+    rt = tl.Runtime(registry, store_dir)
+    service = await tl.mcp.serve(runtime=rt)
+    try:
+        async with client_of(service, mode="legacy") as client:
+            with pytest.raises(MCPError) as failed:
+                await client.read_resource("notes://remote")
+            said = str(failed.value)
+            assert secret not in said
+            assert "[secret:NOTES_KEY]" in said
     finally:
         await service.close()
         await rt.aclose()

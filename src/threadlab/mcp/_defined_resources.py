@@ -14,12 +14,16 @@ from __future__ import annotations
 
 import asyncio
 import base64
+import contextlib
 import inspect
+import os
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
+from .._errors import SecretValueError
 from .._urls import scrub
 from ..definitions import Registry, ResourceDefinition, is_async_callable
+from ..threads import Redactor
 from ._content import mime_type
 from ._large_files import fits, too_large
 
@@ -74,6 +78,21 @@ class DefinedResources:
                 return definition, values
         return None
 
+    def _secrets(self) -> Redactor:
+        """The values of the secret variables the registry declares, as the process
+        environment gives them (what a read may hold and must not tell its client)."""
+        redactor = Redactor()
+        declared = [
+            *(v for d in self._registry.tools() for v in d.variables),
+            *(v for d in self._registry.prompts() for v in d.variables),
+            *(v for d in self._registry.agents() for v in d.variables),
+        ]
+        for variable in declared:
+            if variable.type == "secret":
+                with contextlib.suppress(SecretValueError):  # too short to redact
+                    redactor.add(variable.name, os.environ.get(variable.name))
+        return redactor
+
     async def read(self, uri: str, as_event: bool = False) -> list[Any] | None:
         """The contents of `uri`, or None when no definition answers for it; `as_event`: the
         answer travels as one server-sent event, so a result too large for one is refused."""
@@ -83,7 +102,7 @@ class DefinedResources:
         if found is None:
             return None
         definition, values = found
-        value = await _called(definition, uri, values)
+        value = await _called(definition, uri, values, self._secrets())
         media = definition.mime_type or _named_type(uri) or (
             "text/plain" if isinstance(value, str) else "application/octet-stream"
         )  # fmt: skip
@@ -100,7 +119,9 @@ class DefinedResources:
         return contents
 
 
-async def _called(definition: ResourceDefinition, uri: str, values: dict[str, str]) -> str | bytes:
+async def _called(
+    definition: ResourceDefinition, uri: str, values: dict[str, str], secrets: Redactor
+) -> str | bytes:
     """What `read` returns for `values`; an MCP error saying what went wrong otherwise."""
     from mcp.shared.exceptions import MCPError
 
@@ -111,7 +132,7 @@ async def _called(definition: ResourceDefinition, uri: str, values: dict[str, st
         message = f"resource {uri}: read did not answer within {READ_TIMEOUT_S:g} s"
         raise MCPError(_INTERNAL_ERROR, message, {"uri": uri}) from None
     except Exception as exc:
-        said = scrub(f"resource {uri}: read failed: {type(exc).__name__}: {exc}")
+        said = secrets.text(scrub(f"resource {uri}: read failed: {type(exc).__name__}: {exc}"))
         if len(said) > ERROR_CHARS:
             said = said[:ERROR_CHARS] + f"… ({len(said):,} characters, cut)"
         raise MCPError(_INTERNAL_ERROR, said, {"uri": uri}) from None
