@@ -233,3 +233,119 @@ async def test_two_students_run_at_once_while_the_instructor_watches(
         ann: ("completed", 5), bob: ("completed", 5)
     }  # fmt: skip
     instructor.close()
+
+
+ORPHAN = '''
+import asyncio, os, sys
+import threadlab as tl
+
+@tl.tool
+def crash(state: tl.ThreadState) -> str:
+    """Crash the process mid-call."""
+    os._exit(3)
+
+tl.define_prompt("site", prompt="x", tools=["crash"],
+                 model=tl.models.ScriptedModel([tl.models.call("crash", {})]))
+
+async def main() -> None:
+    rt = tl.Runtime(store=sys.argv[1])
+    await (await rt.create_thread("site")).send("go")
+
+asyncio.run(main())
+'''
+
+
+async def test_what_a_student_tries_against_the_others_is_refused(
+    postgres_url: str, registry: tl.Registry, tmp_path: Path
+) -> None:
+    """Found by trying: another's file contents poisoned or probed by digest, a thread hung
+    under another's (to count in their grade), the day's spending refunded, history deleted,
+    a thread's lock held forever, a function planted in `public`."""
+    import hashlib
+
+    import psycopg
+
+    with psycopg.connect(postgres_url, autocommit=True) as admin:  # PostgreSQL 14's default
+        admin.execute("GRANT CREATE ON SCHEMA public TO PUBLIC")
+    teacher, ann, bob = roles(postgres_url)
+    init_class(postgres_url, instructor=teacher, students=[ann, bob], tokens_per_day=1000)
+    site(registry)
+    bob_rt, bob_thread = await a_run(as_role(postgres_url, bob), registry)
+    ann_rt, ann_thread = await a_run(as_role(postgres_url, ann), registry)
+    page = b"<h1>Tea</h1>"  # what both wrote
+    digest = hashlib.sha256(page).hexdigest()
+    with psycopg.connect(as_role(postgres_url, ann), autocommit=True) as db:
+        with pytest.raises(psycopg.errors.CheckViolation):  # a content under another's digest
+            db.execute("INSERT INTO blobs (digest, data) VALUES (%s, %s)",
+                       (hashlib.sha256(b"bob's answer").hexdigest(), b"ann was here"))  # fmt: skip
+        probe = db.execute(  # her own copy: says nothing of whether Bob stored the same
+            "INSERT INTO blobs (digest, data) VALUES (%s, %s) ON CONFLICT DO NOTHING",
+            (hashlib.sha256(b"a guess").hexdigest(), b"a guess"),
+        )
+        assert probe.rowcount == 1
+        assert db.execute("SELECT COUNT(*) FROM blobs WHERE digest = %s", (digest,)).fetchone() == (
+            1,
+        )
+        with pytest.raises(psycopg.errors.InsufficientPrivilege):  # under Bob's thread
+            db.execute("UPDATE threads SET parent_id = %s WHERE id = %s",
+                       (bob_thread.id, ann_thread.id))  # fmt: skip
+        with pytest.raises(psycopg.errors.CheckViolation):  # a refund
+            db.execute("INSERT INTO usage (member, at, tokens) VALUES (current_user, 0, -1000)")
+        for statement in ("DELETE FROM events", "UPDATE events SET data = '{}'",
+                          "DELETE FROM messages", "DELETE FROM usage"):  # fmt: skip
+            with pytest.raises(psycopg.errors.InsufficientPrivilege):
+                db.execute(statement)
+        with pytest.raises(psycopg.errors.InsufficientPrivilege):  # planted where calls look
+            db.execute("CREATE FUNCTION public.hashtextextended(text, integer) RETURNS bigint"
+                       " LANGUAGE sql AS 'SELECT 1::bigint'")  # fmt: skip
+        db.execute("BEGIN")
+        held = db.execute("SELECT thread_id FROM leases FOR UPDATE").fetchall()
+        assert {row[0] for row in held} == {ann_thread.id}  # her own lease rows only
+        # ... held while Bob runs again: his thread's lock is his.
+        again = await asyncio.wait_for(bob_thread.send("another page"), timeout=30)
+        assert again.status == "completed"
+        db.execute("ROLLBACK")
+    assert bob_rt.thread(bob_thread.id).files.read_sync("/index.html") == page
+    for rt in (ann_rt, bob_rt):
+        rt.close()
+
+    # A student's kernel that died mid-call: the instructor's view still reads the class.
+    script = tmp_path / "orphan.py"
+    script.write_text(ORPHAN)
+    died = subprocess.run([sys.executable, str(script), as_role(postgres_url, ann)],
+                          capture_output=True, text=True, timeout=120)  # fmt: skip
+    assert died.returncode == 3, died.stderr
+    instructor = tl.Runtime(registry, as_role(postgres_url, teacher))
+    rows = {r["member"]: r for r in class_rows(instructor)}
+    assert rows[ann]["status"] in ("running", "interrupted")
+    assert rows[bob]["status"] == "completed"
+    instructor.close()
+
+
+def test_class_init_refuses_privileged_roles_and_hands_out_no_admin_credentials(
+    postgres_url: str,
+) -> None:
+    import psycopg
+
+    teacher, ann, bob = roles(postgres_url)
+    with pytest.raises(tl.ThreadlabError, match="may see every student's rows"):
+        init_class(postgres_url, instructor=teacher, students=[ann, "postgres"])
+    with psycopg.connect(postgres_url, autocommit=True) as admin:
+        admin.execute(f"CREATE ROLE {bob} BYPASSRLS")
+    with pytest.raises(tl.ThreadlabError, match=bob):
+        init_class(postgres_url, instructor=teacher, students=[ann, bob])
+    parts = urlsplit(postgres_url)
+    with_credentials = (f"postgresql://{parts.hostname}:{parts.port}{parts.path}"
+                        "?user=postgres&password=AdminS3cret&sslmode=disable")  # fmt: skip
+    members = init_class(with_credentials, instructor=teacher, students=[ann],
+                         tokens_per_day=500, passwords=True)  # fmt: skip
+    for member in members:
+        assert "AdminS3cret" not in member.url
+        assert "user=" not in member.url
+        assert "sslmode=disable" in member.url
+        assert urlsplit(member.url).username == member.role
+    again = init_class(postgres_url, instructor=teacher, students=[ann])  # no --tokens-per-day
+    assert [m.role for m in again] == [teacher, ann]
+    kept = tl.store.PostgresStore(as_role(postgres_url, ann))
+    assert kept.class_allowance() == 500  # the allowance a second run did not name is kept
+    kept.close()

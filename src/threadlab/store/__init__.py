@@ -13,6 +13,7 @@ from .._errors import StoreURLError
 from ._class_roles import ClassMember, init_class
 from ._fence import LeaseLostError
 from ._postgres import PostgresStore, is_postgres_url
+from ._postgres_link import StoreAccessError
 from ._protocol import (
     FencingStore,
     FileRecord,
@@ -39,6 +40,7 @@ __all__ = [
     "RunRecord",
     "SQLiteStore",
     "Store",
+    "StoreAccessError",
     "StoredEvent",
     "StoredMessage",
     "ThreadRecord",

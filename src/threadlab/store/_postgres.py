@@ -2,7 +2,7 @@
 
 The same tables as SQLite, in PostgreSQL's types, and the same guarantees: a write transaction
 per step, and one writer per thread — the runtime's claim of a run (check that nobody runs the
-thread, take the lease) and its repair take a transaction-scoped advisory lock on the thread,
+thread, take the lease) and its repair lock the thread's row for their transaction,
 so they are atomic across processes while writers of other threads go on in parallel (SQLite
 serialises every writer instead). Reads outside a transaction see what is committed. Queuing a
 message for a thread also sends a `NOTIFY` on the `threadlab_queue` channel inside the same
@@ -147,7 +147,7 @@ class PostgresStore(SqlStore):
 
     def _before_migrating(self) -> None:
         # Two processes opening a new database at once: the lock makes one create it.
-        self._execute("SELECT pg_advisory_xact_lock(?)", (_SCHEMA_LOCK,))
+        self._execute("SELECT pg_catalog.pg_advisory_xact_lock(?)", (_SCHEMA_LOCK,))
 
     def _table_exists(self, name: str) -> bool:
         return self._read("SELECT to_regclass(?)", (name,))[0][0] is not None
@@ -190,10 +190,18 @@ class PostgresStore(SqlStore):
             self._link.run(sql, check, read=False)
 
     def lock_thread(self, thread_id: str) -> None:
-        self._execute("SELECT pg_advisory_xact_lock(hashtextextended(?, 0))", (thread_id,))
+        # The thread's lease row, locked for the transaction (made first when the thread has
+        # none): a lock only a role that may write the thread can take, where an advisory
+        # lock is any role's to take, and to hold forever.
+        self._execute(
+            "INSERT INTO leases (thread_id, epoch) VALUES (?, 0) ON CONFLICT (thread_id)"
+            " DO NOTHING",
+            (thread_id,),
+        )
+        self._execute("SELECT epoch FROM leases WHERE thread_id = ? FOR UPDATE", (thread_id,))
 
     def _queued(self, thread_id: str) -> None:
-        self._execute("SELECT pg_notify(?, ?)", (NOTIFY_CHANNEL, thread_id))
+        self._execute("SELECT pg_catalog.pg_notify(?, ?)", (NOTIFY_CHANNEL, thread_id))
 
     def watch_queue(self, callback: Callable[[str], None]) -> Callable[[], None]:
         """Notifications of messages other connections queued (this store's own are left

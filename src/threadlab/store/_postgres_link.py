@@ -17,7 +17,13 @@ from typing import Any, TypeVar
 
 from .._errors import StoreError
 
-__all__ = ["RECONNECT_SECONDS", "Link"]
+__all__ = ["RECONNECT_SECONDS", "Link", "StoreAccessError"]
+
+
+class StoreAccessError(StoreError):
+    """The database refused this role a read or write (on a class's store: a row of another
+    member's). Nothing of the transaction was stored."""
+
 
 T = TypeVar("T")
 
@@ -50,7 +56,7 @@ class Link:
                 self._replace()
             result = call(self.db)
         except psycopg.errors.InsufficientPrivilege as exc:
-            raise StoreError(
+            raise StoreAccessError(
                 f"the PostgreSQL store refused this as {self.db.info.user!r}: {exc} (on a"
                 " class's store a member reads and writes only its own threads)"
             ) from None

@@ -434,7 +434,6 @@ class SqlStore:
         # A variable never logged was set before the log existed: its value now is all there is.
         return {**env, **then}
 
-    # files
     # a member's spending (UsageLedger)
     def add_usage(self, member: str, at: float, tokens: int, cost_usd: float | None) -> None:
         self._write(
@@ -456,9 +455,12 @@ class SqlStore:
         value = str(rows[0][0]) if rows else ""
         return int(value) if value.isdigit() else None
 
+    # files
     def put_blob(self, digest: str, data: bytes) -> None:
         self._write(
-            "INSERT INTO blobs VALUES (?, ?) ON CONFLICT (digest) DO NOTHING", (digest, data)
+            # No conflict target: on a class's store a content is kept per member.
+            "INSERT INTO blobs (digest, data) VALUES (?, ?) ON CONFLICT DO NOTHING",
+            (digest, data),
         )
 
     def get_blob(self, digest: str) -> bytes | None:
