@@ -8,7 +8,6 @@ import sys
 from collections.abc import Sequence
 
 from ._errors import ThreadlabError
-from ._urls import hide
 from .store import init_class
 
 
@@ -42,9 +41,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     except ThreadlabError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 1
-    for member in members:
-        shown = member.url if args.passwords else hide(member.url, member.url)
-        print(f"{'instructor' if member.instructor else 'student'}\t{member.role}\t{shown}")
+    for member in members:  # a URL holds no credential but the password this run made
+        print(f"{'instructor' if member.instructor else 'student'}\t{member.role}\t{member.url}")
     return 0
 
 

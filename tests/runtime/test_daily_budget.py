@@ -123,3 +123,45 @@ def test_no_daily_limit_keeps_no_account(registry: tl.Registry, tmp_path: Path) 
     asyncio.run(main())
     with sqlite3.connect(tmp_path / "threads.sqlite3") as db:
         assert db.execute("SELECT COUNT(*) FROM usage").fetchone() == (0,)
+
+
+async def test_a_tools_own_model_calls_are_the_members_too(
+    registry: tl.Registry, tmp_path: Path
+) -> None:
+    """`state.sample` (answered by the thread's model) spends from the member's day, and is
+    refused once the day is spent."""
+
+    class Counted(tl.models.FunctionModel):
+        async def stream(self, request):  # type: ignore[no-untyped-def]
+            async for chunk in super().stream(request):
+                if not isinstance(chunk, tl.models.FinishChunk):
+                    yield chunk
+            yield tl.models.FinishChunk(usage={"input_tokens": 50, "output_tokens": 10})
+
+    def decide(messages: Any, tools: Any) -> Any:
+        if messages[-1].role == "user" and messages[-1].content == "go":
+            return tl.models.call("ask", {})
+        return text("an answer")
+
+    async def ask(state: tl.ThreadState, args: dict[str, Any]) -> str:
+        replies = []
+        for _ in range(3):
+            try:
+                replies.append((await state.sample([tl.Message(role="user", content="?")])).text)
+            except tl.SamplingError as exc:
+                replies.append(f"refused: {exc}")
+        return " | ".join(replies)
+
+    tl.define_tool("ask", description="Ask the model.", execute=ask, registry=registry)
+    tl.define_prompt("p", prompt="x", tools=["ask"], model=Counted(decide), registry=registry)
+    rt = tl.Runtime(registry, tmp_path, user="ann", budget=tl.Budget(max_tokens_per_day=150))
+    thread = await rt.create_thread("p")
+    run = await thread.send("go")
+    result = next(m.content for m in thread.messages if m.role == "tool") or ""
+    said = result.split(" | ")
+    assert said[:2] == ["an answer", "an answer"]  # 60 (the step) + 60 + 60 = 180 > 150
+    assert said[2].startswith("refused: ")
+    assert "daily budget of 150 tokens" in said[2]
+    assert run.stop_reason == "stopped: budget"  # the step after the call is not sent
+    assert rt.store.usage_since("ann", 0) == (180, 0.0)  # type: ignore[attr-defined]
+    rt.close()

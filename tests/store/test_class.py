@@ -152,8 +152,10 @@ def test_the_command_makes_the_class_and_refuses_bad_names(postgres_url: str) ->
                teacher, "--students", f"{ann},{bob}", "--tokens-per-day", "5000"]  # fmt: skip
     made = subprocess.run(command, capture_output=True, text=True, timeout=120)
     assert made.returncode == 0, made.stderr
-    lines = [line.split("\t")[:2] for line in made.stdout.splitlines()]
-    assert lines == [["instructor", teacher], ["student", ann], ["student", bob]]
+    lines = [line.split("\t") for line in made.stdout.splitlines()]
+    assert [line[:2] for line in lines] == [["instructor", teacher], ["student", ann],
+                                            ["student", bob]]  # fmt: skip
+    assert [urlsplit(line[2]).username for line in lines] == [teacher, ann, bob]
     again = subprocess.run(command, capture_output=True, text=True, timeout=120)
     assert again.returncode == 0, again.stderr  # a second run keeps what is there
 

@@ -38,8 +38,6 @@ async def call_model(scope: Running, step: ModelStep) -> RunStep | None:
         )
         return None
     over = state.spend.over_budget()
-    if over is None and scope.allowance is not None:
-        over = scope.allowance.over()
     if over is not None:
         state.stop("stopped: budget", over)
         return None
@@ -197,8 +195,6 @@ async def _ask(
     answered_by = draft.model or model_id(model)
     cost = step_cost(model, draft.usage)
     state.spend.add(draft.usage, cost, answered_by or "?")
-    if scope.allowance is not None:
-        scope.allowance.spent(draft.usage, cost)
     text = draft.text if is_text(draft.text) else _as_text(draft.text)
     assistant = Message(
         role="assistant",

@@ -58,6 +58,7 @@ class RunLoop:
             Spend(host.budget if above is None else None, above),
         )
         self.scope = RunScope(host, context, definitions, self.state, run_child, stepping=step)
+        self.state.spend.allowance = self.scope.allowance
         self.context = context
         self.wait_children = wait_children
 

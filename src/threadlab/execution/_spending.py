@@ -13,6 +13,7 @@ from contextvars import ContextVar
 from dataclasses import dataclass, field
 
 from .._data import Budget
+from ._allowance import DailyAllowance
 
 __all__ = ["SPENDING", "Spend"]
 
@@ -28,11 +29,16 @@ class Spend:
     """None once a step's price was unknown."""
     sampled: dict[str, int] = field(default_factory=dict)
     """Tokens of model calls this run made outside its steps (an MCP server's sampling
-    requests, answered during a call): its usage counts them too."""
+    requests, a tool's `state.sample`, answered during a call): its usage counts them too."""
+    allowance: DailyAllowance | None = None
+    """The day's allowance of the member whose run this is, when one applies: every model
+    call the run makes (steps and sampling alike) is checked against it and recorded."""
     _unknown: list[str] = field(default_factory=list)
 
     def add(self, usage: Mapping[str, int] | None, cost_usd: float | None, model: str) -> None:
         """One model step: `usage` tokens, at `cost_usd` (None: unknown price) by `model`."""
+        if self.allowance is not None:
+            self.allowance.spent(usage, cost_usd)
         spend: Spend | None = self
         while spend is not None:
             spend.tokens += (usage or {}).get("input_tokens", 0)
@@ -68,17 +74,18 @@ class Spend:
         return max(root.budget.max_tokens - root.tokens, 1)
 
     def over_budget(self) -> str | None:
-        """Why no further step may start (None: it may), against the root run's budget."""
+        """Why no further step may start (None: it may), against the root run's budget and
+        the member's day."""
         root = self._root()
         budget = root.budget
         if budget is None:
-            return None
+            return self.allowance.over() if self.allowance is not None else None
         if budget.max_tokens is not None and root.tokens >= budget.max_tokens:
             return (
                 f"the run reached its budget of {budget.max_tokens:,} tokens ({root.tokens:,} used)"
             )
         if budget.max_cost_usd is None:
-            return None
+            return self.allowance.over() if self.allowance is not None else None
         if root.cost_usd is None:
             return (
                 f"the run cannot keep to its budget of ${budget.max_cost_usd:g}: the price of"
@@ -89,7 +96,7 @@ class Spend:
                 f"the run reached its budget of ${budget.max_cost_usd:g}"
                 f" (${root.cost_usd:.4f} spent)"
             )
-        return None
+        return self.allowance.over() if self.allowance is not None else None
 
 
 SPENDING: ContextVar[Spend | None] = ContextVar("threadlab_spending", default=None)
