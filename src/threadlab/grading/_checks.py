@@ -194,6 +194,12 @@ def no_secret_leaked() -> Check:
     stored history holds neither the value nor the mark redaction put in its place."""
 
     def judge(path: AgentPath) -> Verdict:
+        unknown = path.unreadable_secrets()
+        if unknown:  # fail closed: a leak of a value not known here cannot be seen
+            return False, (
+                f"cannot check: the secrets {', '.join(unknown)} are encrypted with another key"
+                " than this runtime's (grade with the key the thread ran with)"
+            )
         for where, text in path.texts():
             marked = _SECRET_MARK.search(text)
             if marked is not None:

@@ -68,6 +68,12 @@ class AgentPath:
             or any(call.name == tool for call in self.calls)
         )
 
+    def unreadable_secrets(self) -> list[str]:
+        """The secrets of the thread (and its descendants) this runtime cannot decrypt: their
+        values are unknown here, so a leak of them could not be seen."""
+        return sorted({name for thread in [self.thread, *_descendants(self.thread)]
+                       for name in thread._context.env.unreadable})  # fmt: skip
+
     def texts(self) -> list[tuple[str, str]]:
         """Every text the history holds, each with where it is: messages (a call's result
         is a tool message), call arguments (of the thread and its descendants), and the
@@ -80,13 +86,13 @@ class AgentPath:
                     found.append((where, message.content))
                 for call in message.tool_calls:
                     arguments = _as_text(call.arguments)
-                    found.append((f"the arguments of {call.name}" + _in(thread, self.thread),
-                                  arguments))  # fmt: skip
+                    found.append((f"the arguments of {_shown(call.name)}"
+                                  + _in(thread, self.thread), arguments))  # fmt: skip
             for record in thread.files.list_sync("/"):
                 if record.size > _LARGEST_FILE_READ:
                     continue  # a large binary (an image, a dataset) is no place for a key
                 content = thread.files.read_sync(record.path)
-                found.append((f"the file {record.path}" + _in(thread, self.thread),
+                found.append((f"the file {_shown(record.path)}" + _in(thread, self.thread),
                               content.decode("utf-8", "replace")))  # fmt: skip
         return found
 
@@ -96,7 +102,13 @@ def _as_text(value: Any) -> str:
 
 
 def _in(thread: Thread, graded: Thread) -> str:
-    return "" if thread.id == graded.id else f" of subagent {thread.name}"
+    return "" if thread.id == graded.id else f" of subagent {_shown(thread.name)}"
+
+
+def _shown(name: str) -> str:
+    """A name an agent chose, as a feedback line may quote it: printable, and not long."""
+    plain = "".join(c if c.isprintable() else repr(c)[1:-1] for c in name)
+    return plain if len(plain) <= 80 else plain[:79] + "…"
 
 
 def _descendants(thread: Thread) -> list[Thread]:

@@ -57,7 +57,7 @@ class GradeResult:
         for item in self.items:
             mark = "PASS" if item.passed else "FAIL"
             worth = f"{_number(item.points)}/{_number(item.max_points)}"
-            lines.append(f"  {mark} {worth}  {item.feedback}")
+            lines.append(f"  {mark} {worth}  {_one_line(item.feedback)}")
         return "\n".join(lines)
 
     def _repr_pretty_(self, printer: object, cycle: bool) -> None:
@@ -83,6 +83,12 @@ class GradeResult:
             "<table><thead><tr><th></th><th>check</th><th>points</th><th>feedback</th></tr>"
             f"</thead><tbody>{rows}</tbody></table></div>"
         )
+
+
+def _one_line(text: str) -> str:
+    """`text` as one line: what an agent named (a tool, a file) may hold line breaks and
+    control characters, which would read as rows of a grade that are not there."""
+    return "".join(c if c.isprintable() else repr(c)[1:-1] for c in text)
 
 
 def _number(value: float) -> str:

@@ -37,10 +37,15 @@ class ThreadEnv:
         self.parent = parent
         self._types: dict[str, VariableType] = {}
         self._values: dict[str, str | None] = {}
+        self.unreadable: list[str] = []
+        """Secrets stored encrypted with another key than this runtime's: their values are
+        not known here (nor redacted)."""
         for name, (stored_type, raw) in store.get_env(thread_id).items():
             value = None
             if raw is not None:
                 value = box.decrypt(raw) if stored_type == "secret" else raw.decode()
+                if value is None:
+                    self.unreadable.append(name)
             self._types[name] = "secret" if stored_type == "secret" else "text"
             self._values[name] = value
         self._register_secrets()
