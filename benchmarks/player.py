@@ -59,16 +59,17 @@ async def measure(rounds: int = 3) -> PlayerCost:
     thread_id = await build(store)
     points_s, tell_s, trace_s = [], [], []
     for _ in range(rounds):
-        thread = tl.Runtime(None, store).thread(thread_id)  # nothing read yet
+        rt = tl.Runtime(None, store)
+        thread = rt.thread(thread_id)  # nothing read yet
         # As the player does: the tree's events are read once, with the points.
         started = time.perf_counter()
-        points, events = history_and_events(thread)
+        points, events, places = history_and_events(thread)
         points_s.append(time.perf_counter() - started)
         started = time.perf_counter()
         trace = replay(thread, events).snapshot()
         trace_s.append(time.perf_counter() - started)
         started = time.perf_counter()
-        told = tell(thread, points, events)
+        told = tell(thread, rt.store, points, events, places)
         tell_s.append(time.perf_counter() - started)
     return PlayerCost(
         len(points),

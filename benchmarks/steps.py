@@ -45,7 +45,7 @@ async def measure(calls: int = CALLS, children: int = CHILDREN, rounds: int = 5)
         steps_s.append(time.perf_counter() - started)
         thread = tl.Runtime(None, store).thread(thread_id)
         started = time.perf_counter()
-        points, _ = history_and_events(thread)
+        points = history_and_events(thread).points
         points_s.append(time.perf_counter() - started)
     return StepsCost(
         len(steps),

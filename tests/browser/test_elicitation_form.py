@@ -36,7 +36,7 @@ def test_a_servers_form_is_answered_in_the_card(lab: Lab, browser: Any) -> None:
         form = cell.locator("[data-testid=elicitation-form]")
         form.wait_for(timeout=90_000)
         assert cell.locator(".jp-InputPrompt").inner_text().strip() == "[*]:"
-        assert "local asks: Your preferences?" in form.inner_text()
+        assert "local (MCP server): Your preferences?" in form.inner_text()
         assert form.locator("[data-field=colour]").input_value() == "green"  # the defaults
         assert form.locator("[data-field=size]").input_value() == "3"
         form.locator("[data-field=size]").fill("5")
@@ -82,7 +82,7 @@ def test_a_gated_servers_sampling_request_is_approved_in_the_card(lab: Lab, brow
         form = cell.locator("[data-testid=elicitation-form]")
         form.wait_for(timeout=90_000)
         ask = form.locator("[data-testid=form-ask]")
-        assert "gated asks: may the model offline answer this" in ask.inner_text()
+        assert "gated (MCP server): may the model offline answer this" in ask.inner_text()
         assert "system: Summarise in a line." in ask.inner_text()
         assert ask.evaluate("e => getComputedStyle(e).whiteSpace") == "pre-wrap"
         assert form.locator("[data-field]").count() == 0  # nothing to fill in: allow or not

@@ -81,7 +81,7 @@ def test_the_player_of_a_long_thread_opens_and_seeks(lab: Lab, browser: Any) -> 
         assert total > 8000
         # At the last point the timeline counts the whole thread, not the messages drawn.
         head = page.locator("[data-testid=timeline] summary").first.inner_text()
-        assert int(head.split(" calls")[0].split(" · ")[-1]) >= 2000, head
+        assert int(head.split(" calls")[0].split(" · ")[-1].replace(",", "")) >= 2000, head
         # The narration follows the player: "explain" ticked at once says it is on its way
         # (or already tells the last step), and tells it once it has come.
         page.locator("[data-testid=player-explain-toggle]").check()

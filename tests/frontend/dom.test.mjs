@@ -38,13 +38,17 @@ test("a long value gets a show all toggle that lifts the cap, a short one none",
 
 test("a copy button copies what it is given, and says so", async () => {
   let copied = null;
-  globalThis.navigator = {
-    clipboard: {
-      writeText: async (t) => {
-        copied = t;
+  // Defined, not assigned: Node has a navigator of its own, with a getter only.
+  Object.defineProperty(globalThis, "navigator", {
+    configurable: true,
+    value: {
+      clipboard: {
+        writeText: async (t) => {
+          copied = t;
+        },
       },
     },
-  };
+  });
   const button = copyButton(() => "the result");
   button.click();
   await new Promise((resolve) => setTimeout(resolve, 0));

@@ -34,7 +34,7 @@ test("the form shows the question, the fields and their defaults", () => {
   const form = elicitationForm(fakeModel(), local(), asked());
   assert.equal(
     form.querySelector("[data-testid=form-ask]").textContent,
-    "‖ shop asks: Your details?",
+    "‖ shop (MCP server): Your details?",
   );
   assert.equal(form.querySelector("[data-field=size]").value, "3");
   const colour = form.querySelector("[data-field=colour]");
@@ -47,6 +47,18 @@ test("the form shows the question, the fields and their defaults", () => {
   assert.equal(form.querySelector("[data-field='fish=f1']").checked, true);
   assert.equal(form.querySelector("[data-field='fish=f2']").checked, false);
   assert.match(form.textContent, /Name \*/); // required
+});
+
+test("a tool of the runtime that asks its caller is named as the one who asks", () => {
+  const card = aCard({
+    status: "running",
+    elicitation: { state: "asked", server: "", tool: "book", message: "Which day?", schema },
+  });
+  const form = elicitationForm(fakeModel(), local(), card);
+  assert.equal(
+    form.querySelector("[data-testid=form-ask]").textContent,
+    "‖ book (tool): Which day?",
+  );
 });
 
 test("Submit sends the values, typed as the schema says; a missing required field is said", () => {
@@ -108,4 +120,13 @@ test("the fields come in the server's order, whatever order the schema's keys ar
   const named = [...form.querySelectorAll("[data-field]")].map((e) => e.getAttribute("data-field"));
   assert.deepEqual(named.slice(0, 2), ["size", "name"]);
   assert.equal(named.length, 7); // every field once (fish has two boxes), none made up
+});
+
+test("a server named for what it does is not said twice over", () => {
+  const card = aCard({
+    status: "running",
+    elicitation: { state: "asked", server: "asking", message: "Your name?", schema },
+  });
+  const ask = elicitationForm(fakeModel(), local(), card).querySelector("[data-testid=form-ask]");
+  assert.equal(ask.textContent, "‖ asking (MCP server): Your name?");
 });

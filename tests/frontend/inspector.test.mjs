@@ -43,10 +43,22 @@ test("a closed timeline shows its head only; opened, it draws its lanes", () => 
   l.redraw = () => inspector(fakeModel(), el, aTrace(), l);
   l.redraw();
   const box = el.querySelector("[data-testid=timeline]");
-  assert.match(box.querySelector("summary").textContent, /2 model steps .* 1 calls/);
+  assert.match(box.querySelector("summary").textContent, /2 model steps .* 1 call \(/);
   assert.equal(el.querySelectorAll("[data-testid=timeline-lane]").length, 0);
   box.open = true;
   box.dispatchEvent(new Event("toggle"));
   assert.ok(el.querySelectorAll("[data-testid=timeline-lane]").length > 0);
   assert.equal(el.querySelectorAll("[data-testid=timeline-call]").length, 1);
+});
+
+test("a replay's header counts its model calls, one in the singular", () => {
+  const el = document.createElement("div");
+  const trace = aTrace();
+  trace.messages.t1[1].model = "replay";
+  trace.messages.t1[3].model = "gpt-4o";
+  inspector(fakeModel(), el, trace, local());
+  assert.match(
+    el.querySelector("[data-testid=run-usage]").textContent,
+    /1 model call replayed · 1 forwarded to the model/,
+  );
 });

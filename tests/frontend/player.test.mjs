@@ -356,3 +356,158 @@ test("a call running at a past point stands still there; at the last point it is
   const live = traceAt(aTrace(), points, points.length - 1).cards.call_1;
   assert.notEqual(live.past, true);
 });
+
+/** A player drawn on the page (focus and scrolling need one): removed by `done()`. */
+function onPage(shown = points, state = {}) {
+  const player = drawn(local(), aTrace(), shown, state);
+  document.body.append(player.el);
+  return { ...player, done: () => player.el.remove() };
+}
+
+/** A ← or → as the browser sends it to `target`; returns the event. */
+function press(target, key) {
+  const event = new KeyboardEvent("keydown", { key, bubbles: true, cancelable: true });
+  target.dispatchEvent(event);
+  return event;
+}
+
+test("the arrow keys step the player whichever of its parts has the focus, and stop there", () => {
+  const { el, memory, done } = onPage();
+  const heard = [];
+  const notebook = (/** @type {KeyboardEvent} */ e) => heard.push(e.key);
+  document.body.addEventListener("keydown", notebook);
+  try {
+    scrub(el, 8);
+    for (const id of ["player-back", "player-scrubber", "player-forward", "player-play"]) {
+      const part = el.querySelector(`[data-testid=${id}]`);
+      part.focus();
+      const event = press(part, "ArrowLeft");
+      assert.equal(event.defaultPrevented, true, id); // a scrubber does not move a second time
+    }
+    assert.equal(memory.player.at, 4);
+    press(el.querySelector("[data-testid=player-forward]"), "ArrowRight");
+    press(el.querySelector(".tl-current"), "ArrowRight"); // the thread drawn below
+    assert.equal(memory.player.at, 6);
+    assert.deepEqual(heard, []); // the notebook around it never hears them
+    // Keys the player has no use for go on, as do the arrows with a modifier.
+    press(el.querySelector("[data-testid=player-back]"), "ArrowDown");
+    const shifted = new KeyboardEvent("keydown", {
+      key: "ArrowLeft",
+      shiftKey: true,
+      bubbles: true,
+    });
+    el.querySelector("[data-testid=player-back]").dispatchEvent(shifted);
+    assert.deepEqual(heard, ["ArrowDown", "ArrowLeft"]);
+    assert.equal(memory.player.at, 6);
+  } finally {
+    document.body.removeEventListener("keydown", notebook);
+    done();
+  }
+});
+
+test("the focus stays in the player when the part that had it is drawn anew", () => {
+  const { el, done } = onPage();
+  try {
+    const node = el.querySelector("[data-testid=tree-node]");
+    node.focus();
+    node.click(); // selects (and redraws the tree)
+    assert.equal(node.isConnected, false);
+    assert.equal(document.activeElement, el.querySelector("[data-testid=player]"));
+  } finally {
+    done();
+  }
+});
+
+test("a step scrolls the step it is at into view, as little as it takes; opening does not", () => {
+  const scrolled = [];
+  const before = Object.getOwnPropertyDescriptor(HTMLElement.prototype, "scrollIntoView");
+  HTMLElement.prototype.scrollIntoView = function (options) {
+    scrolled.push([this, options]);
+  };
+  const { el, memory, done } = onPage();
+  try {
+    memory.redraw(); // drawn again (a patch, the narration): nobody stepped
+    assert.deepEqual(scrolled, []);
+    el.querySelector("[data-testid=player-back]").click();
+    assert.deepEqual(scrolled, [[el.querySelector(".tl-current"), { block: "nearest" }]]);
+    press(el.querySelector("[data-testid=player-back]"), "ArrowLeft"); // a tool's result
+    assert.equal(scrolled.length, 1); // it has no line of its own: nothing to scroll to
+    scrub(el, 0);
+    assert.equal(scrolled.length, 2);
+    assert.equal(scrolled[1][0].getAttribute("data-message"), "m1");
+    memory.redraw();
+    assert.equal(scrolled.length, 2);
+  } finally {
+    if (before) Object.defineProperty(HTMLElement.prototype, "scrollIntoView", before);
+    else delete HTMLElement.prototype.scrollIntoView;
+    done();
+  }
+});
+
+// The variables the kernel put on the points: each thread's on its first point and where
+// they changed (a secret only ever as its placeholder).
+const withEnv = points.map((p, i) =>
+  i === 0
+    ? { ...p, env: { KEY: "[secret:KEY]", TOPIC: "tea" } }
+    : i === 5
+      ? { ...p, env: { DRAFT: "v1" } }
+      : i === 9
+        ? { ...p, env: { KEY: "[secret:KEY]", TOPIC: "oolong" } }
+        : p,
+);
+
+test("the player shows the variables of the thread at the point, then its parents'", () => {
+  const { el } = drawn(local(), aTrace(), withEnv);
+  const shown = () =>
+    [...el.querySelectorAll("[data-testid=player-variable]")].map(
+      (v) => `${v.getAttribute("data-thread")} ${v.textContent}`,
+    );
+  scrub(el, 1);
+  assert.deepEqual(shown(), ["t1 KEY = [secret:KEY]", "t1 TOPIC = tea"]);
+  assert.ok(el.querySelector("[data-name=KEY] .tl-secret"));
+  scrub(el, 6); // the child's point: its own, then the lead's
+  assert.deepEqual(shown(), ["t2 DRAFT = v1", "t1 KEY = [secret:KEY]", "t1 TOPIC = tea"]);
+  assert.match(el.querySelector("[data-testid=player-env]").textContent, /^variables then/);
+  scrub(el, 12);
+  assert.deepEqual(shown(), ["t1 KEY = [secret:KEY]", "t1 TOPIC = oolong"]);
+  // A thread above with none is left out; with none anywhere, that is said once.
+  const bare = withEnv.map((p, i) => (i === 0 || i === 9 ? { ...p, env: {} } : p));
+  const child = drawn(local(), aTrace(), bare).el;
+  scrub(child, 6);
+  assert.deepEqual(
+    [...child.querySelectorAll(".tl-env-group")].map((g) => g.getAttribute("data-thread")),
+    ["t2"],
+  );
+  scrub(child, 1);
+  assert.equal(child.querySelector("[data-testid=player-env]").textContent, "no variables then");
+  // Before the kernel has told them: on their way; a history from before, told without
+  // them: no line at all.
+  const told = drawn(local(), aTrace(), points, { narrating: true }).el;
+  assert.match(told.querySelector("[data-testid=player-env]").textContent, /on their way/);
+  const older = drawn(local(), aTrace(), points).el;
+  assert.equal(older.querySelector("[data-testid=player-env]").textContent, "");
+});
+
+test("a node clicked in the tree shows its thread as it was, until the next step", () => {
+  const { el, memory } = drawn(local(), aTrace(), withEnv);
+  scrub(el, 6); // the child's point: the child is shown
+  assert.equal(memory.selected, "t2");
+  el.querySelector('[data-testid=tree-node][data-thread="t1"]').click();
+  assert.equal(memory.selected, "t1");
+  assert.match(el.querySelector("[data-testid=conversation]").textContent, /build it/);
+  assert.equal(el.querySelector("[data-testid=player-variable]").getAttribute("data-thread"), "t1");
+  el.querySelector("[data-testid=player-forward]").click();
+  assert.equal(memory.selected, "t2"); // the step's own thread again
+});
+
+test("a run that paused and was resumed reads as running again from its next point", () => {
+  const paused = [
+    points[0],
+    { kind: "run_finished", id: "run_1", thread: "t1", label: "run waiting", status: "waiting" },
+    points[1],
+    points[2],
+  ];
+  const cut = (at) => traceAt(aTrace(), paused, at);
+  assert.deepEqual([cut(1).run.status, cut(1).threads[0].status], ["waiting", "waiting"]);
+  assert.deepEqual([cut(2).run.status, cut(2).threads[0].status], ["running", "running"]);
+});

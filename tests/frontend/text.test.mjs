@@ -70,6 +70,10 @@ test("a call's clock starts when it is first seen and when it starts running", (
 });
 
 test("a count has its thousands marked, as in usage and sizes", () => {
+  assert.equal(text.counted(1, "call"), "1 call");
+  assert.equal(text.counted(0, "call"), "0 calls");
+  assert.equal(text.counted(1200, "model step"), "1,200 model steps");
+  assert.equal(text.counted(2, "child", "children"), "2 children");
   assert.equal(text.countText(1234567), "1,234,567");
   assert.equal(text.countText(12), "12");
   assert.equal(

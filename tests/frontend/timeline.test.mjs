@@ -8,7 +8,7 @@ const { timeline } = await view("timeline.js");
 test("each model step and each call is a span in its thread's lane", () => {
   const { head, lanes } = timeline(aTrace());
   assert.match(head, /2 model steps/);
-  assert.match(head, /1 calls \(120 ms\)/);
+  assert.match(head, /1 call \(120 ms\)/);
   const lead = lanes.find((l) => l.getAttribute("data-thread") === "t1");
   const spans = [...lead.querySelectorAll(".tl-span")].map((s) => s.textContent);
   assert.deepEqual(spans.sort(), ["model", "model", "write_file"]);
@@ -36,4 +36,11 @@ test("a model step starts when its run went on, not while the run was paused bef
   m4.since = 40.2;
   const { head } = timeline(trace);
   assert.match(head, /2 model steps \(100 ms\)/);
+});
+
+test("one model step and one call read in the singular, none in the plural", () => {
+  const trace = aTrace();
+  trace.messages.t1 = trace.messages.t1.slice(0, 2); // the user's message, one model step
+  trace.cards = {};
+  assert.match(timeline(trace).head, / · 1 model step \(\d+ ms\) · 0 calls \(0 ms\)$/);
 });

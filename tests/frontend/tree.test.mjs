@@ -30,3 +30,22 @@ test("a click on a node selects its thread", () => {
   el.querySelector('[data-thread="t2"]').click();
   assert.equal(chosen, "t2");
 });
+
+test("the thread a branch was forked from is named, with its id; a relation is no status", () => {
+  const trace = aTrace();
+  const origin = "thr_0123456789abcdef0123";
+  trace.threads[0].parent = origin;
+  trace.threads.unshift({
+    id: origin,
+    parent: null,
+    agent: "",
+    name: "forked from lead",
+    status: "origin",
+    progress: null,
+    relation: "origin",
+  });
+  const node = tree(trace, "t1", () => {}).querySelector(`[data-thread=${origin}]`);
+  assert.match(node.textContent, /^forked from leadthr_01234567…/);
+  assert.equal(node.querySelector("[data-testid=related-id]").title, origin);
+  assert.equal(node.querySelector(".tl-status"), null);
+});

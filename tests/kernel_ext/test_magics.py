@@ -237,7 +237,8 @@ def test_in_a_kernel_the_player_goes_out_first_and_its_narration_follows_in_the_
     # Before the cell ended: what the narration adds, by place (the points are not sent
     # again), and the output the notebook keeps, whole.
     (told,) = [s["told"] for _, s in updates(sent) if "told" in s]
-    assert all(set(extra) <= {"explain", "offered", "answer"} for extra in told.values())
+    told_keys = {"explain", "offered", "answer", "env"}  # env: the thread's variables then
+    assert all(set(extra) <= told_keys for extra in told.values())
     assert not [s for _, s in updates(sent) if "points" in s]
     assert [kind for kind, _ in outputs] == ["display", "update"]
     kept = outputs[1][1][VIEW_MIME]["state"]

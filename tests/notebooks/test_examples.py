@@ -196,11 +196,11 @@ def test_reshaping(tmp_path: Path) -> None:
     fixed = next(line for line in printed.splitlines() if line.startswith("the fixed tool"))
     assert fixed.split(":", 1)[1] == fixed.split(":", 1)[1].upper()  # the fix, replayed
     # An empty replay cell: the recorded first message; the prompt's own model takes over.
-    assert "replayed 1 model calls from thr_" in printed
+    assert "replayed 1 model call from thr_" in printed
     assert ", 1 answered by the model" in printed
     html = "".join(outputs(notebook, "text/html"))
     assert "[replayed]" in html
-    assert "1 calls replayed · 1 forwarded to the model" in html
+    assert "1 model call replayed · 1 forwarded to the model" in html
     assert "threadlab-diff" in html
     assert "first difference at message 3" in html
 

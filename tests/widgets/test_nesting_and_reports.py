@@ -55,6 +55,22 @@ async def test_a_finished_blocking_child_says_how_its_run_ended_while_the_parent
     assert seen == [("completed", "completed")]  # not "idle"
 
 
+async def test_a_childs_card_names_it_as_the_tree_does_when_its_name_was_taken(
+    rt: tl.Runtime, registry: tl.Registry
+) -> None:
+    helper(registry)
+    lead(registry, [create("page-1"), create("page-1"), text("both done")], tl.Subagent("helper"))
+    thread = await rt.create_thread("boss")
+    live = trace_for(thread, rt.thread)
+    async for event in thread.stream("go"):
+        live.apply(event)  # as the live view folds them in
+    for state in (live, replay(rt.thread(thread.id))):
+        names = [t["name"] for t in state.threads.values() if t["parent"] == thread.id]
+        assert names == ["page-1", "page-1-2"]
+        made = [c for c in state.cards.values() if c["name"] == "subagent_create"]
+        assert [c["label"] for c in made] == ["helper · page-1", "helper · page-1-2"]
+
+
 def test_long_arguments_and_results_scroll_in_the_static_card() -> None:
     state = ViewState("thr_1", lambda thread, message: None)
     state.add_thread("thr_1", None, "a", "a")

@@ -40,11 +40,13 @@ async def test_the_points_are_the_history_with_labels_and_narration(
     assert labels[-1] == "run completed"
     assert next(p["label"] for p in points if p["thread"] == child.id) == "user: task"
     # Told from the events read with the points, as from each thread's own events.
-    assert points == tell(thread, history_of(thread, told=False)) == history_of(thread)
+    fresh = history_of(thread, rt.store, told=False)
+    assert points == tell(thread, rt.store, fresh) == history_of(thread, rt.store)
     told = {p["label"]: p["explain"] for p in points if "explain" in p}
     assert told["assistant calls save, mood"].startswith("**A model step")
     assert "execute local tools sequentially" in told["assistant calls save, mood"]
     assert told["subagent w1 created"].startswith("**A subagent.** While `subagent_create` ran")
+    assert {p["thread"]: p["env"] for p in points if "env" in p}[child.id] == {}
     # The whole trace goes with it once (the child's messages too), and no secret.
     state = view.saved_state()
     assert set(state["trace"]["messages"]) == {thread.id, child.id}
@@ -56,12 +58,31 @@ async def test_the_points_are_the_history_with_labels_and_narration(
     assert repr(view).startswith(f"player of {thread.id}: {len(points)} points")
 
 
+async def test_each_point_reads_the_variables_a_snapshot_there_holds_never_a_secret(
+    rt: tl.Runtime, registry: tl.Registry, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    install(monkeypatch)
+    thread = await made(rt, registry)  # MOOD changes from "calm" to "busy" during the run
+    points = tl.player(thread).points
+    # A thread's variables go on its first point and where they changed: at any point they
+    # are those of its latest such point.
+    then: dict[str, dict[str, str]] = {}
+    for at, point in enumerate(points):
+        then.update({point["thread"]: point["env"]} if "env" in point else {})
+        if point["thread"] == thread.id:
+            assert then[thread.id] == thread.snapshot(at).env, (at, point["label"])
+    assert points[0]["env"] == {"KEY": "[secret:KEY]", "MOOD": "calm"}
+    changed = [p for p in points if "env" in p and p["thread"] == thread.id]
+    assert [p["env"]["MOOD"] for p in changed] == ["calm", "busy"]
+    assert SECRET not in json.dumps(points)
+
+
 async def test_each_model_step_carries_its_choices_and_what_it_chose(
     rt: tl.Runtime, registry: tl.Registry, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     install(monkeypatch)
     thread = await made(rt, registry)
-    steps = [p for p in history_of(thread) if "offered" in p]
+    steps = [p for p in history_of(thread, rt.store) if "offered" in p]
     lead = [p for p in steps if p["thread"] == thread.id]
     # The choices are the tools the model was offered (those of the request, the reserved
     # subagent tools included), and a text answer.
@@ -78,7 +99,7 @@ async def test_each_model_step_carries_its_choices_and_what_it_chose(
     assert any(p["thread"] != thread.id for p in steps)
     # Asked before anything shows the answer: a step's calls start (their progress shows)
     # before its message is stored, so the question is on the first of those points.
-    points = history_of(thread)
+    points = history_of(thread, rt.store)
     asked = [i for i, p in enumerate(points) if "offered" in p and p["thread"] == thread.id]
     assert [points[i]["kind"] for i in asked] == [
         "tool_call_started",

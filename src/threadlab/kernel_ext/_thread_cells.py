@@ -66,8 +66,9 @@ async def run_thread_cell(magics: MagicsHost, args: Any, cell: str) -> None:
     magics.memory.last_thread[args.target] = thread.id
     await run_live(magics, thread, message, keep_live=args.live, step=args.step)
     if replay is not None:
+        calls = "model call" if replay.calls_replayed == 1 else "model calls"
         print(
-            f"replayed {replay.calls_replayed} model calls from {args.replay},"
+            f"replayed {replay.calls_replayed} {calls} from {args.replay},"
             f" {replay.calls_forwarded} answered by the model"
         )
 

@@ -1,17 +1,18 @@
 """A thread's history as the player draws it: each point (its events and its descendants',
-in the store's order) with a label, the step's narration where one tells of it, and for a
-model step what a student could predict there (the tools it was offered) and what it did.
+in the store's order) with a label, the step's narration where one tells of it, for a model
+step what a student could predict there (the tools it was offered) and what it did, and
+each thread's variables where they changed.
 """
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, NamedTuple
 
-from .. import Message, Thread, ThreadEvent
+from .. import Message, Store, Thread, ThreadEvent
 from .._gc_paused import gc_paused
 from ..runtime._explain import Paragraph, explain_paragraphs
 
-__all__ = ["history_and_events", "history_of", "tell", "told_additions"]
+__all__ = ["HistoryReading", "history_and_events", "history_of", "tell", "told_additions"]
 
 _LABEL_CHARS = 80
 # The kinds of point a narrated paragraph tells of (the rest are told within them).
@@ -27,34 +28,55 @@ TEXT_ANSWER = "(a text answer)"
 """The choice, beside the tools on offer, of a model step that calls none."""
 
 
-def history_of(thread: Thread, *, told: bool = True) -> list[dict[str, Any]]:
-    """The points of `thread`'s history as the player draws them: what each is, in which
-    thread, a label, and (`told`) the step's narration where one tells of it and a model
-    step's choices. A row of the store that cannot be read is a point marked `damaged`; the
-    rest of the history plays."""
+class HistoryReading(NamedTuple):
+    """One reading of a thread's history (`history_and_events`)."""
+
+    points: list[dict[str, Any]]
+    """The points, as `history_of(thread, store, told=False)` gives them."""
+    events: list[ThreadEvent]
+    """Every event of the thread's tree, status changes included (the trace's)."""
+    places: list[int]
+    """Each point's place in the store's sequence of events: where its variables are read."""
+
+
+def history_of(thread: Thread, store: Store, *, told: bool = True) -> list[dict[str, Any]]:
+    """The points of `thread`'s history (kept in `store`) as the player draws them: what
+    each is, in which thread, a label, and (`told`) the step's narration where one tells of
+    it, a model step's choices and each thread's variables where they changed. A row of the
+    store that cannot be read is a point marked `damaged`; the rest of the history plays."""
     with gc_paused():
         tree = _tree(thread)
         events: list[ThreadEvent] = []
-        points = _points(thread, tree, events)
-        return _told(points, tree, events) if told else points
+        places: list[int] = []
+        points = _points(thread, tree, events, places)
+        return _told(points, tree, events, places, store) if told else points
 
 
-def history_and_events(thread: Thread) -> tuple[list[dict[str, Any]], list[ThreadEvent]]:
-    """`history_of(thread, told=False)` and the events of `thread`'s tree (its trace's), from
-    one reading of the store: a long history's events are read and parsed once."""
+def history_and_events(thread: Thread) -> HistoryReading:
+    """`history_of(thread, store, told=False)`, the events of `thread`'s tree (its trace's)
+    and the points' places, from one reading of the store: a long history's events are read
+    and parsed once."""
     events: list[ThreadEvent] = []
+    places: list[int] = []
     with gc_paused():
-        return _points(thread, _tree(thread), events), events
+        return HistoryReading(_points(thread, _tree(thread), events, places), events, places)
 
 
 def tell(
-    thread: Thread, points: list[dict[str, Any]], events: list[ThreadEvent] | None = None
+    thread: Thread,
+    store: Store,
+    points: list[dict[str, Any]],
+    events: list[ThreadEvent] | None = None,
+    places: list[int] | None = None,
 ) -> list[dict[str, Any]]:
-    """`points` (of `history_of(thread, told=False)`) with what the narration adds: each
-    step's paragraph, and a model step's choices and the one it made. `events`: those read
-    with the points (`history_and_events`), told from instead of read again."""
+    """`points` (of `history_of(thread, store, told=False)`) with what the narration adds:
+    each step's paragraph, a model step's choices and the one it made, and each thread's
+    variables where they changed. `events` and `places`: those read with the points
+    (`history_and_events`), told from instead of read again."""
     with gc_paused():
-        return _told(points, _tree(thread), events)
+        if places is None:
+            places = [point.seq for point in thread.history_points()]
+        return _told(points, _tree(thread), events, places, store)
 
 
 def told_additions(
@@ -74,15 +96,21 @@ def _tree(thread: Thread) -> dict[str, Thread]:
 
 
 def _points(
-    thread: Thread, tree: dict[str, Thread], events: list[ThreadEvent] | None = None
+    thread: Thread,
+    tree: dict[str, Thread],
+    events: list[ThreadEvent] | None = None,
+    places: list[int] | None = None,
 ) -> list[dict[str, Any]]:
-    """The points, and (into `events`) every event read, status changes included."""
+    """The points, into `events` every event read (status changes included) and into
+    `places` each point's place."""
     points = []
     for point in thread.history_points(statuses=events is not None):
         if events is not None and point.event is not None:
             events.append(point.event)
         if point.kind == "thread_status":
             continue
+        if places is not None:
+            places.append(point.seq)
         # Sent once, but a long history has thousands: only what the player draws.
         entry: dict[str, Any] = {
             "kind": point.kind,
@@ -110,7 +138,11 @@ def _points(
 
 
 def _told(
-    points: list[dict[str, Any]], tree: dict[str, Thread], events: list[ThreadEvent] | None
+    points: list[dict[str, Any]],
+    tree: dict[str, Thread],
+    events: list[ThreadEvent] | None,
+    places: list[int],
+    store: Store,
 ) -> list[dict[str, Any]]:
     narration: dict[tuple[str, str, str], str] = {}
     offered: dict[str, tuple[str, ...]] = {}  # a model step's message id -> its tools
@@ -139,7 +171,24 @@ def _told(
             entry["explain"] = paragraph
         told.append(entry)
     _ask_before_it_shows(told, tree)
+    _variables(told, places, store)
     return told
+
+
+def _variables(points: list[dict[str, Any]], places: list[int], store: Store) -> None:
+    """Each thread's variables (`env`) on its first point and where they changed since its
+    point before, as they were there (what a snapshot at the point reads). A secret is only
+    ever `[secret:NAME]`: its value stays in the store, encrypted."""
+    last: dict[str, dict[str, str]] = {}
+    for point, place in zip(points, places, strict=True):
+        thread_id = point["thread"]
+        env = {
+            name: f"[secret:{name}]" if kind == "secret" else value.decode(errors="replace")
+            for name, (kind, value) in sorted(store.get_env(thread_id, before=place).items())
+            if value is not None
+        }
+        if last.get(thread_id) != env:
+            point["env"] = last[thread_id] = env
 
 
 def _ask_before_it_shows(points: list[dict[str, Any]], tree: dict[str, Thread]) -> None:

@@ -1,8 +1,9 @@
 """A thread's history to step through: `tl.player(thread)` and `%threadlab play ID`.
 
 The kernel sends the history once — the thread's whole trace (its descendants' too), the
-ordered points of its history and each point's narration — and the front end draws the
-thread as of any point from that alone: scrubbing asks nothing of the kernel.
+ordered points of its history, each point's narration and each thread's variables where they
+changed (a secret only as `[secret:NAME]`) — and the front end draws the thread as of any
+point from that alone: scrubbing asks nothing of the kernel.
 
 In a notebook the narration (and each model step's choices, which come from the same reading
 of the events) is written once the cell has shown the player, before the cell ends: on a long
@@ -38,7 +39,7 @@ class PlayerView(ThreadView):
         # One message takes the whole history to the front end: the widget's own state.
         with gc_paused():
             started = time.monotonic()
-            points, events = history_and_events(thread)
+            points, events, places = history_and_events(thread)
             cost = time.monotonic() - started
             state = replay(thread, events)
             super().__init__(
@@ -47,6 +48,7 @@ class PlayerView(ThreadView):
         self._playing_from(points, cost)
         self._thread = thread
         self._events: list[ThreadEvent] | None = events  # told from, then let go
+        self._places = places
         shell = get_ipython()
         if getattr(shell, "kernel", None) is None:  # no front end is waiting to draw it
             self._tell()
@@ -58,11 +60,11 @@ class PlayerView(ThreadView):
         self._tell()
 
     def _tell(self) -> None:
-        """Add the narration to the points sent (unless newer points, told, replaced them)
-        and to what the notebook keeps."""
+        """Add the narration and the variables to the points sent (unless newer points,
+        told, replaced them) and to what the notebook keeps."""
         if not self.narrating:
             return
-        told = tell(self._thread, self.points, self._events)
+        told = tell(self._thread, self._rt.store, self.points, self._events, self._places)
         self._events = None
         added = told_additions(self.points, told)
         # The front end has the points: it gets what the narration adds to them. Here they
@@ -99,6 +101,7 @@ class PlayerView(ThreadView):
 
 def player(thread: Thread) -> PlayerView:
     """The player of `thread`: its history (its subagents' included) point by point — the
-    conversation, files and subagent tree as of each point, each step's narration — stepped
-    back and forth with buttons, the ← / → keys or a scrubber, or played at a pace."""
+    conversation, files, variables and subagent tree as of each point, each step's
+    narration — stepped back and forth with buttons, the ← / → keys or a scrubber, or played
+    at a pace."""
     return PlayerView(cast(Runtime, thread._runtime), thread)

@@ -73,7 +73,10 @@ def relate(state: ViewState, thread: Thread) -> ViewState:
     origin = thread.forked_from
     state.related = []
     if origin is not None:
-        state.related.append(_node(origin.thread_id, None, "origin", "forked from"))
+        # A branch is of its origin's agent: the node names the thread it came from by that
+        # (the tree shows its id beside).
+        named = f"forked from {thread.agent}"
+        state.related.append(_node(origin.thread_id, None, "origin", named))
         state.threads[thread.id]["parent"] = origin.thread_id
     for branch in thread.branches:
         at = branch.forked_from.at if branch.forked_from else ""

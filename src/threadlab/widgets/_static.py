@@ -249,7 +249,8 @@ def _cost(entry: dict[str, Any]) -> str:
 def _spent(run: dict[str, Any], counts: tuple[int, int] | None = None) -> str:
     parts = [usage_text(run.get("usage")), cost_text(run.get("cost_usd", 0.0))]
     if counts is not None:
-        parts.append(f"{counts[0]} calls replayed · {counts[1]} forwarded to the model")
+        calls = "model call" if counts[0] == 1 else "model calls"
+        parts.append(f"{counts[0]} {calls} replayed · {counts[1]} forwarded to the model")
     return "".join(f" · {part}" for part in parts if part)
 
 

@@ -132,6 +132,7 @@ class ViewState:
         self.drafts: dict[str, str] = {}  # text streaming in, per thread
         self.run_since: dict[str, float] = {}  # when each thread's latest run started
         self._calls: dict[str, list[str]] = {}  # an assistant message's call ids, in order
+        self._made: dict[str, str] = {}  # a call that created a child -> the child's name
         self.run: dict[str, Any] = _run_summary("idle")
         self.related: list[dict[str, Any]] = []
         """Tree nodes of other threads shown with this one: the thread it was forked from,
@@ -221,6 +222,10 @@ class ViewState:
             self.add_thread(event.child_thread_id, tid, "", event.name, "running")
             self.threads[event.child_thread_id]["name"] = event.name
             self.changed.threads.add(event.child_thread_id)
+            if event.tool_call_id:
+                self._made[event.tool_call_id] = event.name
+                if event.tool_call_id in self.cards:
+                    self._name_child(self.cards[event.tool_call_id])
         elif isinstance(event, FileWrittenEvent) and event.deleted:
             self.files.setdefault(tid, {}).pop(event.path, None)
             self.changed.files.add(tid)
@@ -346,12 +351,26 @@ class ViewState:
             if call.arguments == {}:
                 card["args"] = ""
             card["label"] = argument_label(call.arguments)
+            if call.id in self._made:
+                self._name_child(card)
         self._calls[message.id] = [c.id for c in message.tool_calls]
         if message.tool_calls:
             self._run_next(None, message.id)
         if message.role == "tool" and message.tool_call_id:
             card = self._card(message.tool_call_id, tid, message.name or "", message.depth)
             self._take_result(card, message)
+
+    def _name_child(self, card: dict[str, Any]) -> None:
+        """The card of a call that created a child names it as the tree does: by the name
+        the child got (a taken one gets "-2"), not the one the model asked for."""
+        name = self._made[card["id"]]
+        try:
+            arguments = json.loads(card["args"])
+        except ValueError:
+            arguments = None
+        asked = {**arguments, "name": name} if isinstance(arguments, dict) else {"name": name}
+        card["label"] = argument_label(asked)
+        self.changed.cards.add(card["id"])
 
     def start_run(self) -> None:
         """A run of the root thread starts: its summary starts over."""

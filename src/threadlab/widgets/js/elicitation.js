@@ -1,7 +1,7 @@
 // @ts-check
 // A server's form, under the call that waits for it (MCP elicitation): the fields its JSON
 // Schema asks for, with their defaults, then Submit or Decline.
-/** @import {Card, Local, Model} from "./types.js" */
+/** @import {Card, Elicitation, Local, Model} from "./types.js" */
 import { h } from "./dom.js";
 
 /**
@@ -91,6 +91,17 @@ function input(name, f) {
 }
 
 /**
+ * Who asks, as the form's head says it: the MCP server, or the runtime's own tool that asks
+ * its caller, by name and kind ("asking (MCP server):" — "asking asks:" read as a word said
+ * twice).
+ * @param {Elicitation} asked
+ */
+function asker(asked) {
+  if (asked.server) return `${asked.server} (MCP server):`;
+  return asked.tool ? `${asked.tool} (tool):` : "the server asks:";
+}
+
+/**
  * The form of the server's question under a call that waits for it; kept per call, so what
  * the person typed survives the view's updates.
  * @param {Model} model
@@ -153,7 +164,7 @@ export function elicitationForm(model, local, c) {
     h(
       "span",
       { class: "tl-ask", "data-testid": "form-ask" },
-      h("b", {}, `‖ ${asked.server ?? "the server"} asks:`),
+      h("b", {}, `‖ ${asker(asked)}`),
       ` ${asked.message ?? ""}`,
     ),
     h(

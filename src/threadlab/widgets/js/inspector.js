@@ -5,7 +5,7 @@ import { conversation } from "./conversation.js";
 import { h } from "./dom.js";
 import { files } from "./files.js";
 import { pausePanel, predictionScore } from "./pause.js";
-import { costText, replayCounts, usageText } from "./text.js";
+import { costText, counted, replayCounts, usageText } from "./text.js";
 import { timeline } from "./timeline.js";
 import { tree } from "./tree.js";
 
@@ -98,7 +98,9 @@ export function inspector(model, el, trace, local) {
   const spent = [
     run.usage ? usageText(run.usage) : "",
     costText(run.cost_usd),
-    counts ? `${counts[0]} calls replayed · ${counts[1]} forwarded to the model` : "",
+    counts
+      ? `${counted(counts[0], "model call")} replayed · ${counts[1]} forwarded to the model`
+      : "",
   ].filter((p) => p);
   ui.usage.textContent = spent.length ? ` ${spent.join(" · ")}` : "";
   ui.left.replaceChildren(

@@ -63,7 +63,11 @@ export function predictionScore(trace, local) {
   return h(
     "div",
     { class: "tl-quiz", "data-testid": "step-reveal" },
-    h("span", { class: asked.reveal.startsWith("✓") ? "tl-right" : "tl-wrong" }, asked.reveal),
+    h(
+      "span",
+      { class: asked.reveal.startsWith("✓") ? "tl-guess-right" : "tl-guess-wrong" },
+      asked.reveal,
+    ),
     h("span", { class: "tl-meta" }, `score ${right} / ${asked.scored.length}`),
   );
 }

@@ -1,26 +1,33 @@
 // @ts-check
 // The player (`tl.player(thread)`, `%threadlab play ID`): a thread's history, its subagents'
 // included, stepped back and forth. The kernel sent the whole trace and the ordered points of
-// the history once; the thread as of any point is cut from them here, and drawn by the
-// inspector, so scrubbing asks nothing of the kernel.
+// the history once (each thread's variables on the points where they changed); the thread as
+// of any point is cut from them here, and drawn by the inspector, so scrubbing asks nothing
+// of the kernel.
 /** @import {Card, Local, Model, Trace, TraceThread} from "./types.js" */
 import { h } from "./dom.js";
 import { inspector } from "./inspector.js";
 import { revealed } from "./pause.js";
 import { synced } from "./synced.js";
+import { variablesLine } from "./variables.js";
 
 /**
  * @typedef {{kind: string, id: string, thread: string, depth?: number,
  *   label: string, size?: number, deleted?: boolean, status?: string,
- *   explain?: string, damaged?: boolean, offered?: string[], answer?: string[]}} Point
+ *   explain?: string, damaged?: boolean, offered?: string[], answer?: string[],
+ *   env?: Record<string, string>}} Point
  * @typedef {{at: number, count: number, explain: boolean, pace: number, timer: any,
  *   ui: PlayerUi | null, predict: boolean, asking: number | null,
- *   guesses: Map<number, string>, root: string, list: Point[]}} PlayerState
+ *   guesses: Map<number, string>, root: string, list: Point[], stepped: boolean,
+ *   shown: number | null, selectedAt: number | null}} PlayerState
  * @typedef {{root: HTMLElement, slider: HTMLInputElement, where: HTMLElement,
  *   narration: HTMLElement, play: HTMLButtonElement, stage: HTMLElement,
  *   note: HTMLElement, quiz: HTMLElement, score: HTMLElement, fork: HTMLButtonElement,
- *   forkError: HTMLElement}} PlayerUi
+ *   forkError: HTMLElement, env: HTMLElement}} PlayerUi
  */
+
+/** The keys that step the player, and by how much. */
+const STEP_KEYS = /** @type {Record<string, number>} */ ({ ArrowLeft: -1, ArrowRight: 1 });
 
 /** How many of a thread's last messages (up to the point) the player draws. */
 export const SHOWN_MESSAGES = 60;
@@ -48,6 +55,8 @@ export function traceAt(trace, points, at) {
   for (let i = 0; i <= last; i++) {
     const p = points[i];
     seen.add(p.thread);
+    // Anything a thread does after its run ended (a resumed run's steps) is a run going on.
+    if (p.kind !== "run_finished") runs.delete(p.thread);
     if (p.kind === "message_created") stored.add(p.id);
     else if (p.kind === "tool_call_started" && !calls.has(p.id)) calls.set(p.id, "running");
     else if (p.kind === "tool_call_finished") calls.set(p.id, "finished");
@@ -178,6 +187,7 @@ function frame(model, local, state) {
   /** @param {number} to */
   const go = (to) => {
     const next = Math.max(0, Math.min(state.count - 1, to));
+    state.stepped = true;
     // Predicting: one step forward onto a model step asks first what it will do.
     if (state.predict && next === state.at + 1 && asks(state, next)) {
       stop();
@@ -199,6 +209,7 @@ function frame(model, local, state) {
         stop();
         state.asking = null;
         state.at = Number(/** @type {HTMLInputElement} */ (e.currentTarget).value);
+        state.stepped = true;
         local.redraw();
       },
     })
@@ -314,6 +325,7 @@ function frame(model, local, state) {
   const score = h("span", { class: "tl-meta", "data-testid": "player-score" });
   const note = h("div", { class: "tl-error", "data-testid": "player-note" });
   const stage = h("div", { class: "tl-stage" });
+  const env = h("div", { class: "tl-env", "data-testid": "player-env" });
   const root = h(
     "div",
     {
@@ -321,12 +333,16 @@ function frame(model, local, state) {
       "data-testid": "player",
       tabindex: 0,
       onkeydown: (/** @type {KeyboardEvent} */ e) => {
-        const moves = /** @type {Record<string, number>} */ ({ ArrowLeft: -1, ArrowRight: 1 });
-        if (e.key in moves && e.target === e.currentTarget) {
-          e.preventDefault();
-          stop();
-          go(state.at + moves[e.key]);
-        }
+        const move = STEP_KEYS[e.key];
+        if (move === undefined || e.altKey || e.ctrlKey || e.metaKey || e.shiftKey) return;
+        if (typing(e.target)) return;
+        // Whichever part has the focus (a button, the scrubber, the pace, the thread below):
+        // the keys step the player, and the notebook around it never hears them (in command
+        // mode JupyterLab's ← goes to the heading above and folds it, → to the next cell).
+        e.preventDefault();
+        e.stopPropagation();
+        stop();
+        go(state.at + move);
       },
     },
     h(
@@ -353,9 +369,21 @@ function frame(model, local, state) {
     note,
     quiz,
     narration,
+    env,
     stage,
   );
-  return { root, slider, where, narration, play, stage, note, quiz, score, fork, forkError };
+  return { root, slider, where, narration, play, stage, note, quiz, score, fork, forkError, env };
+}
+
+/**
+ * Whether `target` takes the arrow keys to move within its own text.
+ * @param {EventTarget | null} target
+ */
+function typing(target) {
+  if (!(target instanceof HTMLElement)) return false;
+  if (target.isContentEditable || target.tagName === "TEXTAREA") return true;
+  const kind = target.tagName === "INPUT" && /** @type {HTMLInputElement} */ (target).type;
+  return !!kind && !["range", "checkbox", "radio", "button", "submit"].includes(kind);
 }
 
 /**
@@ -408,6 +436,7 @@ function quizFor(state, points, redraw) {
               state.guesses.set(asked, choice);
               state.asking = null;
               state.at = asked;
+              state.stepped = true;
               redraw();
             },
           },
@@ -423,7 +452,7 @@ function quizFor(state, points, redraw) {
   return [
     h(
       "span",
-      { class: told.right ? "tl-right" : "tl-wrong", "data-testid": "player-reveal" },
+      { class: told.right ? "tl-guess-right" : "tl-guess-wrong", "data-testid": "player-reveal" },
       told.text,
     ),
   ];
@@ -473,6 +502,18 @@ export function played(model) {
 }
 
 /**
+ * Scroll `el` into sight within `pane` only (nothing around the pane moves).
+ * @param {Element} pane
+ * @param {Element} el
+ */
+function shownWithin(pane, el) {
+  const box = pane.getBoundingClientRect();
+  const at = el.getBoundingClientRect();
+  if (at.bottom > box.bottom) pane.scrollTop += Math.min(at.bottom - box.bottom, at.top - box.top);
+  else if (at.top < box.top) pane.scrollTop -= box.top - at.top;
+}
+
+/**
  * The player: its controls, the narration of the point (with "explain" on), the question
  * and the score (with "predict" on), and the thread as of the point, the step it is at
  * highlighted. While the history grows (a run going on) a player at its head follows it.
@@ -498,6 +539,9 @@ export function playerView(model, el, local) {
       guesses: new Map(),
       root: trace.root,
       list: points,
+      stepped: false,
+      shown: null,
+      selectedAt: null,
     };
   const state = local.player;
   if (state.at >= state.count - 1) state.at = points.length - 1; // at the head: follow it
@@ -532,6 +576,15 @@ export function playerView(model, el, local) {
     ? "This row of the store cannot be read: it is shown in its place, without its details."
     : "";
   ui.quiz.replaceChildren(...quizFor(state, points, local.redraw));
+  // A step shows the thread of its point; a node clicked in the tree shows its thread (as it
+  // was then) until the next step.
+  if (point && state.selectedAt !== at) {
+    state.selectedAt = at;
+    local.selected = point.thread;
+  }
+  const then = points.length ? traceAt(trace, points, at) : trace;
+  const viewed = then.threads.some((t) => t.id === local.selected) ? local.selected : point?.thread;
+  ui.env.replaceChildren(...(viewed ? variablesLine(model, points, at, then, viewed) : []));
   const guessed = [...state.guesses].filter(([i]) => points[i]);
   const right = guessed.filter(
     ([i, guess]) => revealed(guess, points[i].answer || []).right,
@@ -545,15 +598,49 @@ export function playerView(model, el, local) {
     forkAt === null
       ? "nothing to fork before the first message"
       : "a branch holding the history up to here, run live in this view";
-  if (point && point.thread !== local.selected) local.selected = point.thread;
   // The thread as it was, to read: what acts on the thread as it is now (decide, fork, answer
   // a form) is not offered at a past point, which is what "offline" tells the inspector.
   const pastTense = {
     ...model,
     get: (/** @type {string} */ name) => (name === "offline" ? true : model.get(name)),
   };
-  inspector(pastTense, ui.stage, points.length ? traceAt(trace, points, at) : trace, local);
+  // A part that had the focus (a node of the tree) may be drawn anew: the focus stays in the
+  // player, where the keys step it.
+  const focused = ui.root.contains(document.activeElement);
+  inspector(pastTense, ui.stage, then, local);
+  if (focused && !ui.root.contains(document.activeElement)) ui.root.focus({ preventScroll: true });
   for (const old of ui.stage.querySelectorAll(".tl-current")) old.classList.remove("tl-current");
-  for (const shown of point ? current(ui.stage, trace, point) : [])
-    shown.classList.add("tl-current");
+  const marked = point ? current(ui.stage, trace, point) : [];
+  for (const shown of marked) shown.classList.add("tl-current");
+  reveal(state, ui.stage, marked[0], at);
+}
+
+/**
+ * Bring the step the player is at into sight: a person's step scrolls it into view as
+ * little as it takes (the conversation's pane, and the notebook if the pane is out of
+ * sight); a point reached otherwise (the player opening, a run it follows) only scrolls the
+ * pane, never the notebook under the reader.
+ * @param {PlayerState} state
+ * @param {HTMLElement} stage
+ * @param {Element | undefined} step
+ * @param {number} at
+ */
+function reveal(state, stage, step, at) {
+  const stepped = state.stepped;
+  state.stepped = false;
+  if (!step || (!stepped && state.shown === at)) return;
+  if (!step.isConnected) {
+    // Drawn before its output is on the page (a cell's first draw): once it is there.
+    if (typeof requestAnimationFrame === "function")
+      requestAnimationFrame(() => {
+        if (step.isConnected && step.classList.contains("tl-current"))
+          reveal(state, stage, step, at);
+      });
+    return;
+  }
+  state.shown = at;
+  const pane = stage.querySelector(".tl-center");
+  if (stepped && typeof step.scrollIntoView === "function")
+    step.scrollIntoView({ block: "nearest" });
+  else if (pane) shownWithin(pane, step);
 }

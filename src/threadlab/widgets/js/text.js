@@ -17,6 +17,17 @@ export function countText(n) {
   return NUMBERS.format(n);
 }
 
+/**
+ * A count and what it counts, singular for one: "1 call", "12 calls", "1,200 model steps".
+ * @param {number} n
+ * @param {string} noun
+ * @param {string} [plural] when it is not the noun and an "s"
+ * @returns {string}
+ */
+export function counted(n, noun, plural = `${noun}s`) {
+  return `${countText(n)} ${n === 1 ? noun : plural}`;
+}
+
 /** @type {Record<string, string>} */
 export const MARK = {
   success: "✓",

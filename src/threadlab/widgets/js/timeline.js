@@ -2,7 +2,7 @@
 // The timeline: each model step and tool call of the run, as spans in time.
 /** @import {Card, Trace, TraceThread} from "./types.js" */
 import { h } from "./dom.js";
-import { costText, usageText } from "./text.js";
+import { costText, counted, usageText } from "./text.js";
 
 /**
  * @typedef {{kind: "step" | "call", start: number, end: number, label: string,
@@ -118,8 +118,8 @@ export function timeline(trace, drawn = true) {
   /** @param {Span[]} spans */
   const sum = (spans) => spans.reduce((acc, x) => acc + (x.end - x.start), 0);
   const head =
-    `timeline · ${duration(total)} · ${steps.length} model steps (${duration(sum(steps))})` +
-    ` · ${calls.length} calls (${duration(sum(calls))})`;
+    `timeline · ${duration(total)} · ${counted(steps.length, "model step")}` +
+    ` (${duration(sum(steps))}) · ${counted(calls.length, "call")} (${duration(sum(calls))})`;
   if (!drawn) return { head, lanes: [] };
   const rows = trace.uncut ? lanesOf(trace) : whole;
   const lanes = rows.map(({ t, depth, spans }) =>

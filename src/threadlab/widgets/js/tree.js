@@ -50,7 +50,11 @@ export function tree(trace, selected, select) {
           onclick: () => select(t.id),
         },
         h("b", {}, t.name || t.agent || t.id),
-        h("span", { class: `tl-status tl-${t.status}` }, t.status),
+        // A related thread (the origin of a branch, a branch) is told by its name and its
+        // id, which opens it; a status of its own is not shown.
+        t.relation
+          ? h("span", { class: "tl-meta", "data-testid": "related-id", title: t.id }, shortId(t.id))
+          : h("span", { class: `tl-status tl-${t.status}` }, t.status),
         t.progress ? h("span", { class: "tl-progress" }, t.progress) : null,
         below(t)
           ? h("span", { class: "tl-progress tl-below", "data-testid": "progress-below" }, below(t))
@@ -66,4 +70,13 @@ export function tree(trace, selected, select) {
       kids[t.id] ? h("ul", {}, kids[t.id].map(node)) : null,
     );
   return h("ul", { class: "tl-tree", "data-testid": "subagent-tree" }, (kids[""] || []).map(node));
+}
+
+/**
+ * A thread's id short enough for the tree ("thr_3f2a1b0c…"); the whole of it is the node's
+ * tooltip.
+ * @param {string} id
+ */
+function shortId(id) {
+  return id.length > 14 ? `${id.slice(0, 12)}…` : id;
 }

@@ -18,7 +18,7 @@
  *   started_at: number | null, finished_at?: number | null, traceback: string | null,
  *   approval: Approval | null, proposed?: string | null, args_folded?: boolean,
  *   elicitation?: Elicitation | null, past?: boolean}} Card
- * @typedef {{state: "asked" | "answered", server?: string, message?: string,
+ * @typedef {{state: "asked" | "answered", server?: string, tool?: string, message?: string,
  *   schema?: Record<string, unknown>, order?: string[], action?: string,
  *   answer?: Record<string, unknown>}} Elicitation
  * @typedef {{state: "asked" | "approved" | "rejected", arguments?: string | null,

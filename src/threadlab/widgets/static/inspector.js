@@ -59,6 +59,9 @@ var NUMBERS = new Intl.NumberFormat("en");
 function countText(n) {
   return NUMBERS.format(n);
 }
+function counted(n, noun, plural = `${noun}s`) {
+  return `${countText(n)} ${n === 1 ? noun : plural}`;
+}
 var MARK = {
   success: "✓",
   error: "✗",
@@ -546,6 +549,10 @@ function input(name, f) {
     }
   };
 }
+function asker(asked) {
+  if (asked.server) return `${asked.server} (MCP server):`;
+  return asked.tool ? `${asked.tool} (tool):` : "the server asks:";
+}
 function elicitationForm(model, local, c) {
   const key = `${c.thread} ${c.id} form`;
   const kept = local.decisions.get(key);
@@ -605,7 +612,7 @@ function elicitationForm(model, local, c) {
     h(
       "span",
       { class: "tl-ask", "data-testid": "form-ask" },
-      h("b", {}, `‖ ${asked.server ?? "the server"} asks:`),
+      h("b", {}, `‖ ${asker(asked)}`),
       ` ${asked.message ?? ""}`
     ),
     h(
@@ -1027,7 +1034,11 @@ function predictionScore(trace, local) {
   return h(
     "div",
     { class: "tl-quiz", "data-testid": "step-reveal" },
-    h("span", { class: asked.reveal.startsWith("✓") ? "tl-right" : "tl-wrong" }, asked.reveal),
+    h(
+      "span",
+      { class: asked.reveal.startsWith("✓") ? "tl-guess-right" : "tl-guess-wrong" },
+      asked.reveal
+    ),
     h("span", { class: "tl-meta" }, `score ${right} / ${asked.scored.length}`)
   );
 }
@@ -1176,7 +1187,7 @@ function timeline(trace, drawn = true) {
   const steps2 = all.filter((x) => x.kind === "step");
   const calls = all.filter((x) => x.kind === "call");
   const sum = (spans) => spans.reduce((acc, x) => acc + (x.end - x.start), 0);
-  const head = `timeline · ${duration(total)} · ${steps2.length} model steps (${duration(sum(steps2))}) · ${calls.length} calls (${duration(sum(calls))})`;
+  const head = `timeline · ${duration(total)} · ${counted(steps2.length, "model step")} (${duration(sum(steps2))}) · ${counted(calls.length, "call")} (${duration(sum(calls))})`;
   if (!drawn) return { head, lanes: [] };
   const rows = trace.uncut ? lanesOf(trace) : whole;
   const lanes = rows.map(
@@ -1248,7 +1259,9 @@ function tree(trace, selected, select) {
         onclick: () => select(t.id)
       },
       h("b", {}, t.name || t.agent || t.id),
-      h("span", { class: `tl-status tl-${t.status}` }, t.status),
+      // A related thread (the origin of a branch, a branch) is told by its name and its
+      // id, which opens it; a status of its own is not shown.
+      t.relation ? h("span", { class: "tl-meta", "data-testid": "related-id", title: t.id }, shortId(t.id)) : h("span", { class: `tl-status tl-${t.status}` }, t.status),
       t.progress ? h("span", { class: "tl-progress" }, t.progress) : null,
       below(t) ? h("span", { class: "tl-progress tl-below", "data-testid": "progress-below" }, below(t)) : null,
       costText(t.cost_usd) ? h(
@@ -1260,6 +1273,9 @@ function tree(trace, selected, select) {
     kids[t.id] ? h("ul", {}, kids[t.id].map(node)) : null
   );
   return h("ul", { class: "tl-tree", "data-testid": "subagent-tree" }, (kids[""] || []).map(node));
+}
+function shortId(id) {
+  return id.length > 14 ? `${id.slice(0, 12)}…` : id;
 }
 
 // src/threadlab/widgets/js/inspector.js
@@ -1336,7 +1352,7 @@ function inspector(model, el, trace, local) {
   const spent = [
     run.usage ? usageText(run.usage) : "",
     costText(run.cost_usd),
-    counts ? `${counts[0]} calls replayed · ${counts[1]} forwarded to the model` : ""
+    counts ? `${counted(counts[0], "model call")} replayed · ${counts[1]} forwarded to the model` : ""
   ].filter((p) => p);
   ui.usage.textContent = spent.length ? ` ${spent.join(" · ")}` : "";
   ui.left.replaceChildren(
@@ -1511,7 +1527,74 @@ function mount(model, el, draw, options = {}) {
   }
 }
 
+// src/threadlab/widgets/js/variables.js
+function envAt(points, at) {
+  const env = {};
+  const last = Math.min(at, points.length - 1);
+  for (let i = 0; i <= last; i++) {
+    const p = points[i];
+    if (p.env) env[p.thread] = p.env;
+  }
+  return env;
+}
+function variablesOf(envs, trace, id) {
+  const byId = new Map(trace.threads.map((t) => [t.id, t]));
+  const out = [];
+  const seen = /* @__PURE__ */ new Set();
+  for (let t = byId.get(id); t && envs[t.id] && !seen.has(t.id); t = byId.get(t.parent || "")) {
+    seen.add(t.id);
+    out.push({ thread: t.id, name: t.name || t.agent || t.id, values: Object.entries(envs[t.id]) });
+  }
+  return out;
+}
+var SHOWN_VALUE = 120;
+function variablesLine(model, points, at, trace, id) {
+  if (!points[0]?.env)
+    return model.get("narrating") ? [h("span", { class: "tl-meta" }, "(the variables are on their way: a moment…)")] : [];
+  const value = (text) => h(
+    "code",
+    {
+      class: /^\[secret:[^\]]+\]$/.test(text) ? "tl-secret" : "tl-value",
+      title: text.length > SHOWN_VALUE ? text.slice(0, 4e3) : null
+    },
+    text.length > SHOWN_VALUE ? `${text.slice(0, SHOWN_VALUE)}…` : text
+  );
+  const groups = variablesOf(envAt(points, at), trace, id).filter(
+    (group, i) => i === 0 || group.values.length
+  );
+  if (!groups.some((group) => group.values.length))
+    return [h("span", { class: "tl-meta", "data-testid": "no-variables" }, "no variables then")];
+  return [
+    h("span", { class: "tl-heading" }, "variables then"),
+    ...groups.map(
+      ({ thread, name, values }) => h(
+        "span",
+        { class: "tl-env-group", "data-thread": thread },
+        h("b", {}, name),
+        ...values.length ? values.map(
+          ([key, text]) => h(
+            "span",
+            {
+              class: "tl-variable",
+              "data-testid": "player-variable",
+              "data-thread": thread,
+              "data-name": key
+            },
+            h("code", {}, key),
+            " = ",
+            value(text)
+          )
+        ) : [h("span", { class: "tl-meta" }, "no variables")]
+      )
+    )
+  ];
+}
+
 // src/threadlab/widgets/js/player.js
+var STEP_KEYS = (
+  /** @type {Record<string, number>} */
+  { ArrowLeft: -1, ArrowRight: 1 }
+);
 var SHOWN_MESSAGES = 60;
 function traceAt(trace, points, at) {
   const named = new Set(points.filter((p) => p.kind === "message_created").map((p) => p.id));
@@ -1524,6 +1607,7 @@ function traceAt(trace, points, at) {
   for (let i = 0; i <= last; i++) {
     const p = points[i];
     seen.add(p.thread);
+    if (p.kind !== "run_finished") runs.delete(p.thread);
     if (p.kind === "message_created") stored.add(p.id);
     else if (p.kind === "tool_call_started" && !calls.has(p.id)) calls.set(p.id, "running");
     else if (p.kind === "tool_call_finished") calls.set(p.id, "finished");
@@ -1541,10 +1625,10 @@ function traceAt(trace, points, at) {
   const cards = {};
   const earlier = {};
   const hidden = /* @__PURE__ */ new Set();
-  const counted = {};
+  const counted2 = {};
   for (const [thread, list] of Object.entries(trace.messages || {})) {
     const then = list.filter((m) => stored.has(m.id) || !named.has(m.id));
-    counted[thread] = then;
+    counted2[thread] = then;
     const cut = Math.max(0, then.length - SHOWN_MESSAGES);
     for (const m of then.slice(0, cut)) for (const id of m.calls) hidden.add(id);
     if (cut) earlier[thread] = cut;
@@ -1586,7 +1670,7 @@ function traceAt(trace, points, at) {
     ),
     run: whole ? trace.run : { ...trace.run, status: runs.get(trace.root) || "running" },
     earlier,
-    uncut: Object.keys(earlier).length ? { messages: counted, cards: finished } : void 0
+    uncut: Object.keys(earlier).length ? { messages: counted2, cards: finished } : void 0
   };
 }
 function statusThen(runs, t) {
@@ -1617,6 +1701,7 @@ function frame(model, local, state) {
   };
   const go = (to) => {
     const next = Math.max(0, Math.min(state.count - 1, to));
+    state.stepped = true;
     if (state.predict && next === state.at + 1 && asks(state, next)) {
       stop();
       state.asking = next;
@@ -1641,6 +1726,7 @@ function frame(model, local, state) {
           /** @type {HTMLInputElement} */
           e.currentTarget.value
         );
+        state.stepped = true;
         local.redraw();
       }
     })
@@ -1757,6 +1843,7 @@ function frame(model, local, state) {
   const score = h("span", { class: "tl-meta", "data-testid": "player-score" });
   const note = h("div", { class: "tl-error", "data-testid": "player-note" });
   const stage = h("div", { class: "tl-stage" });
+  const env = h("div", { class: "tl-env", "data-testid": "player-env" });
   const root = h(
     "div",
     {
@@ -1764,15 +1851,13 @@ function frame(model, local, state) {
       "data-testid": "player",
       tabindex: 0,
       onkeydown: (e) => {
-        const moves = (
-          /** @type {Record<string, number>} */
-          { ArrowLeft: -1, ArrowRight: 1 }
-        );
-        if (e.key in moves && e.target === e.currentTarget) {
-          e.preventDefault();
-          stop();
-          go(state.at + moves[e.key]);
-        }
+        const move = STEP_KEYS[e.key];
+        if (move === void 0 || e.altKey || e.ctrlKey || e.metaKey || e.shiftKey) return;
+        if (typing(e.target)) return;
+        e.preventDefault();
+        e.stopPropagation();
+        stop();
+        go(state.at + move);
       }
     },
     h(
@@ -1799,9 +1884,17 @@ function frame(model, local, state) {
     note,
     quiz,
     narration,
+    env,
     stage
   );
-  return { root, slider, where, narration, play, stage, note, quiz, score, fork, forkError };
+  return { root, slider, where, narration, play, stage, note, quiz, score, fork, forkError, env };
+}
+function typing(target) {
+  if (!(target instanceof HTMLElement)) return false;
+  if (target.isContentEditable || target.tagName === "TEXTAREA") return true;
+  const kind = target.tagName === "INPUT" && /** @type {HTMLInputElement} */
+  target.type;
+  return !!kind && !["range", "checkbox", "radio", "button", "submit"].includes(kind);
 }
 function asks(state, at) {
   return !!state.list[at]?.offered?.length && !state.guesses.has(at);
@@ -1829,6 +1922,7 @@ function quizFor(state, points, redraw) {
               state.guesses.set(asked, choice);
               state.asking = null;
               state.at = asked;
+              state.stepped = true;
               redraw();
             }
           },
@@ -1844,7 +1938,7 @@ function quizFor(state, points, redraw) {
   return [
     h(
       "span",
-      { class: told.right ? "tl-right" : "tl-wrong", "data-testid": "player-reveal" },
+      { class: told.right ? "tl-guess-right" : "tl-guess-wrong", "data-testid": "player-reveal" },
       told.text
     )
   ];
@@ -1870,6 +1964,12 @@ function played(model) {
   merged.set(told, { points, merged: whole });
   return whole;
 }
+function shownWithin(pane, el) {
+  const box = pane.getBoundingClientRect();
+  const at = el.getBoundingClientRect();
+  if (at.bottom > box.bottom) pane.scrollTop += Math.min(at.bottom - box.bottom, at.top - box.top);
+  else if (at.top < box.top) pane.scrollTop -= box.top - at.top;
+}
 function playerView(model, el, local) {
   const points = played(model);
   const trace = synced(model, "trace") || { root: "", threads: [], messages: {}, cards: {} };
@@ -1885,7 +1985,10 @@ function playerView(model, el, local) {
       asking: null,
       guesses: /* @__PURE__ */ new Map(),
       root: trace.root,
-      list: points
+      list: points,
+      stepped: false,
+      shown: null,
+      selectedAt: null
     };
   const state = local.player;
   if (state.at >= state.count - 1) state.at = points.length - 1;
@@ -1914,6 +2017,13 @@ function playerView(model, el, local) {
   );
   ui.note.textContent = point?.damaged ? "This row of the store cannot be read: it is shown in its place, without its details." : "";
   ui.quiz.replaceChildren(...quizFor(state, points, local.redraw));
+  if (point && state.selectedAt !== at) {
+    state.selectedAt = at;
+    local.selected = point.thread;
+  }
+  const then = points.length ? traceAt(trace, points, at) : trace;
+  const viewed = then.threads.some((t) => t.id === local.selected) ? local.selected : point?.thread;
+  ui.env.replaceChildren(...viewed ? variablesLine(model, points, at, then, viewed) : []);
   const guessed = [...state.guesses].filter(([i]) => points[i]);
   const right = guessed.filter(
     ([i, guess]) => revealed(guess, points[i].answer || []).right
@@ -1924,15 +2034,35 @@ function playerView(model, el, local) {
   ui.fork.hidden = !kernel;
   ui.fork.disabled = forkAt === null || !!model.get("live") || trace.run?.status === "running";
   ui.fork.title = forkAt === null ? "nothing to fork before the first message" : "a branch holding the history up to here, run live in this view";
-  if (point && point.thread !== local.selected) local.selected = point.thread;
   const pastTense = {
     ...model,
     get: (name) => name === "offline" ? true : model.get(name)
   };
-  inspector(pastTense, ui.stage, points.length ? traceAt(trace, points, at) : trace, local);
+  const focused = ui.root.contains(document.activeElement);
+  inspector(pastTense, ui.stage, then, local);
+  if (focused && !ui.root.contains(document.activeElement)) ui.root.focus({ preventScroll: true });
   for (const old of ui.stage.querySelectorAll(".tl-current")) old.classList.remove("tl-current");
-  for (const shown of point ? current(ui.stage, trace, point) : [])
-    shown.classList.add("tl-current");
+  const marked = point ? current(ui.stage, trace, point) : [];
+  for (const shown of marked) shown.classList.add("tl-current");
+  reveal(state, ui.stage, marked[0], at);
+}
+function reveal(state, stage, step, at) {
+  const stepped = state.stepped;
+  state.stepped = false;
+  if (!step || !stepped && state.shown === at) return;
+  if (!step.isConnected) {
+    if (typeof requestAnimationFrame === "function")
+      requestAnimationFrame(() => {
+        if (step.isConnected && step.classList.contains("tl-current"))
+          reveal(state, stage, step, at);
+      });
+    return;
+  }
+  state.shown = at;
+  const pane = stage.querySelector(".tl-center");
+  if (stepped && typeof step.scrollIntoView === "function")
+    step.scrollIntoView({ block: "nearest" });
+  else if (pane) shownWithin(pane, step);
 }
 
 // src/threadlab/widgets/js/inspector_view.js

@@ -46,6 +46,9 @@ var NUMBERS = new Intl.NumberFormat("en");
 function countText(n) {
   return NUMBERS.format(n);
 }
+function counted(n, noun, plural = `${noun}s`) {
+  return `${countText(n)} ${n === 1 ? noun : plural}`;
+}
 var MARK = {
   success: "✓",
   error: "✗",
@@ -589,6 +592,10 @@ function input(name, f) {
     }
   };
 }
+function asker(asked) {
+  if (asked.server) return `${asked.server} (MCP server):`;
+  return asked.tool ? `${asked.tool} (tool):` : "the server asks:";
+}
 function elicitationForm(model, local, c) {
   const key = `${c.thread} ${c.id} form`;
   const kept = local.decisions.get(key);
@@ -648,7 +655,7 @@ function elicitationForm(model, local, c) {
     h(
       "span",
       { class: "tl-ask", "data-testid": "form-ask" },
-      h("b", {}, `‖ ${asked.server ?? "the server"} asks:`),
+      h("b", {}, `‖ ${asker(asked)}`),
       ` ${asked.message ?? ""}`
     ),
     h(
@@ -1070,7 +1077,11 @@ function predictionScore(trace, local) {
   return h(
     "div",
     { class: "tl-quiz", "data-testid": "step-reveal" },
-    h("span", { class: asked.reveal.startsWith("✓") ? "tl-right" : "tl-wrong" }, asked.reveal),
+    h(
+      "span",
+      { class: asked.reveal.startsWith("✓") ? "tl-guess-right" : "tl-guess-wrong" },
+      asked.reveal
+    ),
     h("span", { class: "tl-meta" }, `score ${right} / ${asked.scored.length}`)
   );
 }
@@ -1219,7 +1230,7 @@ function timeline(trace, drawn = true) {
   const steps2 = all.filter((x) => x.kind === "step");
   const calls = all.filter((x) => x.kind === "call");
   const sum = (spans) => spans.reduce((acc, x) => acc + (x.end - x.start), 0);
-  const head = `timeline · ${duration(total)} · ${steps2.length} model steps (${duration(sum(steps2))}) · ${calls.length} calls (${duration(sum(calls))})`;
+  const head = `timeline · ${duration(total)} · ${counted(steps2.length, "model step")} (${duration(sum(steps2))}) · ${counted(calls.length, "call")} (${duration(sum(calls))})`;
   if (!drawn) return { head, lanes: [] };
   const rows = trace.uncut ? lanesOf(trace) : whole;
   const lanes = rows.map(
@@ -1291,7 +1302,9 @@ function tree(trace, selected, select) {
         onclick: () => select(t.id)
       },
       h("b", {}, t.name || t.agent || t.id),
-      h("span", { class: `tl-status tl-${t.status}` }, t.status),
+      // A related thread (the origin of a branch, a branch) is told by its name and its
+      // id, which opens it; a status of its own is not shown.
+      t.relation ? h("span", { class: "tl-meta", "data-testid": "related-id", title: t.id }, shortId(t.id)) : h("span", { class: `tl-status tl-${t.status}` }, t.status),
       t.progress ? h("span", { class: "tl-progress" }, t.progress) : null,
       below(t) ? h("span", { class: "tl-progress tl-below", "data-testid": "progress-below" }, below(t)) : null,
       costText(t.cost_usd) ? h(
@@ -1303,6 +1316,9 @@ function tree(trace, selected, select) {
     kids[t.id] ? h("ul", {}, kids[t.id].map(node)) : null
   );
   return h("ul", { class: "tl-tree", "data-testid": "subagent-tree" }, (kids[""] || []).map(node));
+}
+function shortId(id) {
+  return id.length > 14 ? `${id.slice(0, 12)}…` : id;
 }
 
 // src/threadlab/widgets/js/inspector.js
@@ -1379,7 +1395,7 @@ function inspector(model, el, trace, local) {
   const spent = [
     run.usage ? usageText(run.usage) : "",
     costText(run.cost_usd),
-    counts ? `${counts[0]} calls replayed · ${counts[1]} forwarded to the model` : ""
+    counts ? `${counted(counts[0], "model call")} replayed · ${counts[1]} forwarded to the model` : ""
   ].filter((p) => p);
   ui.usage.textContent = spent.length ? ` ${spent.join(" · ")}` : "";
   ui.left.replaceChildren(
