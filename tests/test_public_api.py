@@ -91,6 +91,7 @@ PUBLIC = {
     "GradeResult",
     "GradeItem",
     "class_view",
+    "share",
     "Decision",
     "ToolCall",
     # events

@@ -26,6 +26,7 @@ BUNDLES = {
     "served_view.js": "served.js",  # ServedView
     "graph_view.js": "graph.js",  # GraphView
     "player_view.js": "player.js",  # PlayerView
+    "share_page.js": "share.js",  # a thread shared as one HTML file (tl.share)
 }
 """Each widget class's entry module, and the script it is bundled into."""
 

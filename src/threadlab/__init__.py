@@ -121,7 +121,7 @@ if _typing.TYPE_CHECKING:
     from .sandbox import CodeFailure, CodeResult, CodeRun
     from .store import FileRecord, PostgresStore, SQLiteStore, Store
     from .threads import ExecutionInfo, ThreadState
-    from .widgets import class_view, player
+    from .widgets import class_view, player, share
 
 # Where each public name lives: the module (relative to this package) that defines it.
 # fmt: off
@@ -171,7 +171,7 @@ _HOMES: dict[str, tuple[str, ...]] = {
         "ExecutionInfo", "ThreadState",
     ),
     ".widgets": (
-        "class_view", "player",
+        "class_view", "player", "share",
     ),
 }
 # fmt: on
@@ -284,6 +284,7 @@ __all__ = [
     "player",
     "run",
     "scorers",
+    "share",
     "tool",
 ]
 

@@ -23,10 +23,12 @@ def test_each_view_class_has_a_script_bundled_from_the_modules_as_they_are(
     assert [p.name for p in rebuilt] == [
         "inspector.js",
         "thread_list.js",
+        "class_view.js",
         "eval.js",
         "served.js",
         "graph.js",
         "player.js",
+        "share.js",
     ]
     for fresh in rebuilt:
         kept = build.STATIC / fresh.name
@@ -40,6 +42,7 @@ def test_each_view_class_has_a_script_bundled_from_the_modules_as_they_are(
     [
         ("ThreadView", "inspector.js"),
         ("ThreadListView", "thread_list.js"),
+        ("ClassView", "class_view.js"),
         ("EvalView", "eval.js"),
         ("ServedView", "served.js"),
         ("GraphView", "graph.js"),

@@ -6,6 +6,7 @@ import { aTrace, fakeModel, view } from "./setup.mjs";
 for (const [name, state, testid] of [
   ["inspector_view.js", { trace: aTrace() }, "subagent-tree"],
   ["thread_list_view.js", { rows: [] }, "thread-list"],
+  ["class_view_view.js", { rows: [] }, "class-list"],
   ["eval_view.js", { rows: [], models: [], cases: [], finished: true }, "eval-table"],
   ["served_view.js", { url: "http://127.0.0.1:1/mcp", tools: [] }, "served-endpoint"],
   ["graph_view.js", { graph: { nodes: [], edges: [] } }, "graph"],
@@ -24,3 +25,16 @@ for (const [name, state, testid] of [
     stop();
   });
 }
+
+test("share_page.js draws the view the page holds, its previews from the page", async () => {
+  const el = document.createElement("main");
+  el.id = "threadlab-view";
+  const state = document.createElement("script");
+  state.id = "threadlab-state";
+  state.type = "application/json";
+  state.textContent = JSON.stringify({ view: "inspector", trace: aTrace() });
+  document.body.replaceChildren(el, state);
+  const { stop } = await view("share_page.js");
+  assert.ok(el.querySelector("[data-testid=subagent-tree]"));
+  stop();
+});

@@ -3,6 +3,8 @@ loaded: they call the same API as a script (`thread.fork`, `ReplayModel`, `Threa
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 from IPython.core.interactiveshell import InteractiveShell
 
@@ -98,13 +100,13 @@ def test_replay_after_a_fix_goes_its_own_way_on_the_targets_model(
     assert [m.content for m in again.messages if m.role == "user"] == ["What is 2 + 3?"]
     assert again.messages[-1].content == "the sum is 5"
     said = capsys.readouterr().out
-    assert f"replayed 1 model calls from {thread.id}, 1 answered by the model" in said
+    assert f"replayed 1 model call from {thread.id}, 1 answered by the model" in said
     # The view marks each step: replayed, or a model call, and counts them in its header.
     state = replay(again)
     steps = [m["model"] for m in state.messages[again.id] if m["role"] == "assistant"]
     assert steps == ["replay", "answer"]  # the FunctionModel the prompt names answered
     page = static_html(state)
-    assert "1 calls replayed · 1 forwarded to the model" in page
+    assert "1 model call replayed · 1 forwarded to the model" in page
     assert page.count("[replayed]") == 1
     assert page.count("[model call]") == 1
 
@@ -140,3 +142,13 @@ def test_usage_errors_say_what_to_do(shell: InteractiveShell, cell: str, error: 
     assert result.error_in_exec is not None
     assert error in str(result.error_in_exec)
     assert thread.branches == []
+
+
+def test_share_writes_the_thread_as_one_file(shell: InteractiveShell, tmp_path: Path) -> None:
+    thread = first_thread(shell)
+    target = tmp_path / "calc.html"
+    said = repr(run(shell, f"%threadlab share {thread.id} {target}"))
+    assert said.startswith(f"wrote {target}")
+    assert thread.id in target.read_text()
+    result = shell.run_cell(f"%threadlab share {thread.id}")
+    assert "usage: %threadlab share" in str(result.error_in_exec)

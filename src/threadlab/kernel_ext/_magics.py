@@ -37,7 +37,7 @@ __all__ = ["ThreadlabMagics"]
 _THREADLAB_USAGE = """%threadlab threads [--all | --here | --notebook PATH] | open ID | secret NAME
            | set NAME=VALUE | unset NAME | import NOTEBOOK | export ID PATH | tools | models
            | trace PROVIDER | trace off | diff ID OTHER_ID | pending | graph [TARGET] | play ID
-           | grade ID CHECK [CHECK ...] | class [EXERCISE] [CHECK ...]
+           | grade ID CHECK [CHECK ...] | class [EXERCISE] [CHECK ...] | share ID PATH
            | approve CALL_ID [--arguments JSON] | reject CALL_ID [REASON]
            | fork ID --at MSG_OR_CALL [--result JSON | --arguments JSON | --message TEXT]
            | mcp serve [--port N] [--host H] [--tools A,B] [--no-token] | mcp stop | mcp status"""
@@ -295,6 +295,7 @@ _COMMANDS: dict[str, Callable[[ThreadlabMagics, list[str]], Any] | tuple[str, st
     "play": ("_store_commands", "play"),
     "grade": ("_grading_commands", "grade"),
     "class": ("_grading_commands", "class_overview"),
+    "share": ("_store_commands", "share_thread"),
     "diff": ("_reshaping_cells", "diff"),
     "pending": ("_approval_cells", "pending"),
     "approve": _in_a_cell_of_its_own(

@@ -11,7 +11,7 @@ from IPython.core.error import UsageError
 
 from .. import DefinitionError, default_registry
 from .. import graph as definitions_graph
-from ..widgets import GraphView, PlayerView, ThreadListView, ThreadView, player, replay
+from ..widgets import GraphView, PlayerView, ThreadListView, ThreadView, player, replay, share
 from ._arguments import parse_assignments
 from ._defined import Defined
 from ._magics_host import MagicsHost
@@ -28,6 +28,7 @@ __all__ = [
     "play",
     "secret",
     "set_values",
+    "share_thread",
     "threads",
     "tools",
     "trace",
@@ -57,6 +58,16 @@ def open_thread(magics: MagicsHost, rest: list[str]) -> ThreadView:
         raise UsageError("usage: %threadlab open THREAD_ID")
     thread = thread_named(magics, "open", rest[0])
     return ThreadView(magics.memory.runtime, replay(thread))
+
+
+def share_thread(magics: MagicsHost, rest: list[str]) -> Defined:
+    """`%threadlab share ID PATH`: the thread as one HTML file (`tl.share`)."""
+    if len(rest) != 2:
+        raise UsageError("usage: %threadlab share THREAD_ID PATH")
+    thread = thread_named(magics, "share", rest[0])
+    written = share(thread, rest[1])
+    size = written.stat().st_size
+    return Defined(f"wrote {written} ({size:,} bytes): it opens in a browser, offline")
 
 
 def secret(magics: MagicsHost, rest: list[str]) -> Defined:

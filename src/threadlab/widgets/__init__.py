@@ -10,6 +10,7 @@ from ._live import LiveRun
 from ._player_view import PlayerView, player
 from ._replay import replay
 from ._served_view import ServedView
+from ._share import share
 from ._static import StaticView, static_html, static_text
 from ._throttle import Throttle
 from ._view_state import ViewState
@@ -33,6 +34,7 @@ __all__ = [
     "class_view",
     "player",
     "replay",
+    "share",
     "static_html",
     "static_text",
 ]

@@ -4,10 +4,8 @@ browser) and the thread list. ESM and CSS live in `static/`, next to this file."
 from __future__ import annotations
 
 import asyncio
-import base64
 import html
 import json
-import mimetypes
 import os
 import time
 import uuid
@@ -24,7 +22,6 @@ from IPython.display import DisplayHandle
 from .. import (
     Approval,
     ApprovalDecidedEvent,
-    PathError,
     Runtime,
     Thread,
     ThreadlabError,
@@ -45,7 +42,6 @@ from ._messages import (
     Open,
     Play,
     Preview,
-    PreviewMessage,
     Ready,
     Select,
     StepChoice,
@@ -53,6 +49,7 @@ from ._messages import (
     read_view_message,
 )
 from ._patches import Patcher, apply_patch
+from ._preview import preview_of
 from ._replay import relate, replay
 from ._run_stream import RunStream
 from ._static import request_text, static_html, static_text
@@ -65,7 +62,6 @@ _display: Callable[..., DisplayHandle | None] = ipython_display.display
 _update: Callable[..., None] = ipython_display.update_display
 STATIC = Path(__file__).parent / "static"
 """The views' scripts (one per view class, bundled from `js/`) and their styles."""
-PREVIEW_BYTES = 256 * 1024
 VIEW_MIME = "application/vnd.threadlab.view+json"
 """threadlab's own output type: the view's state, drawn by the threadlab JupyterLab
 extension, live through the widget while its kernel holds it."""
@@ -240,24 +236,12 @@ class _View(anywidget.AnyWidget):
         self.tell({"op": "request", "message": message_id, "text": text})
 
     def _send_preview(self, thread_id: str, path: str) -> None:
-        reply: PreviewMessage = {"op": "preview", "thread": thread_id, "path": path}
         try:
-            data = self._rt.thread(thread_id).files.read_sync(path)
-        except (PathError, LookupError) as exc:
-            reply["error"] = str(exc)
-            self.tell(reply)
+            thread = self._rt.thread(thread_id)
+        except LookupError as exc:
+            self.tell({"op": "preview", "thread": thread_id, "path": path, "error": str(exc)})
             return
-        mime = mimetypes.guess_type(path)[0] or ""
-        reply["size"] = len(data)
-        if mime.startswith("image/") and len(data) <= PREVIEW_BYTES:
-            reply["image"] = f"data:{mime};base64,{base64.b64encode(data).decode()}"
-        else:
-            try:
-                reply["text"] = data[:PREVIEW_BYTES].decode()
-            except UnicodeDecodeError:
-                reply["text"] = f"({len(data)} bytes of binary data)"
-            reply["truncated"] = len(data) > PREVIEW_BYTES
-        self.tell(reply)
+        self.tell(preview_of(thread, path))
 
 
 class ThreadView(_View):
@@ -348,7 +332,7 @@ class ThreadView(_View):
 
     def _send_points(self) -> None:
         started = time.monotonic()
-        self._show_points(history_of(self._rt.thread(self.state.root_id)))
+        self._show_points(history_of(self._rt.thread(self.state.root_id), self._rt.store))
         self._points_sent = time.monotonic()
         self._points_cost = self._points_sent - started
 
@@ -388,7 +372,7 @@ class ThreadView(_View):
                 # The narration is built again only when something new was stored.
                 if len(thread.history_points()) != len(self.points):
                     self.show(relate(replay(thread), thread))
-                    self._show_points(history_of(thread))
+                    self._show_points(history_of(thread, self._rt.store))
                 if not running:
                     self.refresh_output()
                     break

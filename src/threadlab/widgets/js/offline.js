@@ -1,6 +1,6 @@
 // @ts-check
 // A view drawn from a saved output alone, with no kernel (the JupyterLab extension's).
-/** @import {Model} from "./types.js" */
+/** @import {Model, Preview} from "./types.js" */
 import { classView } from "./class_view.js";
 import { evalTable } from "./eval_table.js";
 import { graphView } from "./graph.js";
@@ -17,8 +17,11 @@ import { threadList } from "./thread_list.js";
  * forks and decisions are not offered.
  * @param {HTMLElement} el
  * @param {Record<string, unknown>} state
+ * @param {Record<string, Record<string, Preview>>} [files] each thread's files as a view
+ *   previews them, where the page holds them (a shared thread): a preview is answered from
+ *   them
  */
-export function renderOffline(el, state) {
+export function renderOffline(el, state, files = {}) {
   /** @type {Record<string, unknown>} */
   const values = { ...state, offline: true, live: false };
   /** @type {Record<string, Array<(...args: any[]) => void>>} */
@@ -42,7 +45,12 @@ export function renderOffline(el, state) {
             : msg.op === "fetch_request"
               ? { op: "request", message: msg.message, text: NO_KERNEL }
               : msg.op === "preview"
-                ? { op: "preview", thread: msg.thread, path: msg.path, error: NO_KERNEL }
+                ? (files[msg.thread]?.[msg.path] ?? {
+                    op: "preview",
+                    thread: msg.thread,
+                    path: msg.path,
+                    error: NO_KERNEL,
+                  })
                 : null;
       if (reply) for (const callback of handlers["msg:custom"] || []) callback(reply);
     },
