@@ -901,6 +901,25 @@ print(lead.messages[-1].content)""",
             "tea => returned: 1\n"
             "green tea and black tea => returned: 5",
         ),
+        (
+            "md",
+            "## 7. Graded on what the agent did\n\nA course can grade the path, not only the"
+            " answer: which tools the agent called, with what, in which order, whether it asked"
+            " before acting, whether a secret leaked. `threadlab.grading` reads the thread's"
+            " steps; each check is worth points and says, in one line, what to fix. (An"
+            " nbgrader assignment's hidden test cells call the same `g.grade`: see the guide"
+            " *Grading what an agent did*.)",
+        ),
+        (
+            "code",
+            """from threadlab import grading as g
+
+g.grade(lead, [
+    (g.called("subagent_create", agent="site_builder"), 2),
+    g.called_before("subagent_create", "hand_in"),
+    g.call_count("subagent_create", at_most=1),
+])""",
+        ),
     ],
     "evaluate": [
         (

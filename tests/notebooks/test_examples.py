@@ -251,6 +251,7 @@ def test_lesson_tool_calling(tmp_path: Path) -> None:
     assert "The subagent's report hands over `/attachments/index.html`" in studio
     # The exercise as shipped: the buggy tool fails every case; fixed, it passes them all.
     assert "eval words: counter, 3/3 runs, 0 passed" in printed
+    assert "4 / 4 points" in printed  # graded on the path the studio took
     graded = next(s for s in widget_states(notebook) if s.get("view") == "eval")
     assert len(graded["rows"]) == 3
     assert not any(row["passed"] for row in graded["rows"])
