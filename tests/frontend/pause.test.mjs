@@ -83,6 +83,13 @@ test("predicting a paused step: the choices are the tools on offer, Continue rev
   choices[0].click(); // a change of mind: the last choice counts
   assert.equal(choices[0].getAttribute("aria-pressed"), "true");
   assert.equal(choices[1].getAttribute("aria-pressed"), "false");
+  // The pick shows at once, and stays when the panel is drawn again.
+  assert.match(panel.querySelector("[data-testid=step-picked]").textContent, /your pick: add/);
+  const redrawn = pausePanel(fakeModel(), trace, mine);
+  const pressed = [...redrawn.querySelectorAll("[data-testid=step-choice]")].map((b) =>
+    b.getAttribute("aria-pressed"),
+  );
+  assert.deepEqual(pressed, ["true", "false", "false"]);
   assert.equal(predictionScore(trace, mine), null); // not revealed before the step is stored
   // Continue: the step is stored; it called add.
   const after = {

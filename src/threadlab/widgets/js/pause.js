@@ -85,16 +85,24 @@ function predictRow(trace, local) {
   const after = steps(trace).length;
   /** @type {HTMLButtonElement[]} */
   const choices = [];
+  // The pick shows at once (and stays through a redraw): Continue then tells if it was right.
+  const made = local.stepPrediction?.after === after ? local.stepPrediction.choice : null;
+  const said = h("span", { class: "tl-meta", "data-testid": "step-picked" }, picked(made));
   const pick = (/** @type {string} */ choice, /** @type {HTMLButtonElement} */ button) => {
     const asked = local.stepPrediction || { choice: null, after, scored: [], reveal: null };
     local.stepPrediction = { ...asked, choice, after };
     for (const b of choices) b.setAttribute("aria-pressed", String(b === button));
+    said.textContent = picked(choice);
   };
   for (const choice of [...offered, TEXT_ANSWER]) {
     const button = /** @type {HTMLButtonElement} */ (
       h(
         "button",
-        { class: "tl-decide", "data-testid": "step-choice", "aria-pressed": "false" },
+        {
+          class: "tl-decide",
+          "data-testid": "step-choice",
+          "aria-pressed": String(choice === made),
+        },
         choice,
       )
     );
@@ -106,7 +114,16 @@ function predictRow(trace, local) {
     { class: "tl-quiz", "data-testid": "step-predict" },
     h("span", { class: "tl-meta" }, "predict: what will the model do? "),
     ...choices,
+    said,
   );
+}
+
+/**
+ * What the student picked, as the pause says it until Continue reveals the step.
+ * @param {string | null} choice
+ */
+function picked(choice) {
+  return choice === null ? "" : ` your pick: ${choice} — Continue shows what it does`;
 }
 
 /**

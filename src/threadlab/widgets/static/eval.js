@@ -1048,17 +1048,24 @@ function predictRow(trace, local) {
   if (!offered) return null;
   const after = steps(trace).length;
   const choices = [];
+  const made = local.stepPrediction?.after === after ? local.stepPrediction.choice : null;
+  const said = h("span", { class: "tl-meta", "data-testid": "step-picked" }, picked(made));
   const pick = (choice, button) => {
     const asked = local.stepPrediction || { choice: null, after, scored: [], reveal: null };
     local.stepPrediction = { ...asked, choice, after };
     for (const b of choices) b.setAttribute("aria-pressed", String(b === button));
+    said.textContent = picked(choice);
   };
   for (const choice of [...offered, TEXT_ANSWER]) {
     const button = (
       /** @type {HTMLButtonElement} */
       h(
         "button",
-        { class: "tl-decide", "data-testid": "step-choice", "aria-pressed": "false" },
+        {
+          class: "tl-decide",
+          "data-testid": "step-choice",
+          "aria-pressed": String(choice === made)
+        },
         choice
       )
     );
@@ -1069,8 +1076,12 @@ function predictRow(trace, local) {
     "div",
     { class: "tl-quiz", "data-testid": "step-predict" },
     h("span", { class: "tl-meta" }, "predict: what will the model do? "),
-    ...choices
+    ...choices,
+    said
   );
+}
+function picked(choice) {
+  return choice === null ? "" : ` your pick: ${choice} — Continue shows what it does`;
 }
 function pausePanel(model, trace, local) {
   const run = trace.run || {};
