@@ -438,7 +438,7 @@ def test_the_thread_list_narrows_to_the_notebook_that_made_them(
     assert "<td>notebooks/a.ipynb</td>" in everything._repr_mimebundle_()[0]["text/html"]
     mine = run(shell, "%threadlab threads --notebook notebooks/a.ipynb")
     assert [r["origin"] for r in mine.rows] == ["notebooks/a.ipynb"]
-    assert repr(mine).startswith("1 threads made in notebooks/a.ipynb")
+    assert repr(mine).startswith("1 thread made in notebooks/a.ipynb")
     monkeypatch.setenv("JPY_SESSION_NAME", "b.ipynb")
     assert len(run(shell, "%threadlab threads --here").rows) == 1
     # In a notebook the list is that notebook's by default; --all lists every thread.

@@ -124,3 +124,15 @@ def test_a_script_reads_it_once(registry: tl.Registry, tmp_path: Path) -> None:
     view = tl.class_view(tl.Runtime(registry, tmp_path))
     assert view.live is False  # no event loop here: nothing to follow with
     assert repr(view) == "0 members, every target"
+
+
+async def test_one_member_reads_as_one(
+    registry: tl.Registry, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    install(monkeypatch)
+    exercise(registry, [text("done")], "site")
+    student = tl.Runtime(registry, tmp_path, user="ann")
+    await (await student.create_thread("site")).send("go")
+    view = tl.class_view(tl.Runtime(registry, tmp_path))
+    assert repr(view).splitlines()[0] == "1 member, every target"
+    student.close()

@@ -84,7 +84,8 @@ class ClassView(OpeningView):
 
     def __repr__(self) -> str:
         what = f"exercise {self.exercise}" if self.exercise else "every target"
-        lines = [f"{len(self.rows)} members, {what}"]
+        count = len(self.rows)
+        lines = [f"{count} member{'' if count == 1 else 's'}, {what}"]
         lines += ["  " + "  ".join(str(cell) for cell in _cells(r)) for r in self.rows]
         return "\n".join(lines)
 

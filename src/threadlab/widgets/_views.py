@@ -650,7 +650,8 @@ class ThreadListView(OpeningView):
 
     def __repr__(self) -> str:
         where = f" made in {self.origin}" if self.origin else ""
-        lines = [f"{len(self.rows)} threads{where} (newest first)"]
+        count = len(self.rows)
+        lines = [f"{count} thread{'' if count == 1 else 's'}{where} (newest first)"]
         lines += [
             f"  {r['id']}  {r['agent']}  {r['status']}  {r['messages']} messages" for r in self.rows
         ]
