@@ -87,6 +87,7 @@ def look(browser: Any, page_file: Path, scheme: str, shots: Path) -> None:
         preview = page.locator("[data-testid=file-preview]")
         preview.wait_for(timeout=10_000)
         assert "work on: task" in preview.inner_text()
+        assert page.locator("[data-testid=player-close]").count() == 0  # the player stays
         page.screenshot(path=str(shots / f"shared-end-{scheme}.png"))
         assert requested == []  # nothing left the page
     finally:

@@ -60,3 +60,11 @@ test("without a kernel, open is offered but disabled", () => {
   classView(fakeModel({ rows: [row("ann")], offline: true }), el, local());
   assert.equal(el.querySelector("[data-testid=open-member]").disabled, true);
 });
+
+test("checks given: the grade columns show, with why a row has no grade", () => {
+  const el = document.createElement("div");
+  const rows = [row("ann", { feedback: "not graded: the check called(wrte) names tool 'wrte'" })];
+  classView(fakeModel({ rows, graded: true }), el, local());
+  assert.equal(el.querySelectorAll("[data-testid=class-grade]").length, 1);
+  assert.match(el.textContent, /not graded: the check called\(wrte\)/);
+});

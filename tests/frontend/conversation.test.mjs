@@ -33,6 +33,8 @@ test("a call that waits gets its decision bar, except in a view with no kernel",
     );
   assert.equal(bars(fakeModel({ live: true })).length, 1);
   assert.equal(bars(fakeModel({ offline: true })).length, 0);
+  // A thread opened from a list (the class view, the thread list) is shown to read.
+  assert.equal(bars(fakeModel({ live: true, decides: false })).length, 0);
 });
 
 test("what streams shows: the text so far and a call no message lists yet", () => {

@@ -239,3 +239,15 @@ async def test_a_name_an_agent_chose_cannot_forge_a_row_of_the_grade(
     lines = str(result).splitlines()
     assert len(lines) == 3  # the score and one line per check
     assert "x\\n  PASS 1/1  search" in lines[1]
+
+
+async def test_the_grade_table_reads_left_to_right_in_a_notebook(
+    rt: tl.Runtime, registry: tl.Registry
+) -> None:
+    """JupyterLab's table style right-aligns cells: the grade's own cells say left."""
+    thread = await graded_thread(rt, registry, RIGHT)
+    html = g.grade(thread, [g.called("search"), g.not_called("search")])._repr_html_()
+    cells = html.count("<td style='text-align:left")
+    assert cells == 8  # four cells a row, two rows
+    assert "var(--jp-success-color1" in html
+    assert "var(--jp-error-color1" in html

@@ -131,3 +131,22 @@ async def test_a_stale_pause_shows_the_thread_as_it_is_and_runs_nothing(
         assert trace["run"]["status"] == "completed"
         calls = [c for c in trace["cards"].values() if c.get("name") == "add"]
         assert [c.get("status") for c in calls] == ["success"]
+
+
+async def test_a_pause_redraws_itself_when_a_later_cell_goes_on(
+    rt: tl.Runtime, registry: tl.Registry, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """After Run All, the paused cell still said "paused" though the next cell had finished
+    the run: it shows the thread as it is, without a click."""
+    install(monkeypatch)
+    adder(registry)
+    thread = await rt.create_thread("p", secrets={"KEY": SECRET})
+    live = LiveRun(rt, thread, rate=50)
+    await live.run("2+3?", step="model")
+    live.view.watch_pause()
+    assert live.view.trace["run"]["stop_reason"] == "waiting: model step"
+    await thread.resume()  # the next cell
+    trace = live.view.trace
+    assert trace["run"]["status"] == "completed"
+    assert [c["name"] for c in trace["cards"].values()] == ["add"]
+    live.view.unwatch_pause()

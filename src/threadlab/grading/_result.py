@@ -64,12 +64,16 @@ class GradeResult:
         printer.text(str(self))  # type: ignore[attr-defined]
 
     def _repr_html_(self) -> str:
+        # Inline styles: a notebook's own table style (right-aligned cells) wins over a class.
+        left = "text-align:left;vertical-align:top;padding:2px 8px"
         rows = "".join(
-            f"<tr><td>{'✓' if item.passed else '✗'}<span class='tl-sr'>"
+            f"<tr><td style='{left};font-weight:bold;color:{_PASSED if item.passed else _FAILED}'>"
+            f"{'✓' if item.passed else '✗'}<span class='tl-sr'>"
             f"{' passed' if item.passed else ' failed'}</span></td>"
-            f"<td><code>{escape(item.name)}</code></td>"
-            f"<td>{_number(item.points)} / {_number(item.max_points)}</td>"
-            f"<td>{escape(item.feedback)}</td></tr>"
+            f"<td style='{left}'><code style='white-space:nowrap'>{escape(item.name)}</code></td>"
+            f"<td style='{left};white-space:nowrap'>{_number(item.points)} /"
+            f" {_number(item.max_points)}</td>"
+            f"<td style='{left}'>{escape(item.feedback)}</td></tr>"
             for item in self.items
         )
         return (
@@ -80,9 +84,14 @@ class GradeResult:
             "clip:rect(0 0 0 0)}</style>"
             f"<p><strong>{_number(self.score)} / {_number(self.max_score)} points</strong>"
             f" <span>({escape(self.thread_id)})</span></p>"
-            "<table><thead><tr><th></th><th>check</th><th>points</th><th>feedback</th></tr>"
+            f"<table><thead><tr><th style='{left}'></th><th style='{left}'>check</th>"
+            f"<th style='{left}'>points</th><th style='{left}'>feedback</th></tr>"
             f"</thead><tbody>{rows}</tbody></table></div>"
         )
+
+
+_PASSED = "var(--jp-success-color1, #1a7f37)"
+_FAILED = "var(--jp-error-color1, #cf222e)"
 
 
 def _one_line(text: str) -> str:

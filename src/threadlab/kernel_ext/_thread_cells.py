@@ -116,6 +116,7 @@ async def run_live(
         frozen = magics.freeze_on_finish and not keep_live and not waiting
         live.view.refresh_output(StaticView(live.state) if frozen else None)
     if thread.next_request is not None and thread.status == "waiting":
+        live.view.watch_pause()  # a later cell that goes on from the pause redraws it
         print(
             f"thread {thread.id} paused before a model step: Continue or Stop in the view"
             f" (from Python: thread.resume(step={step!r}))"

@@ -24,6 +24,8 @@ class ClassView(OpeningView):
 
     _esm = STATIC / "class_view.js"
     exercise = traitlets.Unicode("").tag(sync=True)
+    graded = traitlets.Bool(False).tag(sync=True)
+    """Whether it grades (checks were given): the grade columns show, for every row."""
     live = traitlets.Bool(False).tag(sync=True)
     """Whether it follows the store (re-read every `refresh_s` seconds while displayed)."""
 
@@ -40,6 +42,7 @@ class ClassView(OpeningView):
         super().__init__(rt, view="class", **kwargs)
         self.exercise = exercise or ""
         self._checks = list(checks) if checks is not None else None
+        self.graded = bool(self._checks)
         self._members = tuple(members)
         self._refresh_s = refresh_s
         self._timer: asyncio.TimerHandle | None = None
@@ -71,7 +74,12 @@ class ClassView(OpeningView):
         super().close()
 
     def saved_state(self) -> dict[str, Any]:
-        return {**super().saved_state(), "exercise": self.exercise, "live": False}
+        return {
+            **super().saved_state(),
+            "exercise": self.exercise,
+            "graded": self.graded,
+            "live": False,
+        }
 
     def static_html(self) -> str:
         columns = ("member", "thread", "status", "calls", "where it stands", "grade")

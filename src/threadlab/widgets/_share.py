@@ -51,7 +51,7 @@ def share(
     view = PlayerView(runtime, thread)
     try:
         view._tell()  # the narration now: no cell will show this view first
-        state = view.saved_state()
+        state = {**view.saved_state(), "shared": True}
     finally:
         view.close()
     files, left_out = _files(thread, max_file_bytes, max_files_bytes)

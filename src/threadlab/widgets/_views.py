@@ -22,6 +22,7 @@ from IPython.display import DisplayHandle
 from .. import (
     Approval,
     ApprovalDecidedEvent,
+    Run,
     Runtime,
     Thread,
     ThreadlabError,
@@ -295,6 +296,7 @@ class ThreadView(_View):
         self._forking: asyncio.Future[None] | None = None
         self._deciding: asyncio.Future[None] | None = None
         self._stepping: asyncio.Future[None] | None = None
+        self._unwatch: Callable[[], None] | None = None
         self.step: bool | str = False
         """The step mode its runs use (`send(step=...)`): Continue goes on in the same."""
         self.playing = False
@@ -457,6 +459,27 @@ class ThreadView(_View):
         elif isinstance(message, Play) and message.thread == self.state.root_id:
             self.play(message.playing)
 
+    def watch_pause(self) -> None:
+        """While this view shows its run paused before a model step, a run of the thread
+        that goes on elsewhere (a later cell's `resume`) redraws it as the thread is: its
+        Continue and Stop go, the calls and files that run made show."""
+        self.unwatch_pause()
+        thread_id = self.state.root_id
+
+        def heard(thread: Thread, run: Run) -> None:
+            if thread.id != thread_id or self.live:
+                return
+            self.unwatch_pause()
+            self.open_thread(thread_id)
+            self.refresh_output()
+
+        self._unwatch = self._rt.on_run_finished(heard)
+
+    def unwatch_pause(self) -> None:
+        if self._unwatch is not None:
+            self._unwatch()
+            self._unwatch = None
+
     def go_on(self, asked: StepChoice) -> None:
         """Continue or Stop on a run that paused before a model step: Continue runs that step
         (and what follows, pausing where the view's step mode says) live here; Stop ends the
@@ -471,6 +494,7 @@ class ThreadView(_View):
             self.open_thread(thread.id)
             self.refresh_output()
             return
+        self.unwatch_pause()  # the run goes on here, in this view
         if asked.action == "stop":
             self.state.ended("interrupted", "stopped before a model step")
             self.finishing = True
@@ -565,6 +589,8 @@ class ThreadView(_View):
             self.finishing = True
             self.push()
         self.refresh_output()  # what the notebook keeps is the view as the run left it
+        if state.run.get("stop_reason") == "waiting: model step":
+            self.watch_pause()
 
     def _refuse(self, thread_id: str, call_id: str, error: str) -> None:
         self.tell({"op": "decide_error", "thread": thread_id, "call": call_id, "error": error})
@@ -596,6 +622,9 @@ class OpeningView(_View):
 
     rows: traitlets.List[dict[str, Any]] = traitlets.List().tag(sync=True)
     opened = traitlets.Dict().tag(sync=True)
+    decides = traitlets.Bool(False).tag(sync=True)
+    """An opened thread is shown to read: its waiting calls are decided where the thread is
+    open (`%threadlab open ID`, its own cell), never from a list of threads."""
 
     def __init__(self, rt: Runtime, **kwargs: Any) -> None:
         super().__init__(rt, **kwargs)

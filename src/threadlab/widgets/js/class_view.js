@@ -26,7 +26,8 @@ export function classView(model, el, local) {
   const opened = model.get("opened") || {};
   const exercise = model.get("exercise") || "";
   const offline = Boolean(model.get("offline"));
-  const graded = rows.some((r) => r.max_score !== null);
+  // Checks given: the grade columns show, with each row's grade or why it has none.
+  const graded = Boolean(model.get("graded")) || rows.some((r) => r.max_score !== null);
   const columns = ["member", "thread", "status", "calls", "where it stands"];
   if (graded) columns.push("grade", "feedback");
   columns.push("");

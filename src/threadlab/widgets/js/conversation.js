@@ -121,7 +121,9 @@ export function conversation(model, trace, threadId, local) {
     out.push(
       h("div", { style: `margin-left:${c.depth * 16}px` }, card(model, c, local.fetched, local)),
     );
-    if (c.status === "waiting" && c.approval?.state === "asked" && !model.get("offline"))
+    // A list's opened thread is for reading: a decision is taken where the thread is open.
+    const decides = !model.get("offline") && model.get("decides") !== false;
+    if (c.status === "waiting" && c.approval?.state === "asked" && decides)
       out.push(decisionControl(model, local, c));
     // A server's form while the call waits for it (a live run: the question is not stored).
     if (c.elicitation?.state === "asked" && model.get("live") && !model.get("offline"))

@@ -22,8 +22,11 @@ import { threadList } from "./thread_list.js";
  *   them
  */
 export function renderOffline(el, state, files = {}) {
+  // A shared page (it holds its files) is read as it is: the player stays on screen.
+  const shared = Object.keys(files).length > 0 || Boolean(state.shared);
   /** @type {Record<string, unknown>} */
-  const values = { ...state, offline: true, live: false };
+  const values = { ...state, offline: true, live: false, shared };
+  const missing = shared ? "not in this shared page" : NO_KERNEL;
   /** @type {Record<string, Array<(...args: any[]) => void>>} */
   const handlers = {};
   /** @type {Model} */
@@ -39,11 +42,11 @@ export function renderOffline(el, state, files = {}) {
     send: (/** @type {any} */ msg) => {
       const reply =
         msg.op === "fetch_result"
-          ? { op: "result", call: msg.call, text: NO_KERNEL }
+          ? { op: "result", call: msg.call, text: missing }
           : msg.op === "fetch_arguments"
-            ? { op: "arguments", call: msg.call, text: NO_KERNEL }
+            ? { op: "arguments", call: msg.call, text: missing }
             : msg.op === "fetch_request"
-              ? { op: "request", message: msg.message, text: NO_KERNEL }
+              ? { op: "request", message: msg.message, text: missing }
               : msg.op === "preview"
                 ? (files[msg.thread]?.[msg.path] ?? {
                     op: "preview",

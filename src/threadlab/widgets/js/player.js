@@ -365,7 +365,7 @@ function frame(model, local, state) {
       }),
       score,
     ),
-    h("div", { class: "tl-player-bar" }, fork, forkError, back),
+    h("div", { class: "tl-player-bar" }, fork, forkError, model.get("shared") ? null : back),
     note,
     quiz,
     narration,

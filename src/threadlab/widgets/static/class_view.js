@@ -813,7 +813,8 @@ function conversation(model, trace, threadId, local) {
     out.push(
       h("div", { style: `margin-left:${c.depth * 16}px` }, card(model, c, local.fetched, local))
     );
-    if (c.status === "waiting" && c.approval?.state === "asked" && !model.get("offline"))
+    const decides = !model.get("offline") && model.get("decides") !== false;
+    if (c.status === "waiting" && c.approval?.state === "asked" && decides)
       out.push(decisionControl(model, local, c));
     if (c.elicitation?.state === "asked" && model.get("live") && !model.get("offline"))
       out.push(elicitationForm(model, local, c));
@@ -1403,7 +1404,7 @@ function classView(model, el, local) {
   const opened = model.get("opened") || {};
   const exercise = model.get("exercise") || "";
   const offline = Boolean(model.get("offline"));
-  const graded = rows.some((r) => r.max_score !== null);
+  const graded = Boolean(model.get("graded")) || rows.some((r) => r.max_score !== null);
   const columns = ["member", "thread", "status", "calls", "where it stands"];
   if (graded) columns.push("grade", "feedback");
   columns.push("");

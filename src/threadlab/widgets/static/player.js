@@ -812,7 +812,8 @@ function conversation(model, trace, threadId, local) {
     out.push(
       h("div", { style: `margin-left:${c.depth * 16}px` }, card(model, c, local.fetched, local))
     );
-    if (c.status === "waiting" && c.approval?.state === "asked" && !model.get("offline"))
+    const decides = !model.get("offline") && model.get("decides") !== false;
+    if (c.status === "waiting" && c.approval?.state === "asked" && decides)
       out.push(decisionControl(model, local, c));
     if (c.elicitation?.state === "asked" && model.get("live") && !model.get("offline"))
       out.push(elicitationForm(model, local, c));
@@ -1891,7 +1892,7 @@ function frame(model, local, state) {
       }),
       score
     ),
-    h("div", { class: "tl-player-bar" }, fork, forkError, back),
+    h("div", { class: "tl-player-bar" }, fork, forkError, model.get("shared") ? null : back),
     note,
     quiz,
     narration,

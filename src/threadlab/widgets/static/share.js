@@ -813,7 +813,8 @@ function conversation(model, trace, threadId, local) {
     out.push(
       h("div", { style: `margin-left:${c.depth * 16}px` }, card(model, c, local.fetched, local))
     );
-    if (c.status === "waiting" && c.approval?.state === "asked" && !model.get("offline"))
+    const decides = !model.get("offline") && model.get("decides") !== false;
+    if (c.status === "waiting" && c.approval?.state === "asked" && decides)
       out.push(decisionControl(model, local, c));
     if (c.elicitation?.state === "asked" && model.get("live") && !model.get("offline"))
       out.push(elicitationForm(model, local, c));
@@ -1403,7 +1404,7 @@ function classView(model, el, local) {
   const opened = model.get("opened") || {};
   const exercise = model.get("exercise") || "";
   const offline = Boolean(model.get("offline"));
-  const graded = rows.some((r) => r.max_score !== null);
+  const graded = Boolean(model.get("graded")) || rows.some((r) => r.max_score !== null);
   const columns = ["member", "thread", "status", "calls", "where it stands"];
   if (graded) columns.push("grade", "feedback");
   columns.push("");
@@ -2291,7 +2292,7 @@ function frame(model, local, state) {
       }),
       score
     ),
-    h("div", { class: "tl-player-bar" }, fork, forkError, back),
+    h("div", { class: "tl-player-bar" }, fork, forkError, model.get("shared") ? null : back),
     note,
     quiz,
     narration,
@@ -2526,7 +2527,9 @@ function servedEndpoint(model, el, local) {
 
 // src/threadlab/widgets/js/offline.js
 function renderOffline(el, state, files2 = {}) {
-  const values = { ...state, offline: true, live: false };
+  const shared = Object.keys(files2).length > 0 || Boolean(state.shared);
+  const values = { ...state, offline: true, live: false, shared };
+  const missing = shared ? "not in this shared page" : NO_KERNEL;
   const handlers = {};
   const model = {
     get: (name) => values[name],
@@ -2539,7 +2542,7 @@ function renderOffline(el, state, files2 = {}) {
       handlers[event] = [...handlers[event] || [], callback];
     },
     send: (msg) => {
-      const reply = msg.op === "fetch_result" ? { op: "result", call: msg.call, text: NO_KERNEL } : msg.op === "fetch_arguments" ? { op: "arguments", call: msg.call, text: NO_KERNEL } : msg.op === "fetch_request" ? { op: "request", message: msg.message, text: NO_KERNEL } : msg.op === "preview" ? files2[msg.thread]?.[msg.path] ?? {
+      const reply = msg.op === "fetch_result" ? { op: "result", call: msg.call, text: missing } : msg.op === "fetch_arguments" ? { op: "arguments", call: msg.call, text: missing } : msg.op === "fetch_request" ? { op: "request", message: msg.message, text: missing } : msg.op === "preview" ? files2[msg.thread]?.[msg.path] ?? {
         op: "preview",
         thread: msg.thread,
         path: msg.path,
