@@ -388,6 +388,14 @@ test("the arrow keys step the player whichever of its parts has the focus, and s
     press(el.querySelector("[data-testid=player-forward]"), "ArrowRight");
     press(el.querySelector(".tl-current"), "ArrowRight"); // the thread drawn below
     assert.equal(memory.player.at, 6);
+    press(el.querySelector("[data-testid=player-forward]"), "Home"); // the first point
+    assert.equal(memory.player.at, 0);
+    press(el.querySelector("[data-testid=player-forward]"), "End"); // the last point
+    assert.equal(memory.player.at > 6, true);
+    press(el.querySelector("[data-testid=player-forward]"), "Home");
+    for (const _ of [1, 2, 3, 4, 5, 6])
+      press(el.querySelector("[data-testid=player-forward]"), "ArrowRight");
+    assert.equal(memory.player.at, 6);
     assert.deepEqual(heard, []); // the notebook around it never hears them
     // Keys the player has no use for go on, as do the arrows with a modifier.
     press(el.querySelector("[data-testid=player-back]"), "ArrowDown");
@@ -510,4 +518,21 @@ test("a run that paused and was resumed reads as running again from its next poi
   const cut = (at) => traceAt(aTrace(), paused, at);
   assert.deepEqual([cut(1).run.status, cut(1).threads[0].status], ["waiting", "waiting"]);
   assert.deepEqual([cut(2).run.status, cut(2).threads[0].status], ["running", "running"]);
+});
+
+test("after a pick with the mouse the keys still step the player", () => {
+  const { el, memory, done } = onPage(predicted);
+  try {
+    tick(el, "player-predict-toggle");
+    scrub(el, 1);
+    el.querySelector("[data-testid=player-forward]").click();
+    const choice = el.querySelector("[data-testid=player-choice]");
+    choice.focus();
+    choice.click(); // drawn away with the question
+    assert.equal(el.contains(document.activeElement), true);
+    press(document.activeElement, "ArrowRight");
+    assert.equal(memory.player.at, 3);
+  } finally {
+    done();
+  }
 });

@@ -26,8 +26,13 @@ import { variablesLine } from "./variables.js";
  *   forkError: HTMLElement, env: HTMLElement}} PlayerUi
  */
 
-/** The keys that step the player, and by how much. */
-const STEP_KEYS = /** @type {Record<string, number>} */ ({ ArrowLeft: -1, ArrowRight: 1 });
+/** The keys that step the player, and by how much (Home and End: to the first and last point). */
+const STEP_KEYS = /** @type {Record<string, number>} */ ({
+  ArrowLeft: -1,
+  ArrowRight: 1,
+  Home: -Infinity,
+  End: Infinity,
+});
 
 /** How many of a thread's last messages (up to the point) the player draws. */
 export const SHOWN_MESSAGES = 60;
@@ -342,7 +347,7 @@ function frame(model, local, state) {
         e.preventDefault();
         e.stopPropagation();
         stop();
-        go(state.at + move);
+        go(Number.isFinite(move) ? state.at + move : move < 0 ? 0 : state.count - 1);
       },
     },
     h(
@@ -432,12 +437,17 @@ function quizFor(state, points, redraw) {
           {
             class: "tl-decide",
             "data-testid": "player-choice",
-            onclick: () => {
+            onclick: (/** @type {MouseEvent} */ e) => {
+              // The choice is drawn away: the focus goes back to the player, whose keys step.
+              const player = /** @type {HTMLElement | null} */ (
+                /** @type {HTMLElement} */ (e.currentTarget).closest("[data-testid=player]")
+              );
               state.guesses.set(asked, choice);
               state.asking = null;
               state.at = asked;
               state.stepped = true;
               redraw();
+              player?.focus({ preventScroll: true });
             },
           },
           choice,

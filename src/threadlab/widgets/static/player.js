@@ -1605,7 +1605,12 @@ function variablesLine(model, points, at, trace, id) {
 // src/threadlab/widgets/js/player.js
 var STEP_KEYS = (
   /** @type {Record<string, number>} */
-  { ArrowLeft: -1, ArrowRight: 1 }
+  {
+    ArrowLeft: -1,
+    ArrowRight: 1,
+    Home: -Infinity,
+    End: Infinity
+  }
 );
 var SHOWN_MESSAGES = 60;
 function traceAt(trace, points, at) {
@@ -1869,7 +1874,7 @@ function frame(model, local, state) {
         e.preventDefault();
         e.stopPropagation();
         stop();
-        go(state.at + move);
+        go(Number.isFinite(move) ? state.at + move : move < 0 ? 0 : state.count - 1);
       }
     },
     h(
@@ -1930,12 +1935,18 @@ function quizFor(state, points, redraw) {
           {
             class: "tl-decide",
             "data-testid": "player-choice",
-            onclick: () => {
+            onclick: (e) => {
+              const player = (
+                /** @type {HTMLElement | null} */
+                /** @type {HTMLElement} */
+                e.currentTarget.closest("[data-testid=player]")
+              );
               state.guesses.set(asked, choice);
               state.asking = null;
               state.at = asked;
               state.stepped = true;
               redraw();
+              player?.focus({ preventScroll: true });
             }
           },
           choice
