@@ -68,3 +68,12 @@ test("checks given: the grade columns show, with why a row has no grade", () => 
   assert.equal(el.querySelectorAll("[data-testid=class-grade]").length, 1);
   assert.match(el.textContent, /not graded: the check called\(wrte\)/);
 });
+
+test("an exercise no member has a thread of says so, with those there are", () => {
+  const el = document.createElement("div");
+  classView(fakeModel({ rows: [], exercise: "stie", exercises: ["site", "warmup"] }), el, local());
+  assert.equal(
+    el.querySelector("[data-testid=class-none]").textContent,
+    "no member has a thread of stie (the members' threads are of: site, warmup)",
+  );
+});

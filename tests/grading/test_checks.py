@@ -251,3 +251,15 @@ async def test_the_grade_table_reads_left_to_right_in_a_notebook(
     assert cells == 8  # four cells a row, two rows
     assert "var(--jp-success-color1" in html
     assert "var(--jp-error-color1" in html
+
+
+async def test_small_mistakes_in_checks_are_said_helpfully(
+    rt: tl.Runtime, registry: tl.Registry
+) -> None:
+    thread = await graded_thread(rt, registry, RIGHT)
+    with pytest.raises(tl.DefinitionError, match="did you mean 'write_file'"):
+        g.grade(thread, [g.called("wrte_file")])
+    with pytest.raises(ValueError, match="at least one check"):
+        g.grade(thread, [])
+    (item,) = g.grade(thread, [g.answer_contains("INDEX", case_sensitive=True)]).items
+    assert item.feedback == "the final answer does not contain 'INDEX' in that case (upper/lower)"

@@ -136,3 +136,15 @@ async def test_one_member_reads_as_one(
     view = tl.class_view(tl.Runtime(registry, tmp_path))
     assert repr(view).splitlines()[0] == "1 member, every target"
     student.close()
+
+
+async def test_a_misspelled_exercise_shows_no_one_and_the_exercises_there_are(
+    registry: tl.Registry, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    install(monkeypatch)
+    await class_of_three(registry, tmp_path)
+    instructor = tl.Runtime(registry, tmp_path)
+    view = tl.class_view(instructor, "stie", checks=[g.answer_contains("done")])
+    assert view.rows == []
+    assert view.exercises == ["site", "site_bob", "site_cem", "warmup"]
+    instructor.close()

@@ -4,6 +4,7 @@ for `tl.evaluate` and `%%eval` (called with the row's context, it answers True o
 
 from __future__ import annotations
 
+import difflib
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -48,9 +49,11 @@ class Check:
         a tool the thread could not call (a typo would otherwise grade as a silent zero)."""
         for tool in self.tools:
             if not path.knows_tool(tool):
+                close = difflib.get_close_matches(tool, path.tool_names(), n=1)
+                hint = f"; did you mean {close[0]!r}?" if close else ""
                 raise DefinitionError(
                     f"the check {self.name} names tool {tool!r}, which thread"
-                    f" {path.thread.id} has no definition of and never called"
+                    f" {path.thread.id} has no definition of and never called{hint}"
                 )
         return self.judge(path)
 
@@ -146,6 +149,8 @@ def answer_contains(text: str, *, case_sensitive: bool = False) -> Check:
             return True, f"the final answer contains {text!r}"
         if not answer:
             return False, f"there is no final answer; it should contain {text!r}"
+        if case_sensitive and text.lower() in answer.lower():
+            return False, f"the final answer does not contain {text!r} in that case (upper/lower)"
         return False, f"the final answer does not contain {text!r}"
 
     return Check(f"answer_contains({text!r})", judge)

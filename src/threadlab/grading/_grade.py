@@ -20,9 +20,12 @@ def grade(thread: Thread, checks: Iterable[object]) -> GradeResult:
     that mixes both is an `Iterable[object]` to a type checker: each entry is checked here,
     a `TypeError` for anything else). A check that names a tool the thread could not call
     raises `tl.DefinitionError`."""
+    entries = list(checks)
+    if not entries:
+        raise ValueError("a grade needs at least one check (0 of 0 points says nothing)")
     path = AgentPath(thread)
     items = []
-    for entry in checks:
+    for entry in entries:
         check, worth = _weighed(entry)
         if worth < 0:
             raise ValueError(f"{check.name} is worth {worth} points; points are not negative")

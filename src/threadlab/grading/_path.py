@@ -74,6 +74,13 @@ class AgentPath:
         return sorted({name for thread in [self.thread, *_descendants(self.thread)]
                        for name in thread._context.env.unreadable})  # fmt: skip
 
+    def tool_names(self) -> list[str]:
+        """The tools this thread could call: its registry's, the lifecycle tools, and those
+        it called."""
+        registry = self.thread._context.registry
+        return sorted({*(t.name for t in registry.tools()), *_LIFECYCLE_TOOLS,
+                       *(call.name or "" for call in self.calls)})  # fmt: skip
+
     def texts(self) -> list[tuple[str, str]]:
         """Every text the history holds, each with where it is: messages (a call's result
         is a tool message), call arguments (of the thread and its descendants), and the

@@ -11,7 +11,7 @@ from typing import Any
 from .. import Runtime, Thread, ThreadOverview
 from .. import grading as g
 
-__all__ = ["class_rows"]
+__all__ = ["class_rows", "read_class"]
 
 _WHERE_CHARS = 120
 
@@ -24,10 +24,24 @@ def class_rows(
 ) -> list[dict[str, Any]]:
     """One row per member (those with threads, and `members` named beside them), by name:
     their latest root thread of `exercise` (any target when None) and how it stands."""
+    return read_class(rt, exercise, checks, members)[0]
+
+
+def read_class(
+    rt: Runtime,
+    exercise: str | None = None,
+    checks: Iterable[object] | None = None,
+    members: Iterable[str] = (),
+) -> tuple[list[dict[str, Any]], list[str]]:
+    """`class_rows`, and the targets the members' threads were made of (the exercises a
+    misspelled one is told apart from), from one reading of the thread list."""
     checks = list(checks) if checks is not None else None
     latest: dict[str, ThreadOverview] = {}
     counts: dict[str, int] = {}
+    targets: set[str] = set()
     for thread in rt.overview():  # newest first
+        if thread.user is not None:
+            targets.add(thread.agent)
         if thread.user is None or (exercise is not None and thread.agent != exercise):
             continue
         counts[thread.user] = counts.get(thread.user, 0) + 1
@@ -41,7 +55,7 @@ def class_rows(
                          "feedback": ""})  # fmt: skip
             continue
         rows.append(_row(rt.thread(found.id), found, counts[member], checks))
-    return rows
+    return rows, sorted(targets)
 
 
 def _row(
@@ -61,7 +75,9 @@ def _row(
         "max_score": None,
         "feedback": "",
     }
-    if checks:
+    if checks and found.status == "running":
+        row["feedback"] = "still running: graded once its run ends"
+    elif checks:
         try:
             graded = g.grade(thread, checks)
         except Exception as exc:  # a check that cannot grade this thread: said in its row

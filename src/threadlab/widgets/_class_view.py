@@ -13,7 +13,7 @@ from typing import Any
 import traitlets
 
 from .. import Runtime
-from ._class_rows import class_rows
+from ._class_rows import read_class
 from ._views import STATIC, OpeningView
 
 __all__ = ["ClassView", "class_view"]
@@ -25,6 +25,8 @@ class ClassView(OpeningView):
     _esm = STATIC / "class_view.js"
     exercise = traitlets.Unicode("").tag(sync=True)
     graded = traitlets.Bool(False).tag(sync=True)
+    exercises: traitlets.List[str] = traitlets.List().tag(sync=True)
+    """The targets the members' threads were made of (a misspelled exercise is told)."""
     """Whether it grades (checks were given): the grade columns show, for every row."""
     live = traitlets.Bool(False).tag(sync=True)
     """Whether it follows the store (re-read every `refresh_s` seconds while displayed)."""
@@ -51,7 +53,9 @@ class ClassView(OpeningView):
 
     def refresh(self) -> None:
         """Re-read every member's latest thread (their runs go on meanwhile)."""
-        self.rows = class_rows(self._rt, self.exercise or None, self._checks, self._members)
+        self.rows, self.exercises = read_class(
+            self._rt, self.exercise or None, self._checks, self._members
+        )
 
     def _follow(self) -> None:
         try:

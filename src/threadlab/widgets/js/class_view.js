@@ -81,7 +81,18 @@ export function classView(model, el, local) {
       ),
     ),
   );
+  /** @type {string[]} */
+  const known = model.get("exercises") || [];
+  const none =
+    !rows.length && exercise
+      ? h(
+          "p",
+          { class: "tl-meta", "data-testid": "class-none" },
+          `no member has a thread of ${exercise}`,
+          known.length ? ` (the members' threads are of: ${known.join(", ")})` : "",
+        )
+      : null;
   const holder = h("div", {});
-  el.replaceChildren(h("div", {}, heading, table, holder));
+  el.replaceChildren(h("div", {}, heading, table, none, holder));
   if (opened.root) inspector(model, holder, opened, local);
 }

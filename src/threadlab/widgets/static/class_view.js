@@ -1456,8 +1456,15 @@ function classView(model, el, local) {
       )
     )
   );
+  const known = model.get("exercises") || [];
+  const none = !rows.length && exercise ? h(
+    "p",
+    { class: "tl-meta", "data-testid": "class-none" },
+    `no member has a thread of ${exercise}`,
+    known.length ? ` (the members' threads are of: ${known.join(", ")})` : ""
+  ) : null;
   const holder = h("div", {});
-  el.replaceChildren(h("div", {}, heading, table, holder));
+  el.replaceChildren(h("div", {}, heading, table, none, holder));
   if (opened.root) inspector(model, holder, opened, local);
 }
 
