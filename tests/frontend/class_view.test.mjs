@@ -1,7 +1,7 @@
 // The instructor's view: one row a member, their grade where the view grades, and "open".
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { fakeModel, local, view } from "./setup.mjs";
+import { aTrace, fakeModel, local, view } from "./setup.mjs";
 
 const { classView } = await view("class_view.js");
 
@@ -76,4 +76,22 @@ test("an exercise no member has a thread of says so, with those there are", () =
     el.querySelector("[data-testid=class-none]").textContent,
     "no member has a thread of stie (the members' threads are of: site, warmup)",
   );
+});
+
+test("an opened member's thread is named, and takes the focus once", () => {
+  const el = document.createElement("div");
+  document.body.append(el);
+  const mine = local();
+  const model = fakeModel({ rows: [row("ann", { thread: "t1" })], opened: aTrace() });
+  try {
+    classView(model, el, mine);
+    const title = el.querySelector("[data-testid=class-opened]");
+    assert.equal(title.textContent, "ann's thread");
+    assert.equal(document.activeElement, title);
+    el.querySelector("[data-testid=open-member]").focus();
+    classView(model, el, mine); // a refresh: the focus is left where the person put it
+    assert.notEqual(document.activeElement?.getAttribute("data-testid"), "class-opened");
+  } finally {
+    el.remove();
+  }
 });

@@ -93,6 +93,20 @@ export function classView(model, el, local) {
         )
       : null;
   const holder = h("div", {});
-  el.replaceChildren(h("div", {}, heading, table, none, holder));
+  const whose = rows.find((r) => r.thread && r.thread === opened.root);
+  const title = whose
+    ? h(
+        "p",
+        { class: "tl-class-head", tabindex: "-1", "data-testid": "class-opened" },
+        `${whose.member}'s thread`,
+      )
+    : null;
+  el.replaceChildren(h("div", {}, heading, table, none, title, holder));
   if (opened.root) inspector(model, holder, opened, local);
+  // Newly opened (a click, or Enter on "open"): it comes into sight, the focus with it.
+  if (title && local.memory.shownMember !== opened.root) {
+    local.memory.shownMember = opened.root;
+    title.scrollIntoView?.({ block: "nearest" });
+    title.focus({ preventScroll: true });
+  }
 }

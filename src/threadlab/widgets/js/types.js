@@ -68,7 +68,7 @@
  *   player?: import("./player.js").PlayerState | null, playing?: boolean,
  *   stepPrediction?: {choice: string | null, after: number, scored: boolean[],
  *     reveal: string | null}}} Local
- * @typedef {{open: Set<string>, selected: string | null}} Memory
+ * @typedef {{open: Set<string>, selected: string | null, shownMember?: string}} Memory
  * @typedef {{thread: string, at: string, kind: "call" | "message", result?: string | null,
  *   args?: string, text?: string}} ForkPoint
  */

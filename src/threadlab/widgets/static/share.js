@@ -1464,8 +1464,19 @@ function classView(model, el, local) {
     known.length ? ` (the members' threads are of: ${known.join(", ")})` : ""
   ) : null;
   const holder = h("div", {});
-  el.replaceChildren(h("div", {}, heading, table, none, holder));
+  const whose = rows.find((r) => r.thread && r.thread === opened.root);
+  const title = whose ? h(
+    "p",
+    { class: "tl-class-head", tabindex: "-1", "data-testid": "class-opened" },
+    `${whose.member}'s thread`
+  ) : null;
+  el.replaceChildren(h("div", {}, heading, table, none, title, holder));
   if (opened.root) inspector(model, holder, opened, local);
+  if (title && local.memory.shownMember !== opened.root) {
+    local.memory.shownMember = opened.root;
+    title.scrollIntoView?.({ block: "nearest" });
+    title.focus({ preventScroll: true });
+  }
 }
 
 // src/threadlab/widgets/js/eval_table.js
