@@ -150,3 +150,25 @@ async def test_a_pause_redraws_itself_when_a_later_cell_goes_on(
     assert trace["run"]["status"] == "completed"
     assert [c["name"] for c in trace["cards"].values()] == ["add"]
     live.view.unwatch_pause()
+
+
+async def test_a_pause_redraws_itself_when_another_runtime_goes_on(
+    rt: tl.Runtime, registry: tl.Registry, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The lesson goes on from the pause with a runtime of its own (`tl.Runtime()` in a later
+    cell): the view finds the thread moved on in the store."""
+    install(monkeypatch)
+    adder(registry)
+    thread = await rt.create_thread("p", secrets={"KEY": SECRET})
+    live = LiveRun(rt, thread, rate=50)
+    await live.run("2+3?", step="model")
+    live.view.watch_pause(every=0.05)
+    other = tl.Runtime(registry, rt.store)
+    await other.thread(thread.id).resume()
+    for _ in range(100):
+        await asyncio.sleep(0.02)
+        if live.view.trace["run"]["status"] == "completed":
+            break
+    assert live.view.trace["run"]["status"] == "completed"
+    assert live.view._unwatch is None  # no longer paused: it stopped looking
+    other.close()

@@ -459,26 +459,57 @@ class ThreadView(_View):
         elif isinstance(message, Play) and message.thread == self.state.root_id:
             self.play(message.playing)
 
-    def watch_pause(self) -> None:
+    def watch_pause(self, every: float = 1.0) -> None:
         """While this view shows its run paused before a model step, a run of the thread
-        that goes on elsewhere (a later cell's `resume`) redraws it as the thread is: its
-        Continue and Stop go, the calls and files that run made show."""
+        that goes on elsewhere — a later cell's `resume`, in this runtime or another, or
+        another process — redraws it as the thread is: its Continue and Stop go, the calls
+        and files that run made show. Heard at once from this runtime; looked for in the
+        store every `every` seconds otherwise."""
         self.unwatch_pause()
         thread_id = self.state.root_id
+        paused_run = self.state.run.get("run_id")
 
-        def heard(thread: Thread, run: Run) -> None:
-            if thread.id != thread_id or self.live:
+        def moved_on() -> None:
+            if self.live:
                 return
-            self.unwatch_pause()
             self.open_thread(thread_id)
             self.refresh_output()
+            if self.state.run.get("stop_reason") != "waiting: model step":
+                self.unwatch_pause()  # no longer paused: nothing to watch
 
-        self._unwatch = self._rt.on_run_finished(heard)
+        def heard(thread: Thread, run: Run) -> None:
+            if thread.id == thread_id and run.id != paused_run:
+                moved_on()
+
+        def look() -> None:
+            if self.comm is None:  # the view is gone
+                self.unwatch_pause()
+                return
+            if not _still_paused(self._rt.thread(thread_id), self.state.run.get("run_id")):
+                moved_on()
+            if self._unwatch is not None and loop is not None:
+                self._timer = loop.call_later(every, look)
+
+        stop_hearing = self._rt.on_run_finished(heard)
+        try:
+            loop = asyncio.get_running_loop()
+        except RuntimeError:  # no loop (a script): heard from this runtime only
+            loop = None
+        self._timer: asyncio.TimerHandle | None = (
+            loop.call_later(every, look) if loop is not None else None
+        )
+
+        def unwatch() -> None:
+            stop_hearing()
+            if self._timer is not None:
+                self._timer.cancel()
+
+        self._unwatch = unwatch
 
     def unwatch_pause(self) -> None:
         if self._unwatch is not None:
-            self._unwatch()
-            self._unwatch = None
+            unwatch, self._unwatch = self._unwatch, None
+            unwatch()
 
     def go_on(self, asked: StepChoice) -> None:
         """Continue or Stop on a run that paused before a model step: Continue runs that step
