@@ -10,6 +10,7 @@ from functools import cached_property
 from typing import TYPE_CHECKING, Any
 
 from .._data import StepRecord
+from ._result import one_line
 
 if TYPE_CHECKING:
     from ..runtime import Thread
@@ -114,7 +115,7 @@ def _in(thread: Thread, graded: Thread) -> str:
 
 def _shown(name: str) -> str:
     """A name an agent chose, as a feedback line may quote it: printable, and not long."""
-    plain = "".join(c if c.isprintable() else repr(c)[1:-1] for c in name)
+    plain = one_line(name)
     return plain if len(plain) <= 80 else plain[:79] + "…"
 
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from html import escape
 
-__all__ = ["GradeItem", "GradeResult"]
+__all__ = ["GradeItem", "GradeResult", "one_line"]
 
 
 @dataclass(frozen=True)
@@ -57,7 +57,7 @@ class GradeResult:
         for item in self.items:
             mark = "PASS" if item.passed else "FAIL"
             worth = f"{_number(item.points)}/{_number(item.max_points)}"
-            lines.append(f"  {mark} {worth}  {_one_line(item.feedback)}")
+            lines.append(f"  {mark} {worth}  {one_line(item.feedback)}")
         return "\n".join(lines)
 
     def _repr_pretty_(self, printer: object, cycle: bool) -> None:
@@ -94,7 +94,7 @@ _PASSED = "var(--jp-success-color1, #1a7f37)"
 _FAILED = "var(--jp-error-color1, #cf222e)"
 
 
-def _one_line(text: str) -> str:
+def one_line(text: str) -> str:
     """`text` as one line: what an agent named (a tool, a file) may hold line breaks and
     control characters, which would read as rows of a grade that are not there."""
     return "".join(c if c.isprintable() else repr(c)[1:-1] for c in text)

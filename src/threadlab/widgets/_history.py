@@ -12,7 +12,14 @@ from .. import Message, Store, Thread, ThreadEvent
 from .._gc_paused import gc_paused
 from ..runtime._explain import Paragraph, explain_paragraphs
 
-__all__ = ["HistoryReading", "history_and_events", "history_of", "tell", "told_additions"]
+__all__ = [
+    "HistoryReading",
+    "descendants",
+    "history_and_events",
+    "history_of",
+    "tell",
+    "told_additions",
+]
 
 _LABEL_CHARS = 80
 # The kinds of point a narrated paragraph tells of (the rest are told within them).
@@ -92,7 +99,7 @@ def told_additions(
 
 
 def _tree(thread: Thread) -> dict[str, Thread]:
-    return {t.id: t for t in [thread, *_descendants(thread)]}
+    return {t.id: t for t in [thread, *descendants(thread)]}
 
 
 def _points(
@@ -219,10 +226,11 @@ def _prediction(message: Message, offered: tuple[str, ...] | None) -> dict[str, 
     return {"offered": [*offered, TEXT_ANSWER], "answer": called or [TEXT_ANSWER]}
 
 
-def _descendants(thread: Thread) -> list[Thread]:
+def descendants(thread: Thread) -> list[Thread]:
+    """`thread`'s children, each followed by its own descendants."""
     found = []
     for child in thread.children:
-        found += [child, *_descendants(child)]
+        found += [child, *descendants(child)]
     return found
 
 

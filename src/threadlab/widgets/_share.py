@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any, cast
 
 from .. import Runtime, Thread
+from ._history import descendants
 from ._player_view import PlayerView
 from ._preview import preview_of
 from ._views import STATIC
@@ -65,7 +66,7 @@ def _files(thread: Thread, each: int, total: int) -> tuple[dict[str, dict[str, A
     held: dict[str, dict[str, Any]] = {}
     left_out: list[str] = []
     room = total
-    for member in [thread, *_descendants(thread)]:
+    for member in [thread, *descendants(thread)]:
         for record in member.files.list_sync():
             where = f"{record.path}" + ("" if member.id == thread.id else f" ({member.name})")
             if record.size > each or record.size > room:
@@ -75,13 +76,6 @@ def _files(thread: Thread, each: int, total: int) -> tuple[dict[str, dict[str, A
             held.setdefault(member.id, {})[record.path] = preview
             room -= record.size
     return held, left_out
-
-
-def _descendants(thread: Thread) -> list[Thread]:
-    found: list[Thread] = []
-    for child in thread.children:
-        found += [child, *_descendants(child)]
-    return found
 
 
 def _page(thread: Thread, state: dict[str, Any], files: dict[str, Any], left_out: list[str]) -> str:
