@@ -6,6 +6,7 @@ person sees after a kernel restart is exactly what they saw while the run happen
 
 from __future__ import annotations
 
+import bisect
 import json
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -130,7 +131,11 @@ class ViewState:
         self.cards: dict[str, dict[str, Any]] = {}
         self.files: dict[str, dict[str, int]] = {}
         self.drafts: dict[str, str] = {}  # text streaming in, per thread
-        self.run_since: dict[str, float] = {}  # when each thread's latest run started
+        # When each thread's runs started and ended ((at, started), in time order): a
+        # message's step began when the run it was stored in started, whichever order they
+        # were heard in. A Ray child's stored events reach a live view later than its
+        # parent's looks at it, which say "running" again, after the run started.
+        self.run_marks: dict[str, list[tuple[float, bool]]] = {}
         self._calls: dict[str, list[str]] = {}  # an assistant message's call ids, in order
         self._made: dict[str, str] = {}  # a call that created a child -> the child's name
         self.run: dict[str, Any] = _run_summary("idle")
@@ -248,8 +253,8 @@ class ViewState:
                     card["elicitation"] = {"state": "answered", **_mapping(event.data)}
                 self.changed.cards.add(event.tool_call_id)
         elif isinstance(event, ThreadStatusEvent):
-            if event.status == "running":
-                self.run_since[tid] = event.at
+            if event.status in ("running", "idle"):
+                self._run_mark(tid, event.at, started=event.status == "running")
             if tid == self.root_id or event.status != "idle":  # a child's end: its run's
                 thread["status"] = event.status
             if tid == self.root_id and event.status == "running":
@@ -297,6 +302,28 @@ class ViewState:
             self.cards[call_id] = card
         return card
 
+    def _run_mark(self, tid: str, at: float, *, started: bool) -> None:
+        bisect.insort(self.run_marks.setdefault(tid, []), (at, started))
+        for entry in reversed(self.messages.get(tid, ())):  # those it may place anew
+            if entry["at"] < at:
+                break
+            if entry["role"] == "assistant":
+                since = self._run_start_before(tid, entry["at"])
+                if since is not None and since != entry.get("since"):
+                    entry["since"] = since
+                    self.changed.messages.add(tid)
+
+    def _run_start_before(self, tid: str, at: float) -> float | None:
+        """When the run that was going at `at` started: the first "running" since the last
+        "idle" before it (a "running" heard while running is a look, not a start)."""
+        marks = self.run_marks.get(tid, [])
+        start = None
+        for mark, started in reversed(marks[: bisect.bisect_right(marks, (at, True))]):
+            if not started:
+                break
+            start = mark
+        return start
+
     def _message(self, event: MessageCreatedEvent) -> None:
         tid = event.thread_id
         message = self._lookup(tid, event.message_id)
@@ -328,8 +355,9 @@ class ViewState:
             self._spent(tid, message.cost_usd)
             # Its step could not start before its run did: a pause before it (step mode, a
             # decision) is nobody's time, not the model's.
-            if tid in self.run_since:
-                entry["since"] = self.run_since[tid]
+            since = self._run_start_before(tid, event.at)
+            if since is not None:
+                entry["since"] = since
         if message.usage:
             # The run's tokens, its subagents' included: what the run cost.
             total = self.run.get("usage") or {}
