@@ -2,9 +2,9 @@
 `src/threadlab/labextension/` (kept in the repository, so installing threadlab needs no
 Node.js), and record the digest of the sources it was built from.
 
-The extension bundles the views' modules in `src/threadlab/widgets/js/` (and the styles in
-`static/`): after changing them,
-run `python tools/build_labextension.py` (Node.js and npm needed) and reinstall
+The extension draws saved outputs with the views' one bundle, `static/views.js` (built by
+`tools/build_views.py` from `src/threadlab/widgets/js/`), and the styles in `static/`: after
+rebuilding it, run `python tools/build_labextension.py` (Node.js and npm needed) and reinstall
 (`pip install -e .` or `make`). A test compares the recorded digest with the sources.
 """
 
@@ -22,12 +22,11 @@ SOURCE = ROOT / "labextension"
 BUILT = ROOT / "src" / "threadlab" / "labextension"
 DIGEST = BUILT / "sources.sha256"
 STATIC = ROOT / "src" / "threadlab" / "widgets" / "static"
-VIEWS = ROOT / "src" / "threadlab" / "widgets" / "js"
 
 
 def sources() -> list[Path]:
     """What the built extension is made from."""
-    views = [*VIEWS.glob("*.js"), STATIC / "threadlab.css"]
+    views = [STATIC / "views.js", STATIC / "threadlab.css"]
     return sorted([SOURCE / "package.json", *SOURCE.glob("src/*.js"), *views])
 
 

@@ -1,6 +1,6 @@
-"""Bundle the views' ES modules (`src/threadlab/widgets/js/`) into one script per widget class
-in `src/threadlab/widgets/static/` (kept in the repository, so installing threadlab needs no
-Node.js): anywidget loads each widget's script as one file, with no imports of its own.
+"""Bundle the views' ES modules (`src/threadlab/widgets/js/`) into the one script of every view,
+`src/threadlab/widgets/static/views.js` (kept in the repository, so installing threadlab needs
+no Node.js): anywidget loads it as one file, with no imports of its own.
 
 After changing a module, run `python tools/build_views.py` (esbuild from `make npm-packages`),
 then `python tools/build_labextension.py`, which bundles the same modules for JupyterLab. A test
@@ -18,17 +18,9 @@ SOURCES = ROOT / "src" / "threadlab" / "widgets" / "js"
 STATIC = ROOT / "src" / "threadlab" / "widgets" / "static"
 ESBUILD = ROOT / ".cache" / "npm" / "node_modules" / ".bin" / "esbuild"
 
-BUNDLES = {
-    "inspector_view.js": "inspector.js",  # ThreadView
-    "thread_list_view.js": "thread_list.js",  # ThreadListView
-    "class_view_view.js": "class_view.js",  # ClassView
-    "eval_view.js": "eval.js",  # EvalView
-    "served_view.js": "served.js",  # ServedView
-    "graph_view.js": "graph.js",  # GraphView
-    "player_view.js": "player.js",  # PlayerView
-    "share_page.js": "share.js",  # a thread shared as one HTML file (tl.share)
-}
-"""Each widget class's entry module, and the script it is bundled into."""
+BUNDLES = {"views.js": "views.js"}
+"""The entry module, and the script it is bundled into: one for every view (anywidget's,
+the JupyterLab extension's and a shared page's)."""
 
 
 def bundle(entry: str, out: Path) -> None:

@@ -3,13 +3,15 @@
 // view still holds its widget, the live view takes its place.
 import { Panel, Widget } from "@lumino/widgets";
 import "../../src/threadlab/widgets/static/threadlab.css";
-import { renderOffline } from "../../src/threadlab/widgets/js/offline.js";
+// The one bundle of every view, as anywidget loads it: the saved output is drawn by the
+// same script as the live view.
+import { renderOffline } from "../../src/threadlab/widgets/static/views.js";
 
 export const MIME = "application/vnd.threadlab.view+json";
 const WIDGET_MIME = "application/vnd.jupyter.widget-view+json";
-/** What a live view draws first, whichever view it is. */
-const LIVE_VIEWS =
-  "[data-testid=inspector], [data-testid=thread-list], [data-testid=class-list], [data-testid=eval-table], [data-testid=served-endpoint], [data-testid=graph], [data-testid=player]";
+/** What a live view's drawing marks its element with once it drew (mount.js), whichever view
+ * it is. */
+const LIVE_VIEWS = "[data-threadlab-drawn]";
 /** Before ipywidgets' renderer (-10): the bundle may carry a widget view too. */
 export const RANK = -20;
 /** How long a view that may go live waits before it is drawn from the output's data. */

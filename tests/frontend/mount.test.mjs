@@ -42,6 +42,16 @@ test("a refused decision's error lands in its bar and gives the buttons back", (
   stop();
 });
 
+test("the element says it was drawn only once the view drew on it", () => {
+  const el = document.createElement("div");
+  const stop = mount(fakeModel({}), el, (_m, target) => {
+    assert.equal(target.dataset.threadlabDrawn, undefined); // not yet while drawing
+    target.textContent = "drawn";
+  });
+  assert.equal(el.dataset.threadlabDrawn, "");
+  stop();
+});
+
 test("what a person opened survives a new mount of the same view", () => {
   const draws = [];
   const draw = (_m, _el, l) => draws.push(l);

@@ -5,7 +5,7 @@ import { aCard, aTrace, fakeModel, local, view } from "./setup.mjs";
 
 const { traceAt, playerView, narrated, forkPoint, played, SHOWN_MESSAGES } =
   await view("player.js");
-const { drawThread } = await view("inspector_view.js");
+const { drawThread } = await view("thread_view.js");
 
 // aTrace's history, point by point: the lead asks, calls write_file (which writes a file and
 // takes a decision), starts a child that writes a page; the lead answers; the run ends.

@@ -1,6 +1,6 @@
-"""Each widget class's script in `widgets/static/` is its entry module bundled with what it
-imports, as `tools/build_views.py` makes it from `widgets/js/` now: a module changed without
-rebuilding fails here."""
+"""The one script of every view, `widgets/static/views.js`, is its entry module bundled with
+what it imports, as `tools/build_views.py` makes it from `widgets/js/` now: a module changed
+without rebuilding fails here."""
 
 from __future__ import annotations
 
@@ -14,22 +14,11 @@ from ..helpers import missing_package
 pytestmark = pytest.mark.processes  # it starts Node.js
 
 
-def test_each_view_class_has_a_script_bundled_from_the_modules_as_they_are(
-    tmp_path: Path,
-) -> None:
+def test_the_views_script_is_bundled_from_the_modules_as_they_are(tmp_path: Path) -> None:
     if not build.ESBUILD.exists():
         missing_package("esbuild in .cache/npm: run `make npm-packages`")
     rebuilt = build.build(tmp_path)
-    assert [p.name for p in rebuilt] == [
-        "inspector.js",
-        "thread_list.js",
-        "class_view.js",
-        "eval.js",
-        "served.js",
-        "graph.js",
-        "player.js",
-        "share.js",
-    ]
+    assert [p.name for p in rebuilt] == ["views.js"]
     for fresh in rebuilt:
         kept = build.STATIC / fresh.name
         assert kept.read_text() == fresh.read_text(), (
@@ -37,22 +26,28 @@ def test_each_view_class_has_a_script_bundled_from_the_modules_as_they_are(
         )
 
 
+def test_no_other_script_is_kept_beside_the_one_bundle() -> None:
+    assert sorted(p.name for p in build.STATIC.glob("*.js")) == ["views.js"]
+
+
 @pytest.mark.parametrize(
-    ("view", "script"),
+    ("view", "kind"),
     [
-        ("ThreadView", "inspector.js"),
-        ("ThreadListView", "thread_list.js"),
-        ("ClassView", "class_view.js"),
-        ("EvalView", "eval.js"),
-        ("ServedView", "served.js"),
-        ("GraphView", "graph.js"),
-        ("PlayerView", "player.js"),
+        ("ThreadView", "inspector"),
+        ("ThreadListView", "threads"),
+        ("ClassView", "class"),
+        ("EvalView", "eval"),
+        ("ServedView", "served"),
+        ("GraphView", "graph"),
+        ("PlayerView", "player"),
     ],
 )
-def test_each_view_class_loads_its_own_script(view: str, script: str) -> None:
+def test_every_view_class_loads_the_one_script_and_names_its_kind(view: str, kind: str) -> None:
     import threadlab.widgets as widgets
 
-    esm = str(getattr(widgets, view)._esm)  # anywidget keeps the file's contents
-    assert esm == (Path(widgets.__file__).parent / "static" / script).read_text()
-    assert "export {" in esm
+    cls = getattr(widgets, view)
+    esm = str(cls._esm)  # anywidget keeps the file's contents
+    assert esm == (Path(widgets.__file__).parent / "static" / "views.js").read_text()
     assert "as default" in esm  # an ES module anywidget can render
+    assert cls.class_traits()["view"].default_value in {kind, "inspector"}
+    assert f"{kind}: {{ draw:" in esm  # the kinds' table draws it

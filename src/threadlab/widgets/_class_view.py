@@ -14,7 +14,7 @@ import traitlets
 
 from .. import Runtime
 from ._class_rows import read_class
-from ._views import STATIC, OpeningView
+from ._views import OpeningView
 
 __all__ = ["ClassView", "class_view"]
 
@@ -22,7 +22,6 @@ __all__ = ["ClassView", "class_view"]
 class ClassView(OpeningView):
     """Per member of a class, their latest thread of `exercise` and how it stands."""
 
-    _esm = STATIC / "class_view.js"
     exercise = traitlets.Unicode("").tag(sync=True)
     graded = traitlets.Bool(False).tag(sync=True)
     exercises: traitlets.List[str] = traitlets.List().tag(sync=True)

@@ -11,7 +11,7 @@ from typing import Any
 import traitlets
 
 from .. import EvalReport, EvalRow, Runtime
-from ._views import STATIC, OpeningView
+from ._views import OpeningView
 
 __all__ = ["EvalView"]
 
@@ -19,7 +19,6 @@ __all__ = ["EvalView"]
 class EvalView(OpeningView):
     """The table of one evaluation, filled in as its rows finish."""
 
-    _esm = STATIC / "eval.js"
 
     name = traitlets.Unicode("").tag(sync=True)
     target = traitlets.Unicode("").tag(sync=True)

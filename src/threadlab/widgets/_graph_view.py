@@ -9,7 +9,7 @@ from typing import Any, Protocol
 import traitlets
 
 from .. import Runtime
-from ._views import STATIC, _View
+from ._views import _View
 
 __all__ = ["GraphView"]
 
@@ -24,7 +24,6 @@ class Drawn(Protocol):
 class GraphView(_View):
     """`%threadlab graph [TARGET]`'s output."""
 
-    _esm = STATIC / "graph.js"
 
     graph = traitlets.Dict().tag(sync=True)
 

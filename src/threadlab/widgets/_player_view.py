@@ -25,7 +25,7 @@ from .._gc_paused import gc_paused
 from ._history import history_and_events, tell, told_additions
 from ._json_text import as_json_text
 from ._replay import replay
-from ._views import STATIC, ThreadView
+from ._views import ThreadView
 
 __all__ = ["PlayerView", "player"]
 
@@ -33,7 +33,6 @@ __all__ = ["PlayerView", "player"]
 class PlayerView(ThreadView):
     """A thread as of any point of its history, stepped through back and forth."""
 
-    _esm = STATIC / "player.js"
 
     def __init__(self, rt: Runtime, thread: Thread, **kwargs: Any) -> None:
         # One message takes the whole history to the front end: the widget's own state.

@@ -13,7 +13,7 @@ import traitlets
 from .. import Runtime
 from ..mcp import MCPService
 from ._messages import Ready, ViewMessage
-from ._views import STATIC, _View
+from ._views import _View
 
 __all__ = ["ServedView"]
 
@@ -22,7 +22,6 @@ class ServedView(_View):
     """`%threadlab mcp serve`'s output: where the endpoint is and what it serves; its token
     shown live only."""
 
-    _esm = STATIC / "served.js"
 
     url = traitlets.Unicode("").tag(sync=True)
     tools: traitlets.List[str] = traitlets.List().tag(sync=True)

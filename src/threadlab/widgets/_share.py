@@ -80,7 +80,7 @@ def _files(thread: Thread, each: int, total: int) -> tuple[dict[str, dict[str, A
 
 def _page(thread: Thread, state: dict[str, Any], files: dict[str, Any], left_out: list[str]) -> str:
     css = (STATIC / "threadlab.css").read_text(encoding="utf-8")
-    script = (STATIC / "share.js").read_text(encoding="utf-8")
+    script = (STATIC / "views.js").read_text(encoding="utf-8")
     note = ""
     if left_out:
         items = "".join(f"<li>{_escape(line)}</li>" for line in left_out)

@@ -79,8 +79,9 @@ def _sent_as_text(value: Any, widget: Any) -> str:
 
 
 class _View(anywidget.AnyWidget):
-    # Each view class has a script of its own (`_esm`), bundled from `widgets/js/` by
-    # `tools/build_views.py`; the styles are shared.
+    # One script draws every view class (it dispatches on `view`), bundled from `widgets/js/`
+    # by `tools/build_views.py`; the styles are shared.
+    _esm = STATIC / "views.js"
     _css = STATIC / "threadlab.css"
     view = traitlets.Unicode("inspector").tag(sync=True)
     handle: DisplayHandle | None = None
@@ -249,7 +250,6 @@ class ThreadView(_View):
     """A thread and its descendants: conversation with a card per tool call, the subagent
     tree, and each thread's files. Live while a run streams; a replay when reopened."""
 
-    _esm = STATIC / "inspector.js"
 
     # The view state as synced. Its name stays "trace": saved notebooks hold it under that name
     # (their outputs are drawn from it with no kernel), in this release and earlier ones.
@@ -682,7 +682,6 @@ class OpeningView(_View):
 class ThreadListView(OpeningView):
     """Persisted threads, newest first; opening one shows its inspector below the list."""
 
-    _esm = STATIC / "thread_list.js"
 
     def __init__(self, rt: Runtime, *, origin: str | None = None, **kwargs: Any) -> None:
         super().__init__(rt, view="threads", **kwargs)

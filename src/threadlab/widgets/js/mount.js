@@ -106,6 +106,9 @@ export function mount(model, el, draw, options = {}) {
       local.redraw();
     });
     local.redraw();
+    // Drawn: what the JupyterLab extension waits for before the live view takes the place of
+    // the saved one, whichever view it is.
+    el.dataset.threadlabDrawn = "";
     // On screen: it can take decisions, and a live view that missed patches sent before it
     // listened gets the whole trace once.
     if (options.ready) model.send({ op: "ready" });

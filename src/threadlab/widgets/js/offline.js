@@ -1,14 +1,9 @@
 // @ts-check
 // A view drawn from a saved output alone, with no kernel (the JupyterLab extension's).
 /** @import {Model, Preview} from "./types.js" */
-import { classView } from "./class_view.js";
-import { evalTable } from "./eval_table.js";
-import { graphView } from "./graph.js";
-import { drawInspector, drawPlayer } from "./inspector_view.js";
+import { kindOf } from "./kinds.js";
 import { mount } from "./mount.js";
-import { servedEndpoint } from "./served.js";
 import { NO_KERNEL } from "./text.js";
-import { threadList } from "./thread_list.js";
 
 /**
  * A view drawn from a saved output's data alone (a reopened notebook whose kernel is gone):
@@ -58,14 +53,6 @@ export function renderOffline(el, state, files = {}) {
       if (reply) for (const callback of handlers["msg:custom"] || []) callback(reply);
     },
   };
-  const draw =
-    {
-      threads: threadList,
-      class: classView,
-      eval: evalTable,
-      served: servedEndpoint,
-      graph: graphView,
-      player: drawPlayer,
-    }[String(values.view)] || drawInspector;
-  return mount(model, el, draw);
+  // No kernel to tell it is on screen: nothing but the page answers.
+  return mount(model, el, kindOf(values.view).draw);
 }

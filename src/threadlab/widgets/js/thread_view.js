@@ -1,10 +1,9 @@
 // @ts-check
-// The widget of `TraceView`: one thread and its descendants (tree, conversation with a card
-// per tool call, files, timeline), live while a run streams; "step through" turns it into
-// the player of the thread's history, and back.
+// A thread view (`ThreadView`, `PlayerView`): one thread and its descendants (tree,
+// conversation with a card per tool call, files, timeline), live while a run streams; "step
+// through" turns it into the player of the thread's history, and back.
 /** @import {Local, Model} from "./types.js" */
 import { inspector } from "./inspector.js";
-import { mount } from "./mount.js";
 import { playerView } from "./player.js";
 import { synced } from "./synced.js";
 
@@ -39,10 +38,3 @@ export function drawPlayer(model, el, local) {
   if (local.playing === undefined) local.playing = true;
   drawThread(model, el, local);
 }
-
-export default {
-  /** @param {{model: Model, el: HTMLElement}} view */
-  render({ model, el }) {
-    return mount(model, el, drawThread, { ready: true });
-  },
-};

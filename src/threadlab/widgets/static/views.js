@@ -1316,7 +1316,7 @@ function skeleton(el) {
       ui.timelineBody
     )
   );
-  const root2 = h(
+  const root = h(
     "div",
     { class: "tl-inspector", "data-testid": "inspector" },
     h(
@@ -1337,8 +1337,8 @@ function skeleton(el) {
     h("div", { class: "tl-panes" }, ui.left, ui.center, ui.right),
     ui.error
   );
-  el.replaceChildren(root2);
-  return { root: root2, timeline: timelineBox, ...ui };
+  el.replaceChildren(root);
+  return { root, timeline: timelineBox, ...ui };
 }
 function inspector(model, el, trace, local) {
   const selected = local.selected || trace.root;
@@ -1723,46 +1723,39 @@ function graphView(model, el, local) {
   );
 }
 
-// src/threadlab/widgets/js/patch.js
-function applyPatch(trace, patch) {
-  for (const t of patch.threads || []) {
-    const at = trace.threads.findIndex((x) => x.id === t.id);
-    if (at >= 0) trace.threads[at] = t;
-    else trace.threads.push(t);
-  }
-  for (const [id, c] of Object.entries(patch.cards || {})) put(trace.cards, id, c);
-  for (const [tid, f] of Object.entries(patch.files || {})) put(trace.files, tid, f);
-  for (const [tid, added] of Object.entries(patch.messages || {})) {
-    const had = Object.hasOwn(trace.messages, tid) ? trace.messages[tid] : [];
-    put(trace.messages, tid, had.concat(added));
-  }
-  for (const [tid, text] of Object.entries(patch.drafts || {})) {
-    if (text === null) delete trace.drafts[tid];
-    else put(trace.drafts, tid, text);
-  }
-  if (patch.run) trace.run = patch.run;
-}
-function put(object, key, value) {
-  Object.defineProperty(object, key, {
-    value,
-    enumerable: true,
-    writable: true,
-    configurable: true
-  });
-}
-
-// src/threadlab/widgets/js/synced.js
-var parsed = /* @__PURE__ */ new WeakMap();
-function synced(model, name) {
-  const text = model.get(name);
-  if (typeof text !== "string") return text;
-  const cache = parsed.get(model) || /* @__PURE__ */ new Map();
-  parsed.set(model, cache);
-  const hit = cache.get(name);
-  if (hit && hit.text === text) return hit.value;
-  const value = JSON.parse(text);
-  cache.set(name, { text, value });
-  return value;
+// src/threadlab/widgets/js/served.js
+function servedEndpoint(model, el, local) {
+  const tools = model.get("tools") || [];
+  const secret = local.secret;
+  const guarded = Boolean(model.get("guarded"));
+  const token = !guarded ? h("div", { class: "tl-meta" }, "served without a token (--no-token)") : secret ? h(
+    "div",
+    {},
+    h("span", { class: "tl-heading" }, "bearer token "),
+    copyButton(() => secret.token),
+    h("pre", { class: "tl-args", "data-testid": "served-token" }, secret.token),
+    h("span", { class: "tl-heading" }, "client configuration "),
+    copyButton(() => secret.config),
+    h("pre", { class: "tl-args", "data-testid": "served-config" }, secret.config)
+  ) : h(
+    "div",
+    { class: "tl-meta", "data-testid": "served-token-gone" },
+    "bearer token: shown only while the kernel that serves it runs, never kept in the notebook (service.token in that kernel)"
+  );
+  el.replaceChildren(
+    h(
+      "div",
+      { class: "threadlab tl-served", "data-testid": "served-endpoint" },
+      h("div", {}, h("b", {}, "MCP endpoint "), h("code", {}, String(model.get("url") || ""))),
+      h(
+        "div",
+        { class: "tl-meta" },
+        tools.length ? `serving ${tools.join(", ")}` : "no tools yet",
+        " · each call is a thread: %threadlab threads --all"
+      ),
+      token
+    )
+  );
 }
 
 // src/threadlab/widgets/js/thread_list.js
@@ -1865,96 +1858,18 @@ function threadList(model, el, local) {
   if (opened.root) inspector(model, holder, opened, local);
 }
 
-// src/threadlab/widgets/js/mount.js
-var MEMORY = /* @__PURE__ */ new Map();
-function mount(model, el, draw, options = {}) {
-  {
-    const key = model.get("key") || "";
-    const memory = MEMORY.get(key) || { open: /* @__PURE__ */ new Set(), selected: null };
-    if (key) MEMORY.set(key, memory);
-    const local = {
-      memory,
-      selected: memory.selected || model.get("selected") || null,
-      fetched: {},
-      fetchedArgs: {},
-      preview: null,
-      redraw: () => {
-      },
-      ui: null,
-      cards: /* @__PURE__ */ new Map(),
-      messages: /* @__PURE__ */ new Map(),
-      previewEl: null,
-      forks: /* @__PURE__ */ new Map(),
-      decisions: /* @__PURE__ */ new Map(),
-      requests: {},
-      previewSource: false,
-      listQuery: "",
-      listShown: PAGE,
-      evalFailures: false,
-      evalDifferences: false,
-      clock: {},
-      secret: null
-    };
-    local.redraw = () => draw(model, el, local);
-    model.on("msg:custom", (msg) => {
-      if (msg.op === "result") local.fetched[msg.call] = msg.text;
-      if (msg.op === "arguments") local.fetchedArgs[msg.call] = msg.text;
-      if (msg.op === "preview") local.preview = msg;
-      if (msg.op === "request") local.requests[msg.message] = msg.text;
-      if (msg.op === "secret") local.secret = { token: msg.token, config: msg.config };
-      if (msg.op === "fork_error") {
-        const point = local.forks.get(`${msg.thread} ${msg.at}`);
-        if (point) point.error.textContent = msg.error;
-      }
-      if (msg.op === "decide_error") {
-        const asked = local.decisions.get(`${msg.thread} ${msg.call}`);
-        if (asked) {
-          asked.error.textContent = msg.error;
-          asked.sent();
-        }
-      }
-      if (msg.op === "patch") {
-        const trace = synced(model, "trace");
-        if (trace?.root) applyPatch(trace, msg);
-      }
-      local.redraw();
-    });
-    model.on("change:points", () => {
-      if ((synced(model, "points") || []).length) return;
-      local.playing = false;
-      local.selected = model.get("selected") || null;
-    });
-    for (const name of [
-      "trace",
-      "rows",
-      "opened",
-      "live",
-      "finished",
-      "points",
-      "narrating",
-      "told"
-    ])
-      model.on(`change:${name}`, local.redraw);
-    model.on("change:selected", () => {
-      local.selected = model.get("selected") || null;
-      memory.selected = local.selected;
-      local.redraw();
-    });
-    local.redraw();
-    if (options.ready) model.send({ op: "ready" });
-    const ticker = setInterval(() => {
-      for (const span of el.querySelectorAll(".tl-elapsed"))
-        span.textContent = elapsed(Number(span.getAttribute("data-since")));
-    }, 200);
-    const ticking = options.ticking;
-    const countdown = ticking ? setInterval(() => {
-      if (ticking(model)) local.redraw();
-    }, 1e3) : null;
-    return () => {
-      clearInterval(ticker);
-      if (countdown !== null) clearInterval(countdown);
-    };
-  }
+// src/threadlab/widgets/js/synced.js
+var parsed = /* @__PURE__ */ new WeakMap();
+function synced(model, name) {
+  const text = model.get(name);
+  if (typeof text !== "string") return text;
+  const cache = parsed.get(model) || /* @__PURE__ */ new Map();
+  parsed.set(model, cache);
+  const hit = cache.get(name);
+  if (hit && hit.text === text) return hit.value;
+  const value = JSON.parse(text);
+  cache.set(name, { text, value });
+  return value;
 }
 
 // src/threadlab/widgets/js/variables.js
@@ -2130,7 +2045,7 @@ function unescaped(text) {
   return text.replace(/\\(.)/g, "$1");
 }
 function frame(model, local, state) {
-  const stop2 = () => {
+  const stop = () => {
     clearInterval(state.timer);
     state.timer = null;
   };
@@ -2138,7 +2053,7 @@ function frame(model, local, state) {
     const next = Math.max(0, Math.min(state.count - 1, to));
     state.stepped = true;
     if (state.predict && next === state.at + 1 && asks(state, next)) {
-      stop2();
+      stop();
       state.asking = next;
     } else {
       state.asking = null;
@@ -2155,7 +2070,7 @@ function frame(model, local, state) {
       "data-testid": "player-scrubber",
       "aria-label": "point of the history",
       oninput: (e) => {
-        stop2();
+        stop();
         state.asking = null;
         state.at = Number(
           /** @type {HTMLInputElement} */
@@ -2174,12 +2089,12 @@ function frame(model, local, state) {
         class: "tl-decide",
         "data-testid": "player-play",
         onclick: () => {
-          if (state.timer) stop2();
+          if (state.timer) stop();
           else {
             if (state.at >= state.count - 1) state.at = 0;
             state.timer = setInterval(() => {
               if (state.at >= state.count - 1) {
-                stop2();
+                stop();
                 local.redraw();
               } else go(state.at + 1);
             }, state.pace);
@@ -2197,7 +2112,7 @@ function frame(model, local, state) {
       "data-testid": id,
       title: id.replace("player-", ""),
       onclick: () => {
-        stop2();
+        stop();
         go(to());
       }
     },
@@ -2266,7 +2181,7 @@ function frame(model, local, state) {
       "data-testid": "player-close",
       title: "the thread as it is now",
       onclick: () => {
-        stop2();
+        stop();
         local.playing = false;
         model.send({ op: "play", thread: state.root, playing: false });
         local.redraw();
@@ -2279,7 +2194,7 @@ function frame(model, local, state) {
   const note = h("div", { class: "tl-error", "data-testid": "player-note" });
   const stage = h("div", { class: "tl-stage" });
   const env = h("div", { class: "tl-env", "data-testid": "player-env" });
-  const root2 = h(
+  const root = h(
     "div",
     {
       class: "tl-player",
@@ -2291,7 +2206,7 @@ function frame(model, local, state) {
         if (typing(e.target)) return;
         e.preventDefault();
         e.stopPropagation();
-        stop2();
+        stop();
         go(Number.isFinite(move) ? state.at + move : move < 0 ? 0 : state.count - 1);
       }
     },
@@ -2322,7 +2237,7 @@ function frame(model, local, state) {
     env,
     stage
   );
-  return { root: root2, slider, where, narration, play, stage, note, quiz, score, fork, forkError, env };
+  return { root, slider, where, narration, play, stage, note, quiz, score, fork, forkError, env };
 }
 function typing(target) {
   if (!(target instanceof HTMLElement)) return false;
@@ -2334,10 +2249,10 @@ function typing(target) {
 function asks(state, at) {
   return !!state.list[at]?.offered?.length && !state.guesses.has(at);
 }
-function forkPoint(points, at, root2) {
+function forkPoint(points, at, root) {
   for (let i = Math.min(at, points.length - 1); i >= 0; i--) {
     const p = points[i];
-    if (p.kind === "message_created" && p.thread === root2 && !p.depth && !p.damaged) return p.id;
+    if (p.kind === "message_created" && p.thread === root && !p.depth && !p.damaged) return p.id;
   }
   return null;
 }
@@ -2506,7 +2421,7 @@ function reveal(state, stage, step, at) {
   else if (pane) shownWithin(pane, step);
 }
 
-// src/threadlab/widgets/js/inspector_view.js
+// src/threadlab/widgets/js/thread_view.js
 function drawInspector(model, el, local) {
   inspector(model, el, synced(model, "trace") || {}, local);
 }
@@ -2519,39 +2434,140 @@ function drawPlayer(model, el, local) {
   drawThread(model, el, local);
 }
 
-// src/threadlab/widgets/js/served.js
-function servedEndpoint(model, el, local) {
-  const tools = model.get("tools") || [];
-  const secret = local.secret;
-  const guarded = Boolean(model.get("guarded"));
-  const token = !guarded ? h("div", { class: "tl-meta" }, "served without a token (--no-token)") : secret ? h(
-    "div",
-    {},
-    h("span", { class: "tl-heading" }, "bearer token "),
-    copyButton(() => secret.token),
-    h("pre", { class: "tl-args", "data-testid": "served-token" }, secret.token),
-    h("span", { class: "tl-heading" }, "client configuration "),
-    copyButton(() => secret.config),
-    h("pre", { class: "tl-args", "data-testid": "served-config" }, secret.config)
-  ) : h(
-    "div",
-    { class: "tl-meta", "data-testid": "served-token-gone" },
-    "bearer token: shown only while the kernel that serves it runs, never kept in the notebook (service.token in that kernel)"
-  );
-  el.replaceChildren(
-    h(
-      "div",
-      { class: "threadlab tl-served", "data-testid": "served-endpoint" },
-      h("div", {}, h("b", {}, "MCP endpoint "), h("code", {}, String(model.get("url") || ""))),
-      h(
-        "div",
-        { class: "tl-meta" },
-        tools.length ? `serving ${tools.join(", ")}` : "no tools yet",
-        " · each call is a thread: %threadlab threads --all"
-      ),
-      token
-    )
-  );
+// src/threadlab/widgets/js/kinds.js
+var KINDS2 = {
+  inspector: { draw: drawThread, ready: true },
+  player: { draw: drawPlayer, ready: true },
+  threads: { draw: threadList },
+  class: { draw: classView },
+  // While it runs, the time left counts down between rows.
+  eval: { draw: evalTable, ticking: (m) => !m.get("finished") },
+  served: { draw: servedEndpoint, ready: true },
+  graph: { draw: graphView }
+};
+function kindOf(kind) {
+  return Object.hasOwn(KINDS2, String(kind)) ? KINDS2[String(kind)] : KINDS2.inspector;
+}
+
+// src/threadlab/widgets/js/patch.js
+function applyPatch(trace, patch) {
+  for (const t of patch.threads || []) {
+    const at = trace.threads.findIndex((x) => x.id === t.id);
+    if (at >= 0) trace.threads[at] = t;
+    else trace.threads.push(t);
+  }
+  for (const [id, c] of Object.entries(patch.cards || {})) put(trace.cards, id, c);
+  for (const [tid, f] of Object.entries(patch.files || {})) put(trace.files, tid, f);
+  for (const [tid, added] of Object.entries(patch.messages || {})) {
+    const had = Object.hasOwn(trace.messages, tid) ? trace.messages[tid] : [];
+    put(trace.messages, tid, had.concat(added));
+  }
+  for (const [tid, text] of Object.entries(patch.drafts || {})) {
+    if (text === null) delete trace.drafts[tid];
+    else put(trace.drafts, tid, text);
+  }
+  if (patch.run) trace.run = patch.run;
+}
+function put(object, key, value) {
+  Object.defineProperty(object, key, {
+    value,
+    enumerable: true,
+    writable: true,
+    configurable: true
+  });
+}
+
+// src/threadlab/widgets/js/mount.js
+var MEMORY = /* @__PURE__ */ new Map();
+function mount(model, el, draw, options = {}) {
+  {
+    const key = model.get("key") || "";
+    const memory = MEMORY.get(key) || { open: /* @__PURE__ */ new Set(), selected: null };
+    if (key) MEMORY.set(key, memory);
+    const local = {
+      memory,
+      selected: memory.selected || model.get("selected") || null,
+      fetched: {},
+      fetchedArgs: {},
+      preview: null,
+      redraw: () => {
+      },
+      ui: null,
+      cards: /* @__PURE__ */ new Map(),
+      messages: /* @__PURE__ */ new Map(),
+      previewEl: null,
+      forks: /* @__PURE__ */ new Map(),
+      decisions: /* @__PURE__ */ new Map(),
+      requests: {},
+      previewSource: false,
+      listQuery: "",
+      listShown: PAGE,
+      evalFailures: false,
+      evalDifferences: false,
+      clock: {},
+      secret: null
+    };
+    local.redraw = () => draw(model, el, local);
+    model.on("msg:custom", (msg) => {
+      if (msg.op === "result") local.fetched[msg.call] = msg.text;
+      if (msg.op === "arguments") local.fetchedArgs[msg.call] = msg.text;
+      if (msg.op === "preview") local.preview = msg;
+      if (msg.op === "request") local.requests[msg.message] = msg.text;
+      if (msg.op === "secret") local.secret = { token: msg.token, config: msg.config };
+      if (msg.op === "fork_error") {
+        const point = local.forks.get(`${msg.thread} ${msg.at}`);
+        if (point) point.error.textContent = msg.error;
+      }
+      if (msg.op === "decide_error") {
+        const asked = local.decisions.get(`${msg.thread} ${msg.call}`);
+        if (asked) {
+          asked.error.textContent = msg.error;
+          asked.sent();
+        }
+      }
+      if (msg.op === "patch") {
+        const trace = synced(model, "trace");
+        if (trace?.root) applyPatch(trace, msg);
+      }
+      local.redraw();
+    });
+    model.on("change:points", () => {
+      if ((synced(model, "points") || []).length) return;
+      local.playing = false;
+      local.selected = model.get("selected") || null;
+    });
+    for (const name of [
+      "trace",
+      "rows",
+      "opened",
+      "live",
+      "finished",
+      "points",
+      "narrating",
+      "told"
+    ])
+      model.on(`change:${name}`, local.redraw);
+    model.on("change:selected", () => {
+      local.selected = model.get("selected") || null;
+      memory.selected = local.selected;
+      local.redraw();
+    });
+    local.redraw();
+    el.dataset.threadlabDrawn = "";
+    if (options.ready) model.send({ op: "ready" });
+    const ticker = setInterval(() => {
+      for (const span of el.querySelectorAll(".tl-elapsed"))
+        span.textContent = elapsed(Number(span.getAttribute("data-since")));
+    }, 200);
+    const ticking = options.ticking;
+    const countdown = ticking ? setInterval(() => {
+      if (ticking(model)) local.redraw();
+    }, 1e3) : null;
+    return () => {
+      clearInterval(ticker);
+      if (countdown !== null) clearInterval(countdown);
+    };
+  }
 }
 
 // src/threadlab/widgets/js/offline.js
@@ -2580,25 +2596,31 @@ function renderOffline(el, state, files2 = {}) {
       if (reply) for (const callback of handlers["msg:custom"] || []) callback(reply);
     }
   };
-  const draw = {
-    threads: threadList,
-    class: classView,
-    eval: evalTable,
-    served: servedEndpoint,
-    graph: graphView,
-    player: drawPlayer
-  }[String(values.view)] || drawInspector;
-  return mount(model, el, draw);
+  return mount(model, el, kindOf(values.view).draw);
 }
 
-// src/threadlab/widgets/js/share_page.js
-function held(id, fallback) {
-  const node = document.getElementById(id);
-  return node?.textContent ? JSON.parse(node.textContent) : fallback;
+// src/threadlab/widgets/js/views.js
+function drawSharedPage(page) {
+  const held = (id, fallback) => {
+    const node = page.getElementById(id);
+    return node?.textContent ? JSON.parse(node.textContent) : fallback;
+  };
+  const root = page.getElementById("threadlab-view");
+  if (!root) return () => {
+  };
+  return renderOffline(root, held("threadlab-state", {}), held("threadlab-files", {}));
 }
-var root = document.getElementById("threadlab-view");
-var stop = root ? renderOffline(root, held("threadlab-state", {}), held("threadlab-files", {})) : () => {
+if (typeof document !== "undefined" && document.getElementById("threadlab-state"))
+  drawSharedPage(document);
+var views_default = {
+  /** @param {{model: Model, el: HTMLElement}} view */
+  render({ model, el }) {
+    const { draw, ready, ticking } = kindOf(model.get("view"));
+    return mount(model, el, draw, { ready, ticking });
+  }
 };
 export {
-  stop
+  views_default as default,
+  drawSharedPage,
+  renderOffline
 };
