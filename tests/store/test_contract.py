@@ -36,7 +36,7 @@ def test_postgres_versions_migrations_and_wake_ups(postgres_url: str) -> None:
     import psycopg
 
     store = PostgresStore(postgres_url)
-    assert store.schema_version == 5
+    assert store.schema_version == 6
     store.add_thread(ThreadRecord("thr_old", None, "p", 1.0))
     store.start_run(RunRecord("run_old", "thr_old", "running", 123, "host", 2.0, 2.0))
     store.close()
@@ -50,7 +50,7 @@ def test_postgres_versions_migrations_and_wake_ups(postgres_url: str) -> None:
         db.execute("ALTER TABLE threads DROP COLUMN member")
         db.execute("UPDATE meta SET value = '1' WHERE key = 'schema_version'")
     migrated = PostgresStore(postgres_url)
-    assert migrated.schema_version == 5
+    assert migrated.schema_version == 6
     assert migrated.get_thread("thr_old") == ThreadRecord("thr_old", None, "p", 1.0)
     migrated.set_env("thr_old", "REGION", "text", b"eu")  # the env log is there
     assert migrated.get_env("thr_old", before=10**9) == {"REGION": ("text", b"eu")}

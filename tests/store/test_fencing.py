@@ -151,7 +151,7 @@ def test_a_version_3_store_is_migrated_and_its_running_runs_repaired(tmp_path: P
     db.commit()
     db.close()
     migrated = SQLiteStore(tmp_path)
-    assert migrated.schema_version == 5
+    assert migrated.schema_version == 6
     (old,) = migrated.running_runs("thr_f")
     assert (old.id, old.epoch) == ("run_old", None)  # started before fencing: not fenced
     migrated.finish_run("run_old", "interrupted", None, "owner gone", 2.0)

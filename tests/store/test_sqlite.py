@@ -52,7 +52,7 @@ def test_a_version_1_store_is_migrated_in_place(tmp_path: Path) -> None:
     db.commit()
     db.close()
     migrated = SQLiteStore(tmp_path)
-    assert migrated.schema_version == SCHEMA_VERSION == 5
+    assert migrated.schema_version == SCHEMA_VERSION == 6
     assert migrated.get_thread("thr_old") == ThreadRecord("thr_old", None, "p", 1.0)
     migrated.set_env("thr_old", "REGION", "text", b"eu")  # the env log is there
     assert migrated.get_env("thr_old", before=10**9) == {"REGION": ("text", b"eu")}

@@ -19,11 +19,11 @@ from ..definitions import (
 )
 from ..execution import Approver, Limits
 from ..models import Model
-from ..store import Store, ThreadRecord, database_role, open_store
+from ..store import Store, ThreadQuery, ThreadRecord, database_role, open_store
 from ..threads import SecretBox, missing_in_descendants
 from ._engine import Engine
 from ._host import RuntimeHost
-from ._overview import ThreadOverview, overview
+from ._overview import ThreadOverview, browse, overview
 from ._thread import Thread
 
 if TYPE_CHECKING:
@@ -265,6 +265,23 @@ class Runtime:
         """Every root thread as a list shows it (status, counts, where it was made), newest
         first, in one query and without opening any: what `%threadlab threads` draws."""
         return overview(self.store, self._host.leases)
+
+    def browse(self, query: ThreadQuery) -> tuple[list[ThreadOverview], ThreadQuery | None]:
+        """A page of the threads `query` asks for (`threadlab.store.ThreadQuery`: the words
+        their messages hold, their status, their origin, children of a thread), newest first,
+        read as `overview()` reads them, with what each ran and spent; and the query of the
+        next page, None after the last. What JupyterLab's Threads panel lists.
+
+        Examples:
+            >>> import tempfile
+            >>> import threadlab as tl
+            >>> from threadlab.store import ThreadQuery
+            >>> rt = tl.Runtime(tl.Registry(), store=tempfile.mkdtemp())
+            >>> rt.browse(ThreadQuery(text="invoice", limit=20))
+            ([], None)
+            >>> rt.close()
+        """
+        return browse(self.store, self._host.leases, query)
 
     def threads(self) -> list[Thread]:
         """Every persisted thread that can be read, newest first. A thread that cannot be

@@ -2,7 +2,8 @@
 
 The public namespace for writing a store of one's own: the `Store` protocol, the optional
 capabilities a store may add (`MessageCounter`, `LocatedStore`, `FencingStore` with the
-`LeaseLostError` its refused writes raise), and the records a store keeps.
+`LeaseLostError` its refused writes raise, `ThreadBrowser` with its `ThreadQuery`), and the
+records a store keeps.
 `threadlab.testing.StoreContract` is the contract the shipped stores pass, as a test class
 a third-party store runs."""
 
@@ -15,6 +16,7 @@ from ._fence import LeaseLostError
 from ._postgres import PostgresStore, is_postgres_url
 from ._postgres_link import StoreAccessError
 from ._protocol import (
+    ORIGIN_KINDS,
     FencingStore,
     FileRecord,
     LocatedStore,
@@ -23,6 +25,9 @@ from ._protocol import (
     Store,
     StoredEvent,
     StoredMessage,
+    ThreadBrowser,
+    ThreadListing,
+    ThreadQuery,
     ThreadRecord,
     ThreadSummary,
     UsageLedger,
@@ -30,6 +35,7 @@ from ._protocol import (
 from ._sqlite import SQLiteStore
 
 __all__ = [
+    "ORIGIN_KINDS",
     "ClassMember",
     "FencingStore",
     "FileRecord",
@@ -43,6 +49,9 @@ __all__ = [
     "StoreAccessError",
     "StoredEvent",
     "StoredMessage",
+    "ThreadBrowser",
+    "ThreadListing",
+    "ThreadQuery",
     "ThreadRecord",
     "ThreadSummary",
     "UsageLedger",

@@ -20,11 +20,12 @@ from typing import Any
 from .._errors import ThreadlabError
 from .._urls import hide, password_of, shown
 from ._postgres_link import Link
+from ._postgres_search import MATCHING, SEARCH_MIGRATION, tsquery
 from ._sql import SqlStore
 
 __all__ = ["NOTIFY_CHANNEL", "POSTGRES_SCHEMA_VERSION", "PostgresStore", "is_postgres_url"]
 
-POSTGRES_SCHEMA_VERSION = 5
+POSTGRES_SCHEMA_VERSION = 6
 NOTIFY_CHANNEL = "threadlab_queue"
 
 # Any fixed number: the key of the advisory lock that creates and migrates the schema.
@@ -51,6 +52,12 @@ _MIGRATIONS: dict[int, tuple[str, ...]] = {
         "CREATE TABLE IF NOT EXISTS usage (seq BIGSERIAL PRIMARY KEY, member TEXT NOT NULL,"
         " at DOUBLE PRECISION NOT NULL, tokens BIGINT NOT NULL, cost_usd DOUBLE PRECISION)",
         "CREATE INDEX IF NOT EXISTS usage_member ON usage(member, at)",
+    ),
+    # 6: a list of threads read a page at a time, newest first, and searched by the words of
+    # their messages (a GIN index of each message's words).
+    6: (
+        "CREATE INDEX IF NOT EXISTS threads_listed ON threads(parent_id, created_at, seq)",
+        *SEARCH_MIGRATION,
     ),
 }
 
@@ -188,6 +195,12 @@ class PostgresStore(SqlStore):
         # the check again, and fails if the lease was taken over meanwhile.
         with self._lock:
             self._link.run(sql, check, read=False)
+
+    def _matching(self, words: Sequence[str]) -> tuple[str, list[object]]:
+        return MATCHING, [tsquery(words)]
+
+    def _message_field(self, key: str) -> str:
+        return f"(m.data::json ->> '{key}')"
 
     def lock_thread(self, thread_id: str) -> None:
         # The thread's lease row, locked for the transaction (made first when the thread has

@@ -17,6 +17,9 @@ __all__ = [
     "Store",
     "StoredEvent",
     "StoredMessage",
+    "ThreadBrowser",
+    "ThreadListing",
+    "ThreadQuery",
     "ThreadRecord",
     "ThreadSummary",
     "UsageLedger",
@@ -81,6 +84,71 @@ class ThreadSummary:
     children: int
     last_run_status: str | None  # None when it never ran
     running: RunRecord | None  # the lease of a run marked running, if any
+
+
+ORIGIN_KINDS = ("notebook", "evaluation", "mcp", "ray", "script")
+"""Where a thread came from, as a list of threads tells them apart (`ThreadListing.origin`)."""
+
+
+@dataclass(frozen=True)
+class ThreadQuery:
+    """Which threads a `ThreadBrowser` lists, newest first, and from where.
+
+    Examples:
+        >>> query = ThreadQuery(text="invoice", status="failed", limit=20)
+        >>> query.origin, query.after  # every origin, from the newest
+        (None, None)
+    """
+
+    text: str = ""
+    """Words each listed thread's messages hold (their content, tool names and arguments, as
+    stored: secrets already redacted), every word, each as a prefix; always data, never a
+    query language. Words in a descendant's messages list its ancestor. Empty: no search."""
+    status: str | None = None
+    """Only threads whose last run ended with this status ("completed", "failed", ...;
+    "running" for a run still marked running, "never run" for none)."""
+    origin: str | None = None
+    """Only threads of this origin (one of `ORIGIN_KINDS`)."""
+    parent_id: str | None = None
+    """The children of this thread, in place of the root threads."""
+    after: tuple[float, int] | None = None
+    """Only threads listed after this `ThreadListing.place` (the next page)."""
+    limit: int = 50
+
+
+@dataclass(frozen=True)
+class ThreadListing:
+    """One thread as a browsable list shows it, read with its page (`ThreadBrowser`)."""
+
+    record: ThreadRecord
+    place: tuple[float, int]
+    """Where it stands in the list (what `ThreadQuery.after` takes)."""
+    origin: str
+    """Where it came from: one of `ORIGIN_KINDS` ("script" when nothing was recorded)."""
+    last_run_status: str | None
+    """Its last run's status as stored; None when it never ran."""
+    running: RunRecord | None
+    """The lease of a run marked running, if any (live or abandoned)."""
+    updated_at: float
+    """Its last activity: its creation, or the last beat or end of one of its runs."""
+    duration_s: float
+    """How long its runs ran, together (seconds)."""
+    usage: dict[str, int]
+    """The tokens its model steps and its descendants' reported, summed by kind."""
+    cost_usd: float | None
+    """What they cost (known prices only); None when no step's cost is known."""
+
+
+@runtime_checkable
+class ThreadBrowser(Protocol):
+    """What a store may do besides `Store`: list threads a page at a time, filtered and
+    searched, without reading whole histories (what a panel of threads reads). Both shipped
+    stores have it."""
+
+    def browse_threads(self, query: ThreadQuery) -> list[ThreadListing]:
+        """Up to `query.limit` + 1 threads as `query` asks, newest first: one more than a
+        page, so a caller knows whether another follows."""
+        ...
 
 
 @dataclass(frozen=True)

@@ -4,7 +4,8 @@ A dialect (`SQLiteStore`, `PostgresStore`) supplies the connection, the transact
 writer at a time, as the runtime's claim of a run needs), the schema and its migrations, and
 how a statement is executed; the methods here are the `Store` interface itself, with the
 fencing of a run's writes (`FencingStore`): a `leases` row per thread holds its lease epoch,
-and each write transaction for a fenced thread checks it once, before its first write.
+and each write transaction for a fenced thread checks it once, before its first write. The
+paged list of threads (`ThreadBrowser`) is mixed in from `_browsing`.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from types import TracebackType
 from typing import NamedTuple
 
 from .._errors import StoreVersionError
+from ._browsing import ThreadBrowsing
 from ._fence import LeaseLostError
 from ._protocol import (
     FileRecord,
@@ -42,7 +44,7 @@ class _Held(NamedTuple):
     epoch: int
 
 
-class SqlStore:
+class SqlStore(ThreadBrowsing):
     """The `Store` interface over a SQL connection; subclasses supply the dialect."""
 
     ORDER = "rowid"

@@ -25,10 +25,11 @@ from pathlib import Path
 
 from .._errors import StoreError
 from ._sql import SqlStore
+from ._sqlite_search import SEARCH_MIGRATION, fts_query
 
 __all__ = ["SCHEMA_VERSION", "SQLiteStore"]
 
-SCHEMA_VERSION = 5
+SCHEMA_VERSION = 6
 
 CHECKPOINT_EVERY = 100  # commits between two background checkpoints
 
@@ -59,6 +60,9 @@ _MIGRATIONS: dict[int, tuple[str, ...]] = {
         " member TEXT NOT NULL, at REAL NOT NULL, tokens INTEGER NOT NULL, cost_usd REAL)",
         "CREATE INDEX IF NOT EXISTS usage_member ON usage(member, at)",
     ),
+    # 6: a list of threads read a page at a time, newest first, and searched by the words of
+    # their messages (a full-text index kept by triggers, filled with what is there).
+    6: SEARCH_MIGRATION,
 }
 
 _SCHEMA = """
@@ -131,7 +135,9 @@ class SQLiteStore(SqlStore):
             self._db.execute("PRAGMA temp_store=MEMORY")
         except sqlite3.DatabaseError as exc:
             raise store_error(self.location, exc) from exc
-        self._migrate(_SCHEMA, SCHEMA_VERSION, SCHEMA_VERSION, _MIGRATIONS, str(self.path))
+        # A new store is made as version 5, then migrated: the search index's triggers are
+        # statements the schema's split on ";" would cut.
+        self._migrate(_SCHEMA, 5, SCHEMA_VERSION, _MIGRATIONS, str(self.path))
 
     def _execute(self, sql: str, params: Sequence[object] = ()) -> int:
         with self._lock:
@@ -153,6 +159,17 @@ class SQLiteStore(SqlStore):
                 return self._db.execute(sql, params).fetchall()
             except sqlite3.DatabaseError as exc:
                 raise store_error(self.location, exc) from exc
+
+    def _matching(self, words: Sequence[str]) -> tuple[str, list[object]]:
+        return (
+            "SELECT m.thread_id FROM messages_search s JOIN messages m ON m.seq = s.rowid"
+            " WHERE messages_search MATCH ?",
+            [fts_query(words)],
+        )
+
+    def _message_field(self, key: str) -> str:
+        # json_extract fails on a damaged row: such a row reads as nothing, not as an error.
+        return f"CASE WHEN json_valid(m.data) THEN json_extract(m.data, '$.{key}') END"
 
     def _rollback(self) -> None:
         # SQLite ends a transaction itself on some errors (a full disk): nothing is left to
