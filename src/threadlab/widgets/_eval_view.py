@@ -19,7 +19,6 @@ __all__ = ["EvalView"]
 class EvalView(OpeningView):
     """The table of one evaluation, filled in as its rows finish."""
 
-
     name = traitlets.Unicode("").tag(sync=True)
     target = traitlets.Unicode("").tag(sync=True)
     models: traitlets.List[str] = traitlets.List().tag(sync=True)

@@ -24,7 +24,6 @@ class Drawn(Protocol):
 class GraphView(_View):
     """`%threadlab graph [TARGET]`'s output."""
 
-
     graph = traitlets.Dict().tag(sync=True)
 
     def __init__(self, rt: Runtime, drawn: Drawn, **kwargs: Any) -> None:

@@ -33,7 +33,6 @@ __all__ = ["PlayerView", "player"]
 class PlayerView(ThreadView):
     """A thread as of any point of its history, stepped through back and forth."""
 
-
     def __init__(self, rt: Runtime, thread: Thread, **kwargs: Any) -> None:
         # One message takes the whole history to the front end: the widget's own state.
         with gc_paused():

@@ -22,7 +22,6 @@ class ServedView(_View):
     """`%threadlab mcp serve`'s output: where the endpoint is and what it serves; its token
     shown live only."""
 
-
     url = traitlets.Unicode("").tag(sync=True)
     tools: traitlets.List[str] = traitlets.List().tag(sync=True)
     guarded = traitlets.Bool(True).tag(sync=True)
