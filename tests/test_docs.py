@@ -20,6 +20,7 @@ TITLE = re.compile(r'title="([\w.-]+\.py)"')
 NOT_RUN = {
     "traces.py": "exports to a Phoenix or collector on localhost",
     "cluster.py": "joins a Ray cluster and a PostgreSQL store at made-up addresses",
+    "mcp_oauth.py": "signs in, through a browser, to an MCP server at a made-up address",
 }
 
 

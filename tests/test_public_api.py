@@ -26,6 +26,7 @@ PUBLIC = {
     "define_model",
     "define_hook",
     "define_mcp_server",
+    "OAuth",
     "define_resource",
     "ResourceDefinition",
     "Attachment",

@@ -55,6 +55,19 @@ def test_an_mcp_cell_defines_a_server(shell: InteractiveShell) -> None:
         run(shell, '%%mcp other\nprefix = "x"\n')
 
 
+def test_an_mcp_cell_takes_a_pre_registered_oauth_client_but_not_its_secret(
+    shell: InteractiveShell,
+) -> None:
+    run(shell, '%%mcp tracker\nurl = "https://mcp.tracker.example/mcp"\n'
+               '[oauth]\nclient_id = "notebook-app"\n')  # fmt: skip
+    server = tl.default_registry().mcp_server("tracker")
+    assert server is not None
+    assert server.oauth == tl.OAuth(client_id="notebook-app")
+    with pytest.raises(UsageError, match=r"unknown \[oauth\] keys client_secret.*in Python"):
+        run(shell, '%%mcp tracker\nurl = "https://mcp.tracker.example/mcp"\n'
+                   '[oauth]\nclient_id = "app"\nclient_secret = "s3cret-value"\n')  # fmt: skip
+
+
 def test_serve_shows_the_token_on_screen_only_and_clients_call_the_tools(
     shell: InteractiveShell, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -10,6 +10,7 @@ import asyncio
 import json
 import os
 import re
+import subprocess
 import sys
 from pathlib import Path
 
@@ -103,12 +104,44 @@ async def test_the_conformance_suite_passes_every_applicable_server_scenario(
     assert not failed.get("json-schema-2020-12")
 
 
-# The client scenarios other than OAuth's (authorization servers are out of scope: a server
-# definition sends the headers it is given).
+# The client scenarios other than OAuth's.
 CLIENT_SCENARIOS = ["initialize", "tools_call", "elicitation-sep1034-client-defaults", "sse-retry"]
+# OAuth 2.1 sign-in (`define_mcp_server(oauth=...)`): the suite's "auth" suite, every scenario
+# of it, and those of the earlier (2025-03-26) and draft specifications that pass.
+AUTH_SCENARIOS = [
+    "auth/metadata-default", "auth/metadata-var1", "auth/metadata-var2", "auth/metadata-var3",
+    "auth/basic-cimd", "auth/scope-from-www-authenticate", "auth/scope-from-scopes-supported",
+    "auth/scope-omitted-when-undefined", "auth/scope-step-up", "auth/scope-retry-limit",
+    "auth/token-endpoint-auth-basic", "auth/token-endpoint-auth-post",
+    "auth/token-endpoint-auth-none", "auth/pre-registration",
+    "auth/2025-03-26-oauth-endpoint-fallback",
+    "auth/resource-mismatch", "auth/offline-access-scope", "auth/offline-access-not-supported",
+]  # fmt: skip
+# Auth scenarios threadlab does not pass, and why.
+AUTH_NOT_PASSED = {
+    # Its authorization server's metadata, found at the server's root, names the issuer
+    # http://host/oauth; RFC 8414 section 3.3 (and the `mcp` SDK, which checks it) requires the
+    # issuer to be the one the metadata was looked up for (http://host), so the sign-in stops
+    # there, as it must against an authorization server that could be another's.
+    "auth/2025-03-26-oauth-metadata-backcompat": "the metadata names another issuer",
+    # Extensions of the MCP authorization spec for machine clients (the client-credentials
+    # grant with a signed JWT or a secret, and enterprise-managed cross-app access): a server
+    # definition signs in as a person, with the authorization-code grant.
+    "auth/client-credentials-jwt": "the client-credentials grant is not offered",
+    "auth/client-credentials-basic": "the client-credentials grant is not offered",
+    "auth/cross-app-access-complete-flow": "enterprise-managed authorization is not offered",
+}
 
 
-@pytest.mark.parametrize("scenario", CLIENT_SCENARIOS)
+def test_every_auth_scenario_of_the_suite_is_passed_or_says_why_not() -> None:
+    node, script = suite()
+    listed = subprocess.run([str(node), str(script), "list"], capture_output=True, text=True,
+                            check=True, timeout=60).stdout  # fmt: skip
+    scenarios = set(re.findall(r"^\s*- (auth/\S+)", listed, re.MULTILINE))
+    assert scenarios == set(AUTH_SCENARIOS) | set(AUTH_NOT_PASSED)
+
+
+@pytest.mark.parametrize("scenario", CLIENT_SCENARIOS + AUTH_SCENARIOS)
 async def test_threadlab_as_a_client_passes_the_suites_client_scenarios(
     scenario: str, tmp_path: Path
 ) -> None:
@@ -119,9 +152,12 @@ async def test_threadlab_as_a_client_passes_the_suites_client_scenarios(
         "-o", str(tmp_path), stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.STDOUT,
     )  # fmt: skip
     output, _ = await asyncio.wait_for(process.communicate(), 240)
-    (checks,) = tmp_path.glob("*/checks.json")
+    (checks,) = tmp_path.glob("**/checks.json")
     results = json.loads(checks.read_text())
-    failed = [c for c in results if c.get("status") == "FAILURE"]
+    # An auth scenario's warning is a SHOULD of the spec not met (a scope not asked for, a
+    # URL-based client ID not used); sse-retry's, a reconnection late on a busy machine.
+    bad = ("FAILURE", "WARNING") if scenario.startswith("auth/") else ("FAILURE",)
+    failed = [c for c in results if c.get("status") in bad]
     assert results, output.decode()[-3000:]
     assert failed == [], output.decode()[-3000:]
     assert process.returncode == 0

@@ -12,6 +12,7 @@ from ._mcp_servers import (
     fill_headers,
     header_variables,
 )
+from ._oauth import OAuth, SignIn
 from ._registry import Registry, default_registry
 from ._resources import RESERVED_SCHEME, define_resource
 from ._schema import ArgsSchema
@@ -60,6 +61,7 @@ __all__ = [
     "Include",
     "MCPServerDefinition",
     "ModelDefinition",
+    "OAuth",
     "PromptDefinition",
     "PromptPart",
     "Provider",
@@ -67,6 +69,7 @@ __all__ = [
     "Resolve",
     "ResourceDefinition",
     "Side",
+    "SignIn",
     "Subagent",
     "SubpromptConfig",
     "Text",

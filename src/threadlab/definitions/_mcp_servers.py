@@ -10,6 +10,7 @@ from typing import Any
 
 from .._errors import DefinitionError
 from ._define import check_approval
+from ._oauth import OAuth, SignIn, oauth_option
 from ._registry import Registry, default_registry
 from ._types import MCP_PREFIX, MCPServerDefinition
 
@@ -63,6 +64,7 @@ def define_mcp_server(
     timeout: float = 30.0,
     approval: Any = None,
     sampling_model: Any = None,
+    oauth: OAuth | SignIn | None = None,
     registry: Registry | None = None,
 ) -> MCPServerDefinition:
     """Define an MCP server whose tools prompts can list.
@@ -92,6 +94,14 @@ def define_mcp_server(
     if headers is not None and command is not None:
         raise DefinitionError(f"{what}: headers= is for an HTTP server (url=)")
     check_approval(what, approval)
+    signing_in = oauth_option(what, oauth)
+    if signing_in is not None and url is None:
+        raise DefinitionError(f"{what}: oauth= is for an HTTP server (url=)")
+    if signing_in is not None and any(k.lower() == "authorization" for k in headers or {}):
+        raise DefinitionError(
+            f"{what}: give an Authorization header or oauth=, not both (the sign-in sends its"
+            " own token)"
+        )
     if not isinstance(timeout, int | float) or timeout <= 0:
         raise DefinitionError(f"{what}: timeout must be a positive number of seconds")
     listed = None if tools is None else tuple(tools)
@@ -109,6 +119,7 @@ def define_mcp_server(
         timeout=float(timeout),
         approval=approval,
         sampling_model=sampling_model,
+        oauth=signing_in,
     )
     (registry if registry is not None else default_registry()).add_mcp_server(definition)
     return definition

@@ -10,6 +10,7 @@ from pydantic import BaseModel, ConfigDict
 from .._data import HOOK_NAMES, HookName
 from .._urls import shown
 from ._attachments import Attachment
+from ._oauth import OAuth
 from ._schema import ArgsSchema
 from ._uri_templates import match_uri
 from ._values import Env, Include, Side, SubpromptConfig, Text, ToolConfig, Variable
@@ -288,6 +289,9 @@ class MCPServerDefinition(_Definition):
     sampling_model: Any = None
     """The model (a name or a model object) that answers the server's sampling requests;
     None: the model of the thread whose call the server is serving."""
+    oauth: OAuth | None = None
+    """How to sign in when the HTTP server asks for OAuth 2.1 (None: in a notebook, a link to
+    sign in is shown; elsewhere such a server is refused with a message saying to pass it)."""
 
     @staticmethod
     def named_by(entry: str) -> str | None:

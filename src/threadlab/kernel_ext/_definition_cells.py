@@ -14,6 +14,7 @@ from IPython.core.error import UsageError
 
 from .. import (
     DefinitionError,
+    OAuth,
     default_registry,
     define_agent,
     define_mcp_server,
@@ -31,8 +32,11 @@ __all__ = ["agent_cell", "mcp_server_cell", "prompt_cell", "tool_cell"]
 _AGENT_KEYS = frozenset(inspect.signature(define_agent).parameters) - {"name", "registry"}
 _MCP_KEYS = {
     "command", "args", "env", "url", "headers", "tools", "prefix", "timeout", "approval",
-    "sampling_model",
+    "sampling_model", "oauth",
 }  # fmt: skip
+# An [oauth] table's keys: tl.OAuth's, but for a callable and for a secret, which a saved
+# notebook would keep in the clear.
+_OAUTH_KEYS = {"client_name", "client_id", "client_metadata_url", "redirect_uri"}
 
 
 def _running_cell_number(shell: Any) -> int:
@@ -123,12 +127,27 @@ def agent_cell(magics: MagicsHost, args: Any, cell: str) -> Defined:
 def mcp_server_cell(magics: MagicsHost, args: Any, cell: str) -> Defined:
     """`%%mcp` with its parsed arguments (its help is the magic's, in `_magics.py`)."""
     data = _toml_cell(f"%%mcp {args.name}", cell, _MCP_KEYS)
+    if "oauth" in data:
+        data["oauth"] = _oauth_table(f"%%mcp {args.name}", data["oauth"])
     definition = _definition(lambda: define_mcp_server(args.name, **data))
     named = f"tools {', '.join(definition.tools)}" if definition.tools else "all its tools"
     return Defined(
         f"MCP server {definition.name} ({definition.where}; {named}, listed on first"
         f" use: list mcp:{definition.name} in a prompt's tools)"
     )
+
+
+def _oauth_table(magic: str, table: Any) -> OAuth:
+    if not isinstance(table, dict):
+        raise UsageError(f"{magic}: oauth is a table ([oauth]) of {', '.join(sorted(_OAUTH_KEYS))}")
+    unknown = sorted(set(table) - _OAUTH_KEYS)
+    if unknown:
+        raise UsageError(
+            f"{magic}: unknown [oauth] keys {', '.join(unknown)}; the keys are"
+            f" {', '.join(sorted(_OAUTH_KEYS))} (a client_secret or a sign_in callable is"
+            " given in Python: tl.define_mcp_server(..., oauth=tl.OAuth(...)))"
+        )
+    return OAuth(**table)
 
 
 def _defined_functions(cell: str) -> list[str]:

@@ -14,7 +14,9 @@ from .._data import Elicitor
 from .._errors import MCPServerError
 from .._urls import scrub_http_logs
 from ..definitions import MCPServerDefinition
+from ._oauth import ServerSignIn
 from ._server_requests import Sampler, ServerRequests
+from ._sign_in_clock import SignInClock
 
 __all__ = ["MCPConnection", "ProgressCallback"]
 
@@ -37,11 +39,15 @@ class MCPConnection:
         on_tools_changed: Callable[[], None],
         elicitor: Elicitor | None = None,
         sampler: Sampler | None = None,
+        sign_in: ServerSignIn | None = None,
     ) -> None:
         self.definition = definition
         self.requests = ServerRequests(definition.name, elicitor, sampler)
         """Where the server's questions and log messages in the middle of a call go."""
         self._headers = headers
+        self._sign_in = sign_in
+        # A person signing in stops the clock of the handshake and of listings.
+        self._clock = sign_in.clock if sign_in is not None else SignInClock()
         self._timeout = timeout
         self._on_tools_changed = on_tools_changed
         self._client: Any = None
@@ -66,8 +72,7 @@ class MCPConnection:
         self._task = asyncio.create_task(self._hold(), name=f"threadlab-mcp-{self.definition.name}")
         ready = asyncio.ensure_future(self._ready.wait())
         try:
-            done, _ = await asyncio.wait({ready, self._task}, timeout=self._timeout,
-                                         return_when=asyncio.FIRST_COMPLETED)  # fmt: skip
+            done = await self._clock.wait({ready, self._task}, self._timeout)
         finally:
             ready.cancel()
         if self._ready.is_set() and self.alive:
@@ -77,6 +82,8 @@ class MCPConnection:
                 f"MCP server {self.definition.name!r} ({self.definition.where}) did not finish"
                 f" the MCP handshake within {self._timeout:g} s{self._said()}"
             )
+        elif self._signed_in_failure() is not None:
+            problem = MCPServerError(str(self._signed_in_failure()))
         else:
             why = await self._refusal() or self.failure()
             problem = MCPServerError(
@@ -102,6 +109,21 @@ class MCPConnection:
                 )
         except Exception:
             return None
+        challenge = answer.headers.get("www-authenticate", "").lower()
+        given = any(k.lower() == "authorization" for k in self._headers)
+        if answer.status_code == 401 and "resource_metadata=" in challenge and not given:
+            return (
+                "HTTP 401: the server asks for an OAuth sign-in; give define_mcp_server"
+                " oauth=tl.OAuth(sign_in=...) (a callable given the authorization URL that"
+                " returns the redirect URL), or use the server from a notebook, which shows a"
+                " link to sign in"
+            )
+        if answer.status_code == 401 and challenge.startswith("bearer") and not given:
+            return (
+                "HTTP 401: the server asks for a bearer token; give define_mcp_server"
+                ' headers={"Authorization": "Bearer {{env:NAME}}"}, or oauth= if it signs in'
+                " with OAuth"
+            )
         if answer.status_code in (401, 403):
             return (
                 f"HTTP {answer.status_code}: the server refused the credentials"
@@ -116,7 +138,25 @@ class MCPConnection:
         exc = _innermost(self._failure) if self._failure is not None else None
         if exc is None:
             return "the session ended"
-        return f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
+        said = f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
+        return self._sign_in.hide(said) if self._sign_in is not None else said
+
+    def _signed_in_failure(self) -> str | None:
+        """Why signing in failed, when that ended the session: the sign-in's own words (they
+        name the server), or the SDK's OAuth error's, tokens hidden."""
+        exc = _innermost(self._failure) if self._failure is not None else None
+        if self._sign_in is None or exc is None:
+            return None
+        if isinstance(exc, MCPServerError):
+            return str(exc)
+        from mcp.client.auth import OAuthFlowError
+
+        if isinstance(exc, OAuthFlowError):
+            return (
+                f"MCP server {self.definition.name!r} ({self.definition.where}): the OAuth"
+                f" sign-in failed: {self._sign_in.hide(str(exc))}"
+            )
+        return None
 
     async def list_tools(self) -> list[Any]:
         """Every tool the server lists (all pages)."""
@@ -124,7 +164,7 @@ class MCPConnection:
         tools: list[Any] = []
         cursor: str | None = None
         for _ in range(100):  # a server whose pages never end cannot hold a run
-            page = await asyncio.wait_for(client.list_tools(cursor=cursor), self._timeout)
+            page = await self._within_timeout(client.list_tools(cursor=cursor))
             tools += page.tools
             cursor = page.next_cursor
             if not cursor:
@@ -154,14 +194,36 @@ class MCPConnection:
                     await asyncio.wait({self._task}, timeout=self._timeout)
                     self._failure = self._failure or exc
                     raise self._ended_error() from None
+                said = f"{type(exc).__name__}: {exc}"
                 raise MCPServerError(
-                    f"MCP server {self.definition.name!r} failed the call: {type(exc).__name__}:"
-                    f" {exc}"
+                    f"MCP server {self.definition.name!r} failed the call:"
+                    f" {self._sign_in.hide(said) if self._sign_in is not None else said}"
                 ) from None
         call.cancel()
         raise self._ended_error()
 
+    async def _within_timeout(self, work: Awaitable[Any]) -> Any:
+        """`work`'s result, within the timeout (which stands still while a person signs in);
+        a session that ends meanwhile is an MCPServerError saying why."""
+        task = asyncio.ensure_future(work)
+        assert self._task is not None
+        try:
+            done = await self._clock.wait({task, self._task}, self._timeout)
+            if not done:
+                raise TimeoutError
+            if task not in done:
+                raise self._ended_error()
+            return task.result()
+        finally:
+            if not task.done():
+                task.cancel()
+                with contextlib.suppress(BaseException):
+                    await task
+
     def _ended_error(self) -> MCPServerError:
+        signing_in = self._signed_in_failure()
+        if signing_in is not None:
+            return MCPServerError(signing_in)
         return MCPServerError(
             f"MCP server {self.definition.name!r} ended during the call ({self.failure()});"
             f" it is started again on next use{self._said()}"
@@ -237,8 +299,9 @@ class MCPConnection:
             if definition.url is not None:
                 import httpx2
 
+                auth = self._sign_in.auth() if self._sign_in is not None else None
                 http = await stack.enter_async_context(
-                    httpx2.AsyncClient(headers=self._headers,
+                    httpx2.AsyncClient(headers=self._headers, auth=auth,
                                        timeout=httpx2.Timeout(self._timeout, read=None))
                 )  # fmt: skip
                 transport: Any = streamable_http_client(definition.url, http_client=http)

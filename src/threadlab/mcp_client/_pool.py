@@ -24,6 +24,7 @@ from ..definitions import (
 from ..threads import ThreadState
 from ._coalesce import Coalesced
 from ._connection import MCPConnection
+from ._oauth import ServerSignIn, sign_in_for
 from ._results import tool_result
 from ._server_requests import CallScope
 
@@ -53,6 +54,7 @@ class MCPPool:
         self._connections: dict[str, MCPConnection] = {}
         self._listed: dict[str, MCPServerDefinition] = {}  # server name -> definition listed
         self._locks: dict[str, asyncio.Lock] = {}
+        self._sign_ins: dict[str, ServerSignIn] = {}  # server name -> its tokens, kept here
         self._closed = False
 
     async def ready(self, registry: Registry) -> None:
@@ -90,16 +92,36 @@ class MCPPool:
             opened = MCPConnection(
                 server, headers, timeout=server.timeout, on_tools_changed=changed,
                 elicitor=self._elicitor, sampler=sample if sampler is not None else None,
+                sign_in=self._sign_in(server, headers),
             )  # fmt: skip
             self._connections[server.name] = opened
             await opened.open()
             return opened
+
+    def _sign_in(self, server: MCPServerDefinition, headers: dict[str, str]) -> ServerSignIn | None:
+        """The server's sign-in, kept across its sessions while its URL and options stay."""
+        if server.url is None:
+            return None
+        options, implicit = sign_in_for(server.oauth, headers)
+        kept = self._sign_ins.get(server.name)
+        wanted = (server.url, options, implicit)
+        if kept is not None and (kept.url, kept.options, kept.implicit) == wanted:
+            return kept
+        if kept is not None:
+            kept.close()
+            del self._sign_ins[server.name]
+        if options is None:
+            return None
+        made = ServerSignIn(server.name, server.url, options, implicit=implicit)
+        self._sign_ins[server.name] = made
+        return made
 
     async def aclose(self) -> None:
         """Close every session (stdio servers are stopped)."""
         self._closed = True
         connections, self._connections = list(self._connections.values()), {}
         await asyncio.gather(*(c.close() for c in connections), return_exceptions=True)
+        self._forget_sign_ins()
 
     def close(self) -> None:
         """Close every session from synchronous code (see `MCPConnection.close_soon`)."""
@@ -107,6 +129,12 @@ class MCPPool:
         for connection in self._connections.values():
             connection.close_soon()
         self._connections = {}
+        self._forget_sign_ins()
+
+    def _forget_sign_ins(self) -> None:
+        for sign_in in self._sign_ins.values():
+            sign_in.close()
+        self._sign_ins = {}
 
     async def _list(self, registry: Registry, server: MCPServerDefinition) -> None:
         connection = await self.connection(server)
