@@ -28,20 +28,25 @@ ALLOW_ROOT := $(if $(filter 0,$(shell id -u)),--allow-root,)
 # npm packages, in a cache folder of the project (tests never fetch anything): the MCP reference
 # server that notebooks/mcp.ipynb uses (on the lab's PATH) and the MCP Inspector, whose CLI the
 # tests run; TypeScript, which type-checks the views' JavaScript from its JSDoc; jsdom, the
-# DOM the views' unit tests run against; esbuild, which bundles the views' modules into one
-# script per widget class (tools/build_views.py); the official MCP conformance suite, and the
-# Node.js 22 it needs (an npm-packaged Node.js, whatever version the system has).
+# DOM the views' unit tests run against; esbuild, which bundles the views' modules into the
+# one script of every view (tools/build_views.py); the official MCP conformance suite, and the
+# Node.js 22 it needs (an npm-packaged Node.js, whatever version the system has); the MCP Apps
+# SDK (its host side, app-bridge) and two of its example servers, whose apps the tests draw.
 NPM_CACHE := .cache/npm
 NPM_BIN := $(NPM_CACHE)/node_modules/.bin
 NPM_PACKAGES := @modelcontextprotocol/server-everything@2026.8.31 \
 	@modelcontextprotocol/inspector@0.21.1 typescript@5.9.3 jsdom@26.1.0 esbuild@0.28.2 \
-	@modelcontextprotocol/conformance@0.1.16 node@22.23.3
+	@modelcontextprotocol/conformance@0.1.16 node@22.23.3 \
+	@modelcontextprotocol/ext-apps@2.0.4 @modelcontextprotocol/server-basic-vanillajs@2.0.3 \
+	@modelcontextprotocol/server-budget-allocator@2.0.3
 
 npm-packages:
 	@if [ -x $(NPM_BIN)/mcp-server-everything ] && [ -x $(NPM_BIN)/mcp-inspector ] \
 	  && [ -x $(NPM_BIN)/tsc ] && [ -d $(NPM_CACHE)/node_modules/jsdom ] \
 	  && [ -x $(NPM_BIN)/esbuild ] && [ -x $(NPM_BIN)/conformance ] \
-	  && [ -x $(NPM_BIN)/node ]; then :; \
+	  && [ -x $(NPM_BIN)/node ] && [ -x $(NPM_BIN)/mcp-server-basic-vanillajs ] \
+	  && [ -d $(NPM_CACHE)/node_modules/@modelcontextprotocol/ext-apps ] \
+	  && [ -x $(NPM_BIN)/mcp-budget-allocator-server ]; then :; \
 	elif command -v npm >/dev/null; then \
 	  npm install --silent --no-audit --no-fund --prefix $(NPM_CACHE) $(NPM_PACKAGES) \
 	  || echo "npm could not install $(NPM_PACKAGES)"; \
@@ -70,7 +75,7 @@ lint: $(STAMP) js-check
 	$(BIN)/ruff format --check src tests benchmarks tools
 	$(BIN)/lint-imports
 	$(BIN)/biome check src/threadlab/widgets/js src/threadlab/widgets/static/threadlab.css \
-	  src/threadlab/sandbox/harness tests/frontend
+	  src/threadlab/sandbox/harness tests/frontend labextension/src
 
 typecheck: $(STAMP)
 	$(BIN)/mypy

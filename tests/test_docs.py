@@ -249,3 +249,9 @@ def test_the_mcp_guides_asking_example_prints_what_the_page_says(tmp_path: Path)
         "the elicitor is asked by book: Book a table at Geranium?",
         "['2 seats, terrace=True: Please seat us early.']",
     ]
+
+
+def test_the_mcp_guides_tool_ui_example_keeps_the_page_with_the_call(tmp_path: Path) -> None:
+    result = run_example("mcp_tool_ui.py", tmp_path)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.splitlines() == ["ui://threadlab/clock True"]

@@ -6,9 +6,19 @@ import { createRequire } from "node:module";
 const require = createRequire(new URL("../../.cache/npm/", import.meta.url));
 const { JSDOM } = require("jsdom");
 const { window } = new JSDOM("<!doctype html><body></body>", { url: "http://localhost/" });
-for (const name of ["document", "HTMLElement", "Node", "Event", "KeyboardEvent"]) {
+for (const name of [
+  "document",
+  "HTMLElement",
+  "Node",
+  "Event",
+  "KeyboardEvent",
+  "MessageEvent",
+  "MutationObserver",
+]) {
   globalThis[name] = window[name];
 }
+// The page's window, as a view sees it (an app's frame talks to it over postMessage).
+globalThis.window = window;
 
 const views = new URL("../../src/threadlab/widgets/js/", import.meta.url);
 
@@ -62,6 +72,7 @@ export function local(changes = {}) {
     evalDifferences: false,
     clock: {},
     secret: null,
+    apps: new Map(),
     ...changes,
   };
 }

@@ -56,7 +56,7 @@ def test_the_script_and_the_kernel_declare_the_same_messages() -> None:
     assert declared_in_script("KernelMessage") == declared_in_python(messages.KernelMessage)
     assert set(declared_in_script("ViewMessage")) == {
         "fetch_result", "fetch_arguments", "fetch_request", "preview", "select", "ready",
-        "fork", "decide", "elicit", "step", "play", "open",
+        "fork", "decide", "elicit", "step", "play", "open", "app_call",
     }  # fmt: skip
 
 

@@ -7,6 +7,7 @@ imports the rest of threadlab, so any layer may depend on it.
 from ._aliases import HOOK_NAMES, HookName, SideName
 from ._elicitation import Elicitation, Elicitor
 from ._events import (
+    APP_EVENT,
     ApprovalDecidedEvent,
     ApprovalRequestedEvent,
     CustomEvent,
@@ -67,6 +68,7 @@ from ._thread_meta import ThreadMeta
 from ._tool_results import ToolResult
 
 __all__ = [
+    "APP_EVENT",
     "HOOK_NAMES",
     "MAX_NESTING",
     "Approval",

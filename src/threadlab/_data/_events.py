@@ -158,6 +158,12 @@ class FileWrittenEvent(Event):
     """True when the file was deleted: the path no longer exists."""
 
 
+APP_EVENT = "mcp_app"
+"""The custom event a call of a tool with a UI (an MCP App) keeps its app in: the page
+(`html`), its address (`uri`) and the origins it may reach (`csp`), or why it could not be
+read (`error`)."""
+
+
 class CustomEvent(Event):
     """An event a tool or hook emitted with `state.emit(event_type, data)`."""
 

@@ -25,6 +25,15 @@ from ._thread_definitions import (
     resolve_variable,
 )
 from ._tool_decorator import tool
+from ._tool_ui import (
+    APP_EVENT,
+    APP_MIME,
+    MAX_APP_CHARS,
+    AppVisibility,
+    ToolUI,
+    parse_csp,
+    tool_ui,
+)
 from ._types import (
     HOOK_NAMES,
     PROVIDERS,
@@ -43,12 +52,16 @@ from ._types import (
 from ._values import Env, Include, Side, Subagent, SubpromptConfig, Text, ToolConfig, Variable
 
 __all__ = [
+    "APP_EVENT",
+    "APP_MIME",
     "HOOK_NAMES",
+    "MAX_APP_CHARS",
     "MCP_PREFIX",
     "PROVIDERS",
     "RESERVED_SCHEME",
     "RESERVED_TOOL_NAMES",
     "AgentDefinition",
+    "AppVisibility",
     "ArgsSchema",
     "Attachment",
     "Declaration",
@@ -77,6 +90,7 @@ __all__ = [
     "ToolConfig",
     "ToolDefinition",
     "ToolEntry",
+    "ToolUI",
     "Variable",
     "agent_for",
     "default_registry",
@@ -92,7 +106,9 @@ __all__ = [
     "header_variables",
     "is_async_callable",
     "label_lines",
+    "parse_csp",
     "relationship_enabled",
     "resolve_variable",
     "tool",
+    "tool_ui",
 ]

@@ -14,6 +14,7 @@ from .._errors import DefinitionError
 from ._attachments import Attachment
 from ._registry import Registry, default_registry
 from ._schema import ArgsSchema
+from ._tool_ui import tool_ui
 from ._types import (
     HOOK_NAMES,
     PROVIDERS,
@@ -98,12 +99,16 @@ def define_tool(
     timeout: float | None = 120.0,
     approval: Any = None,
     returns: Any = None,
+    ui: Any = None,
     registry: Registry | None = None,
 ) -> ToolDefinition:
     """Define a function tool and register it. `approval` ("always", or a callable
     `(call, state) -> bool`) makes its calls wait for a decision before they run. `returns`:
     the type of its results (default: `execute`'s return annotation), which a served tool
-    publishes as its output schema.
+    publishes as its output schema. `ui`: the tool's own interactive UI, an MCP App (an HTML
+    page as a str, an HTML file as a `pathlib.Path`): drawn in its card when it is called in
+    a notebook, given the call's arguments and result; served by `tl.mcp.serve` as a `ui://`
+    resource that MCP hosts (Claude, VS Code, ChatGPT) draw.
 
     Examples:
         >>> import threadlab as tl
@@ -127,6 +132,7 @@ def define_tool(
     if timeout is not None and timeout <= 0:
         raise DefinitionError(f"{what}: timeout must be positive seconds or None")
     check_approval(what, approval)
+    app = tool_ui(name, ui)
     definition = ToolDefinition(
         name=name,
         description=description,
@@ -137,6 +143,7 @@ def define_tool(
         timeout=timeout,
         approval=approval,
         returns=returns if returns is not None else _return_annotation(execute),
+        ui=app,
     )
     _registry(registry).add(definition)
     return definition

@@ -12,6 +12,7 @@ from .._urls import shown
 from ._attachments import Attachment
 from ._oauth import OAuth
 from ._schema import ArgsSchema
+from ._tool_ui import ToolUI
 from ._uri_templates import match_uri
 from ._values import Env, Include, Side, SubpromptConfig, Text, ToolConfig, Variable
 
@@ -83,6 +84,9 @@ class ToolDefinition(_Definition):
     returns: Any = None
     """The type of its result when known (the function's return annotation): a pydantic
     model, TypedDict or dict shape becomes the tool's output schema where it is served."""
+    ui: ToolUI | None = None
+    """Its own interactive UI (an MCP App): drawn in its card when it is called in a
+    notebook, served with it by `tl.mcp.serve`."""
 
 
 class PromptDefinition(_Definition):

@@ -16,7 +16,7 @@ from pydantic_core import to_jsonable_python
 
 from .._data import MAX_NESTING, Message, ToolCall, ToolResult, is_text, nesting_depth
 from .._frame_names import SOURCE_NAMERS
-from ..definitions import ToolDefinition, is_async_callable
+from ..definitions import APP_EVENT, ToolDefinition, is_async_callable
 from ..threads import Redactor, ThreadState
 from ._thread_pool import on_pooled_thread
 
@@ -137,6 +137,9 @@ async def _run(
     if missing:
         listed = ", ".join(f"{name} (declared by {declarer})" for name, declarer in missing)
         return error(f"tool {call.name!r} cannot run: required variables have no value: {listed}")
+    if definition.ui is not None and definition.ui.html is not None:
+        # Kept with the call, so its card draws the app now and when the notebook reopens.
+        state.emit(APP_EVENT, definition.ui.shown(definition.ui.html))
     try:
         returned = await _execute(definition, state, value)
     except TimeoutError:

@@ -8,6 +8,7 @@ from __future__ import annotations
 import warnings
 from typing import Any, Protocol
 
+from ._apps import ServedApps
 from ._client_channel import FormAnswer
 from ._defined_resources import DefinedResources
 from ._large_files import answers_as_events
@@ -26,6 +27,7 @@ class Endpoint(Protocol):
 
     resources: ThreadResources
     defined_resources: DefinedResources
+    apps: ServedApps
     prompts: ServedPrompts
     log_levels: dict[str, str]
     sessions: Sessions
@@ -47,7 +49,8 @@ def protocol_server(service: Endpoint, bus: Any) -> Any:
 
     async def list_tools(ctx: Any, params: Any) -> Any:
         return types.ListToolsResult(tools=[
-            types.Tool(name=n, description=d, input_schema=s, output_schema=o)
+            types.Tool(name=n, description=d, input_schema=s, output_schema=o,
+                       _meta=service.apps.meta(n))
             for n, d, s, o in service.listed_tools()
         ])  # fmt: skip
 
@@ -63,7 +66,9 @@ def protocol_server(service: Endpoint, bus: Any) -> Any:
 
     async def list_resources(ctx: Any, params: Any) -> Any:
         files = await service.resources.listing()
-        return types.ListResourcesResult(resources=[*service.defined_resources.listing(), *files])
+        return types.ListResourcesResult(resources=[
+            *service.apps.listing(), *service.defined_resources.listing(), *files
+        ])  # fmt: skip
 
     async def list_templates(ctx: Any, params: Any) -> Any:
         return types.ListResourceTemplatesResult(resource_templates=[
@@ -72,7 +77,9 @@ def protocol_server(service: Endpoint, bus: Any) -> Any:
 
     async def read_resource(ctx: Any, params: Any) -> Any:
         uri, as_event = str(params.uri), answers_as_events(ctx)
-        contents = await service.defined_resources.read(uri, as_event)
+        contents = service.apps.read(uri)
+        if contents is None:
+            contents = await service.defined_resources.read(uri, as_event)
         if contents is None:  # no resource of the registry's: a thread's file, or not found
             contents = await service.resources.read(uri, as_event)
         return types.ReadResourceResult(contents=contents)

@@ -25,6 +25,7 @@ from ..definitions import (
 )
 from ..execution import ToolSpecCache
 from ..runtime import Runtime
+from ._apps import ServedApps
 from ._client_channel import FormAnswer, RequestChannel
 from ._content import served_content
 from ._defined_resources import DefinedResources
@@ -69,6 +70,8 @@ class MCPService:
         """The files of the threads it ran (or of the store's), as MCP resources."""
         self.defined_resources = DefinedResources(registry)
         """The registry's own resources (`tl.define_resource`)."""
+        self.apps = ServedApps(registry, self._serves)
+        """The served tools' own UIs (MCP Apps), as resources."""
         self.prompts = ServedPrompts(registry, set(names) if names is not None else None)
         """The registry's prompts that are not tools, as MCP prompts."""
         self._calls = ServedCalls(registry, runtime, self.resources)
@@ -109,7 +112,7 @@ class MCPService:
         out: list[ListedTool] = []
         wanted = set(self._names) if self._names is not None else None
         for tool in self.registry.tools():
-            if tool.mcp_server is None and (wanted is None or tool.name in wanted):
+            if self._serves(tool):
                 spec = self._specs.spec(tool, "function")
                 out.append(
                     (tool.name, tool.description, dict(spec.parameters), self._output_of(tool))
@@ -127,6 +130,10 @@ class MCPService:
             description = exposed.tool_description or f"Ask {exposed.name} and get its answer."
             out.append((exposed.name, description, dict(schema), None))
         return out
+
+    def _serves(self, tool: ToolDefinition) -> bool:
+        """Whether this endpoint serves the tool."""
+        return tool.mcp_server is None and (self._names is None or tool.name in self._names)
 
     def _output_of(self, tool: ToolDefinition) -> dict[str, Any] | None:
         """The tool's output schema, worked out once per definition (the listing is compared

@@ -4,9 +4,11 @@ extra)."""
 
 from ._connection import MCPConnection
 from ._pool import MCPPool, ServerSampler, current_pool
+from ._results import MAX_RESULT_CHARS
 from ._server_requests import CallScope, ask_person, form_refusal
 
 __all__ = [
+    "MAX_RESULT_CHARS",
     "CallScope",
     "MCPConnection",
     "MCPPool",

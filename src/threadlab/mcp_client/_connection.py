@@ -171,6 +171,21 @@ class MCPConnection:
                 break
         return tools
 
+    async def read_resource(self, uri: str) -> list[Any]:
+        """The contents the server answers for the resource `uri`."""
+        client = self._live()
+        try:
+            read = await self._within_timeout(client.read_resource(uri))
+        except MCPServerError:
+            raise
+        except Exception as exc:
+            said = f"{type(exc).__name__}: {exc}"
+            hidden = self._sign_in.hide(said) if self._sign_in is not None else said
+            raise MCPServerError(
+                f"MCP server {self.definition.name!r} could not read {uri}: {hidden}"
+            ) from None
+        return list(read.contents)
+
     async def call(self, name: str, arguments: dict[str, Any], progress: ProgressCallback) -> Any:
         """The server's `CallToolResult` for one call. A cancelled caller cancels the call on
         the server (the SDK sends `notifications/cancelled`); a server that dies meanwhile is

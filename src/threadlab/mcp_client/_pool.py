@@ -13,6 +13,7 @@ from typing import Any
 from .._data import Elicitor, ToolResult
 from .._errors import DefinitionError, MCPServerError
 from ..definitions import (
+    APP_EVENT,
     MCPServerDefinition,
     Registry,
     ToolDefinition,
@@ -22,6 +23,7 @@ from ..definitions import (
     header_variables,
 )
 from ..threads import ThreadState
+from ._apps import AppPages, listed_ui
 from ._coalesce import Coalesced
 from ._connection import MCPConnection
 from ._oauth import ServerSignIn, sign_in_for
@@ -55,6 +57,11 @@ class MCPPool:
         self._listed: dict[str, MCPServerDefinition] = {}  # server name -> definition listed
         self._locks: dict[str, asyncio.Lock] = {}
         self._sign_ins: dict[str, ServerSignIn] = {}  # server name -> its tokens, kept here
+        self.apps = AppPages()
+        """The pages of the servers' tools that have a UI, read when first called."""
+        self.app_only: dict[str, dict[str, ToolDefinition]] = {}
+        """Per server, its tools only its apps call (`visibility: ["app"]`): not offered to a
+        model."""
         self._closed = False
 
     async def ready(self, registry: Registry) -> None:
@@ -158,7 +165,13 @@ class MCPPool:
                 f"MCP server {server.name!r} lists no tool {', '.join(map(repr, unknown))}"
                 f" (it lists: {', '.join(sorted(by_name)) or 'none'})"
             )
-        definitions = [_tool_definition(server, by_name[name]) for name in wanted]
+        listed_definitions = [_tool_definition(server, by_name[name]) for name in wanted]
+        definitions = [d for d in listed_definitions if d.ui is None or d.ui.offered_to_model]
+        # The tools only the server's apps call are theirs whatever tools= offers the model.
+        app_only = [t for n, t in by_name.items() if n not in tasks_only and _for_apps_only(t)]
+        self.app_only[server.name] = {
+            d.name: d for d in (_tool_definition(server, t) for t in app_only)
+        }
         for definition in definitions:
             existing = registry.get(definition.name)
             if existing is not None and not (
@@ -175,6 +188,11 @@ class MCPPool:
         for definition in definitions:
             registry.add(definition)
         self._listed[server.name] = server
+
+
+def _for_apps_only(tool: Any) -> bool:
+    ui = listed_ui(tool)
+    return ui is not None and not ui.offered_to_model
 
 
 def _tasks_only(tool: Any) -> bool:
@@ -229,12 +247,15 @@ class StoredProgress:
 def _tool_definition(server: MCPServerDefinition, tool: Any) -> ToolDefinition:
     local = server.local_name(tool.name)
     remote = tool.name
+    ui = listed_ui(tool)
 
     async def execute(state: ThreadState, args: dict[str, Any]) -> ToolResult:
         pool = current_pool()
         if pool is None:
             raise MCPServerError("an MCP tool runs only inside a runtime's run")
         connection = await pool.connection(server)
+        if ui is not None:  # its card draws the app while the call runs
+            state.emit(APP_EVENT, await pool.apps.shown(connection, server.name, ui))
         progress = StoredProgress(state)
         call_id = state.execution.tool_call_id if state.execution else None
         try:
@@ -259,4 +280,4 @@ def _tool_definition(server: MCPServerDefinition, tool: Any) -> ToolDefinition:
         )
     except DefinitionError as exc:
         raise DefinitionError(f"MCP server {server.name!r}: {exc}") from None
-    return checked.model_copy(update={"mcp_server": server.name})
+    return checked.model_copy(update={"mcp_server": server.name, "ui": ui})

@@ -39,6 +39,7 @@ from opentelemetry.sdk.util.instrumentation import InstrumentationScope
 from opentelemetry.trace import SpanContext, SpanKind, Status, StatusCode, TraceFlags
 
 from .._data import (
+    APP_EVENT,
     CustomEvent,
     Message,
     MessageCreatedEvent,
@@ -379,8 +380,11 @@ class _RunSpans:
                 if event.tool_call_id in executing:
                     executing.remove(event.tool_call_id)
             elif isinstance(event, CustomEvent) and event.tool_call_id in tools:
+                data = event.data
+                if event.event_type == APP_EVENT and isinstance(data, dict):
+                    data = {k: v for k, v in data.items() if k != "html"}  # its address says it
                 attributes = (
-                    {"threadlab.data": json.dumps(event.data, ensure_ascii=False)}
+                    {"threadlab.data": json.dumps(data, ensure_ascii=False)}
                     if self.include_content
                     else {}
                 )

@@ -1,5 +1,6 @@
 """The entry points: `Runtime` (definitions + a store + limits) and the `Thread` handle."""
 
+from ._app_calls import APP_CALL_EVENT, call_for_app
 from ._engine import Engine, Handled, Handoff, RunPolicy
 from ._explain import explain
 from ._following import FollowedRun
@@ -8,6 +9,7 @@ from ._runtime import Runtime, run
 from ._thread import Thread
 
 __all__ = [
+    "APP_CALL_EVENT",
     "Engine",
     "FollowedRun",
     "Handled",
@@ -16,6 +18,7 @@ __all__ = [
     "Runtime",
     "Thread",
     "ThreadOverview",
+    "call_for_app",
     "explain",
     "run",
 ]

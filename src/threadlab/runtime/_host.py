@@ -83,6 +83,11 @@ class RuntimeHost:
         """Whom its tools' `state.elicit` and `state.sample` ask outside a served call."""
         self._run_listeners: list[Callable[[Thread, Run], None]] = []
 
+    @property
+    def mcp_pool(self) -> MCPPool:
+        """The sessions with the MCP servers this runtime's tools call."""
+        return self._mcp
+
     # what a run needs (RunHost)
 
     async def prepare_definitions(self) -> None:

@@ -14,6 +14,8 @@ from typing import Annotated, Any, Literal, NotRequired, Required, TypedDict
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
 
 __all__ = [
+    "AppCall",
+    "AppResultMessage",
     "ArgumentsMessage",
     "Decide",
     "DecideErrorMessage",
@@ -156,6 +158,18 @@ class Open(_FromView):
     thread: str
 
 
+class AppCall(_FromView):
+    """A tool's app (an MCP App in a call's card) calls a tool: run it for the app, recorded
+    with the call, and answer the app's `request`."""
+
+    op: Literal["app_call"]
+    thread: str
+    call: str
+    request: str | int
+    name: str
+    arguments: dict[str, Any] = Field(default_factory=dict)
+
+
 ViewMessage = Annotated[
     FetchResult
     | FetchArguments
@@ -168,7 +182,8 @@ ViewMessage = Annotated[
     | Elicit
     | StepChoice
     | Play
-    | Open,
+    | Open
+    | AppCall,
     Field(discriminator="op"),
 ]
 _VIEW_MESSAGE: TypeAdapter[ViewMessage] = TypeAdapter(ViewMessage)
@@ -239,6 +254,17 @@ class SecretMessage(TypedDict):
     config: str
 
 
+class AppResultMessage(TypedDict):
+    """The answer to an app's tool call: the server's `CallToolResult`, or why it was not
+    run."""
+
+    op: Literal["app_result"]
+    call: str
+    request: str | int
+    result: NotRequired[dict[str, Any]]
+    error: NotRequired[str]
+
+
 class Patch(TypedDict, total=False):
     """What changed in the trace since the last patch (`Patcher`): each part present only
     when something in it changed."""
@@ -263,5 +289,6 @@ KernelMessage = (
     | ForkErrorMessage
     | DecideErrorMessage
     | SecretMessage
+    | AppResultMessage
     | PatchMessage
 )

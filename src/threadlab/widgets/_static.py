@@ -44,6 +44,12 @@ def _card_html(card: dict[str, Any]) -> str:
     extra = (f"<div><code>{_e(bar)}</code></div>" if bar else "") + (
         f"<ul>{events}</ul>" if events else ""
     )
+    app = card.get("app")
+    if isinstance(app, dict):  # its page is a script: drawn only where scripts run
+        extra += (
+            f"<div><i>app</i> <code>{_e(app.get('uri', ''))}</code>"
+            " (drawn where the notebook's scripts run)</div>"
+        )
     # Long arguments and results scroll within the card rather than stretch the page.
     args = (
         f'<pre style="{_BOX};opacity:.85">{_e(readable_arguments(card["args"]))}</pre>'

@@ -28,6 +28,7 @@ from .. import (
     ToolCallFinishedEvent,
     ToolCallStartedEvent,
 )
+from ..mcp import APP_EVENT
 from ._arguments import LIVE_ARGUMENT_CHARS, argument_label, folded_arguments
 from ._json_text import as_json_text, json_copy
 
@@ -242,6 +243,8 @@ class ViewState:
                 card = self.cards[event.tool_call_id]
                 if event.event_type == "elicitation_asked":  # a form, while the call waits
                     card["elicitation"] = {"state": "asked", **_mapping(event.data)}
+                elif event.event_type == APP_EVENT:  # the tool's app, drawn under its card
+                    card["app"] = _mapping(event.data)
                 else:
                     card["events"].append(
                         {"type": event.event_type, "data": event.data, "at": event.at}

@@ -28,11 +28,14 @@ from .. import (
     ThreadlabError,
     ThreadOverview,
 )
+from ..mcp import call_for_app
 from ._card_approver import CardApprover
 from ._card_elicitor import CardElicitor
 from ._history import history_of
 from ._json_text import as_json_text
 from ._messages import (
+    AppCall,
+    AppResultMessage,
     Decide,
     Elicit,
     FetchArguments,
@@ -250,7 +253,6 @@ class ThreadView(_View):
     """A thread and its descendants: conversation with a card per tool call, the subagent
     tree, and each thread's files. Live while a run streams; a replay when reopened."""
 
-
     # The view state as synced. Its name stays "trace": saved notebooks hold it under that name
     # (their outputs are drawn from it with no kernel), in this release and earlier ones.
     trace = traitlets.Dict().tag(sync=True, to_json=_sent_as_text)
@@ -295,6 +297,7 @@ class ThreadView(_View):
         self._reset_patches(snapshot)
         self._forking: asyncio.Future[None] | None = None
         self._deciding: asyncio.Future[None] | None = None
+        self._app_calls: set[asyncio.Future[None]] = set()  # kept until done: not collected
         self._stepping: asyncio.Future[None] | None = None
         self._unwatch: Callable[[], None] | None = None
         self.step: bool | str = False
@@ -458,6 +461,10 @@ class ThreadView(_View):
             self.go_on(message)
         elif isinstance(message, Play) and message.thread == self.state.root_id:
             self.play(message.playing)
+        elif isinstance(message, AppCall) and message.call in self.state.cards:
+            calling = asyncio.ensure_future(self.app_call(message))
+            self._app_calls.add(calling)
+            calling.add_done_callback(self._app_calls.discard)
 
     def watch_pause(self, every: float = 1.0) -> None:
         """While this view shows its run paused before a model step, a run of the thread
@@ -623,6 +630,25 @@ class ThreadView(_View):
         if state.run.get("stop_reason") == "waiting: model step":
             self.watch_pause()
 
+    async def app_call(self, asked: AppCall) -> None:
+        """A call's app (its tool's UI, under the card) calls a tool: run for it by the
+        public API, recorded with the call; the app gets the result, or why not."""
+        card = self.state.cards.get(asked.call)
+        answer: AppResultMessage = {
+            "op": "app_result",
+            "call": asked.call,
+            "request": asked.request,
+        }
+        try:
+            if card is None or card.get("thread") != asked.thread:
+                raise ThreadlabError("that call is not in this view")
+            answer["result"] = await call_for_app(
+                self._rt, asked.thread, asked.call, asked.name, asked.arguments
+            )
+        except ThreadlabError as exc:
+            answer["error"] = str(exc)
+        self.tell(answer)
+
     def _refuse(self, thread_id: str, call_id: str, error: str) -> None:
         self.tell({"op": "decide_error", "thread": thread_id, "call": call_id, "error": error})
 
@@ -681,7 +707,6 @@ class OpeningView(_View):
 
 class ThreadListView(OpeningView):
     """Persisted threads, newest first; opening one shows its inspector below the list."""
-
 
     def __init__(self, rt: Runtime, *, origin: str | None = None, **kwargs: Any) -> None:
         super().__init__(rt, view="threads", **kwargs)

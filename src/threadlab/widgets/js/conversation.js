@@ -1,9 +1,10 @@
 // @ts-check
 // One thread's conversation: its messages, with a card per tool call.
 /** @import {Card, Local, Model, Trace, TraceMessage} from "./types.js" */
+import { appFrame } from "./app_frame.js";
 import { card } from "./card.js";
 import { decisionControl } from "./decision.js";
-import { h } from "./dom.js";
+import { h, keepChildren } from "./dom.js";
 import { elicitationForm } from "./elicitation.js";
 import { forkControl } from "./fork.js";
 import { costText, FINAL, replayCounts, usageText } from "./text.js";
@@ -102,6 +103,26 @@ function requestPart(model, m, local) {
 }
 
 /**
+ * A call's row: its card, and under it the app of a tool with a UI. The row is kept per call,
+ * so the app's frame stays where it is while the view redraws.
+ * @param {Model} model
+ * @param {Card} c
+ * @param {Local} local
+ */
+function cardRow(model, c, local) {
+  const key = `row ${c.id}`;
+  const row = local.cards.get(key)?.el ?? h("div", {});
+  row.style.marginLeft = `${c.depth * 16}px`;
+  const app = appFrame(model, c, local);
+  keepChildren(
+    row,
+    app ? [card(model, c, local.fetched, local), app] : [card(model, c, local.fetched, local)],
+  );
+  local.cards.set(key, { el: row, sig: "" });
+  return row;
+}
+
+/**
  * A thread's messages, with a card under each assistant message per tool call, then what is
  * still streaming: the text so far and the calls whose arguments are arriving.
  * @param {Model} model
@@ -118,9 +139,7 @@ export function conversation(model, trace, threadId, local) {
   /** @param {Card} c */
   const placeCard = (c) => {
     placed.add(c.id);
-    out.push(
-      h("div", { style: `margin-left:${c.depth * 16}px` }, card(model, c, local.fetched, local)),
-    );
+    out.push(cardRow(model, c, local));
     // A list's opened thread is for reading: a decision is taken where the thread is open.
     const decides = !model.get("offline") && model.get("decides") !== false;
     if (c.status === "waiting" && c.approval?.state === "asked" && decides)

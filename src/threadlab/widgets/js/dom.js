@@ -22,6 +22,24 @@ export function h(tag, attrs = {}, ...children) {
   return node;
 }
 
+/**
+ * Make `parent`'s children `nodes`, leaving in place those already where they belong: a
+ * frame that is taken out of the page and put back loads its page again, losing what it
+ * held (where the browser can move a node keeping its state, `moveBefore`, it is used).
+ * @param {Element} parent
+ * @param {Node[]} nodes
+ */
+export function keepChildren(parent, nodes) {
+  const move = /** @type {any} */ (parent).moveBefore;
+  nodes.forEach((node, i) => {
+    const at = parent.childNodes[i] ?? null;
+    if (at === node) return;
+    if (move && node.parentNode === parent) move.call(parent, node, at);
+    else parent.insertBefore(node, at);
+  });
+  while (parent.childNodes.length > nodes.length) parent.lastChild?.remove();
+}
+
 /** Past this many characters a value's box is capped, with "show all" to lift the cap. */
 const CAPPED_CHARS = 800;
 

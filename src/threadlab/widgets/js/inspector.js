@@ -2,7 +2,7 @@
 // The inspector: header, tree, conversation, files and timeline of one thread.
 /** @import {Local, Model, Skeleton, Trace} from "./types.js" */
 import { conversation } from "./conversation.js";
-import { h } from "./dom.js";
+import { h, keepChildren } from "./dom.js";
 import { files } from "./files.js";
 import { pausePanel, predictionScore } from "./pause.js";
 import { costText, counted, replayCounts, usageText } from "./text.js";
@@ -107,7 +107,8 @@ export function inspector(model, el, trace, local) {
     h("div", { class: "tl-heading" }, "threads"),
     tree(trace, selected, select),
   );
-  ui.center.replaceChildren(...conversation(model, trace, selected, local));
+  // Only what changed moves: an app's frame in a card must not load again at each redraw.
+  keepChildren(ui.center, conversation(model, trace, selected, local));
   ui.right.replaceChildren(
     ...files(model, trace, selected, local).filter(/** @returns {x is HTMLElement} */ (x) => !!x),
   );

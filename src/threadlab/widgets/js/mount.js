@@ -53,6 +53,7 @@ export function mount(model, el, draw, options = {}) {
       evalDifferences: false,
       clock: {},
       secret: null,
+      apps: new Map(),
     };
     local.redraw = () => draw(model, el, local);
     model.on("msg:custom", (/** @type {KernelMessage} */ msg) => {
@@ -61,6 +62,10 @@ export function mount(model, el, draw, options = {}) {
       if (msg.op === "preview") local.preview = msg;
       if (msg.op === "request") local.requests[msg.message] = msg.text;
       if (msg.op === "secret") local.secret = { token: msg.token, config: msg.config };
+      if (msg.op === "app_result") {
+        local.apps.get(msg.call)?.answer(msg);
+        return; // the app is told; nothing else changed
+      }
       if (msg.op === "fork_error") {
         const point = local.forks.get(`${msg.thread} ${msg.at}`);
         if (point) point.error.textContent = msg.error;

@@ -17,7 +17,9 @@
  *   args_chars: number, args: string, label: string, events: CardEvent[],
  *   started_at: number | null, finished_at?: number | null, traceback: string | null,
  *   approval: Approval | null, proposed?: string | null, args_folded?: boolean,
- *   elicitation?: Elicitation | null, past?: boolean}} Card
+ *   elicitation?: Elicitation | null, past?: boolean, app?: ToolApp | null}} Card
+ * @typedef {{uri: string, html?: string, csp?: Record<string, string[]>,
+ *   error?: string}} ToolApp
  * @typedef {{state: "asked" | "answered", server?: string, tool?: string, message?: string,
  *   schema?: Record<string, unknown>, order?: string[], action?: string,
  *   answer?: Record<string, unknown>}} Elicitation
@@ -65,10 +67,16 @@
  *   previewSource: boolean, memory: Memory,
  *   clock: Record<string, {seen: number, started: number | null}>,
  *   secret: {token: string, config: string} | null,
+ *   apps: Map<string, AppHost>,
  *   player?: import("./player.js").PlayerState | null, playing?: boolean,
  *   stepPrediction?: {choice: string | null, after: number, scored: boolean[],
  *     reveal: string | null}}} Local
  * @typedef {{open: Set<string>, selected: string | null, shownMember?: string}} Memory
+ * A call's app on screen (app_frame.js): its box, where the protocol stands, why it was
+ * stopped (null while it runs), and how it is told of an answer and of a redrawn card.
+ * @typedef {{el: HTMLElement, initialized: boolean, sentInput: boolean, sentResult: boolean,
+ *   stopped: string | null, answer: (msg: any) => void,
+ *   update: (c: Card, local: Local | null) => void}} AppHost
  * @typedef {{thread: string, at: string, kind: "call" | "message", result?: string | null,
  *   args?: string, text?: string}} ForkPoint
  */
@@ -90,7 +98,9 @@
  *       content?: Record<string, unknown>}
  *   | {op: "step", thread: string, action: "continue" | "stop"}
  *   | {op: "play", thread: string, playing: boolean}
- *   | {op: "open", thread: string}} ViewMessage
+ *   | {op: "open", thread: string}
+ *   | {op: "app_call", thread: string, call: string, request: string | number, name: string,
+ *       arguments: Record<string, unknown>}} ViewMessage
  * From the kernel to the view:
  * @typedef {{op: "result", call: string, text: string}
  *   | {op: "arguments", call: string, text: string}
@@ -99,6 +109,8 @@
  *   | {op: "fork_error", thread: string, at: string, error: string}
  *   | {op: "decide_error", thread: string, call: string, error: string}
  *   | {op: "secret", token: string, config: string}
+ *   | {op: "app_result", call: string, request: string | number,
+ *       result?: Record<string, unknown>, error?: string}
  *   | {op: "patch", threads?: TraceThread[], cards?: Record<string, Card>,
  *       files?: Record<string, FileEntry[]>, messages?: Record<string, TraceMessage[]>,
  *       drafts?: Record<string, string | null>, run?: RunSummary}} KernelMessage

@@ -12,6 +12,19 @@ function h(tag, attrs = {}, ...children) {
   }
   return node;
 }
+function keepChildren(parent, nodes) {
+  const move = (
+    /** @type {any} */
+    parent.moveBefore
+  );
+  nodes.forEach((node, i) => {
+    const at = parent.childNodes[i] ?? null;
+    if (at === node) return;
+    if (move && node.parentNode === parent) move.call(parent, node, at);
+    else parent.insertBefore(node, at);
+  });
+  while (parent.childNodes.length > nodes.length) parent.lastChild?.remove();
+}
 var CAPPED_CHARS = 800;
 function capped(box, chars) {
   if (chars <= CAPPED_CHARS) return [box];
@@ -167,6 +180,278 @@ function replayCounts(messages) {
   const steps2 = messages.filter((m) => m.role === "assistant" && m.depth === 0);
   const replayed = steps2.filter((m) => m.model === "replay").length;
   return replayed ? [replayed, steps2.length - replayed] : null;
+}
+
+// src/threadlab/widgets/js/app_frame.js
+var PROTOCOL_VERSIONS = ["2026-01-26", "2025-11-21"];
+var MAX_MESSAGES_PER_SECOND = 100;
+var MAX_CALLS_PER_MINUTE = 30;
+var MIN_HEIGHT = 60;
+var MAX_HEIGHT = 800;
+var START_HEIGHT = 200;
+var ORIGIN = /^(https?|wss?):\/\/(\*\.)?[A-Za-z0-9-]+(\.[A-Za-z0-9-]+)*(:\d{1,5})?$/;
+var NOT_FOUND = -32601;
+var REFUSED = -32e3;
+function appPolicy(csp) {
+  const refused = [];
+  const origins = (key) => {
+    const asked = Array.isArray(csp?.[key]) ? csp[key] : [];
+    const ok = asked.filter((o) => typeof o === "string" && ORIGIN.test(o));
+    refused.push(...asked.filter((o) => !ok.includes(o)).map(String));
+    return ok;
+  };
+  const resources = origins("resourceDomains");
+  const connect = origins("connectDomains");
+  const frames = origins("frameDomains");
+  const bases = origins("baseUriDomains");
+  const src = (list, own = "") => [own, ...list].filter((x) => x).join(" ") || "'none'";
+  const policy = [
+    "default-src 'none'",
+    `script-src ${src(resources, "'unsafe-inline'")}`,
+    `style-src ${src(resources, "'unsafe-inline'")}`,
+    `img-src ${src(resources, "data: blob:")}`,
+    `font-src ${src(resources, "data:")}`,
+    `media-src ${src(resources, "data: blob:")}`,
+    `connect-src ${src(connect)}`,
+    `frame-src ${src(frames)}`,
+    `base-uri ${src(bases)}`,
+    "form-action 'none'"
+  ].join("; ");
+  return { policy, refused };
+}
+function framedPage(html, policy) {
+  const meta = `<meta http-equiv="Content-Security-Policy" content="${policy}">`;
+  const doctype = /^\s*<!doctype[^>]*>/i.exec(html);
+  return doctype ? `${doctype[0]}${meta}${html.slice(doctype[0].length)}` : `${meta}${html}`;
+}
+function theme() {
+  return document.body?.dataset?.jpThemeLight === "false" ? "dark" : "light";
+}
+function argumentsOf(text) {
+  try {
+    const value = JSON.parse(text || "{}");
+    return value && typeof value === "object" && !Array.isArray(value) ? value : {};
+  } catch {
+    return {};
+  }
+}
+function resultOf(text, failed) {
+  const result = { content: [{ type: "text", text }], isError: failed };
+  try {
+    const value = JSON.parse(text);
+    if (value && typeof value === "object" && !Array.isArray(value))
+      result.structuredContent = value;
+  } catch {
+  }
+  return result;
+}
+function appFrame(model, c, local) {
+  if (!c.app) return null;
+  let host = local.apps.get(c.id);
+  if (!host) {
+    host = appHost(model, c, c.app);
+    local.apps.set(c.id, host);
+  }
+  host.update(c, local);
+  return host.el;
+}
+function appHost(model, c, app) {
+  const note = h("div", { class: "tl-app-note", "data-testid": "app-note" });
+  const ask = h("div", { class: "tl-app-ask", "data-testid": "app-ask" });
+  const el = h(
+    "div",
+    { class: "tl-app", "data-testid": "tool-app", "data-call": c.id },
+    h("div", { class: "tl-meta tl-app-head" }, "app · ", h("code", {}, app.uri)),
+    ask,
+    note
+  );
+  const host = {
+    el,
+    initialized: false,
+    sentInput: false,
+    sentResult: false,
+    stopped: null,
+    answer: () => {
+    },
+    update: () => {
+    }
+  };
+  if (app.error || typeof app.html !== "string") {
+    note.textContent = `The app could not be read: ${app.error || "no page"}`;
+    host.stopped = note.textContent;
+    return host;
+  }
+  const { policy, refused } = appPolicy(app.csp);
+  if (refused.length)
+    note.textContent = `Not granted to the app (not origins): ${refused.join(", ")}`;
+  const frame2 = (
+    /** @type {HTMLIFrameElement} */
+    h("iframe", {
+      class: "tl-app-frame",
+      "data-testid": "app-frame",
+      title: `the app of ${c.name}`,
+      // Scripts only: no same origin with the notebook, no top navigation, no popups.
+      sandbox: "allow-scripts",
+      referrerpolicy: "no-referrer",
+      allow: "",
+      style: `height:${START_HEIGHT}px`
+    })
+  );
+  frame2.srcdoc = framedPage(app.html, policy);
+  el.insertBefore(frame2, ask);
+  const offline = Boolean(model.get("offline"));
+  let loads = 0;
+  let window0 = Date.now();
+  let messages = 0;
+  const calls = [];
+  const post = (message) => {
+    if (!host.stopped) frame2.contentWindow?.postMessage({ jsonrpc: "2.0", ...message }, "*");
+  };
+  const reply = (id, result) => post({ id, result });
+  const fail = (id, code, message) => post({ id, error: { code, message } });
+  const stop = (why) => {
+    if (host.stopped) return;
+    host.stopped = why;
+    window.removeEventListener("message", listen);
+    frame2.remove();
+    note.textContent = `The app was stopped: ${why}.`;
+    ask.replaceChildren();
+  };
+  frame2.addEventListener("load", () => {
+    loads += 1;
+    if (loads > 1) stop("it left its page");
+  });
+  const openLink = (id, url) => {
+    let parsed2 = null;
+    try {
+      parsed2 = new URL(String(url));
+    } catch {
+      parsed2 = null;
+    }
+    if (!parsed2 || !["http:", "https:"].includes(parsed2.protocol))
+      return reply(id, { isError: true });
+    if (ask.childElementCount) return reply(id, { isError: true });
+    const answer = (yes) => {
+      ask.replaceChildren();
+      if (yes) window.open(parsed2.href, "_blank", "noopener,noreferrer");
+      reply(id, yes ? {} : { isError: true });
+    };
+    ask.replaceChildren(
+      h("span", {}, "The app asks to open "),
+      h("code", { "data-testid": "app-link" }, parsed2.href),
+      " ",
+      h("button", { class: "tl-fork", onclick: () => answer(true) }, "Open"),
+      h("button", { class: "tl-fork", onclick: () => answer(false) }, "Don't")
+    );
+  };
+  const callTool = (id, params) => {
+    if (offline) return fail(id, REFUSED, NO_KERNEL);
+    const now = Date.now();
+    while (calls.length && now - calls[0] > 6e4) calls.shift();
+    if (calls.length >= MAX_CALLS_PER_MINUTE)
+      return fail(id, REFUSED, `more than ${MAX_CALLS_PER_MINUTE} tool calls in a minute`);
+    calls.push(now);
+    const name = typeof params?.name === "string" ? params.name : "";
+    const args = params?.arguments && typeof params.arguments === "object" ? params.arguments : {};
+    model.send({
+      op: "app_call",
+      thread: c.thread,
+      call: c.id,
+      request: id,
+      name,
+      arguments: args
+    });
+  };
+  host.answer = (msg) => {
+    if (msg.error !== void 0) fail(msg.request, REFUSED, msg.error);
+    else reply(msg.request, msg.result);
+  };
+  function listen(event) {
+    if (event.source !== frame2.contentWindow || host.stopped) return;
+    const now = Date.now();
+    if (now - window0 >= 1e3) {
+      window0 = now;
+      messages = 0;
+    }
+    messages += 1;
+    if (messages > MAX_MESSAGES_PER_SECOND) {
+      stop(`it sent more than ${MAX_MESSAGES_PER_SECOND} messages in a second`);
+      return;
+    }
+    const data = event.data;
+    if (!data || typeof data !== "object" || data.jsonrpc !== "2.0") return;
+    const { id, method, params } = data;
+    const request = id !== void 0 && id !== null;
+    if (typeof method !== "string") return;
+    if (method === "ui/initialize" && request) {
+      const asked = String(params?.protocolVersion || "");
+      reply(id, {
+        protocolVersion: PROTOCOL_VERSIONS.includes(asked) ? asked : PROTOCOL_VERSIONS[0],
+        hostInfo: { name: "threadlab", version: "1" },
+        hostCapabilities: { openLinks: {}, serverTools: {}, logging: {} },
+        hostContext: {
+          theme: theme(),
+          displayMode: "inline",
+          availableDisplayModes: ["inline"],
+          platform: "web",
+          locale: typeof navigator === "undefined" ? "en" : navigator.language,
+          toolInfo: { id: c.id, tool: { name: c.name, inputSchema: { type: "object" } } },
+          containerDimensions: { maxHeight: MAX_HEIGHT, width: el.clientWidth || 600 }
+        }
+      });
+    } else if (method === "ui/notifications/initialized") {
+      host.initialized = true;
+      host.update(c, null);
+    } else if (method === "ui/notifications/size-changed") {
+      const height = Number(params?.height);
+      if (Number.isFinite(height))
+        frame2.style.height = `${Math.round(Math.min(MAX_HEIGHT, Math.max(MIN_HEIGHT, height)))}px`;
+    } else if (method === "tools/call" && request) callTool(id, params);
+    else if (method === "ui/open-link" && request) openLink(id, params?.url);
+    else if (method === "ui/request-display-mode" && request) reply(id, { mode: "inline" });
+    else if (method === "ping" && request) reply(id, {});
+    else if (request) fail(id, NOT_FOUND, `${method} is not offered by this host`);
+  }
+  window.addEventListener("message", listen);
+  let shownTheme = theme();
+  if (typeof MutationObserver !== "undefined" && document.body)
+    new MutationObserver(() => {
+      if (host.stopped || !host.initialized || theme() === shownTheme) return;
+      shownTheme = theme();
+      post({ method: "ui/notifications/host-context-changed", params: { theme: shownTheme } });
+    }).observe(document.body, { attributes: true, attributeFilter: ["data-jp-theme-light"] });
+  let seen = null;
+  host.update = (card2, given) => {
+    c = card2;
+    if (given) seen = given;
+    const local = seen;
+    if (!host.initialized || host.stopped) return;
+    if (!host.sentInput) {
+      if (c.args_folded && local && local.fetchedArgs[c.id] === void 0) {
+        model.send({ op: "fetch_arguments", thread: c.thread, call: c.id });
+        return;
+      }
+      host.sentInput = true;
+      const args = local?.fetchedArgs[c.id] ?? c.args;
+      post({ method: "ui/notifications/tool-input", params: { arguments: argumentsOf(args) } });
+    }
+    if (!host.sentResult && FINAL.has(c.status)) {
+      const full = local?.fetched[c.id];
+      if (full === void 0 && c.result_chars > (c.result || "").length) {
+        if (local) model.send({ op: "fetch_result", thread: c.thread, call: c.id });
+        return;
+      }
+      host.sentResult = true;
+      if (c.status === "interrupted")
+        post({ method: "ui/notifications/tool-cancelled", params: { reason: "interrupted" } });
+      else
+        post({
+          method: "ui/notifications/tool-result",
+          params: resultOf(full ?? c.result ?? "", c.status !== "success")
+        });
+    }
+  };
+  return host;
 }
 
 // src/threadlab/widgets/js/values.js
@@ -804,15 +1089,25 @@ function requestPart(model, m, local) {
   );
   return part;
 }
+function cardRow(model, c, local) {
+  const key = `row ${c.id}`;
+  const row = local.cards.get(key)?.el ?? h("div", {});
+  row.style.marginLeft = `${c.depth * 16}px`;
+  const app = appFrame(model, c, local);
+  keepChildren(
+    row,
+    app ? [card(model, c, local.fetched, local), app] : [card(model, c, local.fetched, local)]
+  );
+  local.cards.set(key, { el: row, sig: "" });
+  return row;
+}
 function conversation(model, trace, threadId, local) {
   const out = [];
   const placed = /* @__PURE__ */ new Set();
   const forkable = !model.get("live") && !model.get("offline") && trace.run?.status !== "running";
   const placeCard = (c) => {
     placed.add(c.id);
-    out.push(
-      h("div", { style: `margin-left:${c.depth * 16}px` }, card(model, c, local.fetched, local))
-    );
+    out.push(cardRow(model, c, local));
     const decides = !model.get("offline") && model.get("decides") !== false;
     if (c.status === "waiting" && c.approval?.state === "asked" && decides)
       out.push(decisionControl(model, local, c));
@@ -1372,7 +1667,7 @@ function inspector(model, el, trace, local) {
     h("div", { class: "tl-heading" }, "threads"),
     tree(trace, selected, select)
   );
-  ui.center.replaceChildren(...conversation(model, trace, selected, local));
+  keepChildren(ui.center, conversation(model, trace, selected, local));
   ui.right.replaceChildren(
     ...files(model, trace, selected, local).filter(
       /** @returns {x is HTMLElement} */
@@ -2505,7 +2800,8 @@ function mount(model, el, draw, options = {}) {
       evalFailures: false,
       evalDifferences: false,
       clock: {},
-      secret: null
+      secret: null,
+      apps: /* @__PURE__ */ new Map()
     };
     local.redraw = () => draw(model, el, local);
     model.on("msg:custom", (msg) => {
@@ -2514,6 +2810,10 @@ function mount(model, el, draw, options = {}) {
       if (msg.op === "preview") local.preview = msg;
       if (msg.op === "request") local.requests[msg.message] = msg.text;
       if (msg.op === "secret") local.secret = { token: msg.token, config: msg.config };
+      if (msg.op === "app_result") {
+        local.apps.get(msg.call)?.answer(msg);
+        return;
+      }
       if (msg.op === "fork_error") {
         const point = local.forks.get(`${msg.thread} ${msg.at}`);
         if (point) point.error.textContent = msg.error;

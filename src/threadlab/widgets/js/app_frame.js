@@ -1,0 +1,352 @@
+// @ts-check
+// A tool's own UI (an MCP App) under its card: the app's page in a sandboxed frame that
+// reaches nothing outside itself but the origins its resource declares, and the host's side
+// of the MCP Apps protocol (JSON-RPC 2.0 over postMessage): initialize, the call's arguments
+// and result, size changes, links it asks to open (asked of the person), and the server tools
+// it calls (through the kernel, which records them with the call). An app that floods the
+// host, leaves its page or calls tools in a loop is stopped, and its box says why.
+/** @import {AppHost, Card, KernelMessage, Local, Model, ToolApp} from "./types.js" */
+import { h } from "./dom.js";
+import { FINAL, NO_KERNEL } from "./text.js";
+
+/** The protocol versions this host speaks, newest first. */
+export const PROTOCOL_VERSIONS = ["2026-01-26", "2025-11-21"];
+/** Past this many messages in one second an app is stopped. */
+export const MAX_MESSAGES_PER_SECOND = 100;
+/** Past this many tool calls in one minute an app's calls are refused. */
+export const MAX_CALLS_PER_MINUTE = 30;
+const MIN_HEIGHT = 60;
+const MAX_HEIGHT = 800;
+const START_HEIGHT = 200;
+/** An origin a page may be let reach: a scheme, a host (a `*.` wildcard first at most), a port. */
+const ORIGIN = /^(https?|wss?):\/\/(\*\.)?[A-Za-z0-9-]+(\.[A-Za-z0-9-]+)*(:\d{1,5})?$/;
+const NOT_FOUND = -32601;
+const REFUSED = -32000;
+
+/**
+ * The Content-Security-Policy a page runs under: its own inline script and styles, data:
+ * images and fonts, and only the origins its resource declares (each checked: a wildcard,
+ * a keyword or anything that is not an origin is refused, and said).
+ * @param {Record<string, string[]> | undefined} csp the resource's `_meta.ui.csp`
+ * @returns {{policy: string, refused: string[]}}
+ */
+export function appPolicy(csp) {
+  /** @type {string[]} */
+  const refused = [];
+  /** @param {string} key */
+  const origins = (key) => {
+    const asked = Array.isArray(csp?.[key]) ? csp[key] : [];
+    const ok = asked.filter((o) => typeof o === "string" && ORIGIN.test(o));
+    refused.push(...asked.filter((o) => !ok.includes(o)).map(String));
+    return ok;
+  };
+  const resources = origins("resourceDomains");
+  const connect = origins("connectDomains");
+  const frames = origins("frameDomains");
+  const bases = origins("baseUriDomains");
+  /** @param {string[]} list @param {string} [own] */
+  const src = (list, own = "") => [own, ...list].filter((x) => x).join(" ") || "'none'";
+  const policy = [
+    "default-src 'none'",
+    `script-src ${src(resources, "'unsafe-inline'")}`,
+    `style-src ${src(resources, "'unsafe-inline'")}`,
+    `img-src ${src(resources, "data: blob:")}`,
+    `font-src ${src(resources, "data:")}`,
+    `media-src ${src(resources, "data: blob:")}`,
+    `connect-src ${src(connect)}`,
+    `frame-src ${src(frames)}`,
+    `base-uri ${src(bases)}`,
+    "form-action 'none'",
+  ].join("; ");
+  return { policy, refused };
+}
+
+/**
+ * The page as the frame loads it: the policy first, before anything the page holds can run
+ * (after its doctype, which must stay first).
+ * @param {string} html
+ * @param {string} policy
+ */
+export function framedPage(html, policy) {
+  const meta = `<meta http-equiv="Content-Security-Policy" content="${policy}">`;
+  const doctype = /^\s*<!doctype[^>]*>/i.exec(html);
+  return doctype ? `${doctype[0]}${meta}${html.slice(doctype[0].length)}` : `${meta}${html}`;
+}
+
+/** @returns {"light" | "dark"} */
+function theme() {
+  return document.body?.dataset?.jpThemeLight === "false" ? "dark" : "light";
+}
+
+/**
+ * A call's arguments as an object (what the app is told it was called with).
+ * @param {string} text
+ * @returns {Record<string, unknown>}
+ */
+function argumentsOf(text) {
+  try {
+    const value = JSON.parse(text || "{}");
+    return value && typeof value === "object" && !Array.isArray(value) ? value : {};
+  } catch {
+    return {};
+  }
+}
+
+/**
+ * A finished call's result as an MCP `CallToolResult`: its text, and the object the text is
+ * when it is JSON (a structured result).
+ * @param {string} text
+ * @param {boolean} failed
+ */
+function resultOf(text, failed) {
+  /** @type {Record<string, unknown>} */
+  const result = { content: [{ type: "text", text }], isError: failed };
+  try {
+    const value = JSON.parse(text);
+    if (value && typeof value === "object" && !Array.isArray(value))
+      result.structuredContent = value;
+  } catch {
+    // not JSON: the text alone
+  }
+  return result;
+}
+
+/**
+ * The app box of a call whose tool has a UI (null for any other call): made once per call and
+ * kept across redraws (a frame that is moved or rebuilt loses the app's state), and told what
+ * changed — the arguments once known, the result once the call ended.
+ * @param {Model} model
+ * @param {Card} c
+ * @param {Local} local
+ * @returns {HTMLElement | null}
+ */
+export function appFrame(model, c, local) {
+  if (!c.app) return null;
+  let host = local.apps.get(c.id);
+  if (!host) {
+    host = appHost(model, c, c.app);
+    local.apps.set(c.id, host);
+  }
+  host.update(c, local);
+  return host.el;
+}
+
+/**
+ * @param {Model} model
+ * @param {Card} c
+ * @param {ToolApp} app
+ * @returns {AppHost}
+ */
+function appHost(model, c, app) {
+  const note = h("div", { class: "tl-app-note", "data-testid": "app-note" });
+  const ask = h("div", { class: "tl-app-ask", "data-testid": "app-ask" });
+  const el = h(
+    "div",
+    { class: "tl-app", "data-testid": "tool-app", "data-call": c.id },
+    h("div", { class: "tl-meta tl-app-head" }, "app · ", h("code", {}, app.uri)),
+    ask,
+    note,
+  );
+  /** @type {AppHost} */
+  const host = {
+    el,
+    initialized: false,
+    sentInput: false,
+    sentResult: false,
+    stopped: null,
+    answer: () => {},
+    update: () => {},
+  };
+  if (app.error || typeof app.html !== "string") {
+    note.textContent = `The app could not be read: ${app.error || "no page"}`;
+    host.stopped = note.textContent;
+    return host;
+  }
+  const { policy, refused } = appPolicy(app.csp);
+  if (refused.length)
+    note.textContent = `Not granted to the app (not origins): ${refused.join(", ")}`;
+  const frame = /** @type {HTMLIFrameElement} */ (
+    h("iframe", {
+      class: "tl-app-frame",
+      "data-testid": "app-frame",
+      title: `the app of ${c.name}`,
+      // Scripts only: no same origin with the notebook, no top navigation, no popups.
+      sandbox: "allow-scripts",
+      referrerpolicy: "no-referrer",
+      allow: "",
+      style: `height:${START_HEIGHT}px`,
+    })
+  );
+  frame.srcdoc = framedPage(app.html, policy);
+  el.insertBefore(frame, ask);
+  const offline = Boolean(model.get("offline"));
+  let loads = 0;
+  let window0 = Date.now();
+  let messages = 0;
+  /** @type {number[]} */
+  const calls = [];
+
+  /** @param {Record<string, unknown>} message */
+  const post = (message) => {
+    if (!host.stopped) frame.contentWindow?.postMessage({ jsonrpc: "2.0", ...message }, "*");
+  };
+  /** @param {string | number} id @param {unknown} result */
+  const reply = (id, result) => post({ id, result });
+  /** @param {string | number} id @param {number} code @param {string} message */
+  const fail = (id, code, message) => post({ id, error: { code, message } });
+  /** @param {string} why */
+  const stop = (why) => {
+    if (host.stopped) return;
+    host.stopped = why;
+    window.removeEventListener("message", listen);
+    frame.remove();
+    note.textContent = `The app was stopped: ${why}.`;
+    ask.replaceChildren();
+  };
+  // A second load is the app leaving its page (a link, a form, location = ...): stopped.
+  frame.addEventListener("load", () => {
+    loads += 1;
+    if (loads > 1) stop("it left its page");
+  });
+
+  /** @param {string | number} id @param {unknown} url */
+  const openLink = (id, url) => {
+    let parsed = null;
+    try {
+      parsed = new URL(String(url));
+    } catch {
+      parsed = null;
+    }
+    if (!parsed || !["http:", "https:"].includes(parsed.protocol))
+      return reply(id, { isError: true });
+    if (ask.childElementCount) return reply(id, { isError: true }); // one question at a time
+    const answer = (/** @type {boolean} */ yes) => {
+      ask.replaceChildren();
+      if (yes) window.open(parsed.href, "_blank", "noopener,noreferrer");
+      reply(id, yes ? {} : { isError: true });
+    };
+    ask.replaceChildren(
+      h("span", {}, "The app asks to open "),
+      h("code", { "data-testid": "app-link" }, parsed.href),
+      " ",
+      h("button", { class: "tl-fork", onclick: () => answer(true) }, "Open"),
+      h("button", { class: "tl-fork", onclick: () => answer(false) }, "Don't"),
+    );
+  };
+
+  /** @param {string | number} id @param {any} params */
+  const callTool = (id, params) => {
+    if (offline) return fail(id, REFUSED, NO_KERNEL);
+    const now = Date.now();
+    while (calls.length && now - calls[0] > 60_000) calls.shift();
+    if (calls.length >= MAX_CALLS_PER_MINUTE)
+      return fail(id, REFUSED, `more than ${MAX_CALLS_PER_MINUTE} tool calls in a minute`);
+    calls.push(now);
+    const name = typeof params?.name === "string" ? params.name : "";
+    const args = params?.arguments && typeof params.arguments === "object" ? params.arguments : {};
+    model.send({
+      op: "app_call",
+      thread: c.thread,
+      call: c.id,
+      request: id,
+      name,
+      arguments: args,
+    });
+  };
+  host.answer = (/** @type {Extract<KernelMessage, {op: "app_result"}>} */ msg) => {
+    if (msg.error !== undefined) fail(msg.request, REFUSED, msg.error);
+    else reply(msg.request, msg.result);
+  };
+
+  /** @param {MessageEvent} event */
+  function listen(event) {
+    if (event.source !== frame.contentWindow || host.stopped) return;
+    const now = Date.now();
+    if (now - window0 >= 1000) {
+      window0 = now;
+      messages = 0;
+    }
+    messages += 1;
+    if (messages > MAX_MESSAGES_PER_SECOND) {
+      stop(`it sent more than ${MAX_MESSAGES_PER_SECOND} messages in a second`);
+      return;
+    }
+    const data = event.data;
+    if (!data || typeof data !== "object" || data.jsonrpc !== "2.0") return;
+    const { id, method, params } = data;
+    const request = id !== undefined && id !== null;
+    if (typeof method !== "string") return; // an answer to nothing this host asked
+    if (method === "ui/initialize" && request) {
+      const asked = String(params?.protocolVersion || "");
+      reply(id, {
+        protocolVersion: PROTOCOL_VERSIONS.includes(asked) ? asked : PROTOCOL_VERSIONS[0],
+        hostInfo: { name: "threadlab", version: "1" },
+        hostCapabilities: { openLinks: {}, serverTools: {}, logging: {} },
+        hostContext: {
+          theme: theme(),
+          displayMode: "inline",
+          availableDisplayModes: ["inline"],
+          platform: "web",
+          locale: typeof navigator === "undefined" ? "en" : navigator.language,
+          toolInfo: { id: c.id, tool: { name: c.name, inputSchema: { type: "object" } } },
+          containerDimensions: { maxHeight: MAX_HEIGHT, width: el.clientWidth || 600 },
+        },
+      });
+    } else if (method === "ui/notifications/initialized") {
+      host.initialized = true;
+      host.update(c, null);
+    } else if (method === "ui/notifications/size-changed") {
+      const height = Number(params?.height);
+      if (Number.isFinite(height))
+        frame.style.height = `${Math.round(Math.min(MAX_HEIGHT, Math.max(MIN_HEIGHT, height)))}px`;
+    } else if (method === "tools/call" && request) callTool(id, params);
+    else if (method === "ui/open-link" && request) openLink(id, params?.url);
+    else if (method === "ui/request-display-mode" && request) reply(id, { mode: "inline" });
+    else if (method === "ping" && request) reply(id, {});
+    else if (request) fail(id, NOT_FOUND, `${method} is not offered by this host`);
+    // other notifications (a log line, a request to be torn down) need no answer
+  }
+  window.addEventListener("message", listen);
+  // The notebook's theme changes: the app is told, as the protocol's hosts tell it.
+  let shownTheme = theme();
+  if (typeof MutationObserver !== "undefined" && document.body)
+    new MutationObserver(() => {
+      if (host.stopped || !host.initialized || theme() === shownTheme) return;
+      shownTheme = theme();
+      post({ method: "ui/notifications/host-context-changed", params: { theme: shownTheme } });
+    }).observe(document.body, { attributes: true, attributeFilter: ["data-jp-theme-light"] });
+
+  /** @type {Local | null} */
+  let seen = null; // the view's local state, as the last redraw gave it
+  host.update = (card, given) => {
+    c = card;
+    if (given) seen = given;
+    const local = seen;
+    if (!host.initialized || host.stopped) return;
+    if (!host.sentInput) {
+      if (c.args_folded && local && local.fetchedArgs[c.id] === undefined) {
+        model.send({ op: "fetch_arguments", thread: c.thread, call: c.id });
+        return;
+      }
+      host.sentInput = true;
+      const args = local?.fetchedArgs[c.id] ?? c.args;
+      post({ method: "ui/notifications/tool-input", params: { arguments: argumentsOf(args) } });
+    }
+    if (!host.sentResult && FINAL.has(c.status)) {
+      const full = local?.fetched[c.id];
+      if (full === undefined && c.result_chars > (c.result || "").length) {
+        if (local) model.send({ op: "fetch_result", thread: c.thread, call: c.id });
+        return;
+      }
+      host.sentResult = true;
+      if (c.status === "interrupted")
+        post({ method: "ui/notifications/tool-cancelled", params: { reason: "interrupted" } });
+      else
+        post({
+          method: "ui/notifications/tool-result",
+          params: resultOf(full ?? c.result ?? "", c.status !== "success"),
+        });
+    }
+  };
+  return host;
+}

@@ -1,0 +1,201 @@
+// A tool's app under its card: the page's policy, the host's side of the MCP Apps protocol,
+// and an app that floods, leaves its page or asks to open a link.
+import assert from "node:assert/strict";
+import { test } from "node:test";
+import { aCard, fakeModel, view, local as viewLocal } from "./setup.mjs";
+
+const { appFrame, appPolicy, framedPage, MAX_MESSAGES_PER_SECOND, PROTOCOL_VERSIONS } =
+  await view("app_frame.js");
+const { NO_KERNEL } = await view("text.js");
+
+const PAGE = "<!doctype html><html><body><script>/* app */</script></body></html>";
+
+/** A card of a call whose tool has an app, running. */
+const appCard = (changes = {}) =>
+  aCard({
+    name: "get-time",
+    status: "running",
+    result: null,
+    result_chars: 0,
+    args: '{"zone": "CET"}',
+    app: { uri: "ui://get-time/app.html", html: PAGE, csp: {} },
+    ...changes,
+  });
+
+/** The app's box on a page, what its frame was sent, and a way to speak as the app. */
+function onScreen(model = fakeModel(), c = appCard()) {
+  const local = viewLocal();
+  const el = appFrame(model, c, local);
+  document.body.replaceChildren(el);
+  const frame = el.querySelector("iframe");
+  const posted = [];
+  frame.contentWindow.postMessage = (message) => posted.push(message);
+  const say = (data, source = frame.contentWindow) =>
+    window.dispatchEvent(new MessageEvent("message", { data, source }));
+  return { el, frame, posted, say, local, model };
+}
+
+test("a page reaches no origin unless its resource declares one, and never a wildcard", () => {
+  const none = appPolicy({}).policy;
+  assert.match(none, /default-src 'none'/);
+  assert.match(none, /connect-src 'none'/);
+  assert.match(none, /frame-src 'none'/);
+  assert.match(none, /form-action 'none'/);
+  const { policy, refused } = appPolicy({
+    connectDomains: ["https://api.example.com", "*", "https://x.example; script-src *"],
+    resourceDomains: ["https://*.cdn.example", "'unsafe-eval'", "data:"],
+  });
+  assert.match(policy, /connect-src https:\/\/api\.example\.com(;|$)/);
+  assert.match(policy, /script-src 'unsafe-inline' https:\/\/\*\.cdn\.example(;|$)/);
+  assert.deepEqual(refused.sort(), [
+    "'unsafe-eval'",
+    "*",
+    "data:",
+    "https://x.example; script-src *",
+  ]);
+});
+
+test("the policy comes first in the page, after its doctype", () => {
+  const framed = framedPage(PAGE, "default-src 'none'");
+  assert.ok(framed.startsWith('<!doctype html><meta http-equiv="Content-Security-Policy"'));
+  assert.ok(framedPage("<script>x</script>", "p").startsWith("<meta"));
+});
+
+test("a call without an app has no box; an app that could not be read says why", () => {
+  assert.equal(appFrame(fakeModel(), aCard(), viewLocal()), null);
+  const el = appFrame(
+    fakeModel(),
+    appCard({ app: { uri: "ui://x", error: "MCP server 'x' could not read ui://x" } }),
+    viewLocal(),
+  );
+  assert.equal(el.querySelector("iframe"), null);
+  assert.match(el.textContent, /could not be read: MCP server 'x' could not read ui:\/\/x/);
+});
+
+test("the frame runs scripts only: no same origin with the notebook, no navigation of it", () => {
+  const { frame } = onScreen();
+  assert.equal(frame.getAttribute("sandbox"), "allow-scripts");
+  assert.match(frame.srcdoc, /Content-Security-Policy/);
+});
+
+test("initialize, then the call's arguments, then its result once the call ended", () => {
+  const { posted, say, local, model } = onScreen();
+  say({ jsonrpc: "2.0", id: 1, method: "ui/initialize", params: { protocolVersion: "x" } });
+  const [init] = posted;
+  assert.equal(init.id, 1);
+  assert.equal(init.result.protocolVersion, PROTOCOL_VERSIONS[0]);
+  assert.equal(init.result.hostInfo.name, "threadlab");
+  assert.equal(init.result.hostContext.toolInfo.tool.name, "get-time");
+  assert.equal(posted.length, 1); // nothing more before the app says it is ready
+  say({ jsonrpc: "2.0", method: "ui/notifications/initialized" });
+  assert.deepEqual(posted[1], {
+    jsonrpc: "2.0",
+    method: "ui/notifications/tool-input",
+    params: { arguments: { zone: "CET" } },
+  });
+  const done = appCard({ status: "success", result: '{"time": "12:00"}', result_chars: 17 });
+  appFrame(model, done, local); // the card redrawn: the same box, told the result
+  assert.equal(posted[2].method, "ui/notifications/tool-result");
+  assert.deepEqual(posted[2].params.structuredContent, { time: "12:00" });
+  assert.equal(posted[2].params.isError, false);
+  appFrame(model, done, local);
+  assert.equal(posted.length, 3); // told once
+});
+
+test("a result too long for the card is asked of the kernel before the app is told", () => {
+  const { posted, say, local, model } = onScreen();
+  say({ jsonrpc: "2.0", id: 1, method: "ui/initialize", params: {} });
+  say({ jsonrpc: "2.0", method: "ui/notifications/initialized" });
+  const cut = appCard({ status: "success", result: "1234", result_chars: 9000 });
+  appFrame(model, cut, local);
+  assert.deepEqual(model.sent.at(-1), { op: "fetch_result", thread: "t1", call: "call_1" });
+  assert.equal(posted.length, 2);
+  local.fetched.call_1 = "the whole result";
+  appFrame(model, cut, local);
+  assert.equal(posted[2].params.content[0].text, "the whole result");
+});
+
+test("the app's tool calls go to the kernel, and its answer back to the app", () => {
+  const { posted, say, model, local } = onScreen();
+  say({
+    jsonrpc: "2.0",
+    id: 7,
+    method: "tools/call",
+    params: { name: "get-time", arguments: { zone: "UTC" } },
+  });
+  assert.deepEqual(model.sent.at(-1), {
+    op: "app_call",
+    thread: "t1",
+    call: "call_1",
+    request: 7,
+    name: "get-time",
+    arguments: { zone: "UTC" },
+  });
+  local.apps.get("call_1").answer({ op: "app_result", call: "call_1", request: 7, result: {} });
+  assert.deepEqual(posted.at(-1), { jsonrpc: "2.0", id: 7, result: {} });
+  local.apps
+    .get("call_1")
+    .answer({ op: "app_result", call: "call_1", request: 8, error: "needs a decision" });
+  assert.equal(posted.at(-1).error.message, "needs a decision");
+});
+
+test("with no kernel, an app's tool call is refused, saying so", () => {
+  const { posted, say, model } = onScreen(fakeModel({ offline: true }));
+  say({ jsonrpc: "2.0", id: 2, method: "tools/call", params: { name: "x" } });
+  assert.equal(posted.at(-1).error.message, NO_KERNEL);
+  assert.equal(model.sent.length, 0);
+});
+
+test("a method the host does not offer is an error; messages from elsewhere are ignored", () => {
+  const { posted, say } = onScreen();
+  say({ jsonrpc: "2.0", id: 3, method: "ui/message", params: {} });
+  assert.equal(posted.at(-1).error.code, -32601);
+  say({ jsonrpc: "2.0", id: 4, method: "ping" }, window); // not the app's frame
+  assert.equal(posted.length, 1);
+});
+
+test("an app that floods the host is stopped, and its box says why", () => {
+  const { el, say, posted } = onScreen();
+  for (let i = 0; i <= MAX_MESSAGES_PER_SECOND; i++) say({ jsonrpc: "2.0", method: "x" });
+  assert.equal(el.querySelector("iframe"), null);
+  assert.match(el.textContent, /stopped: it sent more than 100 messages in a second/);
+  say({ jsonrpc: "2.0", id: 1, method: "ping" });
+  assert.equal(posted.length, 0);
+});
+
+test("an app that leaves its page is stopped", () => {
+  const { el, frame } = onScreen();
+  frame.dispatchEvent(new Event("load")); // its own page
+  assert.ok(el.querySelector("iframe"));
+  frame.dispatchEvent(new Event("load")); // somewhere else
+  assert.equal(el.querySelector("iframe"), null);
+  assert.match(el.textContent, /stopped: it left its page/);
+});
+
+test("a link the app asks to open is asked of the person; other schemes are refused", () => {
+  const { el, posted, say } = onScreen();
+  say({ jsonrpc: "2.0", id: 5, method: "ui/open-link", params: { url: "javascript:alert(1)" } });
+  assert.deepEqual(posted.at(-1), { jsonrpc: "2.0", id: 5, result: { isError: true } });
+  say({ jsonrpc: "2.0", id: 6, method: "ui/open-link", params: { url: "https://example.com/" } });
+  assert.equal(el.querySelector("[data-testid=app-link]").textContent, "https://example.com/");
+  const [, dont] = el.querySelectorAll("[data-testid=app-ask] button");
+  dont.click();
+  assert.deepEqual(posted.at(-1), { jsonrpc: "2.0", id: 6, result: { isError: true } });
+  assert.equal(el.querySelector("[data-testid=app-link]"), null);
+});
+
+test("the app is told when the notebook's theme changes", async () => {
+  document.body.dataset.jpThemeLight = "true";
+  const { posted, say } = onScreen();
+  say({ jsonrpc: "2.0", id: 1, method: "ui/initialize", params: {} });
+  assert.equal(posted[0].result.hostContext.theme, "light");
+  say({ jsonrpc: "2.0", method: "ui/notifications/initialized" });
+  document.body.dataset.jpThemeLight = "false";
+  await new Promise((resolve) => setTimeout(resolve, 0));
+  assert.deepEqual(posted.at(-1), {
+    jsonrpc: "2.0",
+    method: "ui/notifications/host-context-changed",
+    params: { theme: "dark" },
+  });
+  delete document.body.dataset.jpThemeLight;
+});
