@@ -27,7 +27,8 @@ STATIC = ROOT / "src" / "threadlab" / "widgets" / "static"
 def sources() -> list[Path]:
     """What the built extension is made from."""
     views = [STATIC / "views.js", STATIC / "threadlab.css"]
-    return sorted([SOURCE / "package.json", *SOURCE.glob("src/*.js"), *views])
+    own = [*SOURCE.glob("src/*.js"), *SOURCE.glob("src/*.css")]
+    return sorted([SOURCE / "package.json", *own, *views])
 
 
 def digest() -> str:

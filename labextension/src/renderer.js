@@ -18,7 +18,8 @@ export const RANK = -20;
 const SAVED_AFTER_MS = 250;
 /** What an output shows whose data its kernel sends a moment after the view (a player's
  * history comes with its narration): the live view normally takes its place first. */
-const PENDING = "The player's history comes with its narration, from the kernel that ran this cell.";
+const PENDING =
+  "The player's history comes with its narration, from the kernel that ran this cell.";
 
 /**
  * @typedef {{model_id?: string, state?: Record<string, unknown>}} ViewData

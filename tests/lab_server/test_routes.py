@@ -1,6 +1,6 @@
 """The Threads panel's routes on a real Jupyter server: behind its authentication, a page of
-threads at a time, filtered and searched, a thread's steps, and every answer JSON — an unknown
-thread's, a hostile query's, a store's that cannot be opened."""
+threads at a time, filtered and searched, a thread's steps, what its player is drawn from, and
+every answer JSON — an unknown thread's, a hostile query's, a store's that cannot be opened."""
 
 from __future__ import annotations
 
@@ -79,7 +79,11 @@ def threads(server: Server, **params: object) -> list[dict[str, object]]:
 
 
 def test_the_routes_need_jupyters_authentication(server: Server, made: dict[str, str]) -> None:
-    for path in ("/threadlab/api/threads", f"/threadlab/api/threads/{made['ran']}/steps"):
+    for path in (
+        "/threadlab/api/threads",
+        f"/threadlab/api/threads/{made['ran']}/steps",
+        f"/threadlab/api/threads/{made['ran']}/view",
+    ):
         assert httpx.get(f"{server.url}{path}").status_code in (401, 403)
         wrong = httpx.get(f"{server.url}{path}", headers={"Authorization": "token wrong"})
         assert wrong.status_code in (401, 403)
@@ -173,8 +177,25 @@ def test_a_thread_s_steps_are_its_step_records(server: Server, made: dict[str, s
     assert call["duration_s"] >= 0
 
 
-def test_an_unknown_thread_is_a_json_404(server: Server) -> None:
-    answer = server.get("/threadlab/api/threads/thr_nope/steps")
+def test_a_thread_s_view_is_what_its_shared_page_draws_from(
+    server: Server, made: dict[str, str]
+) -> None:
+    answer = server.get(f"/threadlab/api/threads/{made['ran']}/view")
+    assert answer.status_code == 200, answer.text
+    assert answer.headers["Content-Type"].startswith("application/json")
+    view = answer.json()
+    state = view["state"]
+    assert (state["view"], state["shared"]) == ("player", True)
+    assert len(state["points"]) >= 4
+    assert any("explain" in point for point in state["points"])  # narrated
+    assert (view["files"], view["left_out"]) == ({}, [])
+    assert SECRET not in answer.text
+    assert "[secret:API_KEY]" in answer.text
+
+
+@pytest.mark.parametrize("route", ["steps", "view"])
+def test_an_unknown_thread_is_a_json_404(server: Server, route: str) -> None:
+    answer = server.get(f"/threadlab/api/threads/thr_nope/{route}")
     assert answer.status_code == 404
     assert "thr_nope" in answer.json()["error"]
 
@@ -197,7 +218,11 @@ def test_a_store_that_cannot_open_is_a_503_naming_it(tmp_path: Path) -> None:
     broken.mkdir()
     (broken / "threads.sqlite3").write_bytes(b"this is no database" * 100)
     with jupyter_server(root, f"--ThreadlabServer.store={broken}") as server:
-        for path in ("/threadlab/api/threads", "/threadlab/api/threads/thr_x/steps"):
+        for path in (
+            "/threadlab/api/threads",
+            "/threadlab/api/threads/thr_x/steps",
+            "/threadlab/api/threads/thr_x/view",
+        ):
             answer = server.get(path)
             assert answer.status_code == 503
             said = answer.json()
@@ -212,6 +237,7 @@ def test_a_store_not_made_yet_lists_nothing_and_is_not_made(tmp_path: Path) -> N
     with jupyter_server(root) as server:
         assert server.get("/threadlab/api/threads").json() == {"threads": [], "next": None}
         assert server.get("/threadlab/api/threads/thr_x/steps").status_code == 404
+        assert server.get("/threadlab/api/threads/thr_x/view").status_code == 404
     assert not (root / ".threadlab").exists()
 
 

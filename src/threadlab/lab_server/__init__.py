@@ -1,6 +1,6 @@
 """JupyterLab's Threads panel, its server side: a Jupyter Server extension that lists the
-threads of a store, a page at a time, filtered and searched, and a thread's steps, behind
-Jupyter's own authentication.
+threads of a store, a page at a time, filtered and searched, a thread's steps, and what its
+player is drawn from, behind Jupyter's own authentication.
 
 Enabled by the configuration threadlab installs (`jupyter_server_config.d/threadlab.json`);
 the store is the `ThreadlabServer.store` setting (default `.threadlab` in the server's root).

@@ -6,7 +6,7 @@ from typing import Any
 
 from jupyter_server.utils import url_path_join
 
-from ._handlers import StepsHandler, ThreadsHandler
+from ._handlers import StepsHandler, ThreadsHandler, ViewHandler
 from ._settings import ThreadlabServer
 from ._store_access import StoreAccess
 
@@ -25,6 +25,7 @@ def load_jupyter_server_extension(serverapp: Any) -> None:
         [
             (url_path_join(base, API_PATH), ThreadsHandler, {"access": access}),
             (url_path_join(base, API_PATH, r"([^/]+)", "steps"), StepsHandler, {"access": access}),
+            (url_path_join(base, API_PATH, r"([^/]+)", "view"), ViewHandler, {"access": access}),
         ],
     )
     serverapp.log.info("threadlab: the Threads panel lists the store %s", access.shown)

@@ -2,7 +2,10 @@
 
 - `GET /threadlab/api/threads?q=&status=&origin=&parent=&limit=&cursor=` ->
   `{"threads": [...], "next": cursor or null}`, newest first;
-- `GET /threadlab/api/threads/ID/steps` -> `{"steps": [...]}`.
+- `GET /threadlab/api/threads/ID/steps` -> `{"steps": [...]}`;
+- `GET /threadlab/api/threads/ID/view` -> `{"state": ..., "files": ..., "left_out": [...]}`: what
+  `tl.share` writes into its page (the player's saved state, the threads' files), which the
+  panel draws with the views' one script.
 
 Every answer is JSON, an error's too: `{"error": ..., "store": ...}` with 400 for a bad
 parameter, 404 for an unknown thread, 503 for a store that cannot be opened.
@@ -22,7 +25,7 @@ from threadlab.store import ORIGIN_KINDS, ThreadQuery
 from ._records import BadCursor, decode_cursor, encode_cursor, step_json, thread_json
 from ._store_access import StoreAccess, StoreMissing, StoreUnavailable
 
-__all__ = ["MAX_LIMIT", "StepsHandler", "ThreadsHandler"]
+__all__ = ["MAX_LIMIT", "StepsHandler", "ThreadsHandler", "ViewHandler"]
 
 MAX_LIMIT = 200
 """The most threads one page holds, whatever `limit` asks."""
@@ -128,3 +131,31 @@ def _steps(rt: tl.Runtime, thread_id: str) -> list[tl.StepRecord] | None:
     if rt.store.get_thread(thread_id) is None:
         return None
     return rt.thread(thread_id).steps()
+
+
+class ViewHandler(_StoreHandler):
+    """What a thread's player is drawn from, as a shared page holds it."""
+
+    @tornado.web.authenticated
+    async def get(self, thread_id: str) -> None:
+        try:
+            shared = await self.access.read(lambda rt: _shared(rt, thread_id))
+        except StoreUnavailable as exc:
+            self.unavailable(exc)
+            return
+        except StoreMissing:
+            shared = None
+        if shared is None:
+            self.refuse(404, f"no thread {thread_id!r} in this store")
+            return
+        self.answer(200, shared)
+
+
+def _shared(rt: tl.Runtime, thread_id: str) -> dict[str, Any] | None:
+    # The views (IPython, anywidget) load when a thread is first opened, not with the server.
+    from threadlab.widgets import shared_thread
+
+    if rt.store.get_thread(thread_id) is None:
+        return None
+    state, files, left_out = shared_thread(rt.thread(thread_id))
+    return {"state": state, "files": files, "left_out": left_out}

@@ -10,7 +10,7 @@ from ._live import LiveRun
 from ._player_view import PlayerView, player
 from ._replay import replay
 from ._served_view import ServedView
-from ._share import share
+from ._share import SharedThread, share, shared_thread
 from ._static import StaticView, static_html, static_text
 from ._throttle import Throttle
 from ._view_state import ViewState
@@ -25,6 +25,7 @@ __all__ = [
     "LiveRun",
     "PlayerView",
     "ServedView",
+    "SharedThread",
     "StaticView",
     "ThreadDiff",
     "ThreadListView",
@@ -35,6 +36,7 @@ __all__ = [
     "player",
     "replay",
     "share",
+    "shared_thread",
     "static_html",
     "static_text",
 ]

@@ -2,14 +2,17 @@
 subagents, with the narration, each thread's variables as they changed and its files, drawn by
 the same script as the views in a notebook — inlined, with the data, so the file opens with no
 network and no kernel. What it holds is what a view holds: secrets only by their names (a
-file's text too); files past a size bound are left out, and the page says which."""
+file's text too); files past a size bound are left out, and the page says which.
+
+What the page holds (`shared_thread`) is also what JupyterLab's Threads panel draws a stored
+thread from, with the same script."""
 
 from __future__ import annotations
 
 import json
 import os
 from pathlib import Path
-from typing import Any, cast
+from typing import Any, NamedTuple, cast
 
 from .. import Runtime, Thread
 from ._history import descendants
@@ -17,7 +20,7 @@ from ._player_view import PlayerView
 from ._preview import preview_of
 from ._views import STATIC
 
-__all__ = ["MAX_FILES_BYTES", "MAX_FILE_BYTES", "share"]
+__all__ = ["MAX_FILES_BYTES", "MAX_FILE_BYTES", "SharedThread", "share", "shared_thread"]
 
 MAX_FILE_BYTES = 1024 * 1024
 """The largest file a shared page holds (larger ones are named, their content left out)."""
@@ -48,6 +51,31 @@ def share(
     (secrets by name), and the threads' files — those up to `max_file_bytes` each and
     `max_files_bytes` together (the page names those left out). It opens in a browser with
     no network and no kernel. Returns the path written."""
+    shared = shared_thread(thread, max_file_bytes=max_file_bytes, max_files_bytes=max_files_bytes)
+    target = Path(path)
+    target.write_text(_page(thread, *shared), encoding="utf-8")
+    return target
+
+
+class SharedThread(NamedTuple):
+    """What a shared thread's page draws from: `renderOffline(el, state, files)`."""
+
+    state: dict[str, Any]
+    """The player's saved state, narrated, marked `shared` (the player stays on screen)."""
+    files: dict[str, dict[str, Any]]
+    """Each thread's files as a view previews them, by thread id and path."""
+    left_out: list[str]
+    """The files too large to hold, each as "path: N bytes"."""
+
+
+def shared_thread(
+    thread: Thread,
+    *,
+    max_file_bytes: int = MAX_FILE_BYTES,
+    max_files_bytes: int = MAX_FILES_BYTES,
+) -> SharedThread:
+    """What `share(thread, path)` writes into its page, as values: the player's state over
+    `thread` and its subagents' threads, and their files within the bounds."""
     runtime = cast(Runtime, thread._runtime)
     view = PlayerView(runtime, thread)
     try:
@@ -56,9 +84,7 @@ def share(
     finally:
         view.close()
     files, left_out = _files(thread, max_file_bytes, max_files_bytes)
-    target = Path(path)
-    target.write_text(_page(thread, state, files, left_out), encoding="utf-8")
-    return target
+    return SharedThread(state, files, left_out)
 
 
 def _files(thread: Thread, each: int, total: int) -> tuple[dict[str, dict[str, Any]], list[str]]:

@@ -1,1 +1,0 @@
-"use strict";(Array.isArray(self.webpackChunk)?self.webpackChunk:self.webpackChunk=[]).push([[731],{731(e,r,a){a.r(r);var s=a(907);const n={id:"threadlab:views",rendererFactory:{safe:!0,mimeTypes:[s.x],createRenderer:e=>new s.l(e,null)},rank:-20,dataType:"json"};a.d(r,["default",0,n])}}]);
