@@ -30,3 +30,18 @@ test("a path may fold after each of its slashes, and reads whole on hover", () =
   const folds = [...button.childNodes].map((n) => (n.nodeName === "WBR" ? "|" : n.textContent));
   assert.deepEqual(folds, ["/", "|", "attachments/", "|", "page.html"]);
 });
+
+test("a file listed with its digest is previewed as it was then; moved on, asked again", () => {
+  const trace = aTrace();
+  trace.files.t2 = [{ path: "/attachments/page.html", size: 100, digest: "d-first" }];
+  const model = fakeModel();
+  const parts = files(model, trace, "t2", local());
+  parts[1].querySelector("[data-testid=file]").click();
+  const asked = { op: "preview", thread: "t2", path: "/attachments/page.html" };
+  assert.deepEqual(model.sent, [{ ...asked, digest: "d-first" }]);
+  // The preview of the first content is shown; the player moves to the second.
+  const shown = { ...asked, digest: "d-first", text: "first", size: 5 };
+  trace.files.t2 = [{ path: "/attachments/page.html", size: 200, digest: "d-second" }];
+  files(model, trace, "t2", local({ preview: shown }));
+  assert.deepEqual(model.sent.at(-1), { ...asked, digest: "d-second" });
+});

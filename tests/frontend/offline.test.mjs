@@ -67,3 +67,21 @@ test("a saved player draws the thread at its end, and steps back with no kernel"
   assert.doesNotMatch(el.querySelector("[data-testid=conversation]").textContent, /done/);
   stop();
 });
+
+test("a shared page answers a file's preview as it was at the point asked", () => {
+  const el = document.createElement("div");
+  const first = { op: "preview", thread: "t2", path: "/a.txt", digest: "d1", text: "draft one" };
+  const now = { op: "preview", thread: "t2", path: "/a.txt", digest: "d2", text: "draft two" };
+  const pageFiles = { t2: { "/a.txt": now, "/a.txt@d1": first, "/a.txt@d2": now } };
+  const trace = aTrace();
+  trace.files.t2 = [{ path: "/a.txt", size: 5, digest: "d1" }];
+  const stop = renderOffline(el, { view: "inspector", trace, selected: "t2" }, pageFiles);
+  try {
+    el.querySelector("[data-testid=file][data-path='/a.txt']").click();
+    const shown = el.querySelector("[data-testid=file-browser]").textContent;
+    assert.match(shown, /draft one/);
+    assert.doesNotMatch(shown, /draft two/);
+  } finally {
+    stop();
+  }
+});

@@ -536,3 +536,15 @@ test("after a pick with the mouse the keys still step the player", () => {
     done();
   }
 });
+
+test("a file's content at a point is named by its digest, where the point knows it", () => {
+  const named = points.map((p) =>
+    p.kind === "file_written" ? { ...p, digest: p.size === 100 ? "d-first" : "d-second" } : p,
+  );
+  assert.deepEqual(traceAt(aTrace(), named, 6).files.t2, [
+    { path: "/attachments/page.html", size: 100, digest: "d-first" },
+  ]);
+  assert.deepEqual(traceAt(aTrace(), named, 8).files.t2, [
+    { path: "/attachments/page.html", size: 2048, digest: "d-second" },
+  ]);
+});

@@ -9,6 +9,8 @@ import re
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 import threadlab as tl
 from threadlab.models import call, text
 
@@ -99,3 +101,62 @@ async def test_a_files_preview_in_a_view_names_a_secret_it_holds(
     (reply,) = [c for c in customs_of(sent) if c["op"] == "preview"]
     assert reply["text"] == "API_KEY=[secret:API_KEY]"
     assert SECRET not in json.dumps(customs_of(sent))
+
+
+async def test_a_file_is_shown_as_it_was_at_each_point(
+    rt: tl.Runtime, registry: tl.Registry, tmp_path: Path, monkeypatch: Any
+) -> None:
+    """A file written twice: the player's points name each content, a view previews the one
+    a point names, a shared page holds both, and a digest is no key to another thread's
+    files (nor to content this path never held)."""
+    from threadlab.widgets import ThreadView, replay
+
+    from .fake_comm import customs_of, install
+
+    sent = install(monkeypatch)
+
+    async def draft(state: tl.ThreadState, args: dict[str, Any]) -> str:
+        await state.write_file("/notes.md", args["text"])
+        return "saved"
+
+    tl.define_tool("draft", description="Draft.", execute=draft, registry=registry,
+                   args={"type": "object", "properties": {"text": {"type": "string"}}})  # fmt: skip
+    tl.define_prompt("writer", prompt="x", tools=["draft"], registry=registry,
+                     model=tl.models.ScriptedModel([call("draft", {"text": "first draft"}),
+                                                    call("draft", {"text": "second draft"}),
+                                                    text("done")]))  # fmt: skip
+    thread = await rt.create_thread("writer")
+    await thread.send("go")
+    other = await rt.create_thread("writer")
+    other.files.write_sync("/elsewhere.md", "another thread's notes")
+    written = [e for e in thread.events if isinstance(e, tl.FileWrittenEvent)]
+    first, second = (e.digest for e in written)
+    assert first is not None
+    assert second is not None
+
+    from threadlab.widgets._history import history_and_events
+
+    points = history_and_events(thread).points
+    assert [p.get("digest") for p in points if p["kind"] == "file_written"] == [first, second]
+
+    view = ThreadView(rt, replay(thread))
+    asked = {"op": "preview", "thread": thread.id, "path": "/notes.md"}
+    view._on_message(view, {**asked, "digest": first}, [])
+    view._on_message(view, asked, [])
+    view._on_message(view, {**asked, "digest": "0" * 64}, [])
+    (then, now, unknown) = [c for c in customs_of(sent) if c["op"] == "preview"]
+    assert (then["text"], then["digest"]) == ("first draft", first)
+    assert now["text"] == "second draft"
+    assert "never held that content" in unknown["error"]
+    # Another thread's file: its digest does not open this thread's path, nor the other's.
+    record = other.files.stat_sync("/elsewhere.md")
+    assert record is not None
+    for path in ("/elsewhere.md", "/notes.md"):
+        with pytest.raises(tl.PathError):
+            thread.files.read_version_sync(path, record.digest)
+
+    page = tl.share(thread, tmp_path / "versions.html").read_text()
+    files = held(page, "threadlab-files")[thread.id]
+    assert files[f"/notes.md@{first}"]["text"] == "first draft"
+    assert files[f"/notes.md@{second}"]["text"] == "second draft"
+    assert files["/notes.md"]["text"] == "second draft"

@@ -73,7 +73,10 @@ async def test_a_live_run_fills_cards_files_and_the_final_text(
     assert card["result"] == "key [secret:API_KEY] wrote /page1.html"
     assert [(e["type"], e["data"]) for e in card["events"]] == [("saved", {"path": "/page1.html"})]
     assert isinstance(card["events"][0]["at"], float)  # when: progress bars tell a rate
-    assert trace["files"][thread.id] == [{"path": "/page1.html", "size": 207}]
+    stored = thread.files.stat_sync("/page1.html")
+    assert stored is not None  # listed with the digest of the content it holds now
+    assert trace["files"][thread.id] == [
+        {"path": "/page1.html", "size": 207, "digest": stored.digest}]  # fmt: skip
     assert trace["run"] == {
         "status": "completed", "text": "all done", "error": None, "usage": None,
         "cost_usd": 0.0,  # an offline model costs nothing
@@ -92,7 +95,8 @@ async def test_a_thread_run_again_shows_the_files_its_earlier_runs_wrote(
     thread = await rt.create_thread("p", secrets={"API_KEY": SECRET})
     await LiveRun(rt, thread, rate=20).run("first page")
     again = LiveRun(rt, thread, rate=20)  # the same thread, a cell run again
-    assert again.view.trace["files"][thread.id] == [{"path": "/page1.html", "size": 207}]
+    listed = again.view.trace["files"][thread.id]
+    assert [(f["path"], f["size"]) for f in listed] == [("/page1.html", 207)]
     await again.run("second page")
     assert [f["path"] for f in again.view.trace["files"][thread.id]] == [
         "/page1.html", "/page2.html"]  # fmt: skip

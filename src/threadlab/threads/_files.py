@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+import json
 import time
 from collections.abc import Callable
 from contextlib import AbstractContextManager
@@ -54,6 +55,21 @@ class ThreadFiles:
         data = self._store.get_blob(record.digest)
         if data is None:  # a record without content means a damaged store, not a user error
             raise PathError(f"{record.path} in thread {self.thread_id} has lost its content")
+        return data
+
+    def read_version_sync(self, path: str, digest: str) -> bytes:
+        """What `path` held when this thread wrote it with content `digest` (a file as of an
+        earlier point: a `file_written` point of `thread.history_points()` names its
+        digest). `PathError` when this thread never wrote that content at that path — a
+        digest is no key to another thread's files."""
+        normal = self._normal(path)
+        written = any(
+            _wrote(event.data, normal, digest)
+            for event in self._store.iter_events(self.thread_id, types=("file_written",))
+        )
+        data = self._store.get_blob(digest) if written else None
+        if data is None:
+            raise PathError(f"{normal} of thread {self.thread_id} never held that content")
         return data
 
     def write_sync(self, path: str, data: str | bytes) -> FileRecord:
@@ -114,3 +130,17 @@ class ThreadFiles:
 
     async def delete(self, path: str) -> bool:
         return self.delete_sync(path)
+
+
+def _wrote(data: str, path: str, digest: str) -> bool:
+    """Whether a stored `file_written` event wrote content `digest` at `path`."""
+    try:
+        event = json.loads(data)
+    except ValueError:
+        return False
+    return (
+        isinstance(event, dict)
+        and event.get("path") == path
+        and event.get("digest") == digest
+        and not event.get("deleted")
+    )

@@ -138,6 +138,8 @@ def _points(
                 entry["label"] = _message_label(message)
         if event is not None and event.type == "file_written":
             entry.update(size=event.size, deleted=event.deleted)
+            if event.digest:  # which content: a preview at this point shows this one
+                entry["digest"] = event.digest
         if event is not None and event.type in ("run_finished", "tool_call_finished"):
             entry["status"] = event.status
         points.append(entry)

@@ -26,7 +26,7 @@ class LiveRun:
         # The view shows this run, but the thread's files as they are: a thread run again
         # holds what its earlier runs wrote (its conversation so far is in the cells above).
         for record in thread.files.list_sync():
-            self.state.files.setdefault(thread.id, {})[record.path] = record.size
+            self.state.files.setdefault(thread.id, {})[record.path] = (record.size, record.digest)
         self.view = ThreadView(rt, self.state, live=True)
         self._stream = RunStream(rt, thread, self.state, self.view.push, self._finishing, rate)
 

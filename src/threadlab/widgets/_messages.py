@@ -75,11 +75,13 @@ class FetchRequest(_FromView):
 
 
 class Preview(_FromView):
-    """A file clicked in the file browser: send its preview."""
+    """A file clicked in the file browser: send its preview (with `digest`, of the content
+    it held then: a file as of a point of the player)."""
 
     op: Literal["preview"]
     thread: str
     path: str
+    digest: str | None = None
 
 
 class Select(_FromView):
@@ -224,6 +226,7 @@ class PreviewMessage(TypedDict):
     op: Literal["preview"]
     thread: str
     path: str
+    digest: NotRequired[str]
     error: NotRequired[str]
     image: NotRequired[str]
     text: NotRequired[str]

@@ -90,7 +90,7 @@ class Patcher:
             patch["cards"] = cards
         files = {}
         for tid in touched.files:
-            listed = [{"path": p, "size": n} for p, n in sorted(state.files.get(tid, {}).items())]
+            listed = state.file_list(tid)
             if k := self._fresh("files", tid, listed):
                 files[tid] = json.loads(k)
         if files:

@@ -15,11 +15,17 @@ PREVIEW_BYTES = 256 * 1024
 """The most of a file a preview shows."""
 
 
-def preview_of(thread: Thread, path: str) -> PreviewMessage:
-    """The preview of `thread`'s file `path` (its error, where it cannot be read)."""
+def preview_of(thread: Thread, path: str, digest: str | None = None) -> PreviewMessage:
+    """The preview of `thread`'s file `path` (its error, where it cannot be read); with
+    `digest`, of the content it held then (a file as of an earlier point)."""
     reply: PreviewMessage = {"op": "preview", "thread": thread.id, "path": path}
+    if digest is not None:
+        reply["digest"] = digest
     try:
-        data = thread.files.read_sync(path)
+        if digest is None:
+            data = thread.files.read_sync(path)
+        else:
+            data = thread.files.read_version_sync(path, digest)
     except (PathError, LookupError) as exc:
         reply["error"] = str(exc)
         return reply

@@ -14,7 +14,7 @@ import os
 from pathlib import Path
 from typing import Any, NamedTuple, cast
 
-from .. import Runtime, Thread
+from .. import FileWrittenEvent, Runtime, Thread
 from ._history import descendants
 from ._player_view import PlayerView
 from ._preview import preview_of
@@ -88,19 +88,37 @@ def shared_thread(
 
 
 def _files(thread: Thread, each: int, total: int) -> tuple[dict[str, dict[str, Any]], list[str]]:
-    """Each thread's files as a view previews them, within the bounds; what was left out."""
+    """Each thread's files as a view previews them, within the bounds: as they are (by path)
+    and as they were at each point the player shows (by "path@digest"); what was left out."""
     held: dict[str, dict[str, Any]] = {}
     left_out: list[str] = []
     room = total
     for member in [thread, *descendants(thread)]:
-        for record in member.files.list_sync():
-            where = f"{record.path}" + ("" if member.id == thread.id else f" ({member.name})")
-            if record.size > each or record.size > room:
-                left_out.append(f"{where}: {record.size:,} bytes")
+        kept = held.setdefault(member.id, {})
+        current = {record.path: record for record in member.files.list_sync()}
+        written = [
+            (event.path, event.digest, event.size)
+            for event in member.events
+            if isinstance(event, FileWrittenEvent) and event.digest and not event.deleted
+        ]
+        versions = {(path, digest): size for path, digest, size in written}
+        # The files as they are first, then earlier contents, newest first.
+        wanted = [(r.path, r.digest, r.size) for r in current.values()]
+        wanted += [(p, d, n) for (p, d), n in reversed(versions.items()) if current.get(p) is None
+                   or current[p].digest != d]  # fmt: skip
+        for path, digest, size in wanted:
+            where = f"{path}" + ("" if member.id == thread.id else f" ({member.name})")
+            if size > each or size > room:
+                if path in current and current[path].digest == digest:
+                    left_out.append(f"{where}: {size:,} bytes")
                 continue
-            preview = preview_of(member, record.path)
-            held.setdefault(member.id, {})[record.path] = preview
-            room -= record.size
+            preview = preview_of(member, path, digest)
+            kept[f"{path}@{digest}"] = preview
+            if path in current and current[path].digest == digest:
+                kept[path] = preview
+            room -= size
+        if not kept:
+            del held[member.id]
     return held, left_out
 
 

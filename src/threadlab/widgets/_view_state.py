@@ -130,7 +130,7 @@ class ViewState:
         self.threads: dict[str, dict[str, Any]] = {}
         self.messages: dict[str, list[dict[str, Any]]] = {}
         self.cards: dict[str, dict[str, Any]] = {}
-        self.files: dict[str, dict[str, int]] = {}
+        self.files: dict[str, dict[str, tuple[int, str | None]]] = {}  # path: size, digest
         self.drafts: dict[str, str] = {}  # text streaming in, per thread
         # When each thread's runs started and ended ((at, started), in time order): a
         # message's step began when the run it was stored in started, whichever order they
@@ -236,7 +236,7 @@ class ViewState:
             self.files.setdefault(tid, {}).pop(event.path, None)
             self.changed.files.add(tid)
         elif isinstance(event, FileWrittenEvent):
-            self.files.setdefault(tid, {})[event.path] = event.size
+            self.files.setdefault(tid, {})[event.path] = (event.size, event.digest)
             self.changed.files.add(tid)
         elif isinstance(event, CustomEvent):
             if event.tool_call_id and event.tool_call_id in self.cards:
@@ -304,6 +304,14 @@ class ViewState:
             }
             self.cards[call_id] = card
         return card
+
+    def file_list(self, tid: str) -> list[dict[str, Any]]:
+        """`tid`'s files as the file browser lists them, by path; a file's digest names the
+        content its preview shows."""
+        return [
+            _file_entry(path, size, digest)
+            for path, (size, digest) in sorted(self.files.get(tid, {}).items())
+        ]
 
     def _run_mark(self, tid: str, at: float, *, started: bool) -> None:
         bisect.insort(self.run_marks.setdefault(tid, []), (at, started))
@@ -514,13 +522,18 @@ class ViewState:
             "threads": [*self.related, *self.threads.values()],
             "messages": self.messages,
             "cards": self.cards,
-            "files": {
-                tid: [{"path": p, "size": s} for p, s in sorted(files.items())]
-                for tid, files in self.files.items()
-            },
+            "files": {tid: self.file_list(tid) for tid in self.files},
             "drafts": self.drafts,
             "run": self.run,
         }
+
+
+def _file_entry(path: str, size: int, digest: str | None) -> dict[str, Any]:
+    """A file as the file browser lists it; its digest names the content a preview shows."""
+    entry: dict[str, Any] = {"path": path, "size": size}
+    if digest:
+        entry["digest"] = digest
+    return entry
 
 
 def _mapping(data: object) -> dict[str, Any]:

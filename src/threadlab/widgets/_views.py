@@ -178,7 +178,7 @@ class _View(anywidget.AnyWidget):
                 self.tell({"op": "preview", "thread": message.thread, "path": message.path,
                            "error": hidden})  # fmt: skip
             else:
-                self._send_preview(message.thread, message.path)
+                self._send_preview(message.thread, message.path, message.digest)
         else:
             self._handle(message)
 
@@ -240,13 +240,13 @@ class _View(anywidget.AnyWidget):
         text = request_text(seen) if seen is not None else "no request is on record for it"
         self.tell({"op": "request", "message": message_id, "text": text})
 
-    def _send_preview(self, thread_id: str, path: str) -> None:
+    def _send_preview(self, thread_id: str, path: str, digest: str | None = None) -> None:
         try:
             thread = self._rt.thread(thread_id)
         except LookupError as exc:
             self.tell({"op": "preview", "thread": thread_id, "path": path, "error": str(exc)})
             return
-        self.tell(preview_of(thread, path))
+        self.tell(preview_of(thread, path, digest))
 
 
 class ThreadView(_View):

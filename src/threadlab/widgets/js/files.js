@@ -15,6 +15,17 @@ function pathParts(path) {
 }
 
 /**
+ * Ask for a file's preview: of the content it holds at the point shown (its digest, where the
+ * list knows it).
+ * @param {Model} model
+ * @param {string} thread
+ * @param {import("./types.js").FileEntry} f
+ */
+function askPreview(model, thread, f) {
+  model.send({ op: "preview", thread, path: f.path, ...(f.digest ? { digest: f.digest } : {}) });
+}
+
+/**
  * The selected thread's files, and the preview the user asked for (kept while it is the same
  * file at the same size, so its scroll position survives updates).
  * @param {Model} model
@@ -25,6 +36,9 @@ function pathParts(path) {
 export function files(model, trace, threadId, local) {
   const list = trace.files?.[threadId] || [];
   const preview = local.preview && local.preview.thread === threadId ? local.preview : null;
+  // The player moved to a point where the previewed file held other content: that is shown.
+  const now = preview?.digest ? list.find((f) => f.path === preview.path) : undefined;
+  if (preview && now?.digest && now.digest !== preview.digest) askPreview(model, threadId, now);
   const rows = list.map((f) =>
     h(
       "li",
@@ -36,7 +50,7 @@ export function files(model, trace, threadId, local) {
           "data-testid": "file",
           "data-path": f.path,
           title: f.path,
-          onclick: () => model.send({ op: "preview", thread: threadId, path: f.path }),
+          onclick: () => askPreview(model, threadId, f),
         },
         pathParts(f.path),
       ),

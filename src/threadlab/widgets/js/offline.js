@@ -43,11 +43,12 @@ export function renderOffline(el, state, files = {}) {
             : msg.op === "fetch_request"
               ? { op: "request", message: msg.message, text: missing }
               : msg.op === "preview"
-                ? (files[msg.thread]?.[msg.path] ?? {
+                ? (files[msg.thread]?.[msg.digest ? `${msg.path}@${msg.digest}` : msg.path] ?? {
                     op: "preview",
                     thread: msg.thread,
                     path: msg.path,
-                    error: NO_KERNEL,
+                    ...(msg.digest ? { digest: msg.digest } : {}),
+                    error: missing,
                   })
                 : null;
       if (reply) for (const callback of handlers["msg:custom"] || []) callback(reply);

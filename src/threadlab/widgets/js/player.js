@@ -13,7 +13,7 @@ import { variablesLine } from "./variables.js";
 
 /**
  * @typedef {{kind: string, id: string, thread: string, depth?: number,
- *   label: string, size?: number, deleted?: boolean, status?: string,
+ *   label: string, size?: number, deleted?: boolean, digest?: string, status?: string,
  *   explain?: string, damaged?: boolean, offered?: string[], answer?: string[],
  *   env?: Record<string, string>}} Point
  * @typedef {{at: number, count: number, explain: boolean, pace: number, timer: any,
@@ -54,7 +54,7 @@ export function traceAt(trace, points, at) {
   /** @type {Map<string, string>} */
   const runs = new Map(); // thread -> how its last run then ended
   const seen = new Set();
-  /** @type {Record<string, Map<string, number>>} */
+  /** @type {Record<string, Map<string, {size: number, digest?: string}>>} */
   const files = {};
   const last = Math.min(at, points.length - 1);
   for (let i = 0; i <= last; i++) {
@@ -71,7 +71,7 @@ export function traceAt(trace, points, at) {
     else if (p.kind === "file_written") {
       files[p.thread] = files[p.thread] || new Map();
       if (p.deleted) files[p.thread].delete(p.id);
-      else files[p.thread].set(p.id, p.size || 0);
+      else files[p.thread].set(p.id, { size: p.size || 0, digest: p.digest });
     }
   }
   const whole = last >= points.length - 1;
@@ -130,7 +130,9 @@ export function traceAt(trace, points, at) {
     files: Object.fromEntries(
       Object.entries(files).map(([t, listed]) => [
         t,
-        [...listed].sort(([a], [b]) => (a < b ? -1 : 1)).map(([path, size]) => ({ path, size })),
+        [...listed]
+          .sort(([a], [b]) => (a < b ? -1 : 1))
+          .map(([path, { size, digest }]) => (digest ? { path, size, digest } : { path, size })),
       ]),
     ),
     run: whole ? trace.run : { ...trace.run, status: runs.get(trace.root) || "running" },

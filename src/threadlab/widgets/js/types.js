@@ -25,7 +25,7 @@
  *   answer?: Record<string, unknown>}} Elicitation
  * @typedef {{state: "asked" | "approved" | "rejected", arguments?: string | null,
  *   edited?: boolean, by?: string, reason?: string | null}} Approval
- * @typedef {{path: string, size: number}} FileEntry
+ * @typedef {{path: string, size: number, digest?: string}} FileEntry
  * @typedef {{status?: string, text?: string | null, error?: string | null,
  *   usage?: Record<string, number> | null, cost_usd?: number | null,
  *   stop_reason?: string | null, next_request?: string, next_tools?: string[]}} RunSummary
@@ -34,7 +34,8 @@
  *   drafts: Record<string, string>, run: RunSummary,
  *   earlier?: Record<string, number>,
  *   uncut?: {messages: Record<string, TraceMessage[]>, cards: Record<string, Card>}}} Trace
- * @typedef {{op: "preview", thread: string, path: string, error?: string, image?: string,
+ * @typedef {{op: "preview", thread: string, path: string, digest?: string, error?: string,
+ *   image?: string,
  *   text?: string, size?: number, truncated?: boolean}} Preview
  * @typedef {{id: string, agent: string, origin: string | null, notebook?: string | null,
  *   created_at: number,
@@ -87,7 +88,7 @@
  * @typedef {{op: "fetch_result", thread: string, call: string}
  *   | {op: "fetch_arguments", thread: string, call: string}
  *   | {op: "fetch_request", thread: string, message: string}
- *   | {op: "preview", thread: string, path: string}
+ *   | {op: "preview", thread: string, path: string, digest?: string}
  *   | {op: "select", thread: string}
  *   | {op: "ready"}
  *   | {op: "fork", thread: string, at: string, result?: unknown,

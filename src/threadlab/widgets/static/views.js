@@ -1261,9 +1261,14 @@ function previewPane(preview, local) {
 function pathParts(path) {
   return path.split(/(?<=\/)/).flatMap((part, i) => i ? [h("wbr"), part] : [part]);
 }
+function askPreview(model, thread, f) {
+  model.send({ op: "preview", thread, path: f.path, ...f.digest ? { digest: f.digest } : {} });
+}
 function files(model, trace, threadId, local) {
   const list = trace.files?.[threadId] || [];
   const preview = local.preview && local.preview.thread === threadId ? local.preview : null;
+  const now = preview?.digest ? list.find((f) => f.path === preview.path) : void 0;
+  if (preview && now?.digest && now.digest !== preview.digest) askPreview(model, threadId, now);
   const rows = list.map(
     (f) => h(
       "li",
@@ -1275,7 +1280,7 @@ function files(model, trace, threadId, local) {
           "data-testid": "file",
           "data-path": f.path,
           title: f.path,
-          onclick: () => model.send({ op: "preview", thread: threadId, path: f.path })
+          onclick: () => askPreview(model, threadId, f)
         },
         pathParts(f.path)
       ),
@@ -2262,7 +2267,7 @@ function traceAt(trace, points, at) {
     else if (p.kind === "file_written") {
       files2[p.thread] = files2[p.thread] || /* @__PURE__ */ new Map();
       if (p.deleted) files2[p.thread].delete(p.id);
-      else files2[p.thread].set(p.id, p.size || 0);
+      else files2[p.thread].set(p.id, { size: p.size || 0, digest: p.digest });
     }
   }
   const whole = last >= points.length - 1;
@@ -2310,7 +2315,7 @@ function traceAt(trace, points, at) {
     files: Object.fromEntries(
       Object.entries(files2).map(([t, listed]) => [
         t,
-        [...listed].sort(([a], [b]) => a < b ? -1 : 1).map(([path, size]) => ({ path, size }))
+        [...listed].sort(([a], [b]) => a < b ? -1 : 1).map(([path, { size, digest }]) => digest ? { path, size, digest } : { path, size })
       ])
     ),
     run: whole ? trace.run : { ...trace.run, status: runs.get(trace.root) || "running" },
@@ -2887,11 +2892,12 @@ function renderOffline(el, state, files2 = {}) {
       handlers[event] = [...handlers[event] || [], callback];
     },
     send: (msg) => {
-      const reply = msg.op === "fetch_result" ? { op: "result", call: msg.call, text: missing } : msg.op === "fetch_arguments" ? { op: "arguments", call: msg.call, text: missing } : msg.op === "fetch_request" ? { op: "request", message: msg.message, text: missing } : msg.op === "preview" ? files2[msg.thread]?.[msg.path] ?? {
+      const reply = msg.op === "fetch_result" ? { op: "result", call: msg.call, text: missing } : msg.op === "fetch_arguments" ? { op: "arguments", call: msg.call, text: missing } : msg.op === "fetch_request" ? { op: "request", message: msg.message, text: missing } : msg.op === "preview" ? files2[msg.thread]?.[msg.digest ? `${msg.path}@${msg.digest}` : msg.path] ?? {
         op: "preview",
         thread: msg.thread,
         path: msg.path,
-        error: NO_KERNEL
+        ...msg.digest ? { digest: msg.digest } : {},
+        error: missing
       } : null;
       if (reply) for (const callback of handlers["msg:custom"] || []) callback(reply);
     }
