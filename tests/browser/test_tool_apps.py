@@ -51,7 +51,8 @@ def test_an_example_servers_app_shows_in_its_card_and_calls_its_server(
         box = cell.locator("[data-testid=tool-app]")
         box.wait_for(timeout=90_000)
         assert "ui://get-time/mcp-app.html" in box.inner_text()
-        app = cell.frame_locator("[data-testid=app-frame]")
+        # The app's frame sits in the relay frame the card draws.
+        app = cell.frame_locator("[data-testid=app-frame]").frame_locator("iframe")
         shown = app.locator("#server-time")
         # Its document is not the notebook's (no same origin): neither reads the other.
         frame = cell.locator("[data-testid=app-frame]")
@@ -87,10 +88,46 @@ def test_an_apps_own_tool_runs_and_its_wildcard_origin_is_not_granted(
         box = cell.locator("[data-testid=tool-app]")
         box.wait_for(timeout=90_000)
         assert "Not granted to the app (not origins): *" in box.inner_text()
-        app = cell.frame_locator("[data-testid=app-frame]")
+        app = cell.frame_locator("[data-testid=app-frame]").frame_locator("iframe")
         app.locator("#shown", has_text="result").wait_for(timeout=60_000)
         # Its size: what it asked for (120 px), within the host's bounds.
-        assert cell.locator("[data-testid=app-frame]").evaluate("f => f.style.height") == "120px"
+        # (and the frame's border around it)
+        assert cell.locator("[data-testid=app-frame]").evaluate("f => f.style.height") == "122px"
         app.locator("#bump").click()
         app.locator("#shown", has_text="bumped 2").wait_for(timeout=60_000)
+        # The card shows the app's own call, recorded with it.
+        card = cell.locator("details.tl-card", has_text="board")
+        card.locator(":scope > summary").click()
+        card.locator("[data-testid=tool-events]", has_text="app_tool_call").wait_for(timeout=30_000)
+        assert "bump" in card.locator("[data-testid=tool-events]").inner_text()
         in_both_themes(page, shots / "tool-app-board", show=lambda: centre(box))
+
+
+def test_an_app_reaches_nothing_outside_its_page(
+    lab: Lab, browser: Any, pixel_server: tuple[str, list[str]]
+) -> None:
+    """A page that fetches, loads an image and then navigates its own frame to a server:
+    the server is asked nothing (the page's policy, and the relay's for its frame)."""
+    url, asked = pixel_server
+    page_html = (
+        "<p id=s>hostile</p><script>"
+        f"fetch('{url}?fetch').catch(() => {{}}); new Image().src = '{url}?img';"
+        f"setTimeout(() => {{ location.href = '{url}?navigate'; }}, 300);"
+        "</script>"
+    )
+    cells = [
+        "%load_ext threadlab\nimport threadlab as tl",
+        f"@tl.tool(ui={page_html!r})\ndef peek(state) -> str:\n    'Peek.'\n    return 'peeked'",
+        "%%prompt peeker --tools peek\nPeek.",
+        "%%thread peeker\nPeek now.",
+    ]
+    with shown_page(lab, browser, "tool-app-hostile-failure.png") as (page, shots):
+        open_and_run(lab, page, cells, "tool-app-hostile.ipynb")
+        cell = page.locator(".jp-Notebook .jp-Cell").nth(len(cells) - 1)
+        box = cell.locator("[data-testid=tool-app]")
+        box.wait_for(timeout=90_000)
+        page.wait_for_timeout(3000)  # the page tried, and then tried to leave
+        assert asked == []
+        assert page.url.startswith(lab.url)  # the notebook's page is where it was
+        assert "The app was stopped: it left its page." in box.inner_text()
+        box.screenshot(path=str(shots / "tool-app-hostile.png"))

@@ -4,9 +4,15 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 import { aCard, fakeModel, view, local as viewLocal } from "./setup.mjs";
 
-const { appFrame, appPolicy, framedPage, MAX_MESSAGES_PER_SECOND, PROTOCOL_VERSIONS } =
-  await view("app_frame.js");
-const { NO_KERNEL } = await view("text.js");
+const {
+  appFrame,
+  appPolicy,
+  framedPage,
+  relayPage,
+  MAX_MESSAGES_PER_SECOND,
+  PROTOCOL_VERSIONS,
+  SAVED_APP,
+} = await view("app_frame.js");
 
 const PAGE = "<!doctype html><html><body><script>/* app */</script></body></html>";
 
@@ -27,11 +33,13 @@ function onScreen(model = fakeModel(), c = appCard()) {
   const local = viewLocal();
   const el = appFrame(model, c, local);
   document.body.replaceChildren(el);
+  el.querySelector("[data-testid=app-start]")?.click(); // a saved one runs when asked
   const frame = el.querySelector("iframe");
   const posted = [];
   frame.contentWindow.postMessage = (message) => posted.push(message);
+  // What the app says reaches the host through the relay its frame sits in, wrapped.
   const say = (data, source = frame.contentWindow) =>
-    window.dispatchEvent(new MessageEvent("message", { data, source }));
+    window.dispatchEvent(new MessageEvent("message", { data: { threadlab: "app", data }, source }));
   return { el, frame, posted, say, local, model };
 }
 
@@ -75,7 +83,21 @@ test("a call without an app has no box; an app that could not be read says why",
 test("the frame runs scripts only: no same origin with the notebook, no navigation of it", () => {
   const { frame } = onScreen();
   assert.equal(frame.getAttribute("sandbox"), "allow-scripts");
-  assert.match(frame.srcdoc, /Content-Security-Policy/);
+  // The relay's own policy bounds where the app's frame may go; the app's page has its own.
+  assert.match(
+    frame.srcdoc,
+    /^<!doctype html><meta http-equiv="Content-Security-Policy" content="default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; frame-src 'none'">/,
+  );
+  assert.match(
+    frame.srcdoc,
+    /<iframe sandbox="allow-scripts"[^>]* srcdoc="&lt;|<iframe sandbox="allow-scripts"[^>]* srcdoc="<!doctype html><meta http-equiv=&quot;Content-Security-Policy&quot;/,
+  );
+});
+
+test("the relay lets the app's frame go only where its resource declares frames may", () => {
+  const page = relayPage('<p title="a & b">x</p>', { frameDomains: ["https://maps.example", "*"] });
+  assert.match(page, /frame-src https:\/\/maps\.example"/);
+  assert.match(page, /srcdoc="<p title=&quot;a &amp; b&quot;>x<\/p>"/); // quoted whole
 });
 
 test("initialize, then the call's arguments, then its result once the call ended", () => {
@@ -139,10 +161,17 @@ test("the app's tool calls go to the kernel, and its answer back to the app", ()
   assert.equal(posted.at(-1).error.message, "needs a decision");
 });
 
-test("with no kernel, an app's tool call is refused, saying so", () => {
-  const { posted, say, model } = onScreen(fakeModel({ offline: true }));
+test("a saved app runs only when asked, reaching no origin, and its calls are refused", () => {
+  const model = fakeModel({ offline: true });
+  const c = appCard({
+    app: { uri: "ui://x", html: PAGE, csp: { connectDomains: ["https://a.example"] } },
+  });
+  const el = appFrame(model, c, viewLocal());
+  assert.equal(el.querySelector("iframe"), null); // not started on its own
+  const { posted, say, frame } = onScreen(model, c);
+  assert.doesNotMatch(frame.srcdoc, /a\.example/); // its declared origins are not granted
   say({ jsonrpc: "2.0", id: 2, method: "tools/call", params: { name: "x" } });
-  assert.equal(posted.at(-1).error.message, NO_KERNEL);
+  assert.equal(posted.at(-1).error.message, SAVED_APP);
   assert.equal(model.sent.length, 0);
 });
 
@@ -163,13 +192,32 @@ test("an app that floods the host is stopped, and its box says why", () => {
   assert.equal(posted.length, 0);
 });
 
-test("an app that leaves its page is stopped", () => {
-  const { el, frame } = onScreen();
-  frame.dispatchEvent(new Event("load")); // its own page
+test("an app that leaves its page is stopped; a frame put back starts the app anew", () => {
+  const { el, frame, posted, say } = onScreen();
+  frame.dispatchEvent(new Event("load")); // the relay's page
+  say({ jsonrpc: "2.0", id: 1, method: "ui/initialize", params: {} });
+  say({ jsonrpc: "2.0", method: "ui/notifications/initialized" });
+  assert.equal(posted.at(-1).method, "ui/notifications/tool-input");
+  frame.dispatchEvent(new Event("load")); // taken out of the page and put back: loaded again
+  say({ jsonrpc: "2.0", id: 1, method: "ui/initialize", params: {} });
+  say({ jsonrpc: "2.0", method: "ui/notifications/initialized" });
+  assert.equal(posted.at(-1).method, "ui/notifications/tool-input"); // told again
   assert.ok(el.querySelector("iframe"));
-  frame.dispatchEvent(new Event("load")); // somewhere else
+  // The relay says the app's own frame loaded something else (a link, location = ...).
+  window.dispatchEvent(
+    new MessageEvent("message", { data: { threadlab: "left" }, source: frame.contentWindow }),
+  );
   assert.equal(el.querySelector("iframe"), null);
   assert.match(el.textContent, /stopped: it left its page/);
+});
+
+test("another tool's app under a repeated call id replaces the first", () => {
+  const local = viewLocal();
+  const model = fakeModel();
+  const first = appFrame(model, appCard(), local);
+  const other = appFrame(model, appCard({ app: { uri: "ui://other", html: PAGE } }), local);
+  assert.notEqual(other, first);
+  assert.match(first.textContent, /stopped: another call took its place/);
 });
 
 test("a link the app asks to open is asked of the person; other schemes are refused", () => {
@@ -179,6 +227,7 @@ test("a link the app asks to open is asked of the person; other schemes are refu
   say({ jsonrpc: "2.0", id: 6, method: "ui/open-link", params: { url: "https://example.com/" } });
   assert.equal(el.querySelector("[data-testid=app-link]").textContent, "https://example.com/");
   const [, dont] = el.querySelectorAll("[data-testid=app-ask] button");
+  assert.equal(dont.textContent, "Don't open");
   dont.click();
   assert.deepEqual(posted.at(-1), { jsonrpc: "2.0", id: 6, result: { isError: true } });
   assert.equal(el.querySelector("[data-testid=app-link]"), null);

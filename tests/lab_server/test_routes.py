@@ -5,6 +5,7 @@ every answer JSON — an unknown thread's, a hostile query's, a store's that can
 from __future__ import annotations
 
 import asyncio
+import base64
 import json
 from collections.abc import Iterator
 from pathlib import Path
@@ -200,9 +201,21 @@ def test_an_unknown_thread_is_a_json_404(server: Server, route: str) -> None:
     assert "thr_nope" in answer.json()["error"]
 
 
+def _forged(text: str) -> str:
+    return base64.urlsafe_b64encode(text.encode()).decode().rstrip("=")
+
+
 @pytest.mark.parametrize(
     ("params", "named"),
-    [({"cursor": "not-ours"}, "cursor"), ({"limit": "many"}, "limit"), ({"origin": "x"}, "origin")],
+    [
+        ({"cursor": "not-ours"}, "cursor"),
+        # Forged cursors: a number no float holds, a row past 64 bits, booleans.
+        ({"cursor": _forged("[0, 1e400]")}, "cursor"),
+        ({"cursor": _forged("[0, 99999999999999999999999999]")}, "cursor"),
+        ({"cursor": _forged("[true, false]")}, "cursor"),
+        ({"limit": "many"}, "limit"),
+        ({"origin": "x"}, "origin"),
+    ],
 )
 def test_a_bad_parameter_is_a_json_400_naming_it(
     server: Server, params: dict[str, str], named: str

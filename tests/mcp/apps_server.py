@@ -1,7 +1,8 @@
 """An MCP server of the tests' own with tools that have apps (MCP Apps), over stdio, on the
 official SDK's MCPServer: `board` draws a counter (its page at ui://apps/board.html, which
 asks for origins it should not be granted); `bump` is called only by that app (visibility
-"app"); `lost` names a page the server does not have."""
+"app"), `wipe` only by a model (visibility "model"); `lost` names a page the server does not
+have."""
 
 from __future__ import annotations
 
@@ -55,6 +56,13 @@ def bump(by: int) -> dict[str, int]:
     """Bumps the board's counter (its app calls it)."""
     COUNT["n"] += by
     return {"count": COUNT["n"]}
+
+
+@server.tool(meta={"ui": {"resourceUri": "ui://apps/board.html", "visibility": ["model"]}})
+def wipe() -> str:
+    """Wipes the board: for the model only, never its app."""
+    COUNT["n"] = 0
+    return "wiped"
 
 
 @server.tool(meta={"ui/resourceUri": "ui://apps/lost.html"})

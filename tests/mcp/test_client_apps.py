@@ -55,7 +55,7 @@ async def test_a_servers_page_is_kept_with_the_call_and_an_app_only_tool_is_not_
     thread = await rt.create_thread("p")
     await thread.send("show the board")
     offered = {t.name for t in registry.tools() if t.mcp_server == "apps"}
-    assert offered == {"board", "lost"}  # "bump" is for its app only
+    assert offered == {"board", "lost", "wipe"}  # "bump" is for its app only
     shown, lost = app_events(thread, tl.mcp.APP_EVENT)
     assert shown.data["uri"] == "ui://apps/board.html"
     assert '<button id="bump">' in shown.data["html"]
@@ -112,6 +112,8 @@ async def test_an_apps_call_is_refused_where_it_should_not_run(store_dir: Path) 
                      and m.tool_call_id != shown.tool_call_id)  # fmt: skip
     refusals: list[tuple[str, str, str, dict[str, Any], str]] = [
         (thread.id, call_of(shown), "nope", {}, "offers its apps no tool 'nope'"),
+        (thread.id, call_of(shown), "wipe", {}, "offers its apps no tool 'wipe'"),  # model's
+        (thread.id, call_of(shown), "bump", {"by": 1, "pad": "x" * 70_000}, "over the 65,536"),
         (thread.id, call_of(shown), "bump", {"by": "two"}, "invalid arguments"),
         (thread.id, "call_elsewhere", "bump", {"by": 1}, "has no call 'call_elsewhere'"),
         (thread.id, note_call, "bump", {"by": 1}, "tool 'note' has no app"),
@@ -168,3 +170,31 @@ async def test_a_tool_of_this_process_with_a_ui_keeps_its_page_with_each_call(
     assert json.loads(str(app_event.attributes["threadlab.data"])) == {
         "uri": "ui://threadlab/chart", "csp": {}}  # fmt: skip
     await rt.aclose()
+
+
+async def test_an_apps_call_is_refused_where_its_call_id_repeats_or_the_thread_waits(
+    store_dir: Path,
+) -> None:
+    """A model repeats a call id across two servers' tools: which app asks cannot be told
+    apart, so nothing runs. A thread paused for a decision runs no app call either."""
+    registry = apps_registry(call("board", {"title": "t"}, id="dup"), call("lost", {}, id="dup"))
+    rt = tl.Runtime(registry, store_dir)
+    thread = await rt.create_thread("p")
+    await thread.send("go")
+    with pytest.raises(tl.ThreadlabError, match="has 2 calls 'dup': not run"):
+        await tl.mcp.call_for_app(rt, thread.id, "dup", "bump", {"by": 1})
+    gated = tl.Runtime(apps_registry(call("board", {"title": "t"}), call("board", {"title": "u"}),
+                                     approval="always"), store_dir)  # fmt: skip
+    waiting = await gated.create_thread("p")
+    await waiting.send("go")
+    (first,) = waiting.pending
+    await waiting.approve(first.tool_call_id)
+    await waiting.resume()  # the first ran; the second waits for its decision
+    (shown,) = app_events(waiting, tl.mcp.APP_EVENT)
+    assert waiting.status == "waiting"
+    with pytest.raises(tl.ThreadlabError, match="waits"):
+        await tl.mcp.call_for_app(gated, waiting.id, call_of(shown), "bump", {"by": 1})
+    assert app_events(thread, tl.mcp.APP_CALL_EVENT) == []
+    assert app_events(waiting, tl.mcp.APP_CALL_EVENT) == []
+    await rt.aclose()
+    await gated.aclose()

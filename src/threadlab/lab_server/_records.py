@@ -7,6 +7,7 @@ import base64
 import binascii
 import dataclasses
 import json
+import math
 from typing import Any
 
 import threadlab as tl
@@ -58,6 +59,13 @@ def decode_cursor(cursor: str) -> tuple[float, int]:
     try:
         raw = base64.urlsafe_b64decode(cursor + "=" * (-len(cursor) % 4))
         created_at, order = json.loads(raw)
-        return float(created_at), int(order)
-    except (binascii.Error, ValueError, TypeError) as exc:
+        # What this server writes: a finite time and a row number a database holds.
+        if isinstance(created_at, bool) or not isinstance(created_at, int | float):
+            raise TypeError("not a time")
+        if isinstance(order, bool) or not isinstance(order, int) or not 0 <= order < 2**63:
+            raise TypeError("not a row")
+        if not math.isfinite(float(created_at)):
+            raise ValueError("not a finite time")
+        return float(created_at), order
+    except (binascii.Error, ValueError, TypeError, OverflowError) as exc:
         raise BadCursor(f"the cursor {cursor[:40]!r} is not one this server gave") from exc

@@ -7,10 +7,11 @@ here, so it fails closed rather than run unapproved."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 from typing import Any
 
-from .._data import CustomEvent, Message
+from .._data import APP_EVENT, CustomEvent, Message
 from .._errors import MCPServerError, ThreadlabError
 from ..definitions import ToolDefinition
 from ..mcp_client import MAX_RESULT_CHARS
@@ -23,6 +24,8 @@ APP_CALL_EVENT = "app_tool_call"
 """The custom event an app's tool call is recorded as, on the call that shows the app."""
 
 _SHOWN_CHARS = 2000  # of a result, in the recorded event
+MAX_APP_ARGUMENTS_CHARS = 64 * 1024
+"""The largest arguments (as JSON) an app's tool call may send."""
 
 
 async def call_for_app(
@@ -30,13 +33,29 @@ async def call_for_app(
 ) -> dict[str, Any]:
     """Run `name` for the app of call `call_id` of thread `thread_id`: the server's
     `CallToolResult` as JSON. `ThreadlabError` saying why when it is not run."""
+    text = json.dumps(arguments, ensure_ascii=False)
+    if len(text) > MAX_APP_ARGUMENTS_CHARS:
+        raise ThreadlabError(
+            f"the app's arguments for {name!r} are {len(text):,} characters of JSON, over the"
+            f" {MAX_APP_ARGUMENTS_CHARS:,} an app's call may send"
+        )
     thread = runtime.thread(thread_id)
-    shown = _tool_of_call(thread.all_messages(), call_id)
-    if shown is None:
+    if thread.status == "waiting":  # a decision or a step-mode pause: nothing runs meanwhile
+        raise ThreadlabError(
+            f"thread {thread_id} waits (for a decision, or paused step by step): its app's"
+            " calls run once it goes on"
+        )
+    named = _tools_of_call(thread.all_messages(), call_id)
+    if not named:
         raise ThreadlabError(f"thread {thread_id} has no call {call_id!r}")
+    if len(named) > 1:  # which call's app is asking cannot be told apart
+        raise ThreadlabError(f"thread {thread_id} has {len(named)} calls {call_id!r}: not run")
+    (shown,) = named
     definition = runtime.registry.get(shown)
     if not isinstance(definition, ToolDefinition) or definition.ui is None:
         raise ThreadlabError(f"tool {shown!r} has no app")
+    if _app_page_of(thread, call_id) != definition.ui.uri:
+        raise ThreadlabError(f"call {call_id!r} does not show the app of {shown!r}")
     server = runtime.registry.mcp_server(definition.mcp_server or "")
     if server is None:
         raise ThreadlabError(
@@ -48,7 +67,7 @@ async def call_for_app(
     target = runtime.registry.get(local)
     if not (isinstance(target, ToolDefinition) and target.mcp_server == server.name):
         target = pool.app_only.get(server.name, {}).get(local)
-    if target is None:
+    if target is None or (target.ui is not None and "app" not in target.ui.visibility):
         raise ThreadlabError(f"MCP server {server.name!r} offers its apps no tool {name!r}")
     if target.approval is not None:
         raise ThreadlabError(
@@ -64,7 +83,12 @@ async def call_for_app(
         return None  # an app's call shows no progress in the card
 
     try:
-        returned = await connection.call(name, arguments, unheard)
+        async with asyncio.timeout(target.timeout):
+            returned = await connection.call(name, arguments, unheard)
+    except TimeoutError:
+        said = f"tool {name!r} timed out after {target.timeout:g} s"
+        _record(thread, call_id, name, arguments, "error", said)
+        raise ThreadlabError(said) from None
     except MCPServerError as exc:
         _record(thread, call_id, name, arguments, "error", str(exc))
         raise ThreadlabError(str(exc)) from None
@@ -82,12 +106,22 @@ async def call_for_app(
     return result
 
 
-def _tool_of_call(messages: list[Message], call_id: str) -> str | None:
-    """The tool the latest call `call_id` called (a model may repeat an id)."""
-    for message in reversed(messages):
-        for call in message.tool_calls:
-            if call.id == call_id:
-                return call.name
+def _tools_of_call(messages: list[Message], call_id: str) -> list[str]:
+    """The tools the calls with id `call_id` called (a model may repeat an id)."""
+    return [c.name for m in messages for c in m.tool_calls if c.id == call_id]
+
+
+def _app_page_of(thread: Thread, call_id: str) -> str | None:
+    """The address of the app the call `call_id` shows (the page kept with it)."""
+    for event in reversed(thread.events):
+        if (
+            isinstance(event, CustomEvent)
+            and event.event_type == APP_EVENT
+            and event.tool_call_id == call_id
+            and isinstance(event.data, dict)
+        ):
+            uri = event.data.get("uri")
+            return uri if isinstance(uri, str) else None
     return None
 
 
@@ -98,7 +132,9 @@ def _record(
     shown = result if len(result) <= _SHOWN_CHARS else result[:_SHOWN_CHARS] + "…"
     data = {
         "name": name,
-        "arguments": json.loads(thread.redact(json.dumps(arguments, ensure_ascii=False))),
+        "arguments": json.loads(
+            thread.redact(json.dumps(arguments, ensure_ascii=False))
+        ),  # bounded above
         "status": status,
         "result": thread.redact(shown),
     }

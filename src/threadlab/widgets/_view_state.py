@@ -36,6 +36,8 @@ __all__ = ["PREVIEW_CHARS", "Changed", "ViewState", "cost_text", "usage_text"]
 
 # What a view holds of a message or result; the rest is fetched on demand.
 PREVIEW_CHARS = 600
+# The most of a result a tool's app is kept with (a larger one is fetched from the kernel).
+APP_RESULT_CHARS = 256 * 1024
 # The most of a waiting call's arguments a card holds for editing; longer ones are approved
 # or rejected as they are (or edited with `%threadlab approve --arguments`).
 EDITABLE_CHARS = 64 * 1024
@@ -446,6 +448,10 @@ class ViewState:
         card["result"] = _preview(message.content)
         card["result_chars"] = len(message.content or "")
         card["status"] = message.tool_status or card["status"]
+        app = card.get("app")
+        if isinstance(app, dict) and len(message.content or "") <= APP_RESULT_CHARS:
+            # The app is given the whole result, in a saved output too (a card keeps less).
+            card["app"] = {**app, "result": message.content or ""}
         if message.unfinished:
             card["status"] = "interrupted"  # it never finished: not an error of the tool's
 

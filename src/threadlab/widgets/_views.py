@@ -22,13 +22,14 @@ from IPython.display import DisplayHandle
 from .. import (
     Approval,
     ApprovalDecidedEvent,
+    CustomEvent,
     Run,
     Runtime,
     Thread,
     ThreadlabError,
     ThreadOverview,
 )
-from ..mcp import call_for_app
+from ..mcp import APP_CALL_EVENT, call_for_app
 from ._card_approver import CardApprover
 from ._card_elicitor import CardElicitor
 from ._history import history_of
@@ -59,7 +60,10 @@ from ._run_stream import RunStream
 from ._static import request_text, static_html, static_text
 from ._view_state import ViewState
 
-__all__ = ["STATIC", "OpeningView", "ThreadListView", "ThreadView"]
+__all__ = ["APP_CALLS_PER_MINUTE", "STATIC", "OpeningView", "ThreadListView", "ThreadView"]
+
+APP_CALLS_PER_MINUTE = 30
+"""The most tool calls a call's app may have run in a minute (the page limits itself too)."""
 
 # IPython's display functions carry no type hints.
 _display: Callable[..., DisplayHandle | None] = ipython_display.display
@@ -298,6 +302,7 @@ class ThreadView(_View):
         self._forking: asyncio.Future[None] | None = None
         self._deciding: asyncio.Future[None] | None = None
         self._app_calls: set[asyncio.Future[None]] = set()  # kept until done: not collected
+        self._app_call_times: dict[str, list[float]] = {}  # by call: its app's recent calls
         self._stepping: asyncio.Future[None] | None = None
         self._unwatch: Callable[[], None] | None = None
         self.step: bool | str = False
@@ -632,22 +637,43 @@ class ThreadView(_View):
 
     async def app_call(self, asked: AppCall) -> None:
         """A call's app (its tool's UI, under the card) calls a tool: run for it by the
-        public API, recorded with the call; the app gets the result, or why not."""
+        public API, recorded with the call (the card shows it); the app gets the result, or
+        why not. At most `APP_CALLS_PER_MINUTE` a minute per call, whatever the page sends."""
         card = self.state.cards.get(asked.call)
         answer: AppResultMessage = {
-            "op": "app_result",
-            "call": asked.call,
-            "request": asked.request,
-        }
+            "op": "app_result", "call": asked.call, "request": asked.request,
+        }  # fmt: skip
+        now = time.monotonic()
+        recent = [t for t in self._app_call_times.get(asked.call, []) if now - t < 60]
         try:
             if card is None or card.get("thread") != asked.thread:
                 raise ThreadlabError("that call is not in this view")
+            if len(recent) >= APP_CALLS_PER_MINUTE:
+                raise ThreadlabError(f"more than {APP_CALLS_PER_MINUTE} tool calls in a minute")
+            self._app_call_times[asked.call] = [*recent, now]
             answer["result"] = await call_for_app(
                 self._rt, asked.thread, asked.call, asked.name, asked.arguments
             )
         except ThreadlabError as exc:
             answer["error"] = str(exc)
         self.tell(answer)
+        self._show_app_calls(asked.thread, asked.call)
+
+    def _show_app_calls(self, thread_id: str, call_id: str) -> None:
+        """The app's calls recorded with `call_id` that its card does not show yet."""
+        card = self.state.cards.get(call_id)
+        if card is None:
+            return
+        known = {e.get("at") for e in card["events"] if e.get("type") == APP_CALL_EVENT}
+        for event in self._rt.thread(thread_id).events:
+            if (
+                isinstance(event, CustomEvent)
+                and event.event_type == APP_CALL_EVENT
+                and event.tool_call_id == call_id
+                and event.at not in known
+            ):
+                self.state.apply(event)
+        self.push()
 
     def _refuse(self, thread_id: str, call_id: str, error: str) -> None:
         self.tell({"op": "decide_error", "thread": thread_id, "call": call_id, "error": error})

@@ -7,7 +7,7 @@
 // host, leaves its page or calls tools in a loop is stopped, and its box says why.
 /** @import {AppHost, Card, KernelMessage, Local, Model, ToolApp} from "./types.js" */
 import { h } from "./dom.js";
-import { FINAL, NO_KERNEL } from "./text.js";
+import { FINAL } from "./text.js";
 
 /** The protocol versions this host speaks, newest first. */
 export const PROTOCOL_VERSIONS = ["2026-01-26", "2025-11-21"];
@@ -21,6 +21,9 @@ const START_HEIGHT = 200;
 /** An origin a page may be let reach: a scheme, a host (a `*.` wildcard first at most), a port. */
 const ORIGIN = /^(https?|wss?):\/\/(\*\.)?[A-Za-z0-9-]+(\.[A-Za-z0-9-]+)*(:\d{1,5})?$/;
 const NOT_FOUND = -32601;
+/** What an app drawn from a saved output is told when it calls a tool. */
+export const SAVED_APP =
+  "this app is drawn from a saved output: its tool calls run only in the view of its run (run the cell again)";
 const REFUSED = -32000;
 
 /**
@@ -73,6 +76,36 @@ export function framedPage(html, policy) {
   return doctype ? `${doctype[0]}${meta}${html.slice(doctype[0].length)}` : `${meta}${html}`;
 }
 
+/**
+ * The frame the app's frame sits in: a relay whose own policy says where the app's frame may
+ * navigate (a frame's navigations are checked against its parent's `frame-src`: without it an
+ * app could leave its policy by loading another page), and which passes the app's messages to
+ * the host, wrapped, and the host's to the app. It tells the host when the app's frame loads
+ * anything but its own page.
+ * @param {string} page the app's page, its policy in it (`framedPage`)
+ * @param {Record<string, string[]> | undefined} csp the resource's `_meta.ui.csp`
+ */
+export function relayPage(page, csp) {
+  const own = appPolicy(csp?.frameDomains ? { frameDomains: csp.frameDomains } : {});
+  const frames = /frame-src ([^;]*)/.exec(own.policy)?.[1] ?? "'none'";
+  const policy = `default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; frame-src ${frames}`;
+  const srcdoc = page.replace(/&/g, "&amp;").replace(/"/g, "&quot;");
+  return `<!doctype html><meta http-equiv="Content-Security-Policy" content="${policy}">
+<style>html,body{margin:0;height:100%;overflow:hidden}iframe{display:block;border:0;width:100%;height:100%}</style>
+<script>
+let loads = 0;
+const app = () => document.querySelector("iframe");
+document.addEventListener("load", (e) => {
+  if (e.target === app() && ++loads > 1) parent.postMessage({ threadlab: "left" }, "*");
+}, true);
+addEventListener("message", (e) => {
+  const frame = app();
+  if (frame && e.source === frame.contentWindow) parent.postMessage({ threadlab: "app", data: e.data }, "*");
+  else if (frame && e.source === parent) frame.contentWindow.postMessage(e.data, "*");
+});
+</script><iframe sandbox="allow-scripts" referrerpolicy="no-referrer" allow="" srcdoc="${srcdoc}"></iframe>`;
+}
+
 /** @returns {"light" | "dark"} */
 function theme() {
   return document.body?.dataset?.jpThemeLight === "false" ? "dark" : "light";
@@ -123,7 +156,9 @@ function resultOf(text, failed) {
 export function appFrame(model, c, local) {
   if (!c.app) return null;
   let host = local.apps.get(c.id);
-  if (!host) {
+  // A model may repeat a call id: another tool's app under the same id is another app.
+  if (!host || host.uri !== c.app.uri) {
+    host?.stop("another call took its place");
     host = appHost(model, c, c.app);
     local.apps.set(c.id, host);
   }
@@ -150,21 +185,24 @@ function appHost(model, c, app) {
   /** @type {AppHost} */
   const host = {
     el,
+    uri: app.uri,
     initialized: false,
     sentInput: false,
     sentResult: false,
     stopped: null,
     answer: () => {},
     update: () => {},
+    stop: () => {},
   };
   if (app.error || typeof app.html !== "string") {
     note.textContent = `The app could not be read: ${app.error || "no page"}`;
     host.stopped = note.textContent;
     return host;
   }
-  const { policy, refused } = appPolicy(app.csp);
-  if (refused.length)
-    note.textContent = `Not granted to the app (not origins): ${refused.join(", ")}`;
+  const html = app.html;
+  // Drawn from a saved output (a reopened notebook, a shared page, the Threads panel): the
+  // page is whatever the file holds, so it runs only when asked, reaching no origin at all.
+  const saved = Boolean(model.get("offline"));
   const frame = /** @type {HTMLIFrameElement} */ (
     h("iframe", {
       class: "tl-app-frame",
@@ -177,10 +215,6 @@ function appHost(model, c, app) {
       style: `height:${START_HEIGHT}px`,
     })
   );
-  frame.srcdoc = framedPage(app.html, policy);
-  el.insertBefore(frame, ask);
-  const offline = Boolean(model.get("offline"));
-  let loads = 0;
   let window0 = Date.now();
   let messages = 0;
   /** @type {number[]} */
@@ -194,8 +228,7 @@ function appHost(model, c, app) {
   const reply = (id, result) => post({ id, result });
   /** @param {string | number} id @param {number} code @param {string} message */
   const fail = (id, code, message) => post({ id, error: { code, message } });
-  /** @param {string} why */
-  const stop = (why) => {
+  host.stop = (why) => {
     if (host.stopped) return;
     host.stopped = why;
     window.removeEventListener("message", listen);
@@ -203,10 +236,28 @@ function appHost(model, c, app) {
     note.textContent = `The app was stopped: ${why}.`;
     ask.replaceChildren();
   };
-  // A second load is the app leaving its page (a link, a form, location = ...): stopped.
+  const start = () => {
+    const csp = saved ? {} : app.csp;
+    const { policy, refused } = appPolicy(csp);
+    if (refused.length)
+      note.textContent = `Not granted to the app (not origins): ${refused.join(", ")}`;
+    else if (saved)
+      note.textContent =
+        "Drawn from the saved output: its own tool calls run only in the view of its run.";
+    frame.srcdoc = relayPage(framedPage(html, policy), csp);
+    el.insertBefore(frame, ask);
+    window.addEventListener("message", listen);
+  };
+  // The frame loads again when the page puts it back (an output collapsed and expanded): the
+  // app starts anew, and is told the call's arguments and result again.
+  let loads = 0;
   frame.addEventListener("load", () => {
     loads += 1;
-    if (loads > 1) stop("it left its page");
+    if (loads > 1) {
+      host.initialized = false;
+      host.sentInput = false;
+      host.sentResult = false;
+    }
   });
 
   /** @param {string | number} id @param {unknown} url */
@@ -228,15 +279,14 @@ function appHost(model, c, app) {
     ask.replaceChildren(
       h("span", {}, "The app asks to open "),
       h("code", { "data-testid": "app-link" }, parsed.href),
-      " ",
-      h("button", { class: "tl-fork", onclick: () => answer(true) }, "Open"),
-      h("button", { class: "tl-fork", onclick: () => answer(false) }, "Don't"),
+      h("button", { class: "tl-app-answer", onclick: () => answer(true) }, "Open"),
+      h("button", { class: "tl-app-answer", onclick: () => answer(false) }, "Don't open"),
     );
   };
 
   /** @param {string | number} id @param {any} params */
   const callTool = (id, params) => {
-    if (offline) return fail(id, REFUSED, NO_KERNEL);
+    if (saved) return fail(id, REFUSED, SAVED_APP);
     const now = Date.now();
     while (calls.length && now - calls[0] > 60_000) calls.shift();
     if (calls.length >= MAX_CALLS_PER_MINUTE)
@@ -268,13 +318,18 @@ function appHost(model, c, app) {
     }
     messages += 1;
     if (messages > MAX_MESSAGES_PER_SECOND) {
-      stop(`it sent more than ${MAX_MESSAGES_PER_SECOND} messages in a second`);
+      host.stop(`it sent more than ${MAX_MESSAGES_PER_SECOND} messages in a second`);
       return;
     }
-    const data = event.data;
+    const wrapped = event.data;
+    if (wrapped?.threadlab === "left") {
+      host.stop("it left its page");
+      return;
+    }
+    const data = wrapped?.threadlab === "app" ? wrapped.data : null;
     if (!data || typeof data !== "object" || data.jsonrpc !== "2.0") return;
     const { id, method, params } = data;
-    const request = id !== undefined && id !== null;
+    const request = typeof id === "string" || (typeof id === "number" && Number.isInteger(id));
     if (typeof method !== "string") return; // an answer to nothing this host asked
     if (method === "ui/initialize" && request) {
       const asked = String(params?.protocolVersion || "");
@@ -297,8 +352,9 @@ function appHost(model, c, app) {
       host.update(c, null);
     } else if (method === "ui/notifications/size-changed") {
       const height = Number(params?.height);
+      // The frame's border is outside the app's own size.
       if (Number.isFinite(height))
-        frame.style.height = `${Math.round(Math.min(MAX_HEIGHT, Math.max(MIN_HEIGHT, height)))}px`;
+        frame.style.height = `${Math.round(Math.min(MAX_HEIGHT, Math.max(MIN_HEIGHT, height))) + 2}px`;
     } else if (method === "tools/call" && request) callTool(id, params);
     else if (method === "ui/open-link" && request) openLink(id, params?.url);
     else if (method === "ui/request-display-mode" && request) reply(id, { mode: "inline" });
@@ -306,7 +362,6 @@ function appHost(model, c, app) {
     else if (request) fail(id, NOT_FOUND, `${method} is not offered by this host`);
     // other notifications (a log line, a request to be torn down) need no answer
   }
-  window.addEventListener("message", listen);
   // The notebook's theme changes: the app is told, as the protocol's hosts tell it.
   let shownTheme = theme();
   if (typeof MutationObserver !== "undefined" && document.body)
@@ -333,9 +388,10 @@ function appHost(model, c, app) {
       post({ method: "ui/notifications/tool-input", params: { arguments: argumentsOf(args) } });
     }
     if (!host.sentResult && FINAL.has(c.status)) {
-      const full = local?.fetched[c.id];
+      // The whole result the app is given: kept with the app, else the card's or fetched.
+      const full = app.result ?? local?.fetched[c.id];
       if (full === undefined && c.result_chars > (c.result || "").length) {
-        if (local) model.send({ op: "fetch_result", thread: c.thread, call: c.id });
+        if (local && !saved) model.send({ op: "fetch_result", thread: c.thread, call: c.id });
         return;
       }
       host.sentResult = true;
@@ -348,5 +404,22 @@ function appHost(model, c, app) {
         });
     }
   };
+  if (saved)
+    el.insertBefore(
+      h(
+        "button",
+        {
+          class: "tl-app-answer",
+          "data-testid": "app-start",
+          onclick: (/** @type {Event} */ e) => {
+            /** @type {HTMLElement} */ (e.currentTarget).remove();
+            start();
+          },
+        },
+        "Show the app",
+      ),
+      ask,
+    );
+  else start();
   return host;
 }

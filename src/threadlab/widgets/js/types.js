@@ -19,7 +19,7 @@
  *   approval: Approval | null, proposed?: string | null, args_folded?: boolean,
  *   elicitation?: Elicitation | null, past?: boolean, app?: ToolApp | null}} Card
  * @typedef {{uri: string, html?: string, csp?: Record<string, string[]>,
- *   error?: string}} ToolApp
+ *   error?: string, result?: string}} ToolApp
  * @typedef {{state: "asked" | "answered", server?: string, tool?: string, message?: string,
  *   schema?: Record<string, unknown>, order?: string[], action?: string,
  *   answer?: Record<string, unknown>}} Elicitation
@@ -75,9 +75,9 @@
  * @typedef {{open: Set<string>, selected: string | null, shownMember?: string}} Memory
  * A call's app on screen (app_frame.js): its box, where the protocol stands, why it was
  * stopped (null while it runs), and how it is told of an answer and of a redrawn card.
- * @typedef {{el: HTMLElement, initialized: boolean, sentInput: boolean, sentResult: boolean,
- *   stopped: string | null, answer: (msg: any) => void,
- *   update: (c: Card, local: Local | null) => void}} AppHost
+ * @typedef {{el: HTMLElement, uri: string, initialized: boolean, sentInput: boolean,
+ *   sentResult: boolean, stopped: string | null, answer: (msg: any) => void,
+ *   update: (c: Card, local: Local | null) => void, stop: (why: string) => void}} AppHost
  * @typedef {{thread: string, at: string, kind: "call" | "message", result?: string | null,
  *   args?: string, text?: string}} ForkPoint
  */

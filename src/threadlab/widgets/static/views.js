@@ -191,6 +191,7 @@ var MAX_HEIGHT = 800;
 var START_HEIGHT = 200;
 var ORIGIN = /^(https?|wss?):\/\/(\*\.)?[A-Za-z0-9-]+(\.[A-Za-z0-9-]+)*(:\d{1,5})?$/;
 var NOT_FOUND = -32601;
+var SAVED_APP = "this app is drawn from a saved output: its tool calls run only in the view of its run (run the cell again)";
 var REFUSED = -32e3;
 function appPolicy(csp) {
   const refused = [];
@@ -224,6 +225,26 @@ function framedPage(html, policy) {
   const doctype = /^\s*<!doctype[^>]*>/i.exec(html);
   return doctype ? `${doctype[0]}${meta}${html.slice(doctype[0].length)}` : `${meta}${html}`;
 }
+function relayPage(page, csp) {
+  const own = appPolicy(csp?.frameDomains ? { frameDomains: csp.frameDomains } : {});
+  const frames = /frame-src ([^;]*)/.exec(own.policy)?.[1] ?? "'none'";
+  const policy = `default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; frame-src ${frames}`;
+  const srcdoc = page.replace(/&/g, "&amp;").replace(/"/g, "&quot;");
+  return `<!doctype html><meta http-equiv="Content-Security-Policy" content="${policy}">
+<style>html,body{margin:0;height:100%;overflow:hidden}iframe{display:block;border:0;width:100%;height:100%}</style>
+<script>
+let loads = 0;
+const app = () => document.querySelector("iframe");
+document.addEventListener("load", (e) => {
+  if (e.target === app() && ++loads > 1) parent.postMessage({ threadlab: "left" }, "*");
+}, true);
+addEventListener("message", (e) => {
+  const frame = app();
+  if (frame && e.source === frame.contentWindow) parent.postMessage({ threadlab: "app", data: e.data }, "*");
+  else if (frame && e.source === parent) frame.contentWindow.postMessage(e.data, "*");
+});
+<\/script><iframe sandbox="allow-scripts" referrerpolicy="no-referrer" allow="" srcdoc="${srcdoc}"></iframe>`;
+}
 function theme() {
   return document.body?.dataset?.jpThemeLight === "false" ? "dark" : "light";
 }
@@ -248,7 +269,8 @@ function resultOf(text, failed) {
 function appFrame(model, c, local) {
   if (!c.app) return null;
   let host = local.apps.get(c.id);
-  if (!host) {
+  if (!host || host.uri !== c.app.uri) {
+    host?.stop("another call took its place");
     host = appHost(model, c, c.app);
     local.apps.set(c.id, host);
   }
@@ -267,6 +289,7 @@ function appHost(model, c, app) {
   );
   const host = {
     el,
+    uri: app.uri,
     initialized: false,
     sentInput: false,
     sentResult: false,
@@ -274,6 +297,8 @@ function appHost(model, c, app) {
     answer: () => {
     },
     update: () => {
+    },
+    stop: () => {
     }
   };
   if (app.error || typeof app.html !== "string") {
@@ -281,9 +306,8 @@ function appHost(model, c, app) {
     host.stopped = note.textContent;
     return host;
   }
-  const { policy, refused } = appPolicy(app.csp);
-  if (refused.length)
-    note.textContent = `Not granted to the app (not origins): ${refused.join(", ")}`;
+  const html = app.html;
+  const saved = Boolean(model.get("offline"));
   const frame2 = (
     /** @type {HTMLIFrameElement} */
     h("iframe", {
@@ -297,10 +321,6 @@ function appHost(model, c, app) {
       style: `height:${START_HEIGHT}px`
     })
   );
-  frame2.srcdoc = framedPage(app.html, policy);
-  el.insertBefore(frame2, ask);
-  const offline = Boolean(model.get("offline"));
-  let loads = 0;
   let window0 = Date.now();
   let messages = 0;
   const calls = [];
@@ -309,7 +329,7 @@ function appHost(model, c, app) {
   };
   const reply = (id, result) => post({ id, result });
   const fail = (id, code, message) => post({ id, error: { code, message } });
-  const stop = (why) => {
+  host.stop = (why) => {
     if (host.stopped) return;
     host.stopped = why;
     window.removeEventListener("message", listen);
@@ -317,9 +337,25 @@ function appHost(model, c, app) {
     note.textContent = `The app was stopped: ${why}.`;
     ask.replaceChildren();
   };
+  const start = () => {
+    const csp = saved ? {} : app.csp;
+    const { policy, refused } = appPolicy(csp);
+    if (refused.length)
+      note.textContent = `Not granted to the app (not origins): ${refused.join(", ")}`;
+    else if (saved)
+      note.textContent = "Drawn from the saved output: its own tool calls run only in the view of its run.";
+    frame2.srcdoc = relayPage(framedPage(html, policy), csp);
+    el.insertBefore(frame2, ask);
+    window.addEventListener("message", listen);
+  };
+  let loads = 0;
   frame2.addEventListener("load", () => {
     loads += 1;
-    if (loads > 1) stop("it left its page");
+    if (loads > 1) {
+      host.initialized = false;
+      host.sentInput = false;
+      host.sentResult = false;
+    }
   });
   const openLink = (id, url) => {
     let parsed2 = null;
@@ -339,13 +375,12 @@ function appHost(model, c, app) {
     ask.replaceChildren(
       h("span", {}, "The app asks to open "),
       h("code", { "data-testid": "app-link" }, parsed2.href),
-      " ",
-      h("button", { class: "tl-fork", onclick: () => answer(true) }, "Open"),
-      h("button", { class: "tl-fork", onclick: () => answer(false) }, "Don't")
+      h("button", { class: "tl-app-answer", onclick: () => answer(true) }, "Open"),
+      h("button", { class: "tl-app-answer", onclick: () => answer(false) }, "Don't open")
     );
   };
   const callTool = (id, params) => {
-    if (offline) return fail(id, REFUSED, NO_KERNEL);
+    if (saved) return fail(id, REFUSED, SAVED_APP);
     const now = Date.now();
     while (calls.length && now - calls[0] > 6e4) calls.shift();
     if (calls.length >= MAX_CALLS_PER_MINUTE)
@@ -375,13 +410,18 @@ function appHost(model, c, app) {
     }
     messages += 1;
     if (messages > MAX_MESSAGES_PER_SECOND) {
-      stop(`it sent more than ${MAX_MESSAGES_PER_SECOND} messages in a second`);
+      host.stop(`it sent more than ${MAX_MESSAGES_PER_SECOND} messages in a second`);
       return;
     }
-    const data = event.data;
+    const wrapped = event.data;
+    if (wrapped?.threadlab === "left") {
+      host.stop("it left its page");
+      return;
+    }
+    const data = wrapped?.threadlab === "app" ? wrapped.data : null;
     if (!data || typeof data !== "object" || data.jsonrpc !== "2.0") return;
     const { id, method, params } = data;
-    const request = id !== void 0 && id !== null;
+    const request = typeof id === "string" || typeof id === "number" && Number.isInteger(id);
     if (typeof method !== "string") return;
     if (method === "ui/initialize" && request) {
       const asked = String(params?.protocolVersion || "");
@@ -405,14 +445,13 @@ function appHost(model, c, app) {
     } else if (method === "ui/notifications/size-changed") {
       const height = Number(params?.height);
       if (Number.isFinite(height))
-        frame2.style.height = `${Math.round(Math.min(MAX_HEIGHT, Math.max(MIN_HEIGHT, height)))}px`;
+        frame2.style.height = `${Math.round(Math.min(MAX_HEIGHT, Math.max(MIN_HEIGHT, height))) + 2}px`;
     } else if (method === "tools/call" && request) callTool(id, params);
     else if (method === "ui/open-link" && request) openLink(id, params?.url);
     else if (method === "ui/request-display-mode" && request) reply(id, { mode: "inline" });
     else if (method === "ping" && request) reply(id, {});
     else if (request) fail(id, NOT_FOUND, `${method} is not offered by this host`);
   }
-  window.addEventListener("message", listen);
   let shownTheme = theme();
   if (typeof MutationObserver !== "undefined" && document.body)
     new MutationObserver(() => {
@@ -436,9 +475,9 @@ function appHost(model, c, app) {
       post({ method: "ui/notifications/tool-input", params: { arguments: argumentsOf(args) } });
     }
     if (!host.sentResult && FINAL.has(c.status)) {
-      const full = local?.fetched[c.id];
+      const full = app.result ?? local?.fetched[c.id];
       if (full === void 0 && c.result_chars > (c.result || "").length) {
-        if (local) model.send({ op: "fetch_result", thread: c.thread, call: c.id });
+        if (local && !saved) model.send({ op: "fetch_result", thread: c.thread, call: c.id });
         return;
       }
       host.sentResult = true;
@@ -451,6 +490,23 @@ function appHost(model, c, app) {
         });
     }
   };
+  if (saved)
+    el.insertBefore(
+      h(
+        "button",
+        {
+          class: "tl-app-answer",
+          "data-testid": "app-start",
+          onclick: (e) => {
+            e.currentTarget.remove();
+            start();
+          }
+        },
+        "Show the app"
+      ),
+      ask
+    );
+  else start();
   return host;
 }
 
