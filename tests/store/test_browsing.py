@@ -184,6 +184,17 @@ def test_a_search_finds_every_word_as_a_prefix(store: tl.Store) -> None:
     assert ids(b.browse_threads(ThreadQuery(text="green pears"))) == []
 
 
+def test_a_search_finds_what_a_row_shows_its_target_and_the_start_of_its_id(
+    store: tl.Store,
+) -> None:
+    planned = add_thread(store, 1.0, says="nothing of that name", thread_id="thr_5cc0ffee")
+    store.add_thread(ThreadRecord("thr_planner1", None, "Planner", 2.0, "{}"))
+    b = browser(store)
+    assert ids(b.browse_threads(ThreadQuery(text="planner"))) == ["thr_planner1"]
+    assert ids(b.browse_threads(ThreadQuery(text="thr_5cc"))) == [planned]
+    assert ids(b.browse_threads(ThreadQuery(text="thr%5cc"))) == []  # a pattern is text
+
+
 def test_a_search_reads_tool_names_and_call_arguments(store: tl.Store) -> None:
     caller = add_thread(store, 1.0)
     add_message(

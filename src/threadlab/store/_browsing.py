@@ -97,7 +97,13 @@ class ThreadBrowsing:
             clauses.append(f"(t.created_at, t.{self.ORDER}) < (?, ?)")
             params += [float(query.after[0]), int(query.after[1])]
         if searched:
-            clauses.append("(t.id IN (SELECT id FROM hit) OR t.id IN (SELECT id FROM up))")
+            # What a row shows finds it too: its target's name, or the start of its id.
+            asked = query.text.strip()
+            clauses.append(
+                "(t.id IN (SELECT id FROM hit) OR t.id IN (SELECT id FROM up)"
+                " OR lower(t.target) = lower(?) OR t.id LIKE ? ESCAPE '!')"
+            )
+            params += [asked, _escaped_like(asked) + "%"]
         return " AND ".join(clauses), params
 
     def _runs_of(self, ids: Sequence[str]) -> dict[str, tuple[float, float]]:
@@ -147,6 +153,11 @@ class ThreadBrowsing:
                 total = (total or 0.0) + _number(cost)
             spent[str(root)] = (tokens, total)
         return spent
+
+
+def _escaped_like(text: str) -> str:
+    """`text` matched as itself in a LIKE pattern (escape character "!")."""
+    return text.replace("!", "!!").replace("%", "!%").replace("_", "!_")
 
 
 def search_words(text: str) -> list[str]:
