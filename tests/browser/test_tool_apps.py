@@ -67,6 +67,18 @@ def test_an_example_servers_app_shows_in_its_card_and_calls_its_server(
         shown.filter(has_not_text=first).wait_for(timeout=60_000)
         assert shown.inner_text() > first
         in_both_themes(page, shots / "tool-app", show=lambda: centre(box))
+        # A narrow column squeezes it: "wide" shows it over the page, the same app.
+        box.locator("[data-testid=app-wide]").click()
+        wide = frame.bounding_box()
+        assert wide is not None
+        assert wide["width"] > 800  # the output's width, not its column's (about 470 px)
+        assert shown.inner_text() > first  # it kept what it showed: not loaded again
+        page.screenshot(path=str(shots / "tool-app-wide-light.png"))
+        page.keyboard.press("Escape")
+        page.wait_for_function(
+            "() => !document.querySelector('[data-testid=tool-app]').classList"
+            ".contains('tl-app-wide')"
+        )
         assert errors == []
         print(f"screenshots: {shots}")
 

@@ -248,3 +248,19 @@ test("the app is told when the notebook's theme changes", async () => {
   });
   delete document.body.dataset.jpThemeLight;
 });
+
+test("'wide' shows the app over the page without moving its frame; Escape puts it back", () => {
+  const { el, frame, posted, say } = onScreen();
+  say({ jsonrpc: "2.0", id: 1, method: "ui/initialize", params: {} });
+  say({ jsonrpc: "2.0", method: "ui/notifications/initialized" });
+  el.querySelector("[data-testid=app-wide]").click();
+  assert.ok(el.classList.contains("tl-app-wide"));
+  assert.equal(el.querySelector("iframe"), frame); // the same frame: the app keeps its state
+  assert.deepEqual(posted.at(-1).params, { displayMode: "fullscreen" });
+  el.dispatchEvent(new KeyboardEvent("keydown", { key: "Escape", bubbles: true }));
+  assert.ok(!el.classList.contains("tl-app-wide"));
+  // The app may ask for it too.
+  say({ jsonrpc: "2.0", id: 9, method: "ui/request-display-mode", params: { mode: "fullscreen" } });
+  assert.deepEqual(posted.at(-1), { jsonrpc: "2.0", id: 9, result: { mode: "fullscreen" } });
+  assert.ok(el.classList.contains("tl-app-wide"));
+});

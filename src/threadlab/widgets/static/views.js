@@ -280,13 +280,35 @@ function appFrame(model, c, local) {
 function appHost(model, c, app) {
   const note = h("div", { class: "tl-app-note", "data-testid": "app-note" });
   const ask = h("div", { class: "tl-app-ask", "data-testid": "app-ask" });
+  const wide = (
+    /** @type {HTMLButtonElement} */
+    h("button", { class: "tl-app-answer tl-app-wide-toggle", "data-testid": "app-wide" }, "wide")
+  );
   const el = h(
     "div",
     { class: "tl-app", "data-testid": "tool-app", "data-call": c.id },
-    h("div", { class: "tl-meta tl-app-head" }, "app · ", h("code", {}, app.uri)),
+    h("div", { class: "tl-meta tl-app-head" }, "app · ", h("code", {}, app.uri), " ", wide),
     ask,
     note
   );
+  const widen = (on) => {
+    el.classList.toggle("tl-app-wide", on);
+    wide.textContent = on ? "back" : "wide";
+    wide.setAttribute("aria-pressed", String(on));
+    if (host.initialized)
+      post({
+        method: "ui/notifications/host-context-changed",
+        params: { displayMode: on ? "fullscreen" : "inline" }
+      });
+  };
+  wide.addEventListener("click", () => widen(!el.classList.contains("tl-app-wide")));
+  el.addEventListener("keydown", (e) => {
+    if (e.key === "Escape" && el.classList.contains("tl-app-wide")) {
+      e.stopPropagation();
+      widen(false);
+      wide.focus();
+    }
+  });
   const host = {
     el,
     uri: app.uri,
@@ -302,6 +324,7 @@ function appHost(model, c, app) {
     }
   };
   if (app.error || typeof app.html !== "string") {
+    wide.hidden = true;
     note.textContent = `The app could not be read: ${app.error || "no page"}`;
     host.stopped = note.textContent;
     return host;
@@ -431,8 +454,8 @@ function appHost(model, c, app) {
         hostCapabilities: { openLinks: {}, serverTools: {}, logging: {} },
         hostContext: {
           theme: theme(),
-          displayMode: "inline",
-          availableDisplayModes: ["inline"],
+          displayMode: el.classList.contains("tl-app-wide") ? "fullscreen" : "inline",
+          availableDisplayModes: ["inline", "fullscreen"],
           platform: "web",
           locale: typeof navigator === "undefined" ? "en" : navigator.language,
           toolInfo: { id: c.id, tool: { name: c.name, inputSchema: { type: "object" } } },
@@ -448,8 +471,11 @@ function appHost(model, c, app) {
         frame2.style.height = `${Math.round(Math.min(MAX_HEIGHT, Math.max(MIN_HEIGHT, height))) + 2}px`;
     } else if (method === "tools/call" && request) callTool(id, params);
     else if (method === "ui/open-link" && request) openLink(id, params?.url);
-    else if (method === "ui/request-display-mode" && request) reply(id, { mode: "inline" });
-    else if (method === "ping" && request) reply(id, {});
+    else if (method === "ui/request-display-mode" && request) {
+      const mode = params?.mode === "fullscreen" ? "fullscreen" : "inline";
+      widen(mode === "fullscreen");
+      reply(id, { mode });
+    } else if (method === "ping" && request) reply(id, {});
     else if (request) fail(id, NOT_FOUND, `${method} is not offered by this host`);
   }
   let shownTheme = theme();
