@@ -143,3 +143,34 @@ def test_an_app_reaches_nothing_outside_its_page(
         assert page.url.startswith(lab.url)  # the notebook's page is where it was
         assert "The app was stopped: it left its page." in box.inner_text()
         box.screenshot(path=str(shots / "tool-app-hostile.png"))
+
+
+BUDGET = (
+    ROOT / ".cache/npm/node_modules/@modelcontextprotocol/server-budget-allocator/dist/index.js"
+)
+
+
+def test_a_second_example_servers_app_draws_its_tools_result(lab: Lab, browser: Any) -> None:
+    """`@modelcontextprotocol/server-budget-allocator`: its app draws the budget its tool
+    returned (a structured result), in the card; its sliders work in the app."""
+    if not (NODE.exists() and BUDGET.exists()):
+        missing_package(
+            "@modelcontextprotocol/server-budget-allocator in .cache/npm (make npm-packages)"
+        )
+    cells = [
+        "%load_ext threadlab\nimport threadlab as tl",
+        f'%%mcp budget\ncommand = "{NODE}"\nargs = ["{BUDGET}", "--stdio"]',
+        "%%prompt planner --tools mcp:budget\nPlan the budget.",
+        "%%thread planner\nShow the budget.",
+    ]
+    with shown_page(lab, browser, "tool-app-budget-failure.png") as (page, shots):
+        open_and_run(lab, page, cells, "tool-app-budget.ipynb")
+        cell = page.locator(".jp-Notebook .jp-Cell").nth(len(cells) - 1)
+        box = cell.locator("[data-testid=tool-app]")
+        box.wait_for(timeout=90_000)
+        app = cell.frame_locator("[data-testid=app-frame]").frame_locator("iframe")
+        status = app.locator("#status-bar")
+        status.filter(has_text="Allocated").wait_for(timeout=60_000)
+        # The tool's budget, not the empty one the page starts with.
+        app.locator("#status-bar", has_not_text="$0 / $0").wait_for(timeout=60_000)
+        in_both_themes(page, shots / "tool-app-budget", show=lambda: centre(box))

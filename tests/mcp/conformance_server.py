@@ -218,6 +218,10 @@ def conformance_registry() -> tl.Registry:
 
     tl.define_resource("test://template/{id}/data", read=template_data,
                        mime_type="application/json", registry=registry)  # fmt: skip
+    # Watched by the suite's subscribe scenarios; the process says when it changes
+    # (`service.resource_updated`).
+    tl.define_resource("test://watched-resource", read=lambda params: "watched",
+                       mime_type="text/plain", registry=registry)  # fmt: skip
     return registry
 
 

@@ -26,15 +26,9 @@ pytestmark = pytest.mark.processes  # the suite runs in a Node.js process
 NODE = ROOT / ".cache/npm/node_modules/.bin/node"
 SUITE = ROOT / ".cache/npm/node_modules/@modelcontextprotocol/conformance/dist/index.js"
 
-# Scenarios that ask for something threadlab's model does not have; the same abilities are
-# tested on threadlab's own terms in test_serve_content.py.
-NOT_APPLICABLE = {
-    # What can be watched is the served threads' files, which threadlab sees being written; a
-    # resource of the registry's own is read afresh each time, so no change of it could be
-    # announced (watching files: test_serve_content.py, test_serve_boundaries.py).
-    "resources-subscribe": "watches the suite's own test://watched-resource",
-    "resources-unsubscribe": "watches the suite's own test://watched-resource",
-}
+# Scenarios that ask for something threadlab's model does not have (none today; a scenario
+# the suite adds that threadlab cannot answer is named here, with why).
+NOT_APPLICABLE: dict[str, str] = {}
 
 
 def suite() -> tuple[Path, Path]:

@@ -13,6 +13,7 @@ import threading
 import warnings
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 from mcp import types
@@ -253,7 +254,7 @@ async def test_a_prompt_carries_its_image_audio_and_embedded_resources_before_it
         await rt.aclose()
 
 
-async def test_a_resource_of_the_registrys_own_cannot_be_watched_and_says_why(
+async def test_a_resource_of_the_registrys_own_may_be_watched_fixed_or_templated(
     store_dir: Path,
 ) -> None:
     rt = tl.Runtime(notes_registry(), store_dir)
@@ -261,8 +262,11 @@ async def test_a_resource_of_the_registrys_own_cannot_be_watched_and_says_why(
     try:
         async with client_of(service, mode="legacy") as client:
             for uri in ("notes://today", "notes://monday/tea.md"):
-                with legacy_methods(), pytest.raises(MCPError, match="cannot be watched"):
+                with legacy_methods():
                     await client.subscribe_resource(uri)
+            assert service.defined_resources.watchers.count() == 2
+            with legacy_methods(), pytest.raises(MCPError, match="Resource not found"):
+                await client.subscribe_resource("notes://tomorrow")  # no definition's
             ref = types.ResourceTemplateReference(type="ref/resource",
                                                   uri="notes://{day}/{topic}.md")  # fmt: skip
             offered = await client.complete(ref, {"name": "topic", "value": "t"})
@@ -378,6 +382,53 @@ async def test_a_read_error_never_tells_a_declared_secret(
             said = str(failed.value)
             assert secret not in said
             assert "[secret:NOTES_KEY]" in said
+    finally:
+        await service.close()
+        await rt.aclose()
+
+
+async def test_a_defined_resource_is_watched_and_told_when_the_process_says_it_changed(
+    store_dir: Path,
+) -> None:
+    """What `read` returns changes unseen: a client watching the resource is told when the
+    process says so (`service.resource_updated`), until it stops watching; a URI no
+    definition answers for cannot be announced."""
+    status = {"text": "green"}
+    registry = tl.Registry()
+    tl.define_resource("status://build", read=lambda params: status["text"], registry=registry)
+    rt = tl.Runtime(registry, store_dir)
+    service = await tl.mcp.serve(runtime=rt)
+    updated: list[str] = []
+
+    async def notified(message: Any) -> None:
+        if isinstance(message, types.ResourceUpdatedNotification):
+            updated.append(str(message.params.uri))
+
+    async def told(count: int) -> None:
+        for _ in range(100):
+            if len(updated) >= count:
+                return
+            await asyncio.sleep(0.05)
+
+    try:
+        async with client_of(service, message_handler=notified, mode="legacy") as client:
+            with legacy_methods():
+                await client.subscribe_resource("status://build")
+            status["text"] = "red"
+            await service.resource_updated("status://build")
+            await told(1)
+            assert updated == ["status://build"]
+            (now,) = (await client.read_resource("status://build")).contents
+            assert isinstance(now, types.TextResourceContents)
+            assert now.text == "red"
+            with legacy_methods():
+                await client.unsubscribe_resource("status://build")
+            await service.resource_updated("status://build")
+            await asyncio.sleep(0.3)
+            assert updated == ["status://build"]  # no longer watched: not told
+        assert service.defined_resources.watchers.count() == 0  # gone with its session
+        with pytest.raises(ValueError, match="not a resource the registry defines"):
+            await service.resource_updated("status://elsewhere")
     finally:
         await service.close()
         await rt.aclose()

@@ -26,6 +26,7 @@ from ..definitions import Registry, ResourceDefinition, is_async_callable
 from ..threads import Redactor
 from ._content import mime_type
 from ._large_files import fits, too_large
+from ._watchers import Watchers
 
 __all__ = ["ERROR_CHARS", "READ_TIMEOUT_S", "DefinedResources"]
 
@@ -45,6 +46,9 @@ class DefinedResources:
 
     def __init__(self, registry: Registry) -> None:
         self._registry = registry
+        self.watchers = Watchers()
+        """Who watches which of them: told when `MCPService.resource_updated` says one
+        changed (what `read` returns changes unseen otherwise)."""
 
     def listing(self) -> list[Any]:
         """The fixed resources."""

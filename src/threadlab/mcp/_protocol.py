@@ -19,7 +19,6 @@ from ._sessions import Sessions
 __all__ = ["Endpoint", "protocol_server"]
 
 ListedTool = tuple[str, str, dict[str, Any], dict[str, Any] | None]
-_INVALID_PARAMS = -32602
 
 
 class Endpoint(Protocol):
@@ -45,7 +44,6 @@ def protocol_server(service: Endpoint, bus: Any) -> Any:
     from mcp import types
     from mcp.server.lowlevel import Server
     from mcp.server.subscriptions import ListenHandler
-    from mcp.shared.exceptions import MCPError
 
     async def list_tools(ctx: Any, params: Any) -> Any:
         return types.ListToolsResult(tools=[
@@ -85,18 +83,18 @@ def protocol_server(service: Endpoint, bus: Any) -> Any:
         return types.ReadResourceResult(contents=contents)
 
     async def subscribe(ctx: Any, params: Any) -> Any:
-        uri = str(params.uri)
+        uri, session = str(params.uri), service.sessions.of(ctx)
         if service.defined_resources.find(uri) is not None:
-            # What read() returns can change at any time, unseen: no change could be announced.
-            raise MCPError(_INVALID_PARAMS, (
-                f"{uri} cannot be watched: it is read afresh each time (resources/read);"
-                " the resources that can be watched are the served threads' files"
-            ), {"uri": uri})  # fmt: skip
-        service.resources.subscribe(uri, service.sessions.of(ctx), ctx.session)
+            # Told when the process says it changed (`MCPService.resource_updated`).
+            service.defined_resources.watchers.subscribe(uri, session, ctx.session)
+        else:
+            service.resources.subscribe(uri, session, ctx.session)
         return types.EmptyResult()
 
     async def unsubscribe(ctx: Any, params: Any) -> Any:
-        service.resources.unsubscribe(str(params.uri), service.sessions.of(ctx))
+        uri, session = str(params.uri), service.sessions.of(ctx)
+        service.defined_resources.watchers.unsubscribe(uri, session)
+        service.resources.unsubscribe(uri, session)
         return types.EmptyResult()
 
     async def list_prompts(ctx: Any, params: Any) -> Any:

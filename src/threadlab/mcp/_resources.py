@@ -9,7 +9,6 @@ refuses a file too large for one (`_large_files`)."""
 
 from __future__ import annotations
 
-import contextlib
 from collections.abc import Awaitable, Callable, Iterable
 from typing import Any, Literal
 
@@ -19,15 +18,12 @@ from ..store import FileRecord
 from ._content import mime_type, resource_contents
 from ._large_files import fits, room, too_large
 from ._uris import FILE_TEMPLATE, file_uri, parse_file_uri
+from ._watchers import MAX_SUBSCRIPTIONS, Watchers
 
 __all__ = ["MAX_SUBSCRIPTIONS", "ThreadResources"]
 
 Reach = Literal["served", "store"]
 _NOT_FOUND = -32002  # the spec's "Resource not found"
-_INVALID_REQUEST = -32600
-
-MAX_SUBSCRIPTIONS = 100
-"""The most resources one client session may watch at once."""
 
 
 class ThreadResources:
@@ -41,8 +37,7 @@ class ThreadResources:
         self._reach = reach
         self._publish = publish  # to the clients listening on the 2026 protocol
         self._served: dict[str, None] = {}  # ids, in the order the calls ran
-        self._watchers: dict[str, dict[str, Any]] = {}  # uri -> session -> how to tell it
-        self._subscribed: dict[str, set[str]] = {}  # session -> the uris it watches
+        self._watchers = Watchers()
         self._known: set[str] = set()  # uris of files written while served
 
     def served(self, thread_id: str) -> None:
@@ -133,38 +128,19 @@ class ThreadResources:
 
     def subscribe(self, uri: str, session: str, channel: Any) -> None:
         """Tell `session` (through `channel`, its SDK session) when the file `uri` changes."""
-        from mcp.shared.exceptions import MCPError
-
         self._located(uri)
-        held = self._subscribed.setdefault(session, set())
-        if uri not in held and len(held) >= MAX_SUBSCRIPTIONS:
-            raise MCPError(_INVALID_REQUEST, (
-                f"this session watches {len(held)} resources, the most one may: unsubscribe"
-                " from one (resources/unsubscribe) before subscribing to another"
-            ), {"limit": MAX_SUBSCRIPTIONS})  # fmt: skip
-        held.add(uri)
-        self._watchers.setdefault(uri, {})[session] = channel
+        self._watchers.subscribe(uri, session, channel)
 
     def unsubscribe(self, uri: str, session: str) -> None:
-        held = self._subscribed.get(session)
-        if held is not None:
-            held.discard(uri)
-            if not held:
-                del self._subscribed[session]
-        watching = self._watchers.get(uri)
-        if watching is not None:
-            watching.pop(session, None)
-            if not watching:
-                del self._watchers[uri]
+        self._watchers.unsubscribe(uri, session)
 
     def session_ended(self, session: str) -> None:
         """Drop the subscriptions of a session that ended."""
-        for uri in list(self._subscribed.get(session, ())):
-            self.unsubscribe(uri, session)
+        self._watchers.session_ended(session)
 
     def subscriptions(self) -> int:
         """How many subscriptions are held, all sessions together."""
-        return sum(len(held) for held in self._subscribed.values())
+        return self._watchers.count()
 
     async def written(self, thread_id: str, paths: Iterable[str]) -> None:
         """Tell the clients watching these files of `thread_id` that they changed (and those
@@ -177,9 +153,7 @@ class ThreadResources:
             if uri not in self._known:
                 self._known.add(uri)
                 await self._publish(ResourcesListChanged())
-            for channel in list(self._watchers.get(uri, {}).values()):
-                with contextlib.suppress(Exception):  # a session that went away
-                    await channel.send_resource_updated(uri)
+            await self._watchers.tell(uri)
 
 
 def _too_large(uri: str, size: int) -> Exception:

@@ -83,12 +83,24 @@ class MCPService:
 
     def _session_ended(self, session: str) -> None:
         self.resources.session_ended(session)
+        self.defined_resources.watchers.session_ended(session)
         self._calls.session_ended(session)
         self.log_levels.pop(session, None)
 
     async def _announce(self, event: Any) -> None:
         if self._bus is not None:
             await self._bus.publish(event)
+
+    async def resource_updated(self, uri: str) -> None:
+        """Tell the clients watching the registry's resource `uri` (`tl.define_resource`)
+        that it changed: what its `read` returns changes unseen, so the process says when.
+        `ValueError` for a URI no definition of the registry answers for."""
+        if self.defined_resources.find(uri) is None:
+            raise ValueError(f"{uri} is not a resource the registry defines")
+        from mcp.shared.subscriptions import ResourceUpdated
+
+        await self._announce(ResourceUpdated(uri))
+        await self.defined_resources.watchers.tell(uri)
 
     @property
     def headers(self) -> dict[str, str]:
