@@ -264,3 +264,17 @@ test("'wide' shows the app over the page without moving its frame; Escape puts i
   assert.deepEqual(posted.at(-1), { jsonrpc: "2.0", id: 9, result: { mode: "fullscreen" } });
   assert.ok(el.classList.contains("tl-app-wide"));
 });
+
+test("a card names its app's page, held once in the trace", () => {
+  const local = viewLocal();
+  const c = appCard({ app: { uri: "ui://x", page: "k1", csp: {} } });
+  const el = appFrame(fakeModel(), c, local, { k1: PAGE });
+  assert.match(el.querySelector("iframe").srcdoc, /\/\* app \*\//);
+  const missing = appFrame(
+    fakeModel(),
+    appCard({ id: "c2", app: { uri: "ui://y", page: "k9" } }),
+    local,
+    {},
+  );
+  assert.match(missing.textContent, /could not be read: no page/);
+});

@@ -64,3 +64,12 @@ test("an empty patch changes nothing", () => {
   applyPatch(t, {});
   assert.equal(JSON.stringify(t), before);
 });
+
+test("an app's page arrives once, under its key, beside the cards that name it", () => {
+  const t = trace();
+  applyPatch(t, { apps: { k1: "<p>app</p>" } });
+  assert.equal(t.apps.k1, "<p>app</p>");
+  applyPatch(t, { apps: JSON.parse('{"__proto__": "<p>odd key</p>"}') });
+  assert.equal(Object.getPrototypeOf(t.apps), Object.prototype); // a key, not a prototype
+  assert.equal(Object.getOwnPropertyDescriptor(t.apps, "__proto__").value, "<p>odd key</p>");
+});

@@ -50,13 +50,16 @@ def call_of(event: tl.CustomEvent) -> str:
 async def test_a_servers_page_is_kept_with_the_call_and_an_app_only_tool_is_not_offered(
     store_dir: Path,
 ) -> None:
-    registry = apps_registry(call("board", {"title": "scores"}), call("lost", {}))
+    registry = apps_registry(
+        call("board", {"title": "scores"}), call("lost", {}), call("board", {"title": "again"})
+    )
     rt = tl.Runtime(registry, store_dir)
     thread = await rt.create_thread("p")
     await thread.send("show the board")
     offered = {t.name for t in registry.tools() if t.mcp_server == "apps"}
     assert offered == {"board", "lost", "wipe"}  # "bump" is for its app only
-    shown, lost = app_events(thread, tl.mcp.APP_EVENT)
+    shown, lost, again = app_events(thread, tl.mcp.APP_EVENT)
+    assert again.data["html"] == shown.data["html"]
     assert shown.data["uri"] == "ui://apps/board.html"
     assert '<button id="bump">' in shown.data["html"]
     assert shown.data["csp"] == {
@@ -66,10 +69,14 @@ async def test_a_servers_page_is_kept_with_the_call_and_an_app_only_tool_is_not_
     assert lost.data["uri"] == "ui://apps/lost.html"
     assert "could not read ui://apps/lost.html" in lost.data["error"]
     results = [m for m in thread.messages if m.role == "tool"]
-    assert [m.tool_status for m in results] == ["success", "success"]  # the calls ran anyway
-    # The card holds the app, not its event list; the saved view draws it again.
-    card = replay(thread).snapshot()["cards"][shown.tool_call_id]
+    assert [m.tool_status for m in results] == ["success"] * 3  # the calls ran anyway
+    # The card holds the app, not its event list; the saved view draws it again. Its page is
+    # held once in the trace, however many calls show it.
+    snapshot = replay(thread).snapshot()
+    card = snapshot["cards"][shown.tool_call_id]
     assert card["app"]["uri"] == "ui://apps/board.html"
+    assert "html" not in card["app"]
+    assert snapshot["apps"] == {card["app"]["page"]: shown.data["html"]}  # once, for two calls
     assert all(e["type"] != tl.mcp.APP_EVENT for e in card["events"])
     await rt.aclose()
 

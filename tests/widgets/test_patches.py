@@ -38,6 +38,8 @@ def merge(trace: dict[str, Any], patch: Mapping[str, Any]) -> None:
             trace["drafts"][tid] = draft
     if "run" in patch:
         trace["run"] = patch["run"]
+    if patch.get("apps"):
+        trace.setdefault("apps", {}).update(patch["apps"])
 
 
 @pytest.mark.parametrize("look", ["whole state", "what events touched"])
@@ -49,7 +51,7 @@ async def test_merged_patches_rebuild_the_trace_at_every_step(
         await state.write_file(f"/{args['n']}.txt", "x" * args["n"])
         return "saved"
 
-    tl.define_tool("save", description="s", execute=save, registry=registry,
+    tl.define_tool("save", description="s", execute=save, registry=registry, ui="<p>saved</p>",
                    args={"type": "object", "properties": {"n": {"type": "integer"}}})  # fmt: skip
     steps = [step(*(call("save", {"n": i}) for i in range(1, 4)), text="Saving three.")]
     steps += [call("save", {"n": 9}), text("All saved.\nBye.")]
@@ -63,6 +65,7 @@ async def test_merged_patches_rebuild_the_trace_at_every_step(
     patcher.reset(mirror)
     state.take_changed()
     sizes = []
+    pages_sent = 0
     for message in ("go", "again"):  # the second run starts the run summary over
         async for event in thread.stream(message):
             state.apply(event)
@@ -71,11 +74,13 @@ async def test_merged_patches_rebuild_the_trace_at_every_step(
             else:
                 patch = patcher.changes(state)
             sizes.append(len(json.dumps(patch)))
+            pages_sent += len(patch.get("apps", {}))
             merge(mirror, copy.deepcopy(patch))
             apply_patch(kernel, copy.deepcopy(patch))
             assert mirror == state.snapshot()
             assert kernel == mirror
     assert patcher.patch(state.snapshot()) == {}  # nothing left to say
+    assert pages_sent == 1  # the tool's app page, once for its five calls
     full = len(json.dumps(state.snapshot()))
     assert max(sizes) < full  # no patch is the whole trace again
 

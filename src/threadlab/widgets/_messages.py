@@ -278,6 +278,7 @@ class Patch(TypedDict, total=False):
     messages: dict[str, list[dict[str, Any]]]
     drafts: dict[str, Any]
     run: dict[str, Any]
+    apps: dict[str, str]
 
 
 class PatchMessage(Patch):

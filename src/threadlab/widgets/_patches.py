@@ -42,6 +42,7 @@ class Patcher:
             "files": {tid: _key(f) for tid, f in snapshot["files"].items()},
             "drafts": dict(snapshot["drafts"]),
             "run": {"run": _key(snapshot["run"])},
+            "apps": dict.fromkeys(snapshot.get("apps", {}), ""),
         }
         self._counts = {tid: len(m) for tid, m in snapshot["messages"].items()}
 
@@ -70,6 +71,9 @@ class Patcher:
             patch["drafts"] = drafts
         if self._changed("run", "run", snapshot["run"]):
             patch["run"] = snapshot["run"]
+        apps = self._new_apps(snapshot.get("apps", {}), snapshot.get("apps", {}))
+        if apps:
+            patch["apps"] = apps
         return patch
 
     def changes(self, state: ViewState) -> Patch:
@@ -109,7 +113,18 @@ class Patcher:
             patch["drafts"] = drafts
         if k := self._fresh("run", "run", state.run):
             patch["run"] = json.loads(k)
+        apps = self._new_apps(touched.apps, state.apps)
+        if apps:
+            patch["apps"] = apps
         return patch
+
+    def _new_apps(self, keys: Any, pages: dict[str, str]) -> dict[str, str]:
+        """The app pages among `keys` the front end does not have yet (a page never changes
+        under its key: sent once)."""
+        sent = self._sent["apps"]
+        new = {key: pages[key] for key in keys if key not in sent and key in pages}
+        sent.update(dict.fromkeys(new, ""))
+        return new
 
     def _fresh(self, section: str, key: str, value: Any) -> str | None:
         """`value` encoded, when it differs from what was sent last (None: it does not)."""
@@ -142,6 +157,8 @@ def apply_patch(synced: dict[str, Any], patch: Patch) -> None:
         else:
             synced["threads"].append(thread)
     synced["cards"].update(patch.get("cards", {}))
+    if patch.get("apps"):
+        synced.setdefault("apps", {}).update(patch["apps"])
     synced["files"].update(patch.get("files", {}))
     for tid, added in patch.get("messages", {}).items():
         synced["messages"].setdefault(tid, []).extend(added)

@@ -7,6 +7,7 @@ person sees after a kernel restart is exactly what they saw while the run happen
 from __future__ import annotations
 
 import bisect
+import hashlib
 import json
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -120,6 +121,7 @@ class Changed:
     messages: set[str] = field(default_factory=set)
     files: set[str] = field(default_factory=set)
     drafts: set[str] = field(default_factory=set)
+    apps: set[str] = field(default_factory=set)
     run: bool = False
 
 
@@ -134,6 +136,7 @@ class ViewState:
         self.cards: dict[str, dict[str, Any]] = {}
         self.files: dict[str, dict[str, tuple[int, str | None]]] = {}  # path: size, digest
         self.drafts: dict[str, str] = {}  # text streaming in, per thread
+        self.apps: dict[str, str] = {}  # tools' app pages, by a digest of each: cards name them
         # When each thread's runs started and ended ((at, started), in time order): a
         # message's step began when the run it was stored in started, whichever order they
         # were heard in. A Ray child's stored events reach a live view later than its
@@ -246,7 +249,7 @@ class ViewState:
                 if event.event_type == "elicitation_asked":  # a form, while the call waits
                     card["elicitation"] = {"state": "asked", **_mapping(event.data)}
                 elif event.event_type == APP_EVENT:  # the tool's app, drawn under its card
-                    card["app"] = _mapping(event.data)
+                    card["app"] = self._app(event.data)
                 else:
                     card["events"].append(
                         {"type": event.event_type, "data": event.data, "at": event.at}
@@ -306,6 +309,19 @@ class ViewState:
             }
             self.cards[call_id] = card
         return card
+
+    def _app(self, data: object) -> dict[str, Any]:
+        """A card's app: its page held once in `apps` (every call of a tool shows the same
+        page, and a page is often hundreds of KB), the card naming it."""
+        app = _mapping(data)
+        html = app.pop("html", None)
+        if isinstance(html, str):
+            key = hashlib.sha256(html.encode()).hexdigest()[:16]
+            if key not in self.apps:
+                self.apps[key] = html
+                self.changed.apps.add(key)
+            app["page"] = key
+        return app
 
     def file_list(self, tid: str) -> list[dict[str, Any]]:
         """`tid`'s files as the file browser lists them, by path; a file's digest names the
@@ -531,6 +547,7 @@ class ViewState:
             "files": {tid: self.file_list(tid) for tid in self.files},
             "drafts": self.drafts,
             "run": self.run,
+            **({"apps": self.apps} if self.apps else {}),
         }
 
 

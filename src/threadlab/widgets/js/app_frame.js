@@ -151,15 +151,17 @@ function resultOf(text, failed) {
  * @param {Model} model
  * @param {Card} c
  * @param {Local} local
+ * @param {Record<string, string>} [pages] the trace's app pages, by key
  * @returns {HTMLElement | null}
  */
-export function appFrame(model, c, local) {
+export function appFrame(model, c, local, pages = {}) {
   if (!c.app) return null;
   let host = local.apps.get(c.id);
   // A model may repeat a call id: another tool's app under the same id is another app.
   if (!host || host.uri !== c.app.uri) {
     host?.stop("another call took its place");
-    host = appHost(model, c, c.app);
+    const page = c.app.page !== undefined ? pages[c.app.page] : c.app.html;
+    host = appHost(model, c, { ...c.app, html: page });
     local.apps.set(c.id, host);
   }
   host.update(c, local);

@@ -108,12 +108,13 @@ function requestPart(model, m, local) {
  * @param {Model} model
  * @param {Card} c
  * @param {Local} local
+ * @param {Record<string, string>} [pages] the trace's app pages, by key
  */
-function cardRow(model, c, local) {
+function cardRow(model, c, local, pages = {}) {
   const key = `row ${c.id}`;
   const row = local.cards.get(key)?.el ?? h("div", {});
   row.style.marginLeft = `${c.depth * 16}px`;
-  const app = appFrame(model, c, local);
+  const app = appFrame(model, c, local, pages);
   keepChildren(
     row,
     app ? [card(model, c, local.fetched, local), app] : [card(model, c, local.fetched, local)],
@@ -139,7 +140,7 @@ export function conversation(model, trace, threadId, local) {
   /** @param {Card} c */
   const placeCard = (c) => {
     placed.add(c.id);
-    out.push(cardRow(model, c, local));
+    out.push(cardRow(model, c, local, trace.apps));
     // A list's opened thread is for reading: a decision is taken where the thread is open.
     const decides = !model.get("offline") && model.get("decides") !== false;
     if (c.status === "waiting" && c.approval?.state === "asked" && decides)

@@ -24,6 +24,11 @@ export function applyPatch(trace, patch) {
     else put(trace.drafts, tid, text);
   }
   if (patch.run) trace.run = patch.run;
+  // An app's page is sent once, under a key no other page has.
+  for (const [key, page] of Object.entries(patch.apps || {})) {
+    if (!trace.apps) trace.apps = {};
+    put(trace.apps, key, page);
+  }
 }
 
 /**

@@ -18,7 +18,9 @@
  *   started_at: number | null, finished_at?: number | null, traceback: string | null,
  *   approval: Approval | null, proposed?: string | null, args_folded?: boolean,
  *   elicitation?: Elicitation | null, past?: boolean, app?: ToolApp | null}} Card
- * @typedef {{uri: string, html?: string, csp?: Record<string, string[]>,
+ * A card's app: its page held once in the trace's `apps` (`page` names it; `html` where a
+ * trace from before holds it in the card), what it may reach, the call's whole result.
+ * @typedef {{uri: string, page?: string, html?: string, csp?: Record<string, string[]>,
  *   error?: string, result?: string}} ToolApp
  * @typedef {{state: "asked" | "answered", server?: string, tool?: string, message?: string,
  *   schema?: Record<string, unknown>, order?: string[], action?: string,
@@ -32,7 +34,7 @@
  * @typedef {{root: string, threads: TraceThread[], messages: Record<string, TraceMessage[]>,
  *   cards: Record<string, Card>, files: Record<string, FileEntry[]>,
  *   drafts: Record<string, string>, run: RunSummary,
- *   earlier?: Record<string, number>,
+ *   earlier?: Record<string, number>, apps?: Record<string, string>,
  *   uncut?: {messages: Record<string, TraceMessage[]>, cards: Record<string, Card>}}} Trace
  * @typedef {{op: "preview", thread: string, path: string, digest?: string, error?: string,
  *   image?: string,
@@ -114,7 +116,8 @@
  *       result?: Record<string, unknown>, error?: string}
  *   | {op: "patch", threads?: TraceThread[], cards?: Record<string, Card>,
  *       files?: Record<string, FileEntry[]>, messages?: Record<string, TraceMessage[]>,
- *       drafts?: Record<string, string | null>, run?: RunSummary}} KernelMessage
+ *       drafts?: Record<string, string | null>, run?: RunSummary,
+ *       apps?: Record<string, string>}} KernelMessage
  * A decision taken in a card:
  * @typedef {{approved: boolean, arguments?: Record<string, unknown>, reason?: string}} Decision
  */

@@ -266,12 +266,13 @@ function resultOf(text, failed) {
   }
   return result;
 }
-function appFrame(model, c, local) {
+function appFrame(model, c, local, pages = {}) {
   if (!c.app) return null;
   let host = local.apps.get(c.id);
   if (!host || host.uri !== c.app.uri) {
     host?.stop("another call took its place");
-    host = appHost(model, c, c.app);
+    const page = c.app.page !== void 0 ? pages[c.app.page] : c.app.html;
+    host = appHost(model, c, { ...c.app, html: page });
     local.apps.set(c.id, host);
   }
   host.update(c, local);
@@ -1171,11 +1172,11 @@ function requestPart(model, m, local) {
   );
   return part;
 }
-function cardRow(model, c, local) {
+function cardRow(model, c, local, pages = {}) {
   const key = `row ${c.id}`;
   const row = local.cards.get(key)?.el ?? h("div", {});
   row.style.marginLeft = `${c.depth * 16}px`;
-  const app = appFrame(model, c, local);
+  const app = appFrame(model, c, local, pages);
   keepChildren(
     row,
     app ? [card(model, c, local.fetched, local), app] : [card(model, c, local.fetched, local)]
@@ -1189,7 +1190,7 @@ function conversation(model, trace, threadId, local) {
   const forkable = !model.get("live") && !model.get("offline") && trace.run?.status !== "running";
   const placeCard = (c) => {
     placed.add(c.id);
-    out.push(cardRow(model, c, local));
+    out.push(cardRow(model, c, local, trace.apps));
     const decides = !model.get("offline") && model.get("decides") !== false;
     if (c.status === "waiting" && c.approval?.state === "asked" && decides)
       out.push(decisionControl(model, local, c));
@@ -2849,6 +2850,10 @@ function applyPatch(trace, patch) {
     else put(trace.drafts, tid, text);
   }
   if (patch.run) trace.run = patch.run;
+  for (const [key, page] of Object.entries(patch.apps || {})) {
+    if (!trace.apps) trace.apps = {};
+    put(trace.apps, key, page);
+  }
 }
 function put(object, key, value) {
   Object.defineProperty(object, key, {
