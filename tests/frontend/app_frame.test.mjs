@@ -176,11 +176,17 @@ test("a saved app runs only when asked, reaching no origin, and its calls are re
 });
 
 test("a method the host does not offer is an error; messages from elsewhere are ignored", () => {
-  const { posted, say } = onScreen();
+  const { el, posted, say } = onScreen();
   say({ jsonrpc: "2.0", id: 3, method: "ui/message", params: {} });
   assert.equal(posted.at(-1).error.code, -32601);
-  say({ jsonrpc: "2.0", id: 4, method: "ping" }, window); // not the app's frame
-  assert.equal(posted.length, 1);
+  assert.match(
+    el.querySelector("[data-testid=app-note]").textContent,
+    /asked to post a message to the conversation/,
+  ); // said where a person looks
+  say({ jsonrpc: "2.0", id: 4, method: "ui/unknown", params: {} });
+  assert.equal(posted.at(-1).error.code, -32601);
+  say({ jsonrpc: "2.0", id: 5, method: "ping" }, window); // not the app's frame
+  assert.equal(posted.length, 2);
 });
 
 test("an app that floods the host is stopped, and its box says why", () => {

@@ -389,7 +389,12 @@ function appHost(model, c, app) {
       widen(mode === "fullscreen");
       reply(id, { mode });
     } else if (method === "ping" && request) reply(id, {});
-    else if (request) fail(id, NOT_FOUND, `${method} is not offered by this host`);
+    else if (method === "ui/message" && request) {
+      // Said where a person sees it: the app's button did something, just not here.
+      note.textContent =
+        "The app asked to post a message to the conversation: a thread here takes its messages from its cells.";
+      fail(id, NOT_FOUND, "ui/message is not offered by this host");
+    } else if (request) fail(id, NOT_FOUND, `${method} is not offered by this host`);
     // other notifications (a log line, a request to be torn down) need no answer
   }
   // The notebook's theme changes: the app is told, as the protocol's hosts tell it.

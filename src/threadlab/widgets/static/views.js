@@ -477,7 +477,10 @@ function appHost(model, c, app) {
       widen(mode === "fullscreen");
       reply(id, { mode });
     } else if (method === "ping" && request) reply(id, {});
-    else if (request) fail(id, NOT_FOUND, `${method} is not offered by this host`);
+    else if (method === "ui/message" && request) {
+      note.textContent = "The app asked to post a message to the conversation: a thread here takes its messages from its cells.";
+      fail(id, NOT_FOUND, "ui/message is not offered by this host");
+    } else if (request) fail(id, NOT_FOUND, `${method} is not offered by this host`);
   }
   let shownTheme = theme();
   if (typeof MutationObserver !== "undefined" && document.body)
