@@ -117,6 +117,57 @@ def word_count(state, text: str) -> int:
     """Count the words of a text."""
     return len(text)  # the bug: this counts characters'''
 
+DICE_TOOL = """PAGE = \"\"\"<!doctype html>
+<p>rolled <b id="face">…</b></p>
+<script>
+let next = 1; const asked = new Map();
+function request(method, params) {  // JSON-RPC to the host, over postMessage
+  const id = next++;
+  parent.postMessage({ jsonrpc: "2.0", id, method, params }, "*");
+  return new Promise((done) => asked.set(id, done));
+}
+addEventListener("message", ({ data }) => {
+  if (asked.has(data.id)) { asked.get(data.id)(data); asked.delete(data.id); return; }
+  if (data.method === "ui/notifications/tool-result")
+    document.getElementById("face").textContent = data.params.content[0].text;
+});
+request("ui/initialize", { appInfo: { name: "dice", version: "1" }, appCapabilities: {},
+                           protocolVersion: "2026-01-26" })
+  .then(() => {
+    parent.postMessage({ jsonrpc: "2.0", method: "ui/notifications/initialized" }, "*");
+    const height = document.documentElement.scrollHeight;  // the frame fits the page
+    parent.postMessage({ jsonrpc: "2.0", method: "ui/notifications/size-changed",
+                         params: { height } }, "*");
+  });
+</script>\"\"\"
+
+
+@tl.tool(ui=PAGE)
+def roll(state, sides: int = 6) -> int:
+    \"\"\"Roll a die.
+
+    Args:
+        sides: how many faces it has
+    \"\"\"
+    import random
+
+    return random.randint(1, sides)"""
+
+SERVED_APP_READ_BACK = """import httpx2
+from mcp import Client
+from mcp.client.streamable_http import streamable_http_client
+
+service = await tl.mcp.serve(tools=["roll"])
+async with (
+    httpx2.AsyncClient(headers=service.headers) as http,
+    Client(streamable_http_client(service.url, http_client=http)) as client,
+):
+    (listed,) = (await client.list_tools()).tools
+    print(listed.name, listed.meta["ui"])
+    (page,) = (await client.read_resource(listed.meta["ui"]["resourceUri"])).contents
+    print(page.mime_type, f"{len(page.text)} characters, the page above:", page.text == PAGE)
+await service.close()"""
+
 NOTEBOOKS: dict[str, list[tuple[str, str]]] = {
     "quickstart": [
         (
@@ -919,6 +970,71 @@ g.grade(lead, [
     g.called_before("subagent_create", "hand_in"),
     g.call_count("subagent_create", at_most=1),
 ])""",
+        ),
+    ],
+    "mcp_apps": [
+        (
+            "md",
+            (
+                "# Tools with their own UI (MCP Apps)\n"
+                "\n"
+                "An MCP App is a tool's own interactive page: the host draws it in a sandboxed"
+                " frame and tells it the call's arguments and result over `postMessage`; the app"
+                " may call its server's tools. Here a server's app shows under its call's card,"
+                " and a tool written in a cell brings a page of its own, which `tl.mcp.serve`"
+                " serves to Claude, VS Code or ChatGPT.\n"
+                "\n"
+                "`make lab` installs the example server"
+                " `@modelcontextprotocol/server-basic-vanillajs` with npm and puts it on the path."
+            ),
+        ),
+        ("code", SETUP),
+        (
+            "md",
+            (
+                "## A server's tool with its app\n"
+                "\n"
+                "The server's `get-time` tool names its page (`_meta.ui.resourceUri`). When the"
+                " model calls it, the page is read from the server and kept with the call: it"
+                " shows under the card, told the result. **Get Server Time** in the app calls"
+                " the server's tool again, through the kernel; the card lists each such call."
+                " **wide** shows the app over the notebook."
+            ),
+        ),
+        (
+            "code",
+            '%%mcp basic\ncommand = "mcp-server-basic-vanillajs"\nargs = ["--stdio"]',
+        ),
+        ("code", "%%prompt clock --tools mcp:basic\nTell the time."),
+        ("code", "%%thread clock\nWhat time is it?"),
+        (
+            "md",
+            (
+                "## A tool with a UI, written here\n"
+                "\n"
+                "`@tl.tool(ui=...)` takes the page's HTML (or a `pathlib.Path`). The page speaks"
+                " the protocol by hand here: it initializes, then shows the result it is told."
+            ),
+        ),
+        (
+            "code",
+            DICE_TOOL,
+        ),
+        ("code", "%%prompt roller --tools roll\nRoll a die."),
+        ("code", "%%thread roller\nRoll one."),
+        (
+            "md",
+            (
+                "## Served as an MCP App, read back\n"
+                "\n"
+                "`tl.mcp.serve` lists the tool with its page's address, and serves the page as a"
+                " resource of type `text/html;profile=mcp-app`: what an MCP host reads to draw"
+                " it. The SDK's own client reads it back."
+            ),
+        ),
+        (
+            "code",
+            SERVED_APP_READ_BACK,
         ),
     ],
     "evaluate": [

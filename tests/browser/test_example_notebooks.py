@@ -33,6 +33,7 @@ EXAMPLES = [
     "reshaping",
     "run_code",
     "mcp",
+    "mcp_apps",
     "evaluate",
     "lesson_tool_calling",
     # A local Ray starts several worker processes: on two busy cores that alone can take
@@ -41,6 +42,7 @@ EXAMPLES = [
 ]
 SLOW_START = {"scale_out"}
 EVERYTHING = NOTEBOOKS.parent / ".cache/npm/node_modules/.bin/mcp-server-everything"
+BASIC_APPS = NOTEBOOKS.parent / ".cache/npm/node_modules/.bin/mcp-server-basic-vanillajs"
 ALL_DONE = """() => {
   const prompts = [...document.querySelectorAll('.jp-Notebook .jp-CodeCell .jp-InputPrompt')];
   return prompts.length > 0 && prompts.every((p) => /\\[\\d+\\]/.test(p.textContent));
@@ -67,8 +69,9 @@ def shoot(page: Any, path: Path) -> None:
 
 @pytest.mark.parametrize("name", EXAMPLES)
 def test_an_example_notebook_reads_live_and_reopened(lab: Lab, browser: Any, name: str) -> None:
-    if name == "mcp" and not EVERYTHING.exists():
-        message = "@modelcontextprotocol/server-everything: .ci/run installs it into .cache/npm"
+    needed = {"mcp": EVERYTHING, "mcp_apps": BASIC_APPS}.get(name)
+    if needed is not None and not needed.exists():
+        message = f"{needed.name}: .ci/run installs it into .cache/npm"
         if os.environ.get("CI") == "true":
             pytest.fail(message)
         pytest.skip(message)

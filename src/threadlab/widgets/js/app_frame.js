@@ -264,6 +264,7 @@ function appHost(model, c, app) {
     ask.replaceChildren();
   };
   const start = () => {
+    wide.hidden = false;
     const csp = saved ? {} : app.csp;
     const { policy, refused } = appPolicy(csp);
     if (refused.length)
@@ -439,7 +440,8 @@ function appHost(model, c, app) {
         });
     }
   };
-  if (saved)
+  if (saved) {
+    wide.hidden = true; // nothing to widen before it is shown
     el.insertBefore(
       h(
         "button",
@@ -455,6 +457,6 @@ function appHost(model, c, app) {
       ),
       ask,
     );
-  else start();
+  } else start();
   return host;
 }

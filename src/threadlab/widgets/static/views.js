@@ -362,6 +362,7 @@ function appHost(model, c, app) {
     ask.replaceChildren();
   };
   const start = () => {
+    wide.hidden = false;
     const csp = saved ? {} : app.csp;
     const { policy, refused } = appPolicy(csp);
     if (refused.length)
@@ -520,7 +521,8 @@ function appHost(model, c, app) {
         });
     }
   };
-  if (saved)
+  if (saved) {
+    wide.hidden = true;
     el.insertBefore(
       h(
         "button",
@@ -536,7 +538,7 @@ function appHost(model, c, app) {
       ),
       ask
     );
-  else start();
+  } else start();
   return host;
 }
 
