@@ -56,7 +56,9 @@ export function tokens(usage) {
  */
 function facts(t) {
   /** @type {Array<[string, string, string]>} */
-  const parts = [["origin", t.origin || "script", t.made_in || ""]];
+  // A notebook's thread names its notebook (its file name; the whole path on hover).
+  const notebook = t.origin === "notebook" && t.made_in ? t.made_in.split("/").pop() : "";
+  const parts = [["origin", notebook || t.origin || "script", t.made_in || ""]];
   const used = tokens(t.usage || {});
   if (used) {
     const kinds = Object.entries(t.usage).map(([k, n]) => `${WHOLE.format(n)} ${k}`);
@@ -113,7 +115,7 @@ export function updateRow(row, t, now) {
   setAttr(when, "title", `created ${created}; last active ${last}`);
   setAttr(row, "title", `${t.target} · ${t.id}`);
   const parts = facts(t);
-  const wanted = [...parts.map(([part, text]) => `${part}:${text}`), `id:${shortId(t.id)}`];
+  const wanted = [...parts.map((p) => p.join(":")), `id:${shortId(t.id)}`];
   if (factsEl.dataset.drawn !== wanted.join("|")) {
     factsEl.dataset.drawn = wanted.join("|");
     factsEl.replaceChildren(

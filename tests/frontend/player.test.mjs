@@ -487,7 +487,10 @@ test("the player shows the variables of the thread at the point, then its parent
     ["t2"],
   );
   scrub(child, 1);
-  assert.equal(child.querySelector("[data-testid=player-env]").textContent, "no variables then");
+  assert.equal(
+    child.querySelector("[data-testid=player-env]").textContent,
+    "no variables at this point",
+  );
   // Before the kernel has told them: on their way; a history from before, told without
   // them: no line at all.
   const told = drawn(local(), aTrace(), points, { narrating: true }).el;

@@ -54,8 +54,13 @@ test("a row says the target, status, origin, tokens, cost, duration, time and id
   assert.equal(el.querySelector(".tl-threads-target").textContent, "brewer");
   assert.equal(el.querySelector(".tl-threads-when").textContent, "2 min ago");
   const facts = [...el.querySelectorAll(".tl-threads-fact")].map((f) => f.textContent);
-  assert.deepEqual(facts, ["notebook", "1.5K tokens", "$0.0064", "2.5 s", "thr_3f2a1b0c"]);
+  // A notebook's thread names its notebook; the whole path on hover.
+  assert.deepEqual(facts, ["tea.ipynb", "1.5K tokens", "$0.0064", "2.5 s", "thr_3f2a1b0c"]);
   assert.equal(el.querySelector(".tl-threads-origin").title, "tea.ipynb");
+  const deep = listed({ made_in: "lessons/week 2/tea.ipynb" });
+  row.updateRow(el, deep, 1100 + 120);
+  assert.equal(el.querySelector(".tl-threads-origin").textContent, "tea.ipynb");
+  assert.equal(el.querySelector(".tl-threads-origin").title, "lessons/week 2/tea.ipynb");
 });
 
 test("a thread that never ran says no tokens, cost or duration", () => {
@@ -63,7 +68,7 @@ test("a thread that never ran says no tokens, cost or duration", () => {
   const el = row.newRow(bare);
   row.updateRow(el, bare, 1100);
   const facts = [...el.querySelectorAll(".tl-threads-fact")].map((f) => f.textContent);
-  assert.deepEqual(facts, ["notebook", "thr_3f2a1b0c"]);
+  assert.deepEqual(facts, ["tea.ipynb", "thr_3f2a1b0c"]);
   const status = el.querySelector(".tl-threads-status");
   assert.equal(status.dataset.status, "never-run"); // one class name, not two
   assert.ok(status.classList.contains("tl-never-run"));

@@ -2296,7 +2296,9 @@ function variablesLine(model, points, at, trace, id) {
     (group, i) => i === 0 || group.values.length
   );
   if (!groups.some((group) => group.values.length))
-    return [h("span", { class: "tl-meta", "data-testid": "no-variables" }, "no variables then")];
+    return [
+      h("span", { class: "tl-meta", "data-testid": "no-variables" }, "no variables at this point")
+    ];
   return [
     h("span", { class: "tl-heading" }, "variables then"),
     ...groups.map(
