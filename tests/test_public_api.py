@@ -178,6 +178,7 @@ LAYERS = {
     "threads",
     "widgets",
     "kernel_ext",
+    "lab_server",  # Jupyter Server imports it as threadlab's server extension
 }
 EXTENSION_HOOKS = {"load_ipython_extension", "unload_ipython_extension"}
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import secrets
 from collections.abc import AsyncIterator, Awaitable, Callable
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -24,6 +25,9 @@ from .themes import in_both_themes
 pytestmark = pytest.mark.processes  # it starts JupyterLab in Chromium
 
 T = TypeVar("T")
+BATCH = f"batch{secrets.token_hex(4)}"
+"""A word only this test's threads say: the lab's store holds every thread a test's notebook
+ran in the lab's root, some of them about oolong too."""
 POLLED_MS = 15_000
 """Long enough for the panel's poll (every 5 s) and a slow machine."""
 
@@ -69,7 +73,7 @@ def in_store(lab: Lab, making: Callable[[tl.Runtime], Awaitable[T]]) -> T:
 async def three_threads(rt: tl.Runtime) -> dict[str, str]:
     """One that ran, one whose run failed, one never run (newest), by name."""
     brewed = await rt.create_thread("brewer")
-    await brewed.send("brew the oolong tea")
+    await brewed.send(f"brew the oolong tea, {BATCH}")
     spilled = await rt.create_thread("spiller")
     await spilled.send("spill the kettle")
     waiting = await rt.create_thread("brewer")
@@ -157,7 +161,7 @@ def test_the_panel_lists_filters_searches_opens_and_follows(
 
         # Searched: a word of one thread's messages.
         search = panel.locator("[data-testid=threads-search]")
-        search.fill("oolong")
+        search.fill(BATCH)
         page.wait_for_function(
             "id => !document.querySelector(`[data-thread='${id}']`)", arg=made["waiting"]
         )

@@ -76,9 +76,10 @@ def test_quickstart(tmp_path: Path) -> None:
     assert trees, "the subagent run's view holds the parent and the child"
     child = next(th for th in trees[0]["threads"] if th["parent"])
     assert child["name"] == "site_builder-1"
-    assert trees[0]["files"][child["id"]] == [
-        {"path": "/index.html", "size": trees[0]["files"][child["id"]][0]["size"]}
-    ]
+    (written,) = trees[0]["files"][child["id"]]
+    assert written["path"] == "/index.html"
+    assert written["size"] > 0
+    assert len(written["digest"]) == 64  # which content: a preview at a point shows that one
 
 
 def test_tools_and_progress(tmp_path: Path) -> None:
@@ -158,6 +159,30 @@ def test_mcp(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     assert "/mcp/everything/" in html  # its image, in the thread's files
     # Run headless, nobody is on screen to answer the server's form: declined, not an error.
     assert "User declined to provide the requested information" in html
+
+
+def test_mcp_apps(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    npm_bin = NOTEBOOKS.parent / ".cache/npm/node_modules/.bin"
+    if not (npm_bin / "mcp-server-basic-vanillajs").exists():
+        message = (
+            "@modelcontextprotocol/server-basic-vanillajs: .ci/run installs it into .cache/npm"
+        )
+        if os.environ.get("CI") == "true":
+            pytest.fail(message)
+        pytest.skip(message)
+    monkeypatch.setenv("PATH", f"{npm_bin}:{os.environ['PATH']}")  # as `make lab` does
+    notebook = execute("mcp_apps", tmp_path)
+    printed = "\n".join(outputs(notebook))
+    assert "get-time returned" in printed  # the server's tool ran
+    assert "roll {'resourceUri': 'ui://threadlab/roll'}" in printed
+    assert "text/html;profile=mcp-app" in printed
+    assert "the page above: True" in printed  # read back as written
+    # The views keep each app's page once, named by the cards that show it.
+    saved = traces(notebook)
+    apps = [c["app"] for t in saved for c in t["cards"].values() if c.get("app")]
+    assert {a["uri"] for a in apps} == {"ui://get-time/mcp-app.html", "ui://threadlab/roll"}
+    assert all(a["page"] in t["apps"] for t in saved for c in t["cards"].values()
+               if (a := c.get("app")))  # fmt: skip
 
 
 def test_evaluate(tmp_path: Path) -> None:

@@ -4,8 +4,10 @@ is unharmed (its files, its network, its environment, its memory and open files)
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
 import resource
+import secrets
 import time
 from pathlib import Path
 from typing import Any
@@ -28,9 +30,10 @@ ATTACKS: dict[str, dict[str, str]] = {
         "python": "def main():\n    open(TARGET, 'w').write('pwned')\n    return 1",
     },
     "connect_local_server": {
-        "javascript": "export default async () => (await fetch(`http://127.0.0.1:${PORT}/`)).status;",
+        "javascript": "export default async () =>"
+        " (await fetch(`http://127.0.0.1:${PORT}/${MARK}`)).status;",
         "python": "import socket\ndef main():\n"
-        "    socket.create_connection(('127.0.0.1', PORT), timeout=2).sendall(b'x')\n"
+        "    socket.create_connection(('127.0.0.1', PORT), timeout=2).sendall(MARK.encode())\n"
         "    return 1",
     },
     "connect_outside": {
@@ -91,12 +94,19 @@ def test_writing_outside_the_work_dir_is_refused(language: Language, tmp_path: P
 
 
 def test_no_connection_reaches_a_server_on_the_hosts_loopback(language: Language) -> None:
+    # What the code sends names it: a port picked at random may be reached meanwhile by
+    # another process's client (one retrying an earlier server's port), which is not the code.
+    mark = secrets.token_hex(8)
+
     async def go() -> tuple[CodeResult, int]:
         connections = 0
 
         async def accept(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
             nonlocal connections
-            connections += 1
+            with contextlib.suppress(TimeoutError, ConnectionError):
+                said = await asyncio.wait_for(reader.read(4096), 2)
+                if mark.encode() in said:
+                    connections += 1
             writer.close()
 
         server = await asyncio.start_server(accept, "127.0.0.1", 0)
@@ -105,7 +115,7 @@ def test_no_connection_reaches_a_server_on_the_hosts_loopback(language: Language
             run = start_code_run(
                 ATTACKS["connect_local_server"][language],
                 language=language,
-                globals={"PORT": port},
+                globals={"PORT": port, "MARK": mark},
                 timeout=10,
             )
             result = await run

@@ -38,8 +38,8 @@ class OAuth(BaseModel):
         ...     print("Open", authorization_url)
         ...     return input("Paste the URL you were sent to: ")
         >>> options = tl.OAuth(sign_in=sign_in, client_id="my-app", client_secret="s3cret!!")
-        >>> options
-        OAuth(client_id='my-app', client_secret=SecretStr('**********'))
+        >>> options.client_id, options.client_secret  # the secret shows as stars
+        ('my-app', SecretStr('**********'))
     """
 
     model_config = ConfigDict(frozen=True, extra="forbid")

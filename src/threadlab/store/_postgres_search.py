@@ -13,17 +13,25 @@ from collections.abc import Sequence
 
 __all__ = ["MATCHING", "SEARCH_MIGRATION", "tsquery"]
 
-# IMMUTABLE, as an index's expression must be: it reads only its argument.
+# IMMUTABLE, as an index's expression must be: it reads only its argument. A message's JSON may
+# hold a NUL (`\u0000`), which no PostgreSQL text can: it is read as a space; and a row that
+# cannot be read as JSON gives no words, rather than refuse the message being written.
 _TEXT_FUNCTION = """
 CREATE OR REPLACE FUNCTION threadlab_message_text(data TEXT) RETURNS TEXT
-LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$
-    SELECT coalesce(d ->> 'content', '') || ' ' || coalesce(d ->> 'name', '') || ' ' ||
+LANGUAGE plpgsql IMMUTABLE AS $$
+DECLARE
+    d jsonb;
+BEGIN
+    d := replace(data, '\\u0000', ' ')::jsonb;
+    RETURN coalesce(d ->> 'content', '') || ' ' || coalesce(d ->> 'name', '') || ' ' ||
         coalesce((SELECT string_agg(coalesce(c ->> 'name', '') || ' ' ||
                                     coalesce(c ->> 'arguments', ''), ' ')
                   FROM jsonb_array_elements(CASE WHEN jsonb_typeof(d -> 'tool_calls') = 'array'
                                                  THEN d -> 'tool_calls' ELSE '[]'::jsonb END) c),
-                 '')
-    FROM (SELECT data::jsonb AS d) AS message
+                 '');
+EXCEPTION WHEN others THEN
+    RETURN '';
+END
 $$"""
 
 _WORDS = "to_tsvector('simple'::regconfig, threadlab_message_text({}))"

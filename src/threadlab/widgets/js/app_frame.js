@@ -425,7 +425,7 @@ function appHost(model, c, app) {
     }
     if (!host.sentResult && FINAL.has(c.status)) {
       // The whole result the app is given: kept with the app, else the card's or fetched.
-      const full = app.result ?? local?.fetched[c.id];
+      const full = c.app?.result ?? app.result ?? local?.fetched[c.id];
       if (full === undefined && c.result_chars > (c.result || "").length) {
         if (local && !saved) model.send({ op: "fetch_result", thread: c.thread, call: c.id });
         return;

@@ -506,7 +506,7 @@ function appHost(model, c, app) {
       post({ method: "ui/notifications/tool-input", params: { arguments: argumentsOf(args) } });
     }
     if (!host.sentResult && FINAL.has(c.status)) {
-      const full = app.result ?? local?.fetched[c.id];
+      const full = c.app?.result ?? app.result ?? local?.fetched[c.id];
       if (full === void 0 && c.result_chars > (c.result || "").length) {
         if (local && !saved) model.send({ op: "fetch_result", thread: c.thread, call: c.id });
         return;
