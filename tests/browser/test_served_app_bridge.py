@@ -112,6 +112,7 @@ def loop() -> Iterator[asyncio.AbstractEventLoop]:
     yield running
     running.call_soon_threadsafe(running.stop)
     thread.join(10)
+    running.close()  # its selector and self-pipe go now, not at some later test's collection
 
 
 def served_registry() -> tl.Registry:
