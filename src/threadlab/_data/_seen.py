@@ -49,10 +49,16 @@ def rebuild_request(
     message_id: str,
     find: Callable[[str], Message | None],
     cache: dict[str, SeenRequest] | None = None,
+    *,
+    messages: bool = True,
 ) -> SeenRequest | None:
     """The request of the step that wrote assistant message `message_id` (None: none is on
     record); `find` reads a stored message by id; `cache` keeps what was rebuilt (rebuilding
-    every step of a thread then costs each step once)."""
+    every step of a thread then costs each step once). Without `messages`, only its tools,
+    choices and parameters: each step's messages are a copy of all those before it, and a
+    reader of the request's shape (a trace without content) need not pay for them; a `cache`
+    must then be kept for such requests alone."""
+    shape_only = not messages
     cache = {} if cache is None else cache
     # Back along `after` to a step already rebuilt (or the first), then forward: a long
     # thread's chain is as long as its steps, deeper than recursion allows.
@@ -70,11 +76,13 @@ def rebuild_request(
     for step_id, message in reversed(chain):
         record = message.request
         assert record is not None
-        messages = list(before.messages[: record.keep]) if before is not None else []
-        for entry in record.add:
-            sent = entry.message if entry.message is not None else find(entry.ref or "")
-            if sent is not None:
-                messages.append(sent)
+        sent_messages: list[Message] = []
+        if not shape_only:
+            sent_messages = list(before.messages[: record.keep]) if before is not None else []
+            for entry in record.add:
+                sent = entry.message if entry.message is not None else find(entry.ref or "")
+                if sent is not None:
+                    sent_messages.append(sent)
         tools = list(record.tools) if record.tools is not None else before.tools if before else []
         parameters = (
             dict(record.parameters)
@@ -84,7 +92,7 @@ def rebuild_request(
             else {}
         )
         before = SeenRequest(
-            messages, tools, record.tool_choice, record.parallel_tool_calls, parameters
+            sent_messages, tools, record.tool_choice, record.parallel_tool_calls, parameters
         )
         cache[step_id] = before
     return cache.get(message_id)

@@ -7,7 +7,7 @@ from __future__ import annotations
 from .._data import Message, StepRecord
 from ..store import Store
 from ._snapshot import HistoryPoint, point_of
-from ._step_reading import NeedsDecision, Reader, RequestOf
+from ._step_reading import NeedsDecision, RequestOf, StepReader
 
 __all__ = ["StepFeed"]
 
@@ -26,7 +26,7 @@ class StepFeed:
         self._store = store
         self._root = thread_id
         self._parents: dict[str, str | None] = {thread_id: None}
-        self._reader = Reader({}, {}, request_of, needs_decision, self._parents)
+        self._reader = StepReader({}, {}, request_of, needs_decision, self._parents)
         self._read_to: dict[str, int] = {}  # thread -> the last event's seq read
         self._last_row: dict[str, str] = {}  # thread -> the last message row read
         self._told: set[int] = set()  # id() of the steps handed out

@@ -31,7 +31,7 @@ from .._data import (
 from ..store import Store
 from ._snapshot import HistoryPoint, history_points
 
-__all__ = ["Reader", "read_steps"]
+__all__ = ["StepReader", "read_steps"]
 
 _Chain = tuple[str, int, str | None]  # a thread, a depth and the prompt-tool call it runs in
 _CallKey = tuple[str, int, str | None, str]  # a chain and a call id
@@ -62,7 +62,7 @@ class _Open:
 
 
 @dataclass
-class Reader:
+class StepReader:
     """Reads history points, in the store's order, into steps."""
 
     messages: dict[str, dict[str, Message]]
@@ -84,25 +84,27 @@ class Reader:
     last_message: dict[_Chain, str] = field(default_factory=dict)
 
     def see(self, point: HistoryPoint) -> None:
-        event = point.event
-        if event is None:
-            return  # a damaged row: nothing to read from it
+        if point.event is not None:  # a damaged row: nothing to read from it
+            self.see_event(point.event, point.seq)
+
+    def see_event(self, event: ThreadEvent, seq: int) -> None:
+        """Read `event`, at `seq` in the store's order (or any order that keeps the store's)."""
         if isinstance(event, MessageCreatedEvent):
-            self._message(event, point.seq)
+            self._message(event, seq)
         elif isinstance(event, ToolCallStartedEvent):
             self._started(event)
         elif isinstance(event, ToolCallFinishedEvent):
             self._finished(event)
         elif isinstance(event, ApprovalRequestedEvent):
-            self._asked(event, point.seq)
+            self._asked(event, seq)
         elif isinstance(event, ApprovalDecidedEvent):
             self._decided(event)
         elif isinstance(event, SubagentCreatedEvent):
-            self._created(event, point.seq)
+            self._created(event, seq)
         elif isinstance(event, RunFinishedEvent) and not event.depth:
-            self._run_ended(event, point.seq)
+            self._run_ended(event, seq)
         elif isinstance(event, ThreadStatusEvent) and event.status == "running":
-            self._run_started(event, point.seq)
+            self._run_started(event, seq)
 
     # runs
     def _run_started(self, event: ThreadStatusEvent, seq: int) -> None:
@@ -382,7 +384,7 @@ def read_steps(
     first_seen: dict[str, tuple[float, float]] = {}
     for point in listed:
         first_seen.setdefault(point.thread_id, (float(point.seq), point.at))
-    reader = Reader(messages, first_seen, request_of, needs_decision, parents)
+    reader = StepReader(messages, first_seen, request_of, needs_decision, parents)
     for point in listed:
         reader.see(point)
     return reader.records()

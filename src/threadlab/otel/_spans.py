@@ -45,7 +45,7 @@ from .._data import (
     MessageCreatedEvent,
     RunFinishedEvent,
     SeenRequest,
-    SubagentCreatedEvent,
+    StepRecord,
     ThreadEvent,
     ThreadStatusEvent,
     ToolCall,
@@ -53,7 +53,9 @@ from .._data import (
     ToolCallStartedEvent,
     rebuild_request,
 )
+from .._gc_paused import gc_paused
 from .._version import __version__
+from ..execution import StepReader
 
 __all__ = [
     "SEMCONV_VERSION",
@@ -157,6 +159,23 @@ class _Span:
         )
 
 
+class _CallEvents:
+    """What a run's events tell of its calls beyond their steps, by call id: when a call's
+    progress was shown, how it finished (a tool's traceback), the custom events it emitted."""
+
+    def __init__(self, events: Iterable[ThreadEvent]) -> None:
+        self.started: dict[str, ToolCallStartedEvent] = {}
+        self.finished: dict[str, ToolCallFinishedEvent] = {}
+        self.custom: dict[str, list[CustomEvent]] = {}
+        for event in events:
+            if isinstance(event, ToolCallStartedEvent):
+                self.started[event.tool_call_id] = event
+            elif isinstance(event, ToolCallFinishedEvent):
+                self.finished[event.tool_call_id] = event
+            elif isinstance(event, CustomEvent) and event.tool_call_id:
+                self.custom.setdefault(event.tool_call_id, []).append(event)
+
+
 @dataclass(frozen=True)
 class SpanTree:
     """One run's spans, in one trace; each span's parent comes before it."""
@@ -188,9 +207,10 @@ def traces(
     found: list[SpanTree] = []
     events = thread.events
     runs = _runs(events) if run_id is None else _run(events, run_id)
-    for run, run_events in runs:
-        built = _RunSpans(history, run, run_events, include_content, None).build()
-        found.append(SpanTree(_id(128, thread.id, run), built))
+    with gc_paused():  # thousands of spans and steps, none of them garbage
+        for run, cut in runs:
+            built = _RunSpans(history, run, events, cut, include_content, None).build()
+            found.append(SpanTree(_id(128, thread.id, run), built))
     history.forget_requests()
     return found
 
@@ -219,6 +239,7 @@ class History:
         self.thread = thread
         self.messages = {m.id: m for m in thread.all_messages()}
         self.requests: dict[str, SeenRequest] = {}  # each step's request, rebuilt once
+        self.shapes: dict[str, SeenRequest] = {}  # the same, without the messages sent
 
     def find(self, message_id: str) -> Message | None:
         found = self.messages.get(message_id)
@@ -228,7 +249,10 @@ class History:
                 self.messages[message_id] = found
         return found
 
-    def request(self, message_id: str) -> SeenRequest | None:
+    def request(self, message_id: str, *, messages: bool = True) -> SeenRequest | None:
+        """The request of a model step; without `messages`, its tools and parameters only."""
+        if not messages:
+            return rebuild_request(message_id, self.find, self.shapes, messages=False)
         return rebuild_request(message_id, self.find, self.requests)
 
     def forget_requests(self) -> None:
@@ -237,9 +261,17 @@ class History:
         if len(self.requests) > 1:
             last = next(reversed(self.requests))
             self.requests = {last: self.requests[last]}
+        if len(self.shapes) > 1:
+            last = next(reversed(self.shapes))
+            self.shapes = {last: self.shapes[last]}
 
 
-def _run(events: list[ThreadEvent], run_id: str) -> list[tuple[str, list[ThreadEvent]]]:
+# A run's events, as (where its reading starts, where the run starts, where it ends) in the
+# thread's events: a call made before the run and answered in it is the same step in both.
+_Cut = tuple[int, int, int]
+
+
+def _run(events: list[ThreadEvent], run_id: str) -> list[tuple[str, _Cut]]:
     """Run `run_id`'s events, found from the end (the live exporter asks for the run that
     just ended: what it reads does not grow with the thread)."""
     end: int | None = None
@@ -249,44 +281,59 @@ def _run(events: list[ThreadEvent], run_id: str) -> list[tuple[str, list[ThreadE
             if isinstance(event, RunFinishedEvent) and not event.depth and event.run_id == run_id:
                 end = at
         elif isinstance(event, ThreadStatusEvent) and event.status == "running":
-            return [(run_id, events[at : end + 1])]
+            return [(run_id, (_reading_start(events, at), at, end))]
     return []
 
 
-def _runs(events: Iterable[ThreadEvent]) -> list[tuple[str, list[ThreadEvent]]]:
+def _runs(events: list[ThreadEvent]) -> list[tuple[str, _Cut]]:
     """The thread's events cut into runs: from "running" to that run's `run_finished`."""
-    runs: list[tuple[str, list[ThreadEvent]]] = []
-    current: list[ThreadEvent] | None = None
-    for event in events:
+    runs: list[tuple[str, _Cut]] = []
+    begun: int | None = None
+    for at, event in enumerate(events):
         if isinstance(event, ThreadStatusEvent) and event.status == "running":
-            current = [event]
-        elif current is not None:
-            current.append(event)
-            if isinstance(event, RunFinishedEvent) and not event.depth:
-                runs.append((event.run_id, current))
-                current = None
+            begun = at
+        elif begun is not None and isinstance(event, RunFinishedEvent) and not event.depth:
+            runs.append((event.run_id, (_reading_start(events, begun), begun, at)))
+            begun = None
     return runs
 
 
+def _reading_start(events: list[ThreadEvent], begun: int) -> int:
+    """Where the reading of the run that began at `begun` starts: after the last run before
+    it that ended with nothing left open (a run that goes on from a pause, or a fork's copy
+    of a run cut short, answers calls an earlier run made)."""
+    start = begun
+    for at in range(begun - 1, -1, -1):
+        event = events[at]
+        if isinstance(event, RunFinishedEvent) and not event.depth and event.status != "waiting":
+            break
+        if isinstance(event, ThreadStatusEvent) and event.status == "running":
+            start = at
+    return start
+
+
 class _RunSpans:
-    """The spans of one run of one thread; a child's runs join in under their creator."""
+    """The spans of one run of one thread, built from its steps (`StepReader`, the one
+    reading of a history); a child's runs join in under the call that created it."""
 
     def __init__(
         self,
         history: History,
         run_id: str,
         events: list[ThreadEvent],
+        cut: _Cut,
         include_content: bool,
         parent: int | None,
     ) -> None:
         self.history = history
         self.thread = history.thread
         self.run_id = run_id
-        self.events = events
+        self.read = events[cut[0] : cut[2] + 1]
+        self.events = events[cut[1] : cut[2] + 1]
+        self.begun = cut[1] - cut[0]  # where the run's own events start in `read`
         self.include_content = include_content
         self.parent = parent
         self.spans: list[_Span] = []
-        self._results: dict[str, str | None] | None = None
 
     def build(self) -> list[_Span]:
         start, finish = self.events[0], self.events[-1]
@@ -338,87 +385,42 @@ class _RunSpans:
         return self.spans
 
     def _steps(self, run: _Span) -> None:
-        since: dict[int, float] = {0: run.start}  # when each depth's current step began
-        tools: dict[str, _Span] = {}
-        executing: list[str] = []  # calls of the last assistant message not finished yet
-        asked: dict[str, float] = {}  # when each call's message was stored
-        finished: set[str] = set()
-        for event in self.events:
+        """A span per model step and tool call of the run, a child's runs under the call that
+        created it: the steps as `StepReader` reads them (its times, its creator of each
+        child, its end of every call the run left)."""
+        told = _CallEvents(self.events)
+        spans: dict[str, _Span] = {}  # a step's id -> its span
+        described: dict[str, str] = {}  # the tools the last model step was offered
+        for step in self._read():
+            parent = spans.get(step.parent_id or "", run).span_id
+            if step.kind == "model" and step.seq >= self.begun:
+                message = self.history.find(step.message_id or "")
+                if message is not None:
+                    described = self._chat(message, step, parent)
+            elif step.kind == "tool_call" and self._in_run(step, run):
+                spans[step.id] = self._tool(step, parent, run, described, told)
+            elif step.kind == "subagent" and step.event == "created" and step.seq >= self.begun:
+                self._child(step.child_thread_id or "", parent)
+
+    def _read(self) -> list[StepRecord]:
+        thread = self.thread.id
+        for event in self.read:  # every message the steps name, looked up once
             if isinstance(event, MessageCreatedEvent):
-                message = self.history.find(event.message_id)
-                if message is None:
-                    continue
-                if message.role == "assistant":
-                    self._chat(message, event, since.get(event.depth, run.start), tools, run)
-                    executing = [c.id for c in message.tool_calls]
-                    asked |= dict.fromkeys(executing, event.at)
-                since[event.depth] = event.at
-            elif isinstance(event, ToolCallStartedEvent):
-                span = self._tool(event.tool_call_id, event.name, event, tools, run)
-                if event.progress:
-                    # The progress value is an argument the model wrote: content.
-                    value = {"threadlab.progress": event.progress} if self.include_content else {}
-                    span.events.append(SpanEvent("progress", value, _ns(event.at)))
-            elif isinstance(event, ToolCallFinishedEvent):
-                span = self._tool(event.tool_call_id, event.name, event, tools, run)
-                span.end = event.at
-                span.start = event.at - event.duration_ms / 1000
-                if event.status == "error":
-                    span.attributes["error.type"] = _error_type(event.traceback)
-                    # An error result may echo arguments, the user or the tool's data: content.
-                    span.error = ""
-                    if self.include_content:
-                        span.error = self._result(event.tool_call_id) or ""
-                    if event.traceback:
-                        span.events.append(self._exception(event))
-                if self.include_content:
-                    result = self._result(event.tool_call_id) or ""
-                    span.attributes["gen_ai.tool.call.result"] = result
-                    span.attributes["output.value"] = result
-                since[event.depth] = event.at
-                finished.add(event.tool_call_id)
-                if event.tool_call_id in executing:
-                    executing.remove(event.tool_call_id)
-            elif isinstance(event, CustomEvent) and event.tool_call_id in tools:
-                data = event.data
-                if event.event_type == APP_EVENT and isinstance(data, dict):
-                    data = {k: v for k, v in data.items() if k != "html"}  # its address says it
-                attributes = (
-                    {"threadlab.data": json.dumps(data, ensure_ascii=False)}
-                    if self.include_content
-                    else {}
-                )
-                tools[event.tool_call_id].events.append(
-                    SpanEvent(event.event_type, attributes, _ns(event.at))
-                )
-            elif isinstance(event, SubagentCreatedEvent) and (event.tool_call_id or executing):
-                # Created by the call the event names (a store from before: the call that
-                # was executing, the first unfinished one).
-                creator = tools.get(event.tool_call_id or executing[0])
-                self._child(event.child_thread_id, creator.span_id if creator else run.span_id)
-        for call_id, span in tools.items():
-            if call_id not in finished:
-                self._unfinished(call_id, span, asked.get(call_id, run.start), run.end)
+                self.history.find(event.message_id)
+        reader = StepReader({thread: self.history.messages}, {}, None, None, {thread: None})
+        for seq, event in enumerate(self.read):
+            reader.see_event(event, seq)
+        return reader.records()
 
-    def _unfinished(self, call_id: str, span: _Span, asked: float, ended: float) -> None:
-        """A call the run ended without (cancelled, or a limit stopped the run): it lasted
-        until the run's end and failed; its stored result says why."""
-        span.start, span.end = asked, ended
-        span.attributes["error.type"] = "interrupted"
-        span.error = ""
-        if self.include_content:
-            span.error = self._result(call_id) or "the call did not finish"
-        if self.include_content:
-            span.attributes["gen_ai.tool.call.result"] = self._result(call_id) or ""
+    def _in_run(self, step: StepRecord, run: _Span) -> bool:
+        """A call of this run: made in it, or made before the pause it goes on from and ended
+        in it."""
+        if step.seq >= self.begun:
+            return True
+        return step.ended_at is not None and step.ended_at >= run.start
 
-    def _chat(
-        self,
-        message: Message,
-        event: MessageCreatedEvent,
-        start: float,
-        tools: dict[str, _Span],
-        run: _Span,
-    ) -> None:
+    def _chat(self, message: Message, step: StepRecord, parent: int) -> dict[str, str]:
+        """The span of a model step; returns the descriptions of the tools it was offered."""
         model = message.model or "unknown"
         provider = message.provider or "unknown"
         finish_reason = "tool_call" if message.tool_calls else "stop"
@@ -427,9 +429,9 @@ class _RunSpans:
             # With the thread's id: a fork or a replay keeps the ids of the messages and calls
             # it copies, and a trace reader keeps only the first span of an id it sees.
             _id(64, self.thread.id, message.id),
-            self._parent_of(event.parent_tool_call_id, tools, run),
-            start,
-            event.at,
+            parent,
+            step.started_at,
+            step.ended_at or step.started_at,
             kind=SpanKind.CLIENT,
             attributes={
                 "gen_ai.operation.name": "chat",
@@ -462,73 +464,95 @@ class _RunSpans:
             )
         if message.response_id:
             span.attributes["gen_ai.response.id"] = message.response_id
-        seen = self.history.request(message.id)
+        seen = self.history.request(message.id, messages=self.include_content)
         if seen is not None:
             span.attributes |= _parameter_attributes(seen)
             if self.include_content:
                 span.attributes |= _input_attributes(seen)
-        described = {t["name"]: t.get("description") for t in seen.tools} if seen else {}
-        for call in message.tool_calls:
-            tool = self._tool(call.id, call.name, event, tools, run)
-            if described.get(call.name):
-                tool.attributes["gen_ai.tool.description"] = described[call.name]
-            if self.include_content:
-                arguments = (
-                    call.arguments
-                    if isinstance(call.arguments, str)
-                    else json.dumps(call.arguments, ensure_ascii=False)
-                )
-                tool.attributes["gen_ai.tool.call.arguments"] = arguments
-                tool.attributes["input.value"] = arguments
         self.spans.append(span)
+        return (
+            {t["name"]: t["description"] for t in seen.tools if t.get("description")}
+            if seen
+            else {}
+        )
 
     def _tool(
-        self, call_id: str, name: str, event: ThreadEvent, tools: dict[str, _Span], run: _Span
+        self,
+        step: StepRecord,
+        parent: int,
+        run: _Span,
+        described: dict[str, str],
+        told: _CallEvents,
     ) -> _Span:
-        span = tools.get(call_id)
-        if span is None:
-            span = _Span(
-                f"execute_tool {name}",
-                _id(64, self.thread.id, call_id),  # unique per thread, as a step's (above)
-                # A prompt tool's inner calls hang under that tool's span.
-                self._parent_of(event.parent_tool_call_id, tools, run),
-                run.start,
-                run.start,
-                attributes={
-                    "gen_ai.operation.name": "execute_tool",
-                    "gen_ai.tool.name": name,
-                    "gen_ai.tool.call.id": call_id,
-                    "gen_ai.tool.type": "extension" if name in _BUILTIN_TOOLS else "function",
-                },
+        """The span of a tool call; one the run ended without (cancelled, left waiting, or
+        stopped by a limit) lasts until the run's end and failed, its stored result says why."""
+        name, call_id = step.name or "", step.tool_call_id or ""
+        ended = step.ended_at is not None and step.status != "interrupted"
+        span = _Span(
+            f"execute_tool {name}",
+            _id(64, self.thread.id, step.id),  # unique per thread, as a model step's (above)
+            parent,  # a prompt tool's inner calls hang under that tool's span
+            step.started_at,
+            step.ended_at if ended and step.ended_at is not None else run.end,
+            attributes={
+                "gen_ai.operation.name": "execute_tool",
+                "gen_ai.tool.name": name,
+                "gen_ai.tool.call.id": call_id,
+                "gen_ai.tool.type": "extension" if name in _BUILTIN_TOOLS else "function",
+                "openinference.span.kind": "TOOL",
+                "tool.name": name,
+            },
+        )
+        if described.get(name):
+            span.attributes["gen_ai.tool.description"] = described[name]
+        if self.include_content:
+            arguments = (
+                step.arguments
+                if isinstance(step.arguments, str)
+                else json.dumps(step.arguments, ensure_ascii=False)
             )
-            span.attributes |= {"openinference.span.kind": "TOOL", "tool.name": name}
-            tools[call_id] = span
-            self.spans.append(span)
+            span.attributes |= {"gen_ai.tool.call.arguments": arguments, "input.value": arguments}
+        started = told.started.get(call_id)
+        if started is not None and started.progress:
+            # The progress value is an argument the model wrote: content.
+            value = {"threadlab.progress": started.progress} if self.include_content else {}
+            span.events.append(SpanEvent("progress", value, _ns(started.at)))
+        finished = told.finished.get(call_id)
+        # An error result may echo arguments, the user or the tool's data: content.
+        if not ended:
+            span.attributes["error.type"] = "interrupted"
+            span.error = (step.result or "the call did not finish") if self.include_content else ""
+        elif step.tool_status == "error":
+            traceback = finished.traceback if finished is not None else None
+            span.attributes["error.type"] = _error_type(traceback)
+            span.error = (step.result or "") if self.include_content else ""
+            if finished is not None and traceback:
+                span.events.append(self._exception(finished))
+        if self.include_content:
+            result = step.result or ""
+            span.attributes |= {"gen_ai.tool.call.result": result, "output.value": result}
+        for event in told.custom.get(call_id, ()):
+            data = event.data
+            if event.event_type == APP_EVENT and isinstance(data, dict):
+                data = {k: v for k, v in data.items() if k != "html"}  # its address says it
+            attributes = (
+                {"threadlab.data": json.dumps(data, ensure_ascii=False)}
+                if self.include_content
+                else {}
+            )
+            span.events.append(SpanEvent(event.event_type, attributes, _ns(event.at)))
+        self.spans.append(span)
         return span
-
-    def _parent_of(self, call_id: str | None, tools: dict[str, _Span], run: _Span) -> int:
-        # Inside a prompt tool's nested turn: under that tool's span.
-        if call_id is not None and call_id in tools:
-            return tools[call_id].span_id
-        return run.span_id
 
     def _child(self, child_id: str, parent: int) -> None:
         child = next((c for c in self.thread.children if c.id == child_id), None)
         if child is None:
             return
         history = History(child)
-        for run_id, events in _runs(child.events):
-            self.spans += _RunSpans(history, run_id, events, self.include_content, parent).build()
-
-    def _result(self, call_id: str) -> str | None:
-        if self._results is None:  # the run's tool results, by call
-            self._results = {}
-            for event in self.events:
-                if isinstance(event, MessageCreatedEvent) and event.role == "tool":
-                    message = self.history.find(event.message_id)
-                    if message is not None and message.tool_call_id:
-                        self._results[message.tool_call_id] = message.content
-        return self._results.get(call_id)
+        events = child.events
+        for run_id, cut in _runs(events):
+            built = _RunSpans(history, run_id, events, cut, self.include_content, parent).build()
+            self.spans += built
 
     def _task(self) -> str | None:
         """The user message (or a child's task) the run started on."""

@@ -1,0 +1,116 @@
+"""The spans are the thread's steps (`thread.steps()`, the one reading every view uses): each
+model step's and call's span has that step's times, a call that waited for a decision across
+two runs is one step in both traces, and a child's runs hang under the call the steps say
+created it."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from opentelemetry.sdk.trace import ReadableSpan
+
+import threadlab as tl
+from threadlab.models import call, text
+
+from ..execution.test_subagents import create, helper, lead
+from ..helpers import scripted_prompt
+from ..runtime.test_steps import deleting
+from .test_conventions import attrs, spans_of
+
+
+def _ns(seconds: float | None) -> int:
+    return int((seconds or 0) * 1_000_000_000)
+
+
+def _times(span: ReadableSpan) -> tuple[int | None, int | None]:
+    return span.start_time, span.end_time
+
+
+async def test_each_span_has_its_steps_times(rt: tl.Runtime, registry: tl.Registry) -> None:
+    ran: list[str] = []
+    deleting(registry, ran)
+    scripted_prompt(
+        registry,
+        [call("note", {}, id="n1"), call("note", {}, id="n2"), text("noted twice")],
+        tools=["note"],
+    )
+    thread = await rt.create_thread("p")
+    await thread.send("note it")
+    spans = spans_of(thread, False)
+    steps = thread.steps()
+    chats = [s for s in spans if s.name.startswith("chat ")]
+    models = [s for s in steps if s.kind == "model"]
+    assert [_times(s) for s in chats] == [(_ns(m.started_at), _ns(m.ended_at)) for m in models]
+    calls = {attrs(s)["gen_ai.tool.call.id"]: s for s in spans if s.name == "execute_tool note"}
+    for step in (s for s in steps if s.kind == "tool_call"):
+        assert _times(calls[step.tool_call_id or ""]) == (_ns(step.started_at), _ns(step.ended_at))
+
+
+async def test_a_call_that_waited_for_a_decision_is_one_step_in_both_runs(
+    rt: tl.Runtime, registry: tl.Registry
+) -> None:
+    ran: list[str] = []
+    deleting(registry, ran)
+    scripted_prompt(registry, [call("delete", {"path": "/a"}, id="d1"), text("gone")],
+                    tools=["delete"])  # fmt: skip
+    thread = await rt.create_thread("p")
+    await thread.send("delete /a")
+    await thread.approve("d1")
+    await thread.resume()
+    assert ran == ["/a"]
+    spans = spans_of(thread, True)
+    runs = [s for s in spans if s.name.startswith("invoke_agent")]
+    assert len(runs) == 2
+    deletes = [s for s in spans if s.name == "execute_tool delete"]
+    # The first run left it waiting: there it did not finish; the second ran it.
+    assert [d.context.trace_id for d in deletes] == [r.context.trace_id for r in runs]
+    assert attrs(deletes[0])["error.type"] == "interrupted"
+    assert "error.type" not in attrs(deletes[1])
+    assert attrs(deletes[1])["gen_ai.tool.call.result"] == "deleted /a"
+    assert deletes[0].context.span_id == deletes[1].context.span_id  # one step
+    (step,) = [s for s in thread.steps() if s.kind == "tool_call"]
+    assert _times(deletes[1]) == (_ns(step.started_at), _ns(step.ended_at))
+    # The answer after the decision is a model step of the second run, from its start.
+    second = [s for s in spans if s.name.startswith("chat ")][-1]
+    assert second.context.trace_id == runs[1].context.trace_id
+    assert (second.start_time or 0) >= (runs[1].start_time or 0)
+
+
+async def test_a_childs_run_hangs_under_the_call_the_steps_say_created_it(
+    rt: tl.Runtime, registry: tl.Registry
+) -> None:
+    helper(registry)
+    lead(registry, [create("w1", "write notes"), text("done")], tl.Subagent("helper"))
+    thread = await rt.create_thread("boss")
+    await thread.send("go")
+    steps = thread.steps()
+    (created,) = [s for s in steps if s.kind == "subagent" and s.event == "created"]
+    creator = next(s for s in steps if s.id == created.parent_id)
+    spans = spans_of(thread, False)
+    by_id: dict[Any, ReadableSpan] = {s.context.span_id: s for s in spans}
+    children = [s for s in spans if s.name.startswith("invoke_agent") and s.parent is not None]
+    assert children
+    for child in children:
+        parent = by_id[child.parent.span_id if child.parent else None]
+        assert attrs(parent)["gen_ai.tool.call.id"] == creator.tool_call_id
+
+
+async def test_a_call_id_the_model_repeats_is_two_calls(
+    rt: tl.Runtime, registry: tl.Registry
+) -> None:
+    # A model may give a later step's call the id of an earlier one: two calls ran, two
+    # steps, two spans (one span, read by its id, hid the first call).
+    ran: list[str] = []
+    deleting(registry, ran)
+    scripted_prompt(
+        registry,
+        [call("note", {}, id="same"), call("note", {}, id="same"), text("noted twice")],
+        tools=["note"],
+    )
+    thread = await rt.create_thread("p")
+    await thread.send("note it")
+    spans = [s for s in spans_of(thread, True) if s.name == "execute_tool note"]
+    calls = [s for s in thread.steps() if s.kind == "tool_call"]
+    assert len(calls) == 2
+    assert len({s.context.span_id for s in spans}) == len(spans) == 2
+    assert [_times(s) for s in spans] == [(_ns(c.started_at), _ns(c.ended_at)) for c in calls]
