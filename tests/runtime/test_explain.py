@@ -305,6 +305,23 @@ async def test_repeated_call_ids_are_told_as_their_own_calls(
     assert "wrote `/index.html`" not in calls[1].text
 
 
+async def test_an_id_repeated_within_one_model_step_is_told_as_two_calls(
+    rt: tl.Runtime, registry: tl.Registry
+) -> None:
+    # Each answer goes to the first call of that id still open; both calls ran, both are
+    # told with how long they ran (the steps read each one).
+    builder(
+        registry,
+        [step(call("divide", {"n": 2}, id="same"), call("divide", {"n": 4}, id="same")),
+         text("ok")],
+    )  # fmt: skip
+    thread = await rt.create_thread("p")
+    await thread.send("go")
+    calls = [s for s in explain_paragraphs(thread) if s.kind == "tool"]
+    assert [s.title for s in calls] == ["The call of `divide`", "The call of `divide`"]
+    assert all("the call ran for" in s.text for s in calls), [s.text for s in calls]
+
+
 async def test_an_interrupted_call_is_told_as_such(rt: tl.Runtime, registry: tl.Registry) -> None:
     hanging = HangingTool()
     tl.define_tool("wait", description="Wait.", execute=hanging, registry=registry)

@@ -20,13 +20,13 @@ from typing import TYPE_CHECKING
 from urllib.parse import quote, urlsplit
 
 from .._data import (
-    ApprovalDecidedEvent,
-    ApprovalRequestedEvent,
     CustomEvent,
+    Decision,
     FileWrittenEvent,
     Message,
     MessageCreatedEvent,
     RunFinishedEvent,
+    StepRecord,
     SubagentCreatedEvent,
     ThreadEvent,
     ToolCallFinishedEvent,
@@ -208,37 +208,56 @@ def explain(thread: Thread, *, guides: str | None = None) -> str:
 
 
 def explain_paragraphs(
-    thread: Thread, *, guides: str | None = None, events: list[ThreadEvent] | None = None
+    thread: Thread,
+    *,
+    guides: str | None = None,
+    events: list[ThreadEvent] | None = None,
+    steps: list[StepRecord] | None = None,
 ) -> list[Paragraph]:
     """The paragraphs `explain` writes, one `Paragraph` per step, in the order the steps
-    happened; `events`: the thread's own (`thread.events`), where they were read already."""
-    return list(_Narrator(thread, guides).paragraphs(thread.events if events is None else events))
+    happened; `events`: the thread's own (`thread.events`), and `steps`: its steps (those of
+    `thread.steps()` or of an ancestor's, which hold its own), where read already."""
+    target = None if guides is None else _link_target(guides)  # refused before any reading
+    read = thread.steps() if steps is None else steps
+    own = [step for step in read if step.thread_id == thread.id]
+    return list(
+        _Narrator(thread, target, own).paragraphs(thread.events if events is None else events)
+    )
 
 
 @dataclass
 class _Call:
-    """What the events say of one tool call, gathered until its result is stored."""
+    """A call being told: its step (what `thread.steps()` read of it: its name, progress,
+    decision, times and result), and what it did while it ran, gathered until its result."""
 
+    step: StepRecord | None
     name: str
-    progress: str | None = None
-    progress_early: bool = False
+    asked: bool = False  # it waited for a decision
+    progress_early: bool = False  # its progress showed while its arguments streamed
     files: list[FileWrittenEvent] = field(default_factory=list)
     custom: Counter[str] = field(default_factory=Counter)
-    requested: ApprovalRequestedEvent | None = None
-    decided: ApprovalDecidedEvent | None = None
-    finished: ToolCallFinishedEvent | None = None
+    traceback: str | None = None
+    finished: bool = False  # the tool ran to an end (not refused before it ran)
 
 
 class _Narrator:
-    def __init__(self, thread: Thread, guides: str | None) -> None:
+    def __init__(self, thread: Thread, guides: str | None, steps: list[StepRecord]) -> None:
         self._thread = thread
-        self._guides = None if guides is None else _link_target(guides)
+        self._guides = guides  # a link's target, checked
         self._messages = {m.id: m for m in thread.all_messages()}
+        self._steps = {step.id: step for step in steps}
+        # The calls that waited for a decision: a pause for one is named after the call's step.
+        self._asked = {
+            step.id[len("pause:") : step.id.rindex(":")]
+            for step in steps
+            if step.kind == "pause" and step.id.startswith("pause:call:")
+        }
         # Started while the model still streamed, before its message was stored.
-        self._streaming: dict[str, ToolCallStartedEvent] = {}
-        # Per depth, the calls of the last model step that have no result yet, in order (a
-        # model may repeat an id from an earlier step: the newest step's call is the one).
-        self._open: dict[int, dict[str, _Call]] = {}
+        self._streaming: set[str] = set()
+        # Per depth, the calls of the last model step that have no result yet, in order, by
+        # id (a model may repeat an id from an earlier step: the newest step's call is the
+        # one; or within a step: each answer goes to the first of that id left).
+        self._open: dict[int, list[tuple[str, _Call]]] = {}
         # The tools each model step on record was offered, by its message id.
         self._offered: dict[str, tuple[str, ...]] = {}
         # How many user messages each depth has stored so far (a turn's own, and before).
@@ -252,11 +271,8 @@ class _Narrator:
 
     def _step(self, event: ThreadEvent) -> Iterator[Paragraph]:
         if isinstance(event, ToolCallStartedEvent):
-            call = self._find(event.tool_call_id)
-            if call is None:
-                self._streaming[event.tool_call_id] = event
-            else:
-                call.progress = event.progress
+            if self._find(event.tool_call_id) is None:
+                self._streaming.add(event.tool_call_id)
         elif isinstance(event, MessageCreatedEvent):
             message = self._messages.get(event.message_id)
             if message is not None:
@@ -270,15 +286,9 @@ class _Narrator:
         elif isinstance(event, CustomEvent) and event.tool_call_id:
             if call := self._find(event.tool_call_id):
                 call.custom[event.event_type] += 1
-        elif isinstance(event, ApprovalRequestedEvent):
-            if call := self._find(event.tool_call_id):
-                call.requested = event
-        elif isinstance(event, ApprovalDecidedEvent):
-            if call := self._find(event.tool_call_id):
-                call.decided = event
         elif isinstance(event, ToolCallFinishedEvent):
             if call := self._find(event.tool_call_id):
-                call.finished = event
+                call.finished, call.traceback = True, event.traceback
         elif isinstance(event, SubagentCreatedEvent):
             yield Paragraph(
                 "subagent",
@@ -292,15 +302,25 @@ class _Narrator:
     def _find(self, tool_call_id: str) -> _Call | None:
         """The open call with this id, the deepest first (a nested turn runs inside a call)."""
         for depth in sorted(self._open, reverse=True):
-            if tool_call_id in self._open[depth]:
-                return self._open[depth][tool_call_id]
+            for call_id, call in self._open[depth]:
+                if call_id == tool_call_id:
+                    return call
+        return None
+
+    def _answered(self, depth: int, tool_call_id: str) -> _Call | None:
+        """The first open call of `depth` with this id, no longer open."""
+        calls = self._open.get(depth, [])
+        for at, (call_id, call) in enumerate(calls):
+            if call_id == tool_call_id:
+                del calls[at]
+                return call
         return None
 
     def _running(self) -> _Call | None:
         """The call running now: calls run in order, so the first open one, the deepest."""
         for depth in sorted(self._open, reverse=True):
             if self._open[depth]:
-                return next(iter(self._open[depth].values()))
+                return self._open[depth][0][1]
         return None
 
     def _message(self, message: Message) -> Iterator[Paragraph]:
@@ -308,12 +328,22 @@ class _Narrator:
         if message.role == "user":
             yield Paragraph("user", *self._user(message), message.id, message.id, depth=depth)
         elif message.role == "assistant":
-            calls = {}
+            calls: list[tuple[str, _Call]] = []
+            made = Counter[str]()
             for tool_call in message.tool_calls:
-                call = calls[tool_call.id] = _Call(tool_call.name)
-                started = self._streaming.pop(tool_call.id, None)
-                if started is not None:
-                    call.progress, call.progress_early = started.progress, True
+                # The step of each call, as `thread.steps()` names it (an id repeated in one
+                # model step counts on).
+                repeat = made[tool_call.id]
+                made[tool_call.id] += 1
+                step_id = f"call:{message.id}:{tool_call.id}" + (f"#{repeat}" if repeat else "")
+                call = _Call(
+                    self._steps.get(step_id),
+                    tool_call.name,
+                    asked=step_id in self._asked,
+                    progress_early=tool_call.id in self._streaming,
+                )
+                calls.append((tool_call.id, call))
+                self._streaming.discard(tool_call.id)
             self._open[depth] = calls
             title, text = self._model(message, calls)
             offered = self._offered.pop(message.id, None)
@@ -321,10 +351,10 @@ class _Narrator:
                 "model", title, text, message.id, message.id, depth=depth, offered=offered
             )
         elif message.role == "tool" and message.tool_call_id:
-            answered = self._open.get(depth, {}).pop(message.tool_call_id, None)
+            answered = self._answered(depth, message.tool_call_id)
             yield Paragraph(
                 "tool",
-                *self._tool(message, answered or _Call(message.name or "")),
+                *self._tool(message, answered or _Call(None, message.name or "")),
                 message.id,
                 message.id,
                 tool_call_id=message.tool_call_id,
@@ -360,7 +390,7 @@ class _Narrator:
         self._counted = (message.id, len(sent), roles)
         return roles
 
-    def _model(self, message: Message, calls: dict[str, _Call]) -> tuple[str, str]:
+    def _model(self, message: Message, calls: list[tuple[str, _Call]]) -> tuple[str, str]:
         title = f"A model step ({_inline(message.model)})" if message.model else "A model step"
         sentences = []
         request = self._thread.model_request(message.id)
@@ -381,7 +411,7 @@ class _Narrator:
                     "The earlier turns were not sent: the prompt does not include the chat"
                     " (`include_chat` is off), so each turn starts from its own message."
                 )
-        asked = [call.name for call in calls.values()]
+        asked = [call.name for _, call in calls]
         answer = (message.content or "").strip()
         if answer and asked:
             sentences.append(
@@ -396,11 +426,12 @@ class _Narrator:
             )
         else:
             sentences.append("The model answered with no text and asked for no tool.")
-        for call in calls.values():
-            if call.progress and call.progress_early:
+        for _, call in calls:
+            progress = call.step.progress if call.step is not None else None
+            if progress and call.progress_early:
                 sentences.append(
                     f"While the model was still writing the arguments, the card of"
-                    f" `{_code(call.name)}` already said {_quoted(call.progress)}: the value of"
+                    f" `{_code(call.name)}` already said {_quoted(progress)}: the value of"
                     " its progress argument, shown as soon as that one argument had streamed"
                     f"{self._rule('progress')}."
                 )
@@ -419,21 +450,20 @@ class _Narrator:
         return title, " ".join(sentences)
 
     def _tool(self, message: Message, call: _Call) -> tuple[str, str]:
+        step = call.step
         title = f"The call of `{_code(call.name or message.name or '')}`"
-        if call.progress:
-            title += f" ({_quoted(call.progress)})"
+        if step is not None and step.progress:
+            title += f" ({_quoted(step.progress)})"
         sentences = []
-        if call.requested is not None:
-            sentences.append(self._decision(call))
+        decision = step.decision if step is not None else None
+        if call.asked or decision is not None:
+            sentences.append(self._decision(decision))
         failed = message.tool_status == "error"
         if failed:
-            sentences.append(self._error(message, call.finished))
+            sentences.append(self._error(message, call.traceback))
         else:
-            ran = (
-                f" and the call ran for {_duration(call.finished.duration_ms)}"
-                if call.finished
-                else ""
-            )
+            took = step.duration_s if step is not None and call.finished else None
+            ran = f" and the call ran for {_duration(took * 1000)}" if took is not None else ""
             sentences.append(
                 f"Its arguments were checked against the tool's schema{self._rule('validate')}"
                 f"{ran}."
@@ -469,9 +499,8 @@ class _Narrator:
             )
         return title, " ".join(sentences)
 
-    def _decision(self, call: _Call) -> str:
+    def _decision(self, decided: Decision | None) -> str:
         asked = "The call waited for a person's decision before it could run"
-        decided = call.decided
         if decided is None:
             return asked + ", and none was given."
         who = {"approver": "the run's approver", "view": "a person in the notebook view"}.get(
@@ -484,9 +513,9 @@ class _Narrator:
             return f"{asked}: {who} approved it with edited arguments, which are what ran."
         return f"{asked}: {who} approved it."
 
-    def _error(self, message: Message, finished: ToolCallFinishedEvent | None) -> str:
+    def _error(self, message: Message, traceback: str | None) -> str:
         content = message.content or ""
-        if finished is not None and finished.traceback:
+        if traceback:
             return (
                 f"The tool raised {_quoted(content.splitlines()[0] if content else '')}; the model"
                 " reads that one line, and the traceback is kept in the call's event for the"
@@ -499,10 +528,10 @@ class _Narrator:
         return f"The tool returned an error: {_quoted(content)}."
 
     def _subagent(self, event: SubagentCreatedEvent) -> tuple[str, str]:
-        # The call that created it, as the event names it (a store from before: the call
-        # running then).
-        running = self._find(event.tool_call_id) if event.tool_call_id else self._running()
-        during = f"While `{_code(running.name)}` ran, the" if running else "The"
+        # The call that created it, as the steps read it.
+        created = self._steps.get(f"subagent:{event.child_thread_id}:created")
+        creator = self._steps.get(created.parent_id or "") if created is not None else None
+        during = f"While `{_code(creator.name or '')}` ran, the" if creator else "The"
         return "A subagent", (
             f"{during} runtime created `{_code(event.name)}`, a thread of its own"
             f" (`{_code(event.child_thread_id)}`) with its own history, variables and files;"

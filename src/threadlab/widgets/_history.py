@@ -160,8 +160,10 @@ def _told(
         own = {thread_id: [] for thread_id in tree}
         for event in events:
             own.setdefault(event.thread_id, []).append(event)
+    steps = next(iter(tree.values())).steps()  # the root's, its descendants' among them
     for teller in tree.values():
-        for said in explain_paragraphs(teller, events=None if own is None else own[teller.id]):
+        told_of = None if own is None else own[teller.id]
+        for said in explain_paragraphs(teller, events=told_of, steps=steps):
             if said.subject is not None:
                 key = (teller.id, _TOLD_AT[said.kind], said.subject)
                 narration.setdefault(key, _paragraph(said))
