@@ -11,7 +11,7 @@ import pytest
 
 import threadlab as tl
 from threadlab.models import text
-from threadlab.store import SQLiteStore, StoredMessage
+from threadlab.store import SQLiteStore, StoredEvent, StoredMessage
 from threadlab.widgets import ThreadListView
 
 from ..helpers import scripted_prompt
@@ -113,3 +113,26 @@ async def test_a_full_disk_is_a_store_error_and_loses_what_was_stored(
     again = tl.Runtime(registry, store_dir).thread(thread.id)
     assert [m.content for m in again.messages][:2] == ["hello", "first"]  # nothing lost
     rt.close()
+
+
+async def test_a_damaged_row_leaves_the_other_steps_and_spans(
+    rt: tl.Runtime, registry: tl.Registry
+) -> None:
+    # Steps and traces read the rows steps are made of: one that cannot be read is left out,
+    # the others are read as they were.
+    scripted_prompt(registry, [text("one"), text("two")])
+    thread = await rt.create_thread("p")
+    await thread.send("hello")
+    before = [(s.kind, s.id, s.status) for s in thread.steps()]
+    rt.store.add_events([StoredEvent(thread.id, "message_created", "{not json")])
+    rt.store.add_events([StoredEvent(thread.id, "tool_call_started", '{"type": "nope"}')])
+    rt.store.add_messages([StoredMessage("msg_broken", thread.id, 0, "{not json")])
+    fresh = tl.Runtime(registry, rt.store).thread(thread.id)
+    assert [(s.kind, s.id, s.status) for s in fresh.steps()] == before
+    await fresh.send("again")  # and the thread goes on
+    assert [s.kind for s in fresh.steps()] == ["model", "model"]
+    pytest.importorskip("opentelemetry.sdk", reason="the otel extra")
+    from threadlab.otel import thread_spans
+
+    names = [span.name for span in thread_spans(fresh)]
+    assert names.count("chat scripted") == 2

@@ -63,6 +63,7 @@ from ._step_records import (
     StepRecord,
     StepStatus,
     SubagentMoment,
+    record_of,
 )
 from ._thread_meta import ThreadMeta
 from ._tool_results import ToolResult
@@ -124,6 +125,7 @@ __all__ = [
     "nesting_depth",
     "new_id",
     "rebuild_request",
+    "record_of",
     "unanswered_calls",
     "unfinished_result",
     "unfinished_text",

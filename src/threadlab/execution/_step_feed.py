@@ -4,10 +4,10 @@ following a long run costs each step once, not the whole history again at every 
 
 from __future__ import annotations
 
-from .._data import Message, StepRecord
+from .._data import StepRecord
 from ..store import Store
 from ._snapshot import HistoryPoint, point_of
-from ._step_reading import NeedsDecision, RequestOf, StepReader
+from ._step_reading import NeedsDecision, RequestOf, StepMessage, StepReader
 
 __all__ = ["StepFeed"]
 
@@ -26,7 +26,8 @@ class StepFeed:
         self._store = store
         self._root = thread_id
         self._parents: dict[str, str | None] = {thread_id: None}
-        self._reader = StepReader({}, {}, request_of, needs_decision, self._parents)
+        self._messages: dict[str, dict[str, StepMessage]] = {}
+        self._reader = StepReader(self._messages, {}, request_of, needs_decision, self._parents)
         self._read_to: dict[str, int] = {}  # thread -> the last event's seq read
         self._last_row: dict[str, str] = {}  # thread -> the last message row read
         self._told: set[int] = set()  # id() of the steps handed out
@@ -90,11 +91,11 @@ class StepFeed:
 
     def _read_messages(self, thread_id: str) -> None:
         rows = self._store.list_messages(thread_id, after=self._last_row.get(thread_id))
-        known = self._reader.messages.setdefault(thread_id, {})
+        known = self._messages.setdefault(thread_id, {})
         for row in rows:
             self._last_row[thread_id] = row.id
             try:
-                message = Message.model_validate_json(row.data)
+                message = StepMessage.model_validate_json(row.data)
             except ValueError:
                 continue  # a damaged row: the history goes on without it
             known[message.id] = message

@@ -9,9 +9,12 @@ and that a step whose run ended is no longer running."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field, replace
-from typing import Any
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, field
+from operator import itemgetter
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict
 
 from .._data import (
     ApprovalDecidedEvent,
@@ -20,18 +23,22 @@ from .._data import (
     Message,
     MessageCreatedEvent,
     RunFinishedEvent,
+    SideName,
     StepRecord,
     SubagentCreatedEvent,
     ThreadEvent,
     ThreadStatusEvent,
+    ToolCall,
     ToolCallFinishedEvent,
     ToolCallStartedEvent,
+    event_from_json,
+    record_of,
     unfinished_text,
 )
 from ..store import Store
-from ._snapshot import HistoryPoint, history_points
+from ._snapshot import HistoryPoint
 
-__all__ = ["StepReader", "read_steps"]
+__all__ = ["StepMessage", "StepReader", "read_steps"]
 
 _Chain = tuple[str, int, str | None]  # a thread, a depth and the prompt-tool call it runs in
 _CallKey = tuple[str, int, str | None, str]  # a chain and a call id
@@ -65,7 +72,7 @@ class _Open:
 class StepReader:
     """Reads history points, in the store's order, into steps."""
 
-    messages: dict[str, dict[str, Message]]
+    messages: Mapping[str, Mapping[str, Message | StepMessage]]
     first_seen: dict[str, tuple[float, float]]  # thread -> (seq, at) of its first event
     request_of: RequestOf | None
     needs_decision: NeedsDecision | None
@@ -181,7 +188,7 @@ class StepReader:
         self.last_message[chain] = message.id
 
     def _model_step(
-        self, message: Message, event: MessageCreatedEvent, chain: _Chain, seq: int
+        self, message: Message | StepMessage, event: MessageCreatedEvent, chain: _Chain, seq: int
     ) -> None:
         thread = event.thread_id
         opened_at, opened_seq = self.boundary.get(chain, (event.at, seq - 0.5))
@@ -213,7 +220,9 @@ class StepReader:
             self.open_calls.setdefault(thread, []).append(opened)
             self.latest[(thread, event.depth, call.id)] = opened
 
-    def _turn(self, message: Message, thread: str, at: float, seq: float, parent: Any) -> None:
+    def _turn(
+        self, message: Message | StepMessage, thread: str, at: float, seq: float, parent: Any
+    ) -> None:
         turn = self.turns.get(thread)
         if turn is not None and turn.fields["side"] == message.side:
             return
@@ -336,11 +345,13 @@ class StepReader:
 
     def record(self, opened: _Open) -> StepRecord:
         """The step `opened` as it stands now."""
-        fields = dict(opened.fields)
+        fields = opened.fields
         parent = fields["parent_id"]
         if isinstance(parent, tuple):  # a child's top: the call that created it
-            fields["parent_id"] = self.creator.get(parent[1])
-        return settled(StepRecord(**fields))
+            fields = {**fields, "parent_id": self.creator.get(parent[1])}
+        if fields["ended_at"] is not None and fields["status"] == "running":
+            fields = {**fields, "status": "completed"}  # ended: answered after its run ended
+        return record_of(fields)
 
     def records(self) -> list[StepRecord]:
         return sorted(map(self.record, self.steps), key=lambda step: step.seq)
@@ -356,13 +367,6 @@ def _call_seq(seq: int, index: int) -> float:
     return seq + 0.01 * (index + 1)
 
 
-def settled(step: StepRecord) -> StepRecord:
-    """A step whose end is known reads as ended (a call answered after its run ended)."""
-    if step.ended_at is not None and step.status == "running":
-        return replace(step, status="completed")
-    return step
-
-
 def read_steps(
     store: Store,
     thread_id: str,
@@ -373,21 +377,51 @@ def read_steps(
 ) -> list[StepRecord]:
     """The steps of `thread_id` and its descendants, in the order they happened (a child's
     "created" step before any of its own). `points`: its history points with statuses,
-    where read already (`history_points(..., statuses=True)`)."""
-    listed = list(points) if points is not None else history_points(store, thread_id, statuses=True)
-    threads = {p.thread_id for p in listed} | {thread_id}
+    where read already (`history_points(..., statuses=True)`); else only the events steps
+    are made of are read."""
     parents: dict[str, str | None] = {thread_id: None}
-    messages: dict[str, dict[str, Message]] = {}
-    for tree_thread in _tree_of(store, thread_id, parents):
-        if tree_thread in threads:
-            messages[tree_thread] = _messages(store, tree_thread)
+    tree = list(_tree_of(store, thread_id, parents))
+    read = _read_events(store, tree) if points is None else _from_points(points)
+    threads = {thread for _, thread, _ in read}
+    messages: dict[str, dict[str, StepMessage]] = {
+        thread: _messages(store, thread) for thread in tree if thread in threads
+    }
     first_seen: dict[str, tuple[float, float]] = {}
-    for point in listed:
-        first_seen.setdefault(point.thread_id, (float(point.seq), point.at))
+    for seq, thread, event in read:
+        if thread not in first_seen:
+            first_seen[thread] = (float(seq), event.at if event is not None else 0.0)
     reader = StepReader(messages, first_seen, request_of, needs_decision, parents)
-    for point in listed:
-        reader.see(point)
+    for seq, _, event in read:
+        if event is not None:
+            reader.see_event(event, seq)
     return reader.records()
+
+
+# The events a step is made of (the rest, files and custom events, are told within them).
+_STEP_EVENTS = (
+    "message_created", "tool_call_started", "tool_call_finished", "approval_requested",
+    "approval_decided", "subagent_created", "run_finished", "thread_status",
+)  # fmt: skip
+_Read = list[tuple[int, str, ThreadEvent | None]]  # (seq, thread, the event; None: damaged)
+
+
+def _read_events(store: Store, tree: list[str]) -> _Read:
+    """The events of every thread of `tree` that steps are made of, in the store's order."""
+    read: _Read = []
+    for thread in tree:
+        for stored in store.iter_events(thread, types=_STEP_EVENTS):
+            if stored.seq is None:
+                continue
+            try:
+                read.append((stored.seq, thread, event_from_json(stored.data)))
+            except ValueError:  # a damaged row: the history goes on without it
+                read.append((stored.seq, thread, None))
+    read.sort(key=itemgetter(0))
+    return read
+
+
+def _from_points(points: Iterable[HistoryPoint]) -> _Read:
+    return [(point.seq, point.thread_id, point.event) for point in points]
 
 
 def _tree_of(store: Store, thread_id: str, parents: dict[str, str | None]) -> Iterable[str]:
@@ -397,11 +431,30 @@ def _tree_of(store: Store, thread_id: str, parents: dict[str, str | None]) -> It
         yield from _tree_of(store, child.id, parents)
 
 
-def _messages(store: Store, thread_id: str) -> dict[str, Message]:
+class StepMessage(BaseModel):
+    """What reading steps takes of a stored message (not what its step was sent, nor its
+    reasoning: the larger part of an assistant message, read when asked for)."""
+
+    model_config = ConfigDict(frozen=True)
+    id: str
+    role: str
+    content: str | None = None
+    tool_calls: tuple[ToolCall, ...] = ()
+    tool_call_id: str | None = None
+    tool_status: Literal["success", "error"] | None = None
+    side: SideName | None = None
+    usage: dict[str, int] | None = None
+    cost_usd: float | None = None
+    provider: str | None = None
+    model: str | None = None
+    subagent_id: str | None = None
+
+
+def _messages(store: Store, thread_id: str) -> dict[str, StepMessage]:
     found = {}
     for stored in store.list_messages(thread_id):
         try:
-            message = Message.model_validate_json(stored.data)
+            message = StepMessage.model_validate_json(stored.data)
         except ValueError:
             continue  # a damaged row
         found[message.id] = message
