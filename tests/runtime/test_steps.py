@@ -12,7 +12,7 @@ import threadlab as tl
 from threadlab.models import call, step, text
 
 from ..execution.test_prompt_tools import NESTED_STEPS, caller, researcher
-from ..execution.test_subagents import create_then, helper
+from ..execution.test_subagents import create, create_then, helper, lead
 from ..helpers import HangingTool, scripted_prompt
 
 
@@ -239,3 +239,34 @@ async def test_each_child_hangs_under_the_call_that_created_it(
         own = [s for s in steps if s.thread_id == child.id and s.depth == 0 and s.kind != "turn"]
         assert own
         assert {s.parent_id for s in own} == {call_step.id}
+
+
+async def test_a_non_blocking_childs_report_is_a_step_of_its_parent(
+    rt: tl.Runtime, registry: tl.Registry
+) -> None:
+    # created (under its call), its own steps, finished, then reported where the parent
+    # stored its report; every one of them ended, none "running".
+    helper(registry)
+    lead(registry, [create(), text("waiting"), text("got it")],
+         tl.Subagent("helper", blocking=False))  # fmt: skip
+    thread = await rt.create_thread("boss")
+    await thread.send("go")
+    (child,) = thread.children
+    steps = thread.steps()
+    moments = [s for s in steps if s.kind == "subagent"]
+    assert [s.event for s in moments] == ["created", "finished", "reported"]
+    created, finished, reported = moments
+    own = [s for s in steps if s.thread_id == child.id]
+    assert steps.index(created) < steps.index(own[0])
+    assert steps.index(finished) > steps.index(own[-1])
+    assert (reported.thread_id, reported.child_thread_id, reported.status) == (
+        thread.id,
+        child.id,
+        "completed",
+    )
+    report = next(m for m in thread.messages if m.subagent_id == child.id)
+    assert reported.id == f"subagent:{child.id}:reported:{report.id}"
+    # The answer to the report is the parent's last model step, after it.
+    answer = [s for s in steps if s.thread_id == thread.id and s.kind == "model"][-1]
+    assert steps.index(answer) > steps.index(reported)
+    assert all(s.ended and s.status != "running" for s in steps)
