@@ -132,6 +132,9 @@ async def test_steps_benchmark_reads_every_step_beside_the_players_points() -> N
     assert cost.points > cost.steps
     assert cost.steps_ms > 0
     assert cost.points_ms > 0
+    # A span per model step and call, and one per run: the lead's and each child's.
+    assert cost.spans > 30 + 31 + 1 + 3
+    assert cost.export_ms > 0
 
 
 async def test_first_delta_benchmark_times_both_sides() -> None:
