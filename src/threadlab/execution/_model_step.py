@@ -44,11 +44,9 @@ async def call_model(scope: Running, step: ModelStep) -> RunStep | None:
     prompt = scope.prompt_for(frame)
     hooks = scope.hooks_for(prompt)
     tools = tools_for(scope, frame, prompt)
-    if frame.depth == 0 and scope.stepping.model:
-        if not scope.model_pause_passed:
-            await _pause(scope, frame, prompt, hooks, tools)
-            return None
-        scope.model_pause_passed = False
+    if frame.depth == 0 and scope.stepping.model and not step.pause_passed:
+        await _pause(scope, frame, prompt, hooks, tools)
+        return None
     if frame.depth == 0 and not await scope.stepping.may_go_on():
         await _pause(scope, frame, prompt, hooks, tools)  # its caller stopped following it
         return None

@@ -93,7 +93,6 @@ class RunLoop:
         the last assistant message in order (the results before them are kept), then step
         until the turn ends. The turn is counted from the last user message. A run that
         paused before a model step sends that step now (and pauses before the next)."""
-        self.scope.model_pause_passed = self.context.identity.meta.paused_before_model
         return await self._guarded(self._from_history())
 
     async def _guarded(self, body: Coroutine[Any, Any, None]) -> Run:
@@ -151,15 +150,17 @@ class RunLoop:
         agent = scope.definitions.agent
         side_config = agent.side_b if side == "b" and agent.side_b else agent.side_a
         frame = top_frame(scope, side_config, start, side)
+        # A run that paused before a model step sends it now (and pauses before the next).
+        passed = self.context.identity.meta.paused_before_model
         calling = _calling(history)
         if calling is not None:
             await self._run_open_calls(frame, calling)
         if self.state.going and not session_ended(scope, frame):
             if side is not None:  # a dual_ai session goes on from the side whose turn it was
                 following = side if frame.ending is None else other_side(side)
-                await session(scope, start, first=following)
+                await session(scope, start, first=following, pause_passed=passed)
             elif frame.ending is None:
-                await ai_human(scope, frame)
+                await ai_human(scope, frame, pause_passed=passed)
         await self._answer_children(start, dual)
 
     async def _run_open_calls(self, frame: Frame, assistant: Message) -> None:

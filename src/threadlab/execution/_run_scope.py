@@ -51,16 +51,14 @@ class RunScope:
         """Where the run pauses for a person (a debugger's step)."""
         self.allowance = DailyAllowance.of(host.store, context.identity.record.member, host.budget)
         """The member's daily allowance, when one applies."""
-        self.model_pause_passed = False
-        """Whether the next top-level model step is the one the run paused before (it goes
-        on now)."""
         self.requests = RequestLog(context)
         self.supervisor = Supervisor(self, run_child)
         self._system: Message | None = None  # the last system message, while its text holds
 
-    async def run_turn(self, frame: Frame) -> None:
-        """Advance `frame`'s turn from a model step until no step follows."""
-        await drive(self, ModelStep(frame))
+    async def run_turn(self, frame: Frame, *, pause_passed: bool = False) -> None:
+        """Advance `frame`'s turn from a model step until no step follows; `pause_passed`:
+        the run paused before that model step and goes on from there."""
+        await drive(self, ModelStep(frame, pause_passed))
 
     async def commit(
         self,

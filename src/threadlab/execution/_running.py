@@ -32,11 +32,10 @@ class Running(Protocol):
     limits: Limits
     stepping: Stepping
     allowance: DailyAllowance | None
-    model_pause_passed: bool
     requests: RequestLog
     supervisor: Supervisor
 
-    async def run_turn(self, frame: Frame) -> None: ...
+    async def run_turn(self, frame: Frame, *, pause_passed: bool = False) -> None: ...
 
     async def commit(
         self,

@@ -12,10 +12,12 @@ from ._tool_call import result_text
 __all__ = ["ai_human", "other_side", "session", "session_ended", "top_frame"]
 
 
-async def ai_human(scope: Running, frame: Frame) -> None:
-    """Run `frame`'s turn, and the turns handoffs lead to."""
+async def ai_human(scope: Running, frame: Frame, *, pause_passed: bool = False) -> None:
+    """Run `frame`'s turn, and the turns handoffs lead to; `pause_passed`: the run paused
+    before the turn's first model step and goes on from there."""
     while True:
-        await scope.run_turn(frame)
+        await scope.run_turn(frame, pause_passed=pause_passed)
+        pause_passed = False
         if frame.ending != "handoff" or not scope.state.going:
             return
         scope.definitions = scope.context.refresh_definitions()
@@ -24,8 +26,11 @@ async def ai_human(scope: Running, frame: Frame) -> None:
         )
 
 
-async def session(scope: Running, start: int, first: SideName = "a") -> None:
-    """Alternate the sides' turns from `first` until the session ends or runs out."""
+async def session(
+    scope: Running, start: int, first: SideName = "a", *, pause_passed: bool = False
+) -> None:
+    """Alternate the sides' turns from `first` until the session ends or runs out;
+    `pause_passed` as for `ai_human`."""
     agent = scope.definitions.agent
     limit = agent.max_session_turns or scope.limits.max_session_turns
     side: SideName = first
@@ -33,7 +38,8 @@ async def session(scope: Running, start: int, first: SideName = "a") -> None:
         side_config = agent.side_a if side == "a" else agent.side_b
         assert side_config is not None  # a dual_ai agent has both sides
         frame = top_frame(scope, side_config, start, side)
-        await scope.run_turn(frame)
+        await scope.run_turn(frame, pause_passed=pause_passed)
+        pause_passed = False
         if not scope.state.going or session_ended(scope, frame):
             return
         side = other_side(side)

@@ -20,6 +20,9 @@ class ModelStep:
     """Send the model the turn's input and persist what it answers."""
 
     frame: Frame
+    pause_passed: bool = False
+    """The run paused before this step (step mode) and goes on now: it is sent, not paused
+    before again."""
 
 
 @dataclass(frozen=True)
