@@ -1,4 +1,4 @@
-"""Reading a long history (its steps, a view's points and trace) without the cyclic garbage
+"""Reading a long history (its steps, a view's points and state) without the cyclic garbage
 collector's pauses."""
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ __all__ = ["gc_paused"]
 
 @contextmanager
 def gc_paused() -> Iterator[None]:
-    """Hold off the cyclic collector while a history's steps, points or trace are built.
+    """Hold off the cyclic collector while a history's steps, points or view state are built.
 
     Building them allocates tens of thousands of objects that all stay alive, and each
     allocation burst triggers a full collection that walks every object of the kernel (a

@@ -99,7 +99,7 @@ async def run_live(
     except (asyncio.CancelledError, KeyboardInterrupt):
         # A kernel interrupt: the runtime has already given every unfinished call its
         # "interrupted" result (a call still waiting for a decision stays waiting); end
-        # the cell quietly with the trace as it stands.
+        # the cell quietly with the view state as it stands.
         status = "waiting" if thread.status == "waiting" else "interrupted"
         live.state.ended(status, "interrupted")
         live.view.finishing = True

@@ -41,7 +41,7 @@ class HistoryReading(NamedTuple):
     points: list[dict[str, Any]]
     """The points, as `history_of(thread, store, told=False)` gives them."""
     events: list[ThreadEvent]
-    """Every event of the thread's tree, status changes included (the trace's)."""
+    """Every event of the thread's tree, status changes included (the view state's)."""
     places: list[int]
     """Each point's place in the store's sequence of events: where its variables are read."""
 
@@ -60,7 +60,7 @@ def history_of(thread: Thread, store: Store, *, told: bool = True) -> list[dict[
 
 
 def history_and_events(thread: Thread) -> HistoryReading:
-    """`history_of(thread, store, told=False)`, the events of `thread`'s tree (its trace's)
+    """`history_of(thread, store, told=False)`, the events of `thread`'s tree (its view state's)
     and the points' places, from one reading of the store: a long history's events are read
     and parsed once."""
     events: list[ThreadEvent] = []

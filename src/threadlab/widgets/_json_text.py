@@ -13,7 +13,7 @@ __all__ = ["as_json_text", "json_copy"]
 def as_json_text(value: Any, *, indent: int | None = None) -> str:
     """`value` as JSON text, compact or indented; non-ASCII characters kept as they are.
 
-    A large synced value (a trace, a history's points) goes to the front end as one such
+    A large synced value (a view state, a history's points) goes to the front end as one such
     text: ipywidgets walks every list and dict of a state it sends, looking for binary parts,
     and on a long history that walk was a third of the kernel's time to open a player (the
     front end parses the text once: `js/synced.js`). Python's own encoder writes indented

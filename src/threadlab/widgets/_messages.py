@@ -92,7 +92,7 @@ class Select(_FromView):
 
 
 class Ready(_FromView):
-    """The view is on screen (it can take decisions; a live one gets the whole trace)."""
+    """The view is on screen (it can take decisions; a live one gets the whole view state)."""
 
     op: Literal["ready"]
 
@@ -269,7 +269,7 @@ class AppResultMessage(TypedDict):
 
 
 class Patch(TypedDict, total=False):
-    """What changed in the trace since the last patch (`Patcher`): each part present only
+    """What changed in the view state since the last patch (`Patcher`): each part present only
     when something in it changed."""
 
     threads: list[dict[str, Any]]

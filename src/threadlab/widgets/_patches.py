@@ -1,15 +1,15 @@
-"""Live updates as changes, not whole traces.
+"""Live updates as changes, not whole view states.
 
-Sending the whole trace at every update costs what the run has done so far, every time: a
+Sending the whole view state at every update costs what the run has done so far, every time: a
 200-call run sends its first card 200 times over. A patch carries only what changed since the
 last message: the threads and cards that differ, the messages added (a message never changes
 once stored), the files and drafts that differ, the run summary. The front end merges it into
-its copy (`applyPatch` in `js/patch.js`); a full trace still goes out now and then, and at the
+its copy (`applyPatch` in `js/patch.js`); a full view state still goes out now and then, and at the
 end, so a view opened mid-run catches up and the saved widget state is complete.
 
 `changes(state)` looks only at what events touched since the last look (`ViewState.changed`):
 an update costs what changed, not what the run has done so far. `apply_patch` merges a patch
-into the kernel's copy of the trace, in place, as `applyPatch` does in the browser.
+into the kernel's copy of the view state, in place, as `applyPatch` does in the browser.
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """A thread's history to step through: `tl.player(thread)` and `%threadlab play ID`.
 
-The kernel sends the history once — the thread's whole trace (its descendants' too), the
+The kernel sends the history once — the thread's whole view state (its descendants' too), the
 ordered points of its history, each point's narration and each thread's variables where they
 changed (a secret only as `[secret:NAME]`) — and the front end draws the thread as of any
 point from that alone: scrubbing asks nothing of the kernel.

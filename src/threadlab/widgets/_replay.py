@@ -1,4 +1,4 @@
-"""Building a view's trace for a thread: empty for a run about to stream, or replayed from the
+"""Building a view's state for a thread: empty for a run about to stream, or replayed from the
 events its tree persisted."""
 
 from __future__ import annotations
@@ -16,8 +16,8 @@ ThreadLookup = Callable[[str], Thread]
 
 
 def trace_for(thread: Thread, lookup: ThreadLookup) -> ViewState:
-    """An empty trace of `thread`; `lookup` finds any thread of its tree by id (the messages a
-    trace shows are read from the thread that holds them)."""
+    """An empty view state of `thread`; `lookup` finds any thread of its tree by id (the messages a
+    view state shows are read from the thread that holds them)."""
 
     def find(thread_id: str, message_id: str) -> Message | None:
         return lookup(thread_id).find_message(message_id)
@@ -34,7 +34,7 @@ def _tree(thread: Thread) -> Iterable[Thread]:
 
 
 def replay(thread: Thread, events: list[ThreadEvent] | None = None) -> ViewState:
-    """The trace of a persisted thread and its descendants, rebuilt from their events (or
+    """The view state of a persisted thread and its descendants, rebuilt from their events (or
     from `events`, all of theirs, when the caller has read them already)."""
     threads = {t.id: t for t in _tree(thread)}
 

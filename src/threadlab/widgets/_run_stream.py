@@ -1,4 +1,4 @@
-"""Streaming one run of a thread into a trace: each event folded in as it comes, the view
+"""Streaming one run of a thread into a view state: each event folded in as it comes, the view
 pushed at most `rate` times a second, and what the store knows settled in at the end. Shared
 by `LiveRun` (a `%%thread` cell's view) and a view that runs a branch it made itself."""
 

@@ -1,4 +1,4 @@
-"""The trace as static, script-free HTML and as plain text: what a saved notebook, an
+"""The view state as static, script-free HTML and as plain text: what a saved notebook, an
 nbconvert export or a GitHub preview shows once a run is over."""
 
 from __future__ import annotations
@@ -233,17 +233,17 @@ def _thread_html(state: ViewState, thread_id: str, depth: int = 0) -> str:
     )
 
 
-def static_html(trace: ViewState) -> str:
-    run = trace.run
+def static_html(state: ViewState) -> str:
+    run = state.run
     head = (
-        f"<div><b>threadlab</b> thread <code>{_e(trace.root_id)}</code>"
+        f"<div><b>threadlab</b> thread <code>{_e(state.root_id)}</code>"
         f" — run {_e(run['status'])}"
-        f"{_e(_spent(run, replay_counts(trace.messages.get(trace.root_id, []))))}</div>"
+        f"{_e(_spent(run, replay_counts(state.messages.get(state.root_id, []))))}</div>"
     )
     error = f"<p style='color:#cf222e'>{_e(run['error'])}</p>" if run.get("error") else ""
     return (
         f'<div class="threadlab-static" style="{_STYLE}">{head}'
-        f"{_thread_html(trace, trace.root_id)}{error}</div>"
+        f"{_thread_html(state, state.root_id)}{error}</div>"
     )
 
 
@@ -278,22 +278,22 @@ def _text_lines(state: ViewState, thread_id: str, indent: str) -> list[str]:
     return lines
 
 
-def static_text(trace: ViewState) -> str:
-    lines = [f"threadlab thread {trace.root_id} — run {trace.run['status']}{_spent(trace.run)}"]
-    lines += _text_lines(trace, trace.root_id, "  ")
-    if trace.run.get("text"):
-        lines.append(f"  answer: {trace.run['text']}")
-    if trace.run.get("error"):
-        lines.append(f"  error: {trace.run['error']}")
+def static_text(state: ViewState) -> str:
+    lines = [f"threadlab thread {state.root_id} — run {state.run['status']}{_spent(state.run)}"]
+    lines += _text_lines(state, state.root_id, "  ")
+    if state.run.get("text"):
+        lines.append(f"  answer: {state.run['text']}")
+    if state.run.get("error"):
+        lines.append(f"  error: {state.run['error']}")
     return "\n".join(lines)
 
 
 class StaticView:
-    """A finished trace as HTML (`<details>`, no script) with a text/plain fallback."""
+    """A finished view state as HTML (`<details>`, no script) with a text/plain fallback."""
 
-    def __init__(self, trace: ViewState) -> None:
-        self.html = static_html(trace)
-        self.text = static_text(trace)
+    def __init__(self, state: ViewState) -> None:
+        self.html = static_html(state)
+        self.text = static_text(state)
 
     def _repr_mimebundle_(self, **_: Any) -> dict[str, str]:
         return {"text/html": self.html, "text/plain": self.text}

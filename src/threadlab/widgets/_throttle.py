@@ -31,7 +31,7 @@ class Throttle:
         self._timer = None
         self._flush()
         # Counted from when the update went out: building it can take a while on a long
-        # trace, and the cap is on what the front end receives.
+        # view state, and the cap is on what the front end receives.
         self._last = time.monotonic()
 
     async def drain(self) -> None:

@@ -113,7 +113,7 @@ def _run_summary(status: str) -> dict[str, Any]:
 
 @dataclass
 class Changed:
-    """The keys of a trace that events touched (a superset of what changed: a patch compares
+    """The keys of a view state that events touched (a superset of what changed: a patch compares
     these, and only these, with what the front end has)."""
 
     threads: set[str] = field(default_factory=set)

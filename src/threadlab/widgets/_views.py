@@ -77,8 +77,8 @@ WIDGET_MIME = "application/vnd.jupyter.widget-view+json"
 
 
 def _sent_as_text(value: Any, widget: Any) -> str:
-    """ipywidgets' `to_json` for a value sent as `as_json_text`: the trace's text when it was
-    written already, as the trace was copied (a long trace takes a tenth of a second)."""
+    """ipywidgets' `to_json` for a value sent as `as_json_text`: the view state's text when it was
+    written already, as the view state was copied (a long one takes a tenth of a second)."""
     written = getattr(widget, "_view_state_text", None)
     if written is not None and written[0] is value:
         return cast(str, written[1])
@@ -273,7 +273,7 @@ class ThreadView(_View):
     are not sent again for it."""
 
     _view_state_text: tuple[dict[str, Any], str] | None = None
-    """The trace being sent and its JSON text, written as it was copied."""
+    """The view state being sent and its JSON text, written as it was copied."""
     rate = 15.0
     """The most updates a second a run this view starts itself (a fork) sends."""
     follow_every = 1.0
@@ -392,7 +392,7 @@ class ThreadView(_View):
     def _push_view_state(self) -> None:
         """Send what changed since the last push, as a patch the front end merges into its
         model; the kernel's copy of `trace` is kept current without sending it (a front end
-        that asks for the state later gets all of it). When the run is over the whole trace
+        that asks for the state later gets all of it). When the run is over the whole view state
         goes out once, with the `live` flag: whatever records the kernel's messages (a
         notebook run headless by nbclient, say) then saves the final state too."""
         if self.patches and not self.finishing:
@@ -403,7 +403,7 @@ class ThreadView(_View):
                 self.tell({"op": "patch", **patch})
                 apply_patch(self.trace, patch)
             return
-        if not self.patches:  # the whole trace at every update (for comparison)
+        if not self.patches:  # the whole view state at every update (for comparison)
             snapshot, text = self.state.snapshot_and_text()
             with self._view_state_written(snapshot, text), self.hold_sync():
                 self.trace = snapshot
@@ -413,7 +413,7 @@ class ThreadView(_View):
         self._send_view_state(self.state, live=False)
 
     def _send_view_state(self, state: ViewState, **also: Any) -> None:
-        """The whole trace of `state` goes out in one message, with the new values of the
+        """The whole view state of `state` goes out in one message, with the new values of the
         traits in `also`, sent even when the kernel holds them already; patches start from
         it."""
         snapshot, text = state.snapshot_and_text()
@@ -562,7 +562,7 @@ class ThreadView(_View):
         self.show(relate(replay(thread), thread))
 
     def show(self, state: ViewState) -> None:
-        """Show `state` from now on: the whole trace goes out once, then patches."""
+        """Show `state` from now on: the whole view state goes out once, then patches."""
         self.state = state
         self.finishing = False
         self._send_view_state(state)
@@ -683,14 +683,14 @@ class ThreadView(_View):
 
     def _resync(self) -> None:
         """A front end that rendered after patches went out missed them (a patch reaches only
-        the views already listening): it gets the whole trace now, patches from here on."""
+        the views already listening): it gets the whole view state now, patches from here on."""
         self._send_view_state(self.state)
 
     def streaming(self) -> bool:
         return self.live
 
     def saved_state(self) -> dict[str, Any]:
-        # The synced trace is kept current by push() and show(): no second snapshot.
+        # The synced view state is kept current by push() and show(): no second snapshot.
         return {**super().saved_state(), "trace": self.trace, "selected": self.selected}
 
     def __repr__(self) -> str:
