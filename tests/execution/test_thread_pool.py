@@ -163,3 +163,23 @@ async def test_a_sync_tool_that_calls_back_into_the_loop_still_finishes(
     run = await thread.send("go")
     assert run.status == "completed"
     assert [m.content for m in tool_messages(thread)] == ["env says yes"]
+
+
+async def test_an_event_a_sync_tool_emits_as_it_returns_is_stored_before_its_result(
+    rt: tl.Runtime, registry: tl.Registry
+) -> None:
+    # A short call's result is taken while the loop lingers for it: the event the tool handed
+    # the loop just before returning was still queued there, and was never stored.
+    def mark(state: tl.ThreadState, args: dict[str, Any]) -> str:
+        state.emit("mark", {"tag": args["tag"]})
+        return "ok"
+
+    tl.define_tool("mark", description="Mark.", execute=mark, registry=registry,
+                   args={"type": "object", "properties": {"tag": {"type": "string"}}})  # fmt: skip
+    scripted_prompt(registry, [call("mark", {"tag": "one"}, id="m1"), text("done")],
+                    tools=["mark"])  # fmt: skip
+    thread = await rt.create_thread("p")
+    await thread.send("go")
+    stored = [e.type for e in tl.Runtime(registry, rt.store).thread(thread.id).events]
+    assert "custom" in stored
+    assert stored.index("custom") < stored.index("tool_call_finished")

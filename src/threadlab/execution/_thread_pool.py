@@ -136,6 +136,9 @@ async def on_pooled_thread(
     threads.submit(work, name)
     if linger_s > 0 and done.wait(linger_s):
         claimed.append(True)
+        # What the call handed the loop meanwhile (an event a tool emitted, which must be
+        # stored before its result) runs first: it waits in the loop's queue, ahead of us.
+        await asyncio.sleep(0)
         result, error = outcome
         if error is not None:
             raise error
