@@ -10,6 +10,7 @@ from typing import Any
 
 import threadlab as tl
 from threadlab.models import call, step, text
+from threadlab.runtime._explain import explain_paragraphs
 
 from ..execution.test_prompt_tools import NESTED_STEPS, caller, researcher
 from ..execution.test_subagents import create, create_then, helper, lead
@@ -270,3 +271,104 @@ async def test_a_non_blocking_childs_report_is_a_step_of_its_parent(
     answer = [s for s in steps if s.thread_id == thread.id and s.kind == "model"][-1]
     assert steps.index(answer) > steps.index(reported)
     assert all(s.ended and s.status != "running" for s in steps)
+
+
+async def test_hostile_call_ids_give_each_call_its_own_step(
+    rt: tl.Runtime, registry: tl.Registry
+) -> None:
+    # Ids a model chose: one repeated in a step, one that looks like a repeat's ("a#1").
+    scripted_prompt(
+        registry,
+        [step(call("note", {"n": 1}, id="a"), call("note", {"n": 2}, id="a#1"),
+              call("note", {"n": 3}, id="a")), text("ok")],
+        tools=["note"],
+    )  # fmt: skip
+    tl.define_tool("note", description="Note.", execute=lambda s, a: f"noted {a['n']}",
+                   args={"type": "object", "properties": {"n": {"type": "integer"}}},
+                   registry=registry)  # fmt: skip
+    thread = await rt.create_thread("p")
+    await thread.send("go")
+    calls = [s for s in thread.steps() if s.kind == "tool_call"]
+    assert len({s.id for s in calls}) == 3
+    assert [(s.tool_call_id, s.result) for s in calls] == [
+        ("a", "noted 1"),
+        ("a#1", "noted 2"),
+        ("a", "noted 3"),
+    ]
+
+
+async def test_a_repeated_id_in_one_step_gives_each_child_and_nested_turn_its_own_call(
+    rt: tl.Runtime, registry: tl.Registry
+) -> None:
+    helper(registry)
+    researcher(registry, [text("answer one"), text("answer two")])
+    model = tl.models.ScriptedModel(
+        [step(call("subagent_create", {"agent": "helper", "name": "w1", "message": "one"},
+                   id="c"),
+              call("subagent_create", {"agent": "helper", "name": "w2", "message": "two"},
+                   id="c")),
+         step(call("researcher", {"message": "q1"}, id="r"),
+              call("researcher", {"message": "q2"}, id="r")),
+         text("done")]
+    )  # fmt: skip
+    tl.define_prompt("lead", prompt="Lead.", model=model, tools=["researcher"], registry=registry)
+    tl.define_agent("boss", side_a=tl.Side("lead", subagents=[tl.Subagent("helper")]),
+                    registry=registry)  # fmt: skip
+    thread = await rt.create_thread("boss")
+    await thread.send("go")
+    steps = thread.steps()
+    by_id = {s.id: s for s in steps}
+    created = [s for s in steps if s.event == "created"]
+    assert [by_id[s.parent_id or ""].arguments["name"] for s in created] == ["w1", "w2"]
+    nested = [s for s in steps if s.depth == 1 and s.kind == "model"]
+    assert [by_id[s.parent_id or ""].arguments["message"] for s in nested] == ["q1", "q2"]
+    results = [by_id[s.parent_id or ""].result or "" for s in nested]
+    assert ["answer one" in results[0], "answer two" in results[1]] == [True, True]
+
+
+async def test_a_start_told_again_after_a_pause_is_not_a_later_calls(
+    rt: tl.Runtime, registry: tl.Registry
+) -> None:
+    # The call that waited is started again when its run goes on: that start (its progress)
+    # is its own, not that of a later call the model gives the same id.
+    path = {"type": "object", "properties": {"path": {"type": "string"}}}
+    tl.define_tool(
+        "delete",
+        description="Delete.",
+        execute=lambda s, a: f"deleted {a['path']}",
+        args=path,
+        progress_argument="path",
+        approval="always",
+        registry=registry,
+    )
+    tl.define_tool("note", description="Note.", execute=lambda s, a: "noted", args=path,
+                   progress_argument="path", registry=registry)  # fmt: skip
+    scripted_prompt(registry, [call("delete", {"path": "/old"}, id="x"),
+                               call("note", {"path": "/new"}, id="x"), text("done")],
+                    tools=["delete", "note"])  # fmt: skip
+    thread = await rt.create_thread("p")
+    await thread.send("go")
+    await thread.approve("x")
+    await thread.resume()
+    delete, note = [s for s in thread.steps() if s.kind == "tool_call"]
+    assert (delete.progress, delete.result) == ("/old", "deleted /old")
+    assert (note.progress, note.result) == ("/new", "noted")
+    told = [p.title for p in explain_paragraphs(thread) if p.kind == "tool"]
+    assert told[1].startswith("The call of `note`")
+    assert told[1].endswith("new”)")
+
+
+async def test_a_decision_goes_to_the_call_that_waits_for_it_not_an_earlier_one_of_its_id(
+    rt: tl.Runtime, registry: tl.Registry
+) -> None:
+    ran: list[str] = []
+    deleting(registry, ran)
+    scripted_prompt(registry, [step(call("note", {}, id="a"), call("delete", {"path": "/p"},
+                                                                  id="a")), text("done")],
+                    tools=["delete", "note"])  # fmt: skip
+    thread = await rt.create_thread("p")
+    await thread.send("go")
+    note, delete = [s for s in thread.steps() if s.kind == "tool_call"]
+    (pause,) = [s for s in thread.steps() if s.kind == "pause"]
+    assert (note.status, delete.status) == ("completed", "waiting")
+    assert pause.id.startswith(f"pause:{delete.id}:")

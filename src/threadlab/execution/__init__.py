@@ -27,7 +27,7 @@ from ._scanner import ArgumentScanner
 from ._snapshot import ChildThen, HistoryPoint, Snapshot, history_points, place_of, snapshot
 from ._spending import SPENDING, Spend
 from ._step_feed import StepFeed
-from ._step_reading import StepReader, read_steps
+from ._step_reading import StepReader, call_step_ids, read_steps
 from ._stepping import NO_STEPPING, Follower, StepOption, Stepping
 from ._subagents import child_outcome
 from ._tool_specs import ToolSpecCache
@@ -50,6 +50,7 @@ __all__ = [
     "StepReader",
     "Stepping",
     "ToolSpecCache",
+    "call_step_ids",
     "child_outcome",
     "claim_decision",
     "deliver_report",

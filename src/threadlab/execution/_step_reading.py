@@ -19,6 +19,7 @@ from pydantic import BaseModel, ConfigDict
 from .._data import (
     ApprovalDecidedEvent,
     ApprovalRequestedEvent,
+    CustomEvent,
     Decision,
     Message,
     MessageCreatedEvent,
@@ -38,7 +39,7 @@ from .._data import (
 from ..store import Store
 from ._snapshot import HistoryPoint
 
-__all__ = ["StepMessage", "StepReader", "read_steps"]
+__all__ = ["StepMessage", "StepReader", "call_step_ids", "read_steps"]
 
 _Chain = tuple[str, int, str | None]  # a thread, a depth and the prompt-tool call it runs in
 _CallKey = tuple[str, int, str | None, str]  # a chain and a call id
@@ -66,6 +67,8 @@ class _Open:
     finished: bool = False
     asked: bool = False
     decided: bool = False
+    told: list[ThreadEvent] = field(default_factory=list)  # a call's own started, finished
+    # and custom events, in order (what a trace shows of it beside its step)
 
 
 @dataclass
@@ -78,10 +81,12 @@ class StepReader:
     needs_decision: NeedsDecision | None
     parents: dict[str, str | None]  # thread -> its parent thread (None: the one read)
     steps: list[_Open] = field(default_factory=list)
+    by_id: dict[str, _Open] = field(default_factory=dict)
     boundary: dict[_Chain, tuple[float, float]] = field(default_factory=dict)  # (at, seq)
     calls: dict[_CallKey, list[_Open]] = field(default_factory=dict)  # in the order made
     open_calls: dict[str, list[_Open]] = field(default_factory=dict)  # thread -> not ended
-    latest: dict[tuple[str, int, str], _Open] = field(default_factory=dict)
+    # (thread, depth, call id) -> the calls made with it, in order (a model may repeat one)
+    made: dict[tuple[str, int, str], list[_Open]] = field(default_factory=dict)
     starts: dict[_CallKey, list[ToolCallStartedEvent]] = field(default_factory=dict)
     pauses: dict[int, _Open] = field(default_factory=dict)  # a call's id() -> its pause
     model_pause: dict[str, _Open] = field(default_factory=dict)  # a run's pause, till one starts
@@ -112,6 +117,16 @@ class StepReader:
             self._run_ended(event, seq)
         elif isinstance(event, ThreadStatusEvent) and event.status == "running":
             self._run_started(event, seq)
+        elif isinstance(event, CustomEvent) and event.tool_call_id:
+            call = self._running(event.thread_id, event.depth, event.tool_call_id)
+            if call is not None:
+                call.told.append(event)
+
+    def events_of(self, step_id: str) -> list[ThreadEvent]:
+        """The events a call's step was read from and emitted while it ran (its start, its
+        end, its custom events: custom events are read only when fed), in order."""
+        opened = self.by_id.get(step_id)
+        return opened.told if opened is not None else []
 
     # runs
     def _run_started(self, event: ThreadStatusEvent, seq: int) -> None:
@@ -126,6 +141,8 @@ class StepReader:
 
     def _run_ended(self, event: RunFinishedEvent, seq: int) -> None:
         thread = event.thread_id
+        for key in [key for key in self.starts if key[0] == thread]:
+            del self.starts[key]  # started while streaming, its step never stored
         left = event.stop_reason == "waiting: tool call"  # its calls wait for a resume
         for call in list(self.open_calls.get(thread, ())):
             if id(call) in self.pauses or left:
@@ -203,22 +220,23 @@ class StepReader:
             replayed=(message.model, message.provider) == _REPLAY,
             _request=(lambda: request_of(thread, message.id)) if request_of else None,
         )  # fmt: skip
-        made: dict[str, int] = {}
+        step_ids = call_step_ids(message.id, [call.id for call in message.tool_calls])
         for index, call in enumerate(message.tool_calls):
             key = (*chain, call.id)
             waiting = self.starts.get(key)
             start = waiting.pop(0) if waiting else None
-            repeat = made[call.id] = made.get(call.id, -1) + 1  # an id repeated in one step
             opened = self._add(
-                f"call:{message.id}:{call.id}" + (f"#{repeat}" if repeat else ""), "tool_call",
+                step_ids[index], "tool_call",
                 thread, event.depth, parent, start.at if start else event.at,
                 _call_seq(seq, index), status="running", tool_call_id=call.id, name=call.name,
                 arguments=call.arguments, progress=start.progress if start else None,
             )  # fmt: skip
             opened.started_by_event = start is not None
+            if start is not None:
+                opened.told.append(start)
             self.calls.setdefault(key, []).append(opened)
             self.open_calls.setdefault(thread, []).append(opened)
-            self.latest[(thread, event.depth, call.id)] = opened
+            self.made.setdefault((thread, event.depth, call.id), []).append(opened)
 
     def _turn(
         self, message: Message | StepMessage, thread: str, at: float, seq: float, parent: Any
@@ -234,14 +252,30 @@ class StepReader:
         )  # fmt: skip
 
     # calls
-    def _call(self, key: _CallKey, said: str) -> _Open | None:
+    def _call(
+        self, key: _CallKey, said: str, *, open_only: bool = False, asked: bool = False
+    ) -> _Open | None:
         """The first call of `key` that `said` (an attribute of `_Open`) has not been said of
-        yet, now said of; None when there is none."""
+        yet, now said of; None when there is none. `open_only`: only a call with no result
+        yet; `asked`: only one that waited for a decision (a model may repeat an id: each
+        event goes to the call it can be about)."""
         for call in self.calls.get(key, ()):
-            if not getattr(call, said):
-                setattr(call, said, True)
-                return call
+            if getattr(call, said) or (open_only and (call.answered or call.finished)):
+                continue
+            if asked and not call.asked:
+                continue
+            setattr(call, said, True)
+            return call
         return None
+
+    def _running(self, thread: str, depth: int, call_id: str | None) -> _Open | None:
+        """The call of that id running now in `thread` at `depth`: the first made with it
+        that has no result yet (calls run one at a time, in order); else the last made."""
+        made = self.made.get((thread, depth, call_id or ""), [])
+        for call in made:
+            if not (call.answered or call.finished):
+                return call
+        return made[-1] if made else None
 
     def _ended(self, call: _Open) -> None:
         running = self.open_calls.get(call.fields["thread_id"], [])
@@ -250,24 +284,27 @@ class StepReader:
 
     def _started(self, event: ToolCallStartedEvent) -> None:
         key = _key_of(event, event.tool_call_id)
-        call = self._call(key, "started_by_event")
+        call = self._call(key, "started_by_event", open_only=True)
         if call is not None:
             call.fields["progress"] = event.progress
-        else:
+            call.told.append(event)
+        elif not any(not (c.answered or c.finished) for c in self.calls.get(key, ())):
             self.starts.setdefault(key, []).append(event)  # its step's message comes later
+        # (else a call that waited across a pause, started again as its run goes on)
 
     def _finished(self, event: ToolCallFinishedEvent) -> None:
-        call = self._call(_key_of(event, event.tool_call_id), "finished")
+        call = self._call(_key_of(event, event.tool_call_id), "finished", open_only=True)
         if call is None:
             return
         self._ended(call)
+        call.told.append(event)
         fields = call.fields
         # The call's own time: a wait for a decision before it ran is the pause's.
         fields["started_at"] = max(fields["started_at"], event.at - event.duration_ms / 1000)
         fields.update(ended_at=event.at, tool_status=event.status, status="completed")
 
     def _asked(self, event: ApprovalRequestedEvent, seq: int) -> None:
-        call = self._call(_key_of(event, event.tool_call_id), "asked")
+        call = self._call(_key_of(event, event.tool_call_id), "asked", open_only=True)
         asked = self.needs_decision(event.name) if self.needs_decision else True
         pause = self._add(
             f"pause:{call.fields['id'] if call else event.tool_call_id}:{seq}", "pause",
@@ -279,7 +316,8 @@ class StepReader:
             self.pauses[id(call)] = pause
 
     def _decided(self, event: ApprovalDecidedEvent) -> None:
-        call = self._call(_key_of(event, event.tool_call_id), "decided")
+        key = _key_of(event, event.tool_call_id)
+        call = self._call(key, "decided", asked=True) or self._call(key, "decided", open_only=True)
         if call is None:
             return
         pause = self.pauses.pop(id(call), None)
@@ -299,7 +337,7 @@ class StepReader:
     def _created(self, event: SubagentCreatedEvent, seq: int) -> None:
         thread, child = event.thread_id, event.child_thread_id
         creator = (
-            self.latest.get((thread, event.depth, event.tool_call_id))
+            self._running(thread, event.depth, event.tool_call_id)
             if event.tool_call_id is not None
             else self._open_call(thread)  # a store from before the event named its call
         )
@@ -325,7 +363,7 @@ class StepReader:
     def _parent_of(self, chain: _Chain) -> Any:
         thread, depth, call_id = chain
         if depth and call_id is not None:
-            call = self.latest.get((thread, depth - 1, call_id))
+            call = self._running(thread, depth - 1, call_id)
             return call.fields["id"] if call is not None else None
         return ("creator", thread) if self.parents.get(thread) is not None else None
 
@@ -341,6 +379,7 @@ class StepReader:
             }
         )  # fmt: skip
         self.steps.append(opened)
+        self.by_id[step_id] = opened
         return opened
 
     def record(self, opened: _Open) -> StepRecord:
@@ -355,6 +394,27 @@ class StepReader:
 
     def records(self) -> list[StepRecord]:
         return sorted(map(self.record, self.steps), key=lambda step: step.seq)
+
+
+def call_step_ids(message_id: str, call_ids: list[str]) -> list[str]:
+    """The step ids of a model step's calls: "call:" with the message's and the call's id,
+    and for an id the step repeats "#1", "#2"... (a model chooses ids: one that already
+    ends in "#1" takes the next number free, so no two calls share a step id).
+
+    Examples:
+        >>> call_step_ids("m", ["a", "a#1", "a", "b"])
+        ['call:m:a', 'call:m:a#1', 'call:m:a#2', 'call:m:b']
+    """
+    given: list[str] = []
+    taken: set[str] = set()
+    for call_id in call_ids:
+        step_id, repeat = f"call:{message_id}:{call_id}", 0
+        while step_id in taken:
+            repeat += 1
+            step_id = f"call:{message_id}:{call_id}#{repeat}"
+        taken.add(step_id)
+        given.append(step_id)
+    return given
 
 
 def _key_of(event: ThreadEvent, call_id: str) -> _CallKey:

@@ -33,6 +33,7 @@ from .._data import (
     ToolCallStartedEvent,
 )
 from .._markdown import escape_markdown
+from ..execution import call_step_ids
 
 if TYPE_CHECKING:
     from ._thread import Thread
@@ -329,13 +330,8 @@ class _Narrator:
             yield Paragraph("user", *self._user(message), message.id, message.id, depth=depth)
         elif message.role == "assistant":
             calls: list[tuple[str, _Call]] = []
-            made = Counter[str]()
-            for tool_call in message.tool_calls:
-                # The step of each call, as `thread.steps()` names it (an id repeated in one
-                # model step counts on).
-                repeat = made[tool_call.id]
-                made[tool_call.id] += 1
-                step_id = f"call:{message.id}:{tool_call.id}" + (f"#{repeat}" if repeat else "")
+            step_ids = call_step_ids(message.id, [c.id for c in message.tool_calls])
+            for tool_call, step_id in zip(message.tool_calls, step_ids, strict=True):
                 call = _Call(
                     self._steps.get(step_id),
                     tool_call.name,
