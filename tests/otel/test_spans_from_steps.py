@@ -114,3 +114,32 @@ async def test_a_call_id_the_model_repeats_is_two_calls(
     assert len(calls) == 2
     assert len({s.context.span_id for s in spans}) == len(spans) == 2
     assert [_times(s) for s in spans] == [(_ns(c.started_at), _ns(c.ended_at)) for c in calls]
+
+
+async def test_each_span_has_only_its_own_calls_events_when_an_id_repeats(
+    rt: tl.Runtime, registry: tl.Registry
+) -> None:
+    def tag(state: tl.ThreadState, args: dict[str, Any]) -> str:
+        state.emit("mark", {"tag": args["tag"]})
+        if args["tag"] == "second":
+            raise ValueError("second failed")
+        return f"ok {args['tag']}"
+
+    tl.define_tool("tag", description="Tag.", execute=tag, progress_argument="tag",
+                   args={"type": "object", "properties": {"tag": {"type": "string"}}},
+                   registry=registry)  # fmt: skip
+    scripted_prompt(registry, [call("tag", {"tag": "first"}, id="x"),
+                               call("tag", {"tag": "second"}, id="x"), text("done")],
+                    tools=["tag"])  # fmt: skip
+    thread = await rt.create_thread("p")
+    await thread.send("go")
+    first, second = [s for s in spans_of(thread, True) if s.name == "execute_tool tag"]
+    told = [[(e.name, dict(e.attributes or {})) for e in s.events] for s in (first, second)]
+    assert told[0] == [
+        ("progress", {"threadlab.progress": "first"}),
+        ("mark", {"threadlab.data": '{"tag": "first"}'}),
+    ]
+    assert [name for name, _ in told[1]] == ["progress", "exception", "mark"]
+    assert told[1][0][1] == {"threadlab.progress": "second"}
+    assert "error.type" not in attrs(first)
+    assert attrs(second)["error.type"] == "ValueError"

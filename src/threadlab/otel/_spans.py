@@ -28,7 +28,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
@@ -157,23 +157,6 @@ class _Span:
             end_time=self.end_ns,
             instrumentation_scope=_SCOPE,
         )
-
-
-class _CallEvents:
-    """What a run's events tell of its calls beyond their steps, by call id: when a call's
-    progress was shown, how it finished (a tool's traceback), the custom events it emitted."""
-
-    def __init__(self, events: Iterable[ThreadEvent]) -> None:
-        self.started: dict[str, ToolCallStartedEvent] = {}
-        self.finished: dict[str, ToolCallFinishedEvent] = {}
-        self.custom: dict[str, list[CustomEvent]] = {}
-        for event in events:
-            if isinstance(event, ToolCallStartedEvent):
-                self.started[event.tool_call_id] = event
-            elif isinstance(event, ToolCallFinishedEvent):
-                self.finished[event.tool_call_id] = event
-            elif isinstance(event, CustomEvent) and event.tool_call_id:
-                self.custom.setdefault(event.tool_call_id, []).append(event)
 
 
 @dataclass(frozen=True)
@@ -388,21 +371,22 @@ class _RunSpans:
         """A span per model step and tool call of the run, a child's runs under the call that
         created it: the steps as `StepReader` reads them (its times, its creator of each
         child, its end of every call the run left)."""
-        told = _CallEvents(self.events)
+        reader = self._read()
         spans: dict[str, _Span] = {}  # a step's id -> its span
         described: dict[str, str] = {}  # the tools the last model step was offered
-        for step in self._read():
+        for step in reader.records():
             parent = spans.get(step.parent_id or "", run).span_id
             if step.kind == "model" and step.seq >= self.begun:
                 message = self.history.find(step.message_id or "")
                 if message is not None:
                     described = self._chat(message, step, parent)
             elif step.kind == "tool_call" and self._in_run(step, run):
+                told = reader.events_of(step.id)
                 spans[step.id] = self._tool(step, parent, run, described, told)
             elif step.kind == "subagent" and step.event == "created" and step.seq >= self.begun:
                 self._child(step.child_thread_id or "", parent)
 
-    def _read(self) -> list[StepRecord]:
+    def _read(self) -> StepReader:
         thread = self.thread.id
         for event in self.read:  # every message the steps name, looked up once
             if isinstance(event, MessageCreatedEvent):
@@ -410,7 +394,7 @@ class _RunSpans:
         reader = StepReader({thread: self.history.messages}, {}, None, None, {thread: None})
         for seq, event in enumerate(self.read):
             reader.see_event(event, seq)
-        return reader.records()
+        return reader
 
     def _in_run(self, step: StepRecord, run: _Span) -> bool:
         """A call of this run: made in it, or made before the pause it goes on from and ended
@@ -482,7 +466,7 @@ class _RunSpans:
         parent: int,
         run: _Span,
         described: dict[str, str],
-        told: _CallEvents,
+        told: list[ThreadEvent],
     ) -> _Span:
         """The span of a tool call; one the run ended without (cancelled, left waiting, or
         stopped by a limit) lasts until the run's end and failed, its stored result says why."""
@@ -512,12 +496,14 @@ class _RunSpans:
                 else json.dumps(step.arguments, ensure_ascii=False)
             )
             span.attributes |= {"gen_ai.tool.call.arguments": arguments, "input.value": arguments}
-        started = told.started.get(call_id)
-        if started is not None and started.progress:
-            # The progress value is an argument the model wrote: content.
-            value = {"threadlab.progress": started.progress} if self.include_content else {}
-            span.events.append(SpanEvent("progress", value, _ns(started.at)))
-        finished = told.finished.get(call_id)
+        run_begun = self.events[0].at  # what this run told of the call, not an earlier one
+        started = [e for e in told if isinstance(e, ToolCallStartedEvent) and e.at >= run_begun]
+        for start in started[:1]:
+            if start.progress:
+                # The progress value is an argument the model wrote: content.
+                value = {"threadlab.progress": start.progress} if self.include_content else {}
+                span.events.append(SpanEvent("progress", value, _ns(start.at)))
+        finished = next((e for e in told if isinstance(e, ToolCallFinishedEvent)), None)
         # An error result may echo arguments, the user or the tool's data: content.
         if not ended:
             span.attributes["error.type"] = "interrupted"
@@ -531,7 +517,9 @@ class _RunSpans:
         if self.include_content:
             result = step.result or ""
             span.attributes |= {"gen_ai.tool.call.result": result, "output.value": result}
-        for event in told.custom.get(call_id, ()):
+        for event in told:
+            if not isinstance(event, CustomEvent) or event.at < run_begun:
+                continue
             data = event.data
             if event.event_type == APP_EVENT and isinstance(data, dict):
                 data = {k: v for k, v in data.items() if k != "html"}  # its address says it
