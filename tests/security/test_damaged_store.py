@@ -3,9 +3,12 @@ by thread id."""
 
 from __future__ import annotations
 
+import json
 import logging
 import sqlite3
+import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -136,3 +139,61 @@ async def test_a_damaged_row_leaves_the_other_steps_and_spans(
 
     names = [span.name for span in thread_spans(fresh)]
     assert names.count("chat scripted") == 2
+
+
+@pytest.mark.parametrize(
+    ("assistant", "finished", "at"),
+    [
+        ({}, {"traceback": "\n"}, None),  # a traceback with no line
+        ({"request": {"after": None, "tools": [{"description": "no name"}]}}, {}, None),
+        ({"request": {"after": None, "tools": [], "parameters": {"stop": 5}}}, {}, None),
+        ({"request": {"after": "SELF", "tools": []}}, {}, None),  # a request after itself
+        ({}, {}, 1e300),  # a time past any date
+        ({}, {"duration_ms": -1e305}, None),
+    ],
+)
+async def test_a_damaged_step_is_read_explained_and_traced_without_an_error(
+    rt: tl.Runtime,
+    registry: tl.Registry,
+    assistant: dict[str, Any],
+    finished: dict[str, Any],
+    at: float | None,
+) -> None:
+    # Rows a damaged (or hostile) store holds: every reader of the history reads on (a request
+    # that names itself as the step before it looped, growing, until memory ran out).
+    pytest.importorskip("opentelemetry.sdk", reason="the otel extra")
+    from threadlab.otel import thread_spans
+
+    scripted_prompt(registry, [text("one")])
+    thread = await rt.create_thread("p")
+    await thread.send("hello")
+    when = at if at is not None else time.time()
+    base = {"thread_id": thread.id, "at": when}
+    request = assistant.get("request")
+    if request is not None and request["after"] == "SELF":
+        assistant = {"request": {**request, "after": "msg_damaged_a"}}
+    rt.store.add_messages([
+        StoredMessage("msg_damaged_a", thread.id, 0, json.dumps(
+            {"id": "msg_damaged_a", "role": "assistant", **assistant,
+             "tool_calls": [{"id": "z1", "name": "note", "arguments": {}}]})),
+        StoredMessage("msg_damaged_t", thread.id, 0, json.dumps(
+            {"id": "msg_damaged_t", "role": "tool", "tool_call_id": "z1", "content": "boom",
+             "tool_status": "error"})),
+    ])  # fmt: skip
+    rt.store.add_events([
+        StoredEvent(thread.id, kind, json.dumps({**base, "type": kind, **fields}))
+        for kind, fields in [
+            ("thread_status", {"status": "running"}),
+            ("message_created", {"message_id": "msg_damaged_a", "role": "assistant"}),
+            ("tool_call_finished", {"tool_call_id": "z1", "name": "note", "status": "error",
+                                    "duration_ms": 1.0, **finished}),
+            ("message_created", {"message_id": "msg_damaged_t", "role": "tool"}),
+            ("run_finished", {"run_id": "run_damaged", "status": "completed"}),
+        ]
+    ])  # fmt: skip
+    fresh = tl.Runtime(registry, rt.store).thread(thread.id)
+    assert [s.kind for s in fresh.steps()][-2:] == ["model", "tool_call"]
+    assert "boom" in tl.explain(fresh)
+    for content in (False, True):
+        names = [span.name for span in thread_spans(fresh, include_content=content)]
+        assert "execute_tool note" in names

@@ -63,13 +63,15 @@ def rebuild_request(
     # Back along `after` to a step already rebuilt (or the first), then forward: a long
     # thread's chain is as long as its steps, deeper than recursion allows.
     chain: list[tuple[str, Message]] = []
+    walked: set[str] = set()  # a damaged row may name a step after it: no loop round it
     at: str | None = message_id
-    while at is not None and at not in cache:
+    while at is not None and at not in cache and at not in walked:
         message = find(at)
         if message is None or message.request is None:
             if not chain:
                 return None
             break
+        walked.add(at)
         chain.append((at, message))
         at = message.request.after
     before = cache.get(at) if at is not None else None

@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
@@ -105,7 +106,9 @@ def _id(bits: int, *parts: str) -> int:
 
 
 def _ns(seconds: float) -> int:
-    return int(seconds * 1_000_000_000)
+    # A damaged row's time (infinite, or past any date) reads as the epoch, not an error.
+    nanos = seconds * 1_000_000_000
+    return int(nanos) if math.isfinite(nanos) and 0 <= nanos < 2**63 else 0
 
 
 @dataclass
@@ -454,11 +457,13 @@ class _RunSpans:
             if self.include_content:
                 span.attributes |= _input_attributes(seen)
         self.spans.append(span)
-        return (
-            {t["name"]: t["description"] for t in seen.tools if t.get("description")}
-            if seen
-            else {}
-        )
+        if seen is None:
+            return {}
+        return {
+            str(t.get("name")): str(t["description"])
+            for t in seen.tools
+            if isinstance(t, dict) and t.get("description")
+        }
 
     def _tool(
         self,
@@ -555,10 +560,11 @@ class _RunSpans:
         """The conventions' `exception` event of a tool that raised: its type always; its
         message and stack (as stored: redacted) only with content."""
         attributes = {"exception.type": _error_type(event.traceback)}
-        if self.include_content and event.traceback:
-            last = event.traceback.strip().splitlines()[-1]
+        lines = (event.traceback or "").strip().splitlines()
+        if self.include_content and lines:
+            last = lines[-1]
             attributes["exception.message"] = last.split(":", 1)[1].strip() if ":" in last else ""
-            attributes["exception.stacktrace"] = event.traceback
+            attributes["exception.stacktrace"] = event.traceback or ""
         return SpanEvent("exception", attributes, _ns(event.at))
 
 
@@ -596,7 +602,8 @@ def _parameter_attributes(seen: SeenRequest) -> dict[str, Any]:
         if name is None:
             continue
         if name.endswith("stop_sequences"):
-            value = (value,) if isinstance(value, str) else tuple(map(str, value or ()))
+            listed = value if isinstance(value, list | tuple) else [value] if value else []
+            value = tuple(map(str, listed))
         if isinstance(value, bool | int | float | str | tuple):
             flat[name] = value
     return flat
@@ -688,9 +695,9 @@ def _output_attributes(text: str, calls: Sequence[ToolCall], finish_reason: str)
 def _error_type(traceback: str | None) -> str:
     """The exception's class from a stored traceback's last line; else (an error result, no
     exception) the conventions' fallback, "_OTHER"."""
-    if traceback:
-        last = traceback.strip().splitlines()[-1]
-        name = last.split(":", 1)[0].strip()
+    lines = (traceback or "").strip().splitlines()
+    if lines:
+        name = lines[-1].split(":", 1)[0].strip()
         if name.isidentifier():
             return name
     return "_OTHER"
