@@ -7,10 +7,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from opentelemetry.sdk.trace import ReadableSpan
+from opentelemetry.sdk.trace import ReadableSpan, TracerProvider
+from opentelemetry.sdk.trace.export import SimpleSpanProcessor
+from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 
 import threadlab as tl
-from threadlab.models import call, text
+from threadlab.models import ScriptedModel, call, text
 
 from ..execution.test_subagents import create, helper, lead
 from ..helpers import scripted_prompt
@@ -143,3 +145,52 @@ async def test_each_span_has_only_its_own_calls_events_when_an_id_repeats(
     assert told[1][0][1] == {"threadlab.progress": "second"}
     assert "error.type" not in attrs(first)
     assert attrs(second)["error.type"] == "ValueError"
+
+
+async def test_a_childs_later_run_is_in_the_parents_run_it_happened_in(
+    registry: tl.Registry, store_dir: Any
+) -> None:
+    # A blocking child waits for a decision, so the parent's run ends waiting; once decided
+    # and resumed, the child's second run belongs to the parent's second trace (it was in
+    # the first one's, after that run had ended, and in none when sent live).
+    tl.define_tool("delete", description="D.", execute=lambda s, a: "deleted",
+                   approval="always", registry=registry)  # fmt: skip
+    tl.define_prompt(
+        "work",
+        prompt="W.",
+        tools=["delete"],
+        registry=registry,
+        model=ScriptedModel([call("delete", {}, id="cd"), text("child done")]),
+    )
+    tl.define_agent("helper", side_a=tl.Side("work"), registry=registry)
+    lead(registry, [call("subagent_create", {"agent": "helper", "name": "w1", "message": "t"},
+                         id="c1"), text("done")], tl.Subagent("helper"))  # fmt: skip
+    exporter = InMemorySpanExporter()
+    provider = TracerProvider()
+    provider.add_span_processor(SimpleSpanProcessor(exporter))
+    rt = tl.Runtime(registry, store_dir, tracer_provider=provider)
+    thread = await rt.create_thread("boss")
+    first = await thread.send("go")
+    await thread.approve("cd")
+    second = await thread.resume()
+    child_runs = [e.run_id for e in thread.children[0].events if e.type == "run_finished"]
+    assert len(child_runs) == 2
+
+    def runs_by_trace(spans: Any) -> dict[str, set[str]]:
+        traced: dict[Any, str] = {
+            s.context.trace_id: attrs(s)["threadlab.run.id"]
+            for s in spans
+            if s.name == "invoke_agent boss"
+        }
+        found: dict[str, set[str]] = {}
+        for s in spans:
+            if s.name.startswith("invoke_agent"):
+                found.setdefault(traced[s.context.trace_id], set()).add(
+                    attrs(s)["threadlab.run.id"]
+                )
+        return found
+
+    expected = {first.id: {first.id, child_runs[0]}, second.id: {second.id, child_runs[1]}}
+    assert runs_by_trace(exporter.get_finished_spans()) == expected  # live
+    assert runs_by_trace(spans_of(thread, False)) == expected  # exported again
+    rt.close()

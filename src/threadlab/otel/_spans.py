@@ -371,11 +371,12 @@ class _RunSpans:
         return self.spans
 
     def _steps(self, run: _Span) -> None:
-        """A span per model step and tool call of the run, a child's runs under the call that
-        created it: the steps as `StepReader` reads them (its times, its creator of each
-        child, its end of every call the run left)."""
+        """A span per model step and tool call of the run, and the runs its children ran
+        meanwhile: the steps as `StepReader` reads them (its times, its creator of each child,
+        its end of every call the run left)."""
         reader = self._read()
         spans: dict[str, _Span] = {}  # a step's id -> its span
+        calls: list[tuple[StepRecord, _Span]] = []
         described: dict[str, str] = {}  # the tools the last model step was offered
         for step in reader.records():
             parent = spans.get(step.parent_id or "", run).span_id
@@ -386,8 +387,29 @@ class _RunSpans:
             elif step.kind == "tool_call" and self._in_run(step, run):
                 told = reader.events_of(step.id)
                 spans[step.id] = self._tool(step, parent, run, described, told)
-            elif step.kind == "subagent" and step.event == "created" and step.seq >= self.begun:
-                self._child(step.child_thread_id or "", parent)
+                calls.append((step, spans[step.id]))
+        self._children(run, calls)
+
+    def _children(self, run: _Span, calls: list[tuple[StepRecord, _Span]]) -> None:
+        """Each run a child began while this run went on, under the call that was running
+        then (the one that created it, or messaged it, or waited for it across a pause); a
+        child's later runs go to the parent's runs they happened in."""
+        for child in self.thread.children:
+            events, history = child.events, None
+            for run_id, cut in _runs(events):
+                begun = events[cut[1]].at
+                if not run.start <= begun <= run.end:
+                    continue
+                running = [
+                    span
+                    for step, span in calls
+                    if step.started_at <= begun <= (step.ended_at or run.end)
+                ]
+                # The latest to start: a call running inside another (a prompt tool's) is it.
+                parent = max(running, key=lambda span: span.start, default=run).span_id
+                history = history or History(child)
+                built = _RunSpans(history, run_id, events, cut, self.include_content, parent)
+                self.spans += built.build()
 
     def _read(self) -> StepReader:
         thread = self.thread.id
@@ -536,16 +558,6 @@ class _RunSpans:
             span.events.append(SpanEvent(event.event_type, attributes, _ns(event.at)))
         self.spans.append(span)
         return span
-
-    def _child(self, child_id: str, parent: int) -> None:
-        child = next((c for c in self.thread.children if c.id == child_id), None)
-        if child is None:
-            return
-        history = History(child)
-        events = child.events
-        for run_id, cut in _runs(events):
-            built = _RunSpans(history, run_id, events, cut, self.include_content, parent).build()
-            self.spans += built
 
     def _task(self) -> str | None:
         """The user message (or a child's task) the run started on."""
