@@ -77,3 +77,32 @@ async def test_a_live_trace_without_content_holds_none(
     )  # fmt: skip
     assert CUSTOMER not in flat
     assert CARD not in flat
+
+
+async def test_an_exception_message_of_several_lines_is_not_taken_for_its_class(
+    registry: tl.Registry, store_dir: Path
+) -> None:
+    # Its last line is the message's: words the tool chose (here, one that reads like a
+    # class name) are content, and without content the trace names only the class.
+    said = "JaneDoe41111111"
+
+    async def charge(state: tl.ThreadState, args: dict[str, Any]) -> str:
+        raise ValueError(f"declined\n{said}")
+
+    tl.define_tool("charge", description="Charge.", execute=charge, registry=registry)
+    steps = [step(call("charge", {}))]
+    model = FunctionModel(lambda m, t: steps.pop() if steps else "done")
+    tl.define_prompt("p", prompt="x", registry=registry, tools=["charge"], model=model)
+    rt = tl.Runtime(registry, store_dir)
+    thread = await rt.create_thread("p")
+    await thread.send("charge")
+    from threadlab.otel import thread_spans
+
+    (tool,) = [s for s in thread_spans(thread) if s.name == "execute_tool charge"]
+    assert (tool.attributes or {})["error.type"] == "ValueError"
+    (exception,) = [e for e in tool.events if e.name == "exception"]
+    assert dict(exception.attributes or {}) == {"exception.type": "ValueError"}
+    (told,) = [s for s in thread_spans(thread, include_content=True) if s.name == tool.name]
+    (exception,) = [e for e in told.events if e.name == "exception"]
+    assert (exception.attributes or {})["exception.message"] == f"declined\n{said}"
+    rt.close()

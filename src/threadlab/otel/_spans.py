@@ -572,11 +572,14 @@ class _RunSpans:
         """The conventions' `exception` event of a tool that raised: its type always; its
         message and stack (as stored: redacted) only with content."""
         attributes = {"exception.type": _error_type(event.traceback)}
-        lines = (event.traceback or "").strip().splitlines()
-        if self.include_content and lines:
-            last = lines[-1]
-            attributes["exception.message"] = last.split(":", 1)[1].strip() if ":" in last else ""
-            attributes["exception.stacktrace"] = event.traceback or ""
+        if self.include_content and event.traceback:
+            said = event.traceback.strip()
+            line = _exception_line(said)
+            # The message: after the exception's name, to the end (it may hold several lines).
+            message = said[said.rfind(line) + len(line) :] if line else ""
+            first = line.split(":", 1)[1].strip() if ":" in line else ""
+            attributes["exception.message"] = "\n".join(filter(None, [first, message.strip()]))
+            attributes["exception.stacktrace"] = event.traceback
         return SpanEvent("exception", attributes, _ns(event.at))
 
 
@@ -707,9 +710,15 @@ def _output_attributes(text: str, calls: Sequence[ToolCall], finish_reason: str)
 def _error_type(traceback: str | None) -> str:
     """The exception's class from a stored traceback's last line; else (an error result, no
     exception) the conventions' fallback, "_OTHER"."""
+    name = _exception_line(traceback).split(":", 1)[0].strip()
+    return name if name.replace(".", "_").isidentifier() else "_OTHER"
+
+
+def _exception_line(traceback: str | None) -> str:
+    """Where a stored traceback names its exception: the first line after its last frame
+    that is not the frame's code (a message of several lines goes on below it: its last
+    line is the message's, words a tool chose, not the exception's class)."""
     lines = (traceback or "").strip().splitlines()
-    if lines:
-        name = lines[-1].split(":", 1)[0].strip()
-        if name.isidentifier():
-            return name
-    return "_OTHER"
+    frames = [at for at, line in enumerate(lines) if line.startswith("  File ")]
+    after = lines[frames[-1] + 1 :] if frames else lines[-1:]
+    return next((line for line in after if line and not line.startswith(" ")), "")
