@@ -194,3 +194,22 @@ async def test_a_childs_later_run_is_in_the_parents_run_it_happened_in(
     assert runs_by_trace(exporter.get_finished_spans()) == expected  # live
     assert runs_by_trace(spans_of(thread, False)) == expected  # exported again
     rt.close()
+
+
+async def test_a_call_still_waiting_when_a_later_run_ends_is_in_that_runs_trace(
+    rt: tl.Runtime, registry: tl.Registry
+) -> None:
+    ran: list[str] = []
+    deleting(registry, ran)
+    scripted_prompt(registry, [call("delete", {"path": "/a"}, id="d1"), text("gone")],
+                    tools=["delete"])  # fmt: skip
+    thread = await rt.create_thread("p")
+    await thread.send("delete /a")
+    again = await thread.resume()  # undecided: the run ends waiting on it again
+    assert again.status == "waiting"
+    spans = spans_of(thread, False)
+    runs = {attrs(s)["threadlab.run.id"]: s.context.trace_id for s in spans
+            if s.name.startswith("invoke_agent")}  # fmt: skip
+    deletes = [s for s in spans if s.name == "execute_tool delete"]
+    assert sorted(d.context.trace_id for d in deletes) == sorted(runs.values())
+    assert all(attrs(d)["error.type"] == "interrupted" for d in deletes)

@@ -422,11 +422,11 @@ class _RunSpans:
         return reader
 
     def _in_run(self, step: StepRecord, run: _Span) -> bool:
-        """A call of this run: made in it, or made before the pause it goes on from and ended
-        in it."""
+        """A call of this run: made in it, or made before the pause it goes on from and still
+        open when it began (it ended in this run, or waits again at its end)."""
         if step.seq >= self.begun:
             return True
-        return step.ended_at is not None and step.ended_at >= run.start
+        return step.ended_at is None or step.ended_at >= run.start
 
     def _chat(self, message: Message, step: StepRecord, parent: int) -> dict[str, str]:
         """The span of a model step; returns the descriptions of the tools it was offered."""
