@@ -468,3 +468,29 @@ async def test_a_rejection_without_a_reason_says_so_and_one_with_a_reason_says_i
     assert ran == ["note /a", "note /c"]
     (decided,) = [e for e in thread.events if isinstance(e, tl.ApprovalDecidedEvent)]
     assert decided.reason is None
+
+
+async def test_an_id_the_model_gives_two_calls_of_a_step_is_made_the_seconds_own(
+    rt: tl.Runtime, registry: tl.Registry
+) -> None:
+    # A decision names its call by its message and id: with the id given twice, the call
+    # that waited could not be told from the one already answered, and was never asked
+    # about (nothing pending, approve refused: the thread waited for good).
+    ran: list[str] = []
+    define(registry, ran)
+    scripted_prompt(
+        registry,
+        [step(call("note", {"path": "/a"}, id="same"), call("delete", {"path": "/b"}, id="same")),
+         text("done")],
+        tools=["note", "delete"],
+    )  # fmt: skip
+    thread = await rt.create_thread("p")
+    run = await thread.send("go")
+    assert run.status == "waiting"
+    (waiting,) = thread.pending
+    assert (waiting.name, waiting.tool_call_id) == ("delete", "same_2")
+    await thread.approve("same_2")
+    assert (await thread.resume()).text == "done"
+    assert ran == ["note /a", "delete /b"]
+    (assistant,) = [m for m in thread.messages if m.tool_calls]
+    assert [c.id for c in assistant.tool_calls] == ["same", "same_2"]

@@ -148,11 +148,23 @@ class _Collector:
         definition = self.tools.get(name)
         target = definition.progress_argument if definition else None
         return _PendingCall(
-            id=chunk.id or new_id("call"),
+            id=self._unique(chunk.id or new_id("call")),
             name=name,
             scanner=ArgumentScanner(target) if target else None,
             shown=StreamRedaction(self.redactor),
         )
+
+    def _unique(self, call_id: str) -> str:
+        """`call_id`, or, when the model gave it to another call of this step already, the
+        same with "_2", "_3"...: each call of a step has an id of its own, which its card,
+        its decision and its result name (two calls of one id were one card, and a decision
+        on one could not be told from the other's)."""
+        taken = {call.id for call in self.calls.values()}
+        unique, repeat = call_id, 1
+        while unique in taken:
+            repeat += 1
+            unique = f"{call_id}_{repeat}"
+        return unique
 
     async def _start(self, call: _PendingCall, progress: str | None) -> None:
         call.started = True
