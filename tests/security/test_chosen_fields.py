@@ -5,6 +5,7 @@ or the exported spans; the conversation still pairs each call with its result.""
 
 from __future__ import annotations
 
+import hashlib
 import json
 import textwrap
 from pathlib import Path
@@ -114,3 +115,31 @@ async def test_a_name_or_id_without_a_secret_is_kept_as_it_is(
     await thread.send("go")
     (call_message,) = [m for m in thread.messages if m.tool_calls]
     assert [(c.id, c.name) for c in call_message.tool_calls] == [("call_ordinary_1", "ping")]
+
+
+async def test_an_ids_placeholder_cannot_be_tested_against_a_guess_of_the_secret(
+    registry: tl.Registry, store_dir: Path
+) -> None:
+    # A plain hash of the id let whoever reads a trace or a notebook hash `call_<guess>` until
+    # it matched: the placeholder is keyed with what the runtime's secret key derives, the
+    # same in every process that holds that key.
+    define(registry)
+    rt = tl.Runtime(registry, store_dir, secret_key="k")
+    thread = await rt.create_thread("p", secrets={"API_KEY": SECRET, "PEM_KEY": PEM})
+    await thread.send("go")
+    first = next(m for m in thread.messages if m.tool_calls)
+    (placeholder,) = first.tool_calls
+    rt.close()
+    guessed = "redacted-" + hashlib.sha256(f"call_{SECRET}".encode()).hexdigest()[:16]
+    assert placeholder.id.startswith("redacted-")
+    assert placeholder.id != guessed
+    # Another runtime on the store with the same key names the same id alike.
+    again = tl.Runtime(registry, store_dir, secret_key="k")
+    redactor = again.thread(thread.id)._context.redactor
+    redactor.add("API_KEY", SECRET)
+    assert redactor.identifier(f"call_{SECRET}") == placeholder.id
+    elsewhere = tl.Runtime(registry, store_dir / "other", secret_key="another key")
+    other = await elsewhere.create_thread("p", secrets={"API_KEY": SECRET, "PEM_KEY": PEM})
+    assert other._context.redactor.identifier(f"call_{SECRET}") != placeholder.id
+    again.close()
+    elsewhere.close()

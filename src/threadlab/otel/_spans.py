@@ -13,8 +13,9 @@ span id is derived from the ids of the thread, run, message and call it stands f
 - each tool call: `execute_tool {tool}` (`gen_ai.tool.name`, `.call.id`, `.type`); a failed one
   has error status and `error.type` (the exception's class, else "_OTHER"), and an
   `exception` event when the tool raised; its progress and custom events as span events;
-- a prompt tool's inner steps and calls under that tool's span; a subagent's runs under the
-  `execute_tool subagent_create` span that created it, in the same trace;
+- a prompt tool's inner steps and calls under that tool's span; a subagent's runs in the
+  trace of the run they happened in, under the call running when they began (the
+  `execute_tool subagent_create` that created it; a later `subagent_message`);
 - success leaves a span's status unset, as the conventions ask.
 
 Message and argument content only with `include_content` (as stored: redacted): a run's task
@@ -300,7 +301,8 @@ def _reading_start(events: list[ThreadEvent], begun: int) -> int:
 
 class _RunSpans:
     """The spans of one run of one thread, built from its steps (`StepReader`, the one
-    reading of a history); a child's runs join in under the call that created it."""
+    reading of a history); a child's runs that began meanwhile join in under the call that
+    was running then."""
 
     def __init__(
         self,

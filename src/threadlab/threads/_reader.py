@@ -83,7 +83,9 @@ class ThreadReader:
         self.damage: list[str] = []  # what of this thread could not be read from the store
         self.identity = ThreadIdentity(store, record, self._damaged)
         # One redactor per thread tree: a child inherits its parent's secrets.
-        self.redactor: Redactor = parent.redactor if parent is not None else Redactor()
+        self.redactor: Redactor = (
+            parent.redactor if parent is not None else Redactor(salt=secrets.salt)
+        )
         self._sink = EventSink(store, self.redactor, self.id)
         if parent is not None:
             self._sink.upstream = parent._sink

@@ -10,7 +10,9 @@ from it (`identifier`), the same everywhere, so a call and its result still pair
 from __future__ import annotations
 
 import hashlib
+import hmac
 import json
+import os
 import re
 from typing import Any
 
@@ -26,7 +28,11 @@ MIN_SECRET_LENGTH = 8
 class Redactor:
     """Knows the secret values of one thread tree and scrubs them from text and JSON values."""
 
-    def __init__(self) -> None:
+    def __init__(self, salt: bytes | None = None) -> None:
+        # What an id's placeholder is keyed with (`identifier`): a thread tree's is derived
+        # from the key its secrets are kept with, so every process that holds the key names
+        # an id alike; without one, a random salt of this redactor's own.
+        self._salt = salt if salt is not None else os.urandom(32)
         self._secrets: dict[str, str] = {}  # a spelling of a value -> its variable's name
         self._ordered: list[str] = []  # spellings, longest first
         self._starts: set[str] = set()  # every proper prefix of a spelling
@@ -87,7 +93,10 @@ class Redactor:
         which must keep their shape (providers allow only `[A-Za-z0-9_-]` in them)."""
         if not self._secrets or self.text(text) == text:
             return text
-        return "redacted-" + hashlib.sha256(text.encode()).hexdigest()[:16]
+        # Keyed: a plain hash of the id would let whoever reads a trace or a notebook test
+        # guesses of the secret in it, offline.
+        digest = hmac.new(self._salt, text.encode(), hashlib.sha256).hexdigest()
+        return "redacted-" + digest[:16]
 
     def raw(self, text: str) -> str:
         """Text a model sent as JSON that did not parse (malformed arguments): its escapes may

@@ -90,6 +90,10 @@ class SecretBox:
         self.fingerprint = hashlib.sha256(b"threadlab secret key\0" + key).hexdigest()[:16]
         """Tells two keys apart without saying anything of either: another process compares
         its own with it before it opens a thread's secrets."""
+        self.salt = hashlib.sha256(b"threadlab identifiers\0" + key).digest()
+        """What a thread tree's redactor keys an id's placeholder with: derived from the key,
+        so processes that share the key name an id alike, and nobody without it can test a
+        guess of a secret against a placeholder."""
 
     def inheritable(self) -> dict[str, str]:
         """What a process started from this one (a local Ray) needs in its environment to
