@@ -75,6 +75,7 @@ async def test_a_decision_is_a_pause_and_the_call_runs_as_edited(
     assert (waiting.kind, waiting.status, waiting.ended_at) == ("tool_call", "waiting", None)
     assert (pause.kind, pause.reason, pause.status) == ("pause", "decision", "waiting")
     assert pause.tool_call_id == waiting.tool_call_id
+    assert pause.parent_id == waiting.id  # the call it holds back
     await asyncio.sleep(0.05)  # a person takes a while: the wait is the pause's, not the call's
     await thread.approve(waiting.tool_call_id or "", arguments={"path": "/tmp/a"})
     await thread.resume()

@@ -72,7 +72,8 @@ class StepRecord:
     """0 in a thread's own conversation; 1 and more inside a prompt tool's nested turn."""
     parent_id: str | None
     """The step that contains or caused it: a prompt tool's call for the steps of its nested
-    turn, the call that created a subagent for that child's steps; None at the top."""
+    turn, the call that created a subagent for that child's steps, the call a pause for a
+    decision holds back; None at the top."""
     started_at: float
     """When it started (epoch seconds): a model step when its request could be sent (after
     the step before it, or when its run started: time paused is not the model's), a call

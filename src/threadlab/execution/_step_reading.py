@@ -306,9 +306,10 @@ class StepReader:
     def _asked(self, event: ApprovalRequestedEvent, seq: int) -> None:
         call = self._call(_key_of(event, event.tool_call_id), "asked", open_only=True)
         asked = self.needs_decision(event.name) if self.needs_decision else True
+        # Its parent is the call it holds back: the step that caused it.
         pause = self._add(
             f"pause:{call.fields['id'] if call else event.tool_call_id}:{seq}", "pause",
-            event.thread_id, event.depth, call.fields["parent_id"] if call else None,
+            event.thread_id, event.depth, call.fields["id"] if call else None,
             event.at, seq, status="waiting", reason="decision" if asked else "before_tool",
             tool_call_id=event.tool_call_id, name=event.name,
         )  # fmt: skip

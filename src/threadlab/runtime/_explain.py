@@ -247,12 +247,13 @@ class _Narrator:
         self._guides = guides  # a link's target, checked
         self._messages = {m.id: m for m in thread.all_messages()}
         self._steps = {step.id: step for step in steps}
-        # The calls that waited for a decision: a pause for one is named after the call's step.
+        # The calls that were held back for a decision: each such pause's parent.
         self._asked = {
-            step.id[len("pause:") : step.id.rindex(":")]
+            step.parent_id
             for step in steps
-            if step.kind == "pause" and step.id.startswith("pause:call:")
-        }
+            if step.kind == "pause" and step.parent_id in self._steps
+            and self._steps[step.parent_id].kind == "tool_call"
+        }  # fmt: skip
         # Started while the model still streamed, before its message was stored.
         self._streaming: set[str] = set()
         # Per depth, the calls of the last model step that have no result yet, in order, by
