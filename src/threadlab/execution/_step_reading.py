@@ -9,7 +9,7 @@ and that a step whose run ended is no longer running."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from operator import itemgetter
 from typing import Any, Literal
@@ -61,6 +61,7 @@ class _Open:
 
     fields: dict[str, Any]
     started_by_event: bool = False  # its start came from its own event, not its message
+    within: str | None = None  # a call's: the prompt-tool call whose nested turn made it
     # What a call's events have said so far (a model may repeat a call's id: each event
     # goes to the first call of that id in its chain it has not been said of yet).
     answered: bool = False
@@ -83,9 +84,9 @@ class StepReader:
     steps: list[_Open] = field(default_factory=list)
     by_id: dict[str, _Open] = field(default_factory=dict)
     boundary: dict[_Chain, tuple[float, float]] = field(default_factory=dict)  # (at, seq)
-    calls: dict[_CallKey, list[_Open]] = field(default_factory=dict)  # in the order made
     open_calls: dict[str, list[_Open]] = field(default_factory=dict)  # thread -> not ended
-    # (thread, depth, call id) -> the calls made with it, in order (a model may repeat one)
+    # (thread, depth, call id) -> the calls made with it, in order (a model may repeat one;
+    # a nested turn names its prompt-tool call by thread, depth and id alone)
     made: dict[tuple[str, int, str], list[_Open]] = field(default_factory=dict)
     starts: dict[_CallKey, list[ToolCallStartedEvent]] = field(default_factory=dict)
     pauses: dict[int, _Open] = field(default_factory=dict)  # a call's id() -> its pause
@@ -232,9 +233,9 @@ class StepReader:
                 arguments=call.arguments, progress=start.progress if start else None,
             )  # fmt: skip
             opened.started_by_event = start is not None
+            opened.within = chain[2]
             if start is not None:
                 opened.told.append(start)
-            self.calls.setdefault(key, []).append(opened)
             self.open_calls.setdefault(thread, []).append(opened)
             self.made.setdefault((thread, event.depth, call.id), []).append(opened)
 
@@ -259,7 +260,7 @@ class StepReader:
         yet, now said of; None when there is none. `open_only`: only a call with no result
         yet; `asked`: only one that waited for a decision (a model may repeat an id: each
         event goes to the call it can be about)."""
-        for call in self.calls.get(key, ()):
+        for call in self._calls(key):
             if getattr(call, said) or (open_only and (call.answered or call.finished)):
                 continue
             if asked and not call.asked:
@@ -267,6 +268,11 @@ class StepReader:
             setattr(call, said, True)
             return call
         return None
+
+    def _calls(self, key: _CallKey) -> Iterator[_Open]:
+        """The calls made with `key`'s id in its chain, in the order made."""
+        thread, depth, within, call_id = key
+        return (c for c in self.made.get((thread, depth, call_id), ()) if c.within == within)
 
     def _running(self, thread: str, depth: int, call_id: str | None) -> _Open | None:
         """The call of that id running now in `thread` at `depth`: the first made with it
@@ -288,7 +294,7 @@ class StepReader:
         if call is not None:
             call.fields["progress"] = event.progress
             call.told.append(event)
-        elif not any(not (c.answered or c.finished) for c in self.calls.get(key, ())):
+        elif not any(not (c.answered or c.finished) for c in self._calls(key)):
             self.starts.setdefault(key, []).append(event)  # its step's message comes later
         # (else a call that waited across a pause, started again as its run goes on)
 
