@@ -63,7 +63,7 @@ async def run_call(scope: Running, step: ToolCallStep) -> RunStep | None:
     await _store_result(
         scope, frame, call, result, started, step.hooks, thread_state, traceback_text
     )
-    frame.records.append((call, result))
+    frame.so_far.records.append((call, result))
     if result.status == "success":
         state.failures = 0
         _note_ending(frame, call, result)
@@ -77,7 +77,7 @@ async def run_call(scope: Running, step: ToolCallStep) -> RunStep | None:
             "stopped: max_consecutive_failures",
             f"{state.failures} consecutive tool calls failed (max_consecutive_failures={limit})",
         )
-    if not step.then_model or not state.going or frame.ending is not None:
+    if not step.then_model or not state.going or frame.so_far.ending is not None:
         return None
     return ModelStep(frame)
 
@@ -121,15 +121,15 @@ def _checked_attachments(scope: Running, result: ToolResult) -> ToolResult:
 
 
 def _note_ending(frame: Frame, call: ToolCall, result: ToolResult) -> None:
-    if frame.depth != 0 or frame.ending in ("session_stop", "session_fail"):
+    if frame.depth != 0 or frame.so_far.ending in ("session_stop", "session_fail"):
         return
     side_config = frame.side_config
     if call.name == side_config.session_stop:
-        frame.ending, frame.session_result = "session_stop", result
+        frame.so_far.ending, frame.so_far.session_result = "session_stop", result
     elif call.name == side_config.session_fail:
-        frame.ending, frame.session_result = "session_fail", result
-    elif call.name == side_config.stop_tool and frame.ending is None:
-        frame.ending = "stop_tool"
+        frame.so_far.ending, frame.so_far.session_result = "session_fail", result
+    elif call.name == side_config.stop_tool and frame.so_far.ending is None:
+        frame.so_far.ending = "stop_tool"
 
 
 async def _store_result(

@@ -23,7 +23,7 @@ async def decide(scope: Running, step: DecisionStep) -> RunStep | None:
     call_step = step.call_step
     frame, call = call_step.frame, call_step.call
     context = scope.context
-    message_id = frame.current_message_id
+    message_id = frame.so_far.current_message_id
     tool = call_step.tools.get(call.name)
     request = ApprovalRequest(
         context.id, call.id, call.name, call.arguments, progress_of(tool, call), message_id
@@ -81,12 +81,12 @@ def _replayed_decision(scope: Running, frame: Frame, call: ToolCall) -> Approval
     replay = scope.context.model_override
     if not is_replaying(replay):
         return None
-    recorded = replay.decision_for(call, frame.caller_view)
+    recorded = replay.decision_for(call, frame.so_far.caller_view)
     if not isinstance(recorded, ApprovalDecidedEvent):
         return None
     context = scope.context
     tool = scope.definitions.registry.tool(call.name)
-    message_id = frame.current_message_id
+    message_id = frame.so_far.current_message_id
     _request(
         scope,
         frame,

@@ -22,7 +22,7 @@ from ..definitions import (
     ToolDefinition,
 )
 from ..threads import ThreadContext, as_paths
-from ._frames import Frame
+from ._frames import Frame, TurnSoFar
 from ._lifecycle_tools import lifecycle_tools
 from ._run_state import RunState
 from ._runtime_tool import runtime_tool
@@ -142,15 +142,15 @@ async def run_prompt_tool(
         budget=frame.budget,
         side=frame.side,
         depth=frame.depth + 1,
-        parent_id=frame.current_message_id,
+        parent_id=frame.so_far.current_message_id,
         parent_tool_call_id=call_id,
-        nested=[],
-        caller_messages=[m for m in frame.caller_view if m.role != "system"],
+        so_far=TurnSoFar(nested=[]),
+        caller_messages=[m for m in frame.so_far.caller_view if m.role != "system"],
     )
     await loop.commit(nested, Message(role="user", content=text, attachments=tuple(paths)))
     await loop.run_turn(nested)
-    if nested.error is not None:
-        return ToolResult("error", error=nested.error)
+    if nested.so_far.error is not None:
+        return ToolResult("error", error=nested.so_far.error)
     if not loop.state.going:
         return ToolResult("error", error=f"stopped: {loop.state.outcome.error}")
     return _shape(nested, config)
@@ -158,20 +158,20 @@ async def run_prompt_tool(
 
 def _shape(nested: Frame, config: SubpromptConfig) -> Any:
     if config.include_text_response and not config.include_tool_calls and not config.include_errors:
-        return nested.last_text or ""
+        return nested.so_far.last_text or ""
     out: dict[str, Any] = {}
     if config.include_text_response:
-        out["text"] = nested.last_text
+        out["text"] = nested.so_far.last_text
     if config.include_tool_calls:
         out["tool_calls"] = [
             {"name": call.name, "arguments": call.arguments, "result": result.result}
-            for call, result in nested.records
+            for call, result in nested.so_far.records
             if result.status == "success"
         ]
     if config.include_errors:
         out["errors"] = [
             {"name": call.name, "error": result.error}
-            for call, result in nested.records
+            for call, result in nested.so_far.records
             if result.status == "error"
         ]
     return out
@@ -184,7 +184,7 @@ def _agent_tool(loop: OfferingRun, frame: Frame, agent: AgentDefinition) -> Tool
             if frame.depth != 0:
                 return ToolResult("error", error="a handoff can only happen at the top level")
             loop.context.identity.set_meta(answering_agent=agent.name)
-            frame.ending = "handoff"
+            frame.so_far.ending = "handoff"
             return {"handoff": agent.name}
 
         args = ArgsSchema(f"agent {agent.name!r}", _HANDOFF_ARGS, trusted=True)

@@ -1,6 +1,7 @@
 """A frame is one turn being executed: a side's turn at the top level of a thread, or a
-prompt tool's nested turn inside it. Frames carry what the step loop needs to know about
-where its messages go and when it stops."""
+prompt tool's nested turn inside it. A frame is fixed when its turn begins (where its
+messages go, its budget, whose turn it is); what the turn's steps produce (its calls' results,
+its last answer, how it ended) is its `TurnSoFar`, the one part that changes."""
 
 from __future__ import annotations
 
@@ -11,7 +12,7 @@ from typing import Literal
 from .._data import EventOrigin, Message, SideName, ToolCall, ToolResult
 from ..definitions import Side
 
-__all__ = ["Frame", "StepBudget"]
+__all__ = ["Frame", "StepBudget", "TurnSoFar"]
 
 
 @dataclass
@@ -23,8 +24,24 @@ class StepBudget:
 
 
 @dataclass
+class TurnSoFar:
+    """What a turn has produced so far: the one part of a frame its steps change."""
+
+    nested: list[Message] | None = None  # a nested turn's own messages
+    earlier: list[Message] | None = None  # earlier turns as this prompt may see them
+    records: list[tuple[ToolCall, ToolResult]] = field(default_factory=list)
+    last_text: str | None = None
+    ending: Literal["stop_tool", "handoff", "session_stop", "session_fail"] | None = None
+    session_result: ToolResult | None = None
+    error: str | None = None  # why the model failed in this turn
+    current_message_id: str | None = None  # the assistant message whose calls are running
+    caller_view: Sequence[Message] = ()  # the context of the latest model call
+
+
+@dataclass(frozen=True, eq=False)  # a turn is itself: two turns never compare equal
 class Frame:
-    """One turn being executed, and what it has produced so far."""
+    """One turn being executed: where its messages go and when it stops, fixed when the turn
+    begins; what its steps produce goes into `so_far`."""
 
     prompt_name: str
     side_config: Side  # the prompt it runs, its stop rules, its subagent relationships
@@ -34,16 +51,8 @@ class Frame:
     parent_id: str | None = None  # the caller's assistant message, for nested turns
     parent_tool_call_id: str | None = None
     turn_start: int = 0  # index in the thread's top-level history where this turn began
-    nested: list[Message] | None = None  # a nested turn's own messages
     caller_messages: Sequence[Message] = ()  # what the caller of a nested turn saw
-    earlier: list[Message] | None = None  # earlier turns as this prompt may see them
-    records: list[tuple[ToolCall, ToolResult]] = field(default_factory=list)
-    last_text: str | None = None
-    ending: Literal["stop_tool", "handoff", "session_stop", "session_fail"] | None = None
-    session_result: ToolResult | None = None
-    error: str | None = None  # why the model failed in this turn
-    current_message_id: str | None = None  # the assistant message whose calls are running
-    caller_view: Sequence[Message] = ()  # the context of the latest model call
+    so_far: TurnSoFar = field(default_factory=TurnSoFar)
 
     @property
     def dual(self) -> bool:

@@ -57,7 +57,7 @@ async def call_model(scope: Running, step: ModelStep) -> RunStep | None:
     if assistant is None:
         return None
     if assistant.content:
-        frame.last_text = assistant.content
+        frame.so_far.last_text = assistant.content
         if frame.depth == 0:
             state.record(text=assistant.content)
             if frame.side == "a":
@@ -134,7 +134,7 @@ async def _request(
                 expect=is_message_list,
             )
         )
-    frame.caller_view = model_input
+    frame.so_far.caller_view = model_input
     return ModelRequest(
         messages=model_input,
         tools=[scope.spec_for(t, frame) for t in tools.values()],
@@ -181,9 +181,9 @@ async def _ask(
             if isinstance(exc, ReplayDivergedError)
             else f"model {_choice_name(chosen)!r} failed: {exc}"
         )
-        frame.error = context.redact(said)
+        frame.so_far.error = context.redact(said)
         if frame.depth == 0:
-            state.fail(frame.error)
+            state.fail(frame.so_far.error)
         return None
     if draft.usage:
         total = dict(state.outcome.usage or {})
@@ -209,7 +209,7 @@ async def _ask(
     assistant = await scope.commit(frame, assistant, hooks, thread_state)
     scope.requests.sent(frame, assistant.id)
     state.opened(frame, assistant.tool_calls)
-    frame.current_message_id = assistant.id
+    frame.so_far.current_message_id = assistant.id
     return assistant
 
 
@@ -230,19 +230,19 @@ def _model_input(
 ) -> Sequence[Message]:
     """The messages the model is sent at this step, after `head` (the system text)."""
     history = scope.context.history.top
-    if frame.nested is not None:
+    if frame.so_far.nested is not None:
         earlier = earlier_messages(
             frame.caller_messages, prompt.include_chat, prompt.include_past_tools
         )
-        return head + earlier + frame.nested
+        return head + earlier + frame.so_far.nested
     if frame.dual:
         return head + side_view(history, frame.turn_start, frame.side or "a")
-    if frame.earlier is None:
-        frame.earlier = earlier_messages(
+    if frame.so_far.earlier is None:
+        frame.so_far.earlier = earlier_messages(
             history[: frame.turn_start], prompt.include_chat, prompt.include_past_tools
         )
     # A window, not a copy: long turns would otherwise copy the history at every step.
-    return MessageWindow(head + frame.earlier, history, frame.turn_start)
+    return MessageWindow(head + frame.so_far.earlier, history, frame.turn_start)
 
 
 def _as_text(text: str) -> str:

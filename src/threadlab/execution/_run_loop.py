@@ -157,9 +157,9 @@ class RunLoop:
             await self._run_open_calls(frame, calling)
         if self.state.going and not session_ended(scope, frame):
             if side is not None:  # a dual_ai session goes on from the side whose turn it was
-                following = side if frame.ending is None else other_side(side)
+                following = side if frame.so_far.ending is None else other_side(side)
                 await session(scope, start, first=following, pause_passed=passed)
-            elif frame.ending is None:
+            elif frame.so_far.ending is None:
                 await ai_human(scope, frame, pause_passed=passed)
         await self._answer_children(start, dual)
 
@@ -173,7 +173,7 @@ class RunLoop:
         prompt = scope.prompt_for(frame)
         hooks = scope.hooks_for(prompt)
         tools = tools_for(scope, frame, prompt)
-        frame.current_message_id = assistant.id
+        frame.so_far.current_message_id = assistant.id
         base = frame.event_base(self.context.base())
         self.state.opened(frame, open_calls)
         for call in open_calls:

@@ -79,8 +79,8 @@ class RunScope:
                 "before_create_message", state, message, transform=True, expect=is_message
             )
         (message,) = self.context.persist([message], frame.event_base(self.context.base()))
-        if frame.nested is not None:
-            frame.nested.append(message)
+        if frame.so_far.nested is not None:
+            frame.so_far.nested.append(message)
         else:
             self.state.outcome.messages.append(message)
         if hooks is not None and state is not None and hooks.has("after_create_message"):

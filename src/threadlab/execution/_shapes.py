@@ -18,7 +18,7 @@ async def ai_human(scope: Running, frame: Frame, *, pause_passed: bool = False) 
     while True:
         await scope.run_turn(frame, pause_passed=pause_passed)
         pause_passed = False
-        if frame.ending != "handoff" or not scope.state.going:
+        if frame.so_far.ending != "handoff" or not scope.state.going:
             return
         scope.definitions = scope.context.refresh_definitions()
         frame = top_frame(
@@ -52,11 +52,11 @@ async def session(
 
 def session_ended(scope: Running, frame: Frame) -> bool:
     """Whether `frame`'s turn ended its dual_ai session (recorded in the outcome)."""
-    if frame.ending not in ("session_stop", "session_fail"):
+    if frame.so_far.ending not in ("session_stop", "session_fail"):
         return False
-    result = frame.session_result or ToolResult()
+    result = frame.so_far.session_result or ToolResult()
     scope.state.record(
-        session_status="completed" if frame.ending == "session_stop" else "failed",
+        session_status="completed" if frame.so_far.ending == "session_stop" else "failed",
         result=result_text(result),
         attachments=tuple(result.attachments),
     )
