@@ -7,6 +7,7 @@ app's server's. A tool of this process with a UI keeps its page the same way."""
 from __future__ import annotations
 
 import json
+import sqlite3
 import sys
 from pathlib import Path
 from typing import Any
@@ -182,14 +183,21 @@ async def test_a_tool_of_this_process_with_a_ui_keeps_its_page_with_each_call(
 async def test_an_apps_call_is_refused_where_its_call_id_repeats_or_the_thread_waits(
     store_dir: Path,
 ) -> None:
-    """A model repeats a call id across two servers' tools: which app asks cannot be told
-    apart, so nothing runs. A thread paused for a decision runs no app call either."""
+    """A model repeats a call id across two tools: the second call is stored with an id of
+    its own, so an app's call names one of them. A history stored before ids were made unique
+    (two calls of one id) cannot tell which app asks, so nothing runs. A thread paused for a
+    decision runs no app call either."""
     registry = apps_registry(call("board", {"title": "t"}, id="dup"), call("lost", {}, id="dup"))
     rt = tl.Runtime(registry, store_dir)
     thread = await rt.create_thread("p")
     await thread.send("go")
+    assert [c.id for m in thread.messages for c in m.tool_calls] == ["dup", "dup_2"]
+    with sqlite3.connect(store_dir / "threads.sqlite3") as db:  # as an older version stored it
+        db.execute("UPDATE messages SET data = replace(data, '\"dup_2\"', '\"dup\"')")
+    stored = tl.Runtime(registry, store_dir)
     with pytest.raises(tl.ThreadlabError, match="has 2 calls 'dup': not run"):
-        await tl.mcp.call_for_app(rt, thread.id, "dup", "bump", {"by": 1})
+        await tl.mcp.call_for_app(stored, thread.id, "dup", "bump", {"by": 1})
+    await stored.aclose()
     gated = tl.Runtime(apps_registry(call("board", {"title": "t"}), call("board", {"title": "u"}),
                                      approval="always"), store_dir)  # fmt: skip
     waiting = await gated.create_thread("p")

@@ -52,11 +52,14 @@ async def test_a_repeated_call_id_asks_again(registry: tl.Registry, store_spec: 
 
     run = await thread.send("two")  # the same id, other arguments: not approved
     assert run.status == "waiting"
+    # The thread's call_0 is taken: this call is stored as call_0_2, and asked about.
     assert [(r.tool_call_id, r.arguments) for r in run.pending] == [
-        ("call_0", {"path": "/everything"})
+        ("call_0_2", {"path": "/everything"})
     ]
     assert ran == ["delete /first"]
-    await thread.reject("call_0", "no")
+    with pytest.raises(tl.ThreadlabError):  # the call approved before is not this one
+        await thread.approve("call_0")
+    await thread.reject("call_0_2", "no")
     assert (await thread.resume()).status == "completed"
     assert ran == ["delete /first"]
     rt.close()
@@ -77,7 +80,7 @@ async def test_a_repeated_call_with_the_same_arguments_asks_again(
     thread = await rt.create_thread("p")
     await thread.send("one")
     await thread.send("two")
-    assert [r.tool_call_id for r in asked] == ["call_0", "call_0"]
+    assert [r.tool_call_id for r in asked] == ["call_0", "call_0_2"]
     assert asked[0].message_id != asked[1].message_id
     assert ran == ["delete /first"]  # the second call was asked about, and refused
 
@@ -100,7 +103,7 @@ async def test_results_pair_with_their_own_call_when_ids_repeat(
         ("assistant", None, "ok"),
         ("user", None, "two"),
         ("assistant", None, None),
-        ("tool", "call_0", "deleted /second"),
+        ("tool", "call_0_2", "deleted /second"),
         ("assistant", None, "ok"),
     ]
     # The conversation as a provider is sent it: each call answered by its own result.

@@ -202,3 +202,50 @@ async def test_a_resumed_view_shows_the_decided_step_above_what_it_runs(
         ("tool", [], "deleted /tmp/old.txt"),
         ("assistant", [], "cleaned"),
     ]
+
+
+async def test_a_childs_card_decides_its_own_call_when_its_id_is_its_parents_too(
+    card_rt: tl.Runtime, registry: tl.Registry, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Each thread numbers its calls its own way: the worker's c1 is not the lead's c1. The
+    # click, the fetched result and the card all name the worker's call.
+    sent = install(monkeypatch)
+    ran: list[str] = []
+    define(registry, ran)
+    tl.define_prompt("w", prompt="x", tools=["delete"], registry=registry,
+                     model=ScriptedModel([call("delete", {"path": "/w"}, id="c1"),
+                                          text("worker done")]))  # fmt: skip
+    tl.define_agent("worker", side_a=tl.Side("w"), registry=registry)
+    create = call("subagent_create", {"agent": "worker", "name": "w1", "message": "go"}, id="c1")
+    tl.define_prompt("lead", prompt="x", registry=registry,
+                     model=ScriptedModel([create, text("lead done")]))  # fmt: skip
+    tl.define_agent("boss", side_a=tl.Side("lead", subagents=[tl.Subagent("worker")]),
+                    registry=registry)  # fmt: skip
+    thread = await card_rt.create_thread("boss")
+    live = LiveRun(card_rt, thread, rate=50)
+    live.view._on_message(live.view, {"op": "ready"}, [])
+    running = asyncio.create_task(live.run("go"))
+    for _ in range(400):
+        if thread.children:
+            break
+        await asyncio.sleep(0.01)
+    (child,) = thread.children
+    key = f"{child.id}/c1"
+    await until_asked(live.view, key)
+    approver = card_rt.approver
+    assert isinstance(approver, CardApprover)
+    for _ in range(400):  # the child's run asks once it sees the view shows the child
+        if approver.asks(child.id, "c1"):
+            break
+        await asyncio.sleep(0.01)
+    assert not approver.asks(thread.id, "c1")  # the lead's c1 waits for nothing
+    assert live.view.state.cards["c1"]["name"] == "subagent_create"
+    click(live.view, child.id, key, approved=True)
+    finished = await asyncio.wait_for(running, 20)
+    assert (finished.status, ran) == ("completed", ["/w"])
+    (decided,) = [e for e in child.events if isinstance(e, tl.ApprovalDecidedEvent)]
+    assert (decided.tool_call_id, decided.by) == ("c1", "view")
+    live.view._on_message(live.view, {"op": "fetch_result", "thread": child.id, "call": key}, [])
+    answer = [c for c in customs_of(sent) if c["op"] == "result"][-1]
+    assert answer == {"op": "result", "call": key, "text": "deleted /w"}
+    assert live.view.trace["cards"][key]["result"] == "deleted /w"

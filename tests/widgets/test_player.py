@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import json
 from collections.abc import AsyncIterator
+from typing import Any
 
 import pytest
 
@@ -21,6 +22,17 @@ from ..helpers import HangingTool
 from .fake_comm import install
 
 
+def shown_id(thread: tl.Thread, point: Any) -> str:
+    """A point's id as the player has it: a call's names its card, "THREAD/ID" for a
+    descendant's call (its id may be its parent's too)."""
+    about_a_call = point.kind.startswith(("tool_call", "approval"))
+    return (
+        f"{point.thread_id}/{point.id}"
+        if about_a_call and point.thread_id != thread.id
+        else point.id
+    )
+
+
 async def test_the_points_are_the_history_with_labels_and_narration(
     rt: tl.Runtime, registry: tl.Registry, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -32,7 +44,7 @@ async def test_the_points_are_the_history_with_labels_and_narration(
     assert not view.narrating  # outside a notebook's cell: told at once
     points = view.points
     assert [(p["kind"], p["id"]) for p in points] == [
-        (p.kind, p.id) for p in thread.history_points()
+        (p.kind, shown_id(thread, p)) for p in thread.history_points()
     ]
     labels = [p["label"] for p in points if p["thread"] == thread.id]
     assert labels[:4] == ["user: go", "call of save", "call of mood", "assistant calls save, mood"]
@@ -140,7 +152,7 @@ async def test_step_through_sends_the_points_follows_a_run_and_a_fork_ends_it(
     view = ThreadView(rt, relate(replay(thread), thread))
     assert view.points == []
     view._on_message(view, {"op": "play", "thread": thread.id, "playing": True}, [])
-    assert [p["id"] for p in view.points] == [p.id for p in thread.history_points()]
+    assert [p["id"] for p in view.points] == [shown_id(thread, p) for p in thread.history_points()]
     # Asked for another thread: nothing.
     view._on_message(view, {"op": "play", "thread": "thr_other", "playing": False}, [])
     assert view.points

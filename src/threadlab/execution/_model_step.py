@@ -174,6 +174,7 @@ async def _ask(
             base,
             context.redactor,
             live=context.events.listening,
+            taken=context.history.call_ids(),
         )
     except Exception as exc:  # provider and model failures end the turn, never the cell
         said = (

@@ -8,6 +8,7 @@ import asyncio
 import json
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -87,9 +88,11 @@ class _Collector:
         base: EventOrigin,
         redactor: Redactor,
         live: bool,
+        taken: AbstractSet[str],
     ) -> None:
         self.tools = tools
         self.live = live
+        self.taken = taken  # the ids the thread's earlier calls have
         self.emit = emit
         self.on_started = on_started
         self.base = base
@@ -155,13 +158,14 @@ class _Collector:
         )
 
     def _unique(self, call_id: str) -> str:
-        """`call_id`, or, when the model gave it to another call of this step already, the
-        same with "_2", "_3"...: each call of a step has an id of its own, which its card,
-        its decision and its result name (two calls of one id were one card, and a decision
-        on one could not be told from the other's)."""
-        taken = {call.id for call in self.calls.values()}
+        """`call_id`, or, when the model gave it to another call of this step or of an
+        earlier one of the thread already, the same with "_2", "_3"...: each call of a thread
+        has an id of its own, which its card, its decision and its result name (two calls of
+        one id were one card, showing one call's arguments and result for both, and a
+        decision on one could not be told from the other's)."""
+        mine = {call.id for call in self.calls.values()}
         unique, repeat = call_id, 1
-        while unique in taken:
+        while unique in mine or unique in self.taken:
             repeat += 1
             unique = f"{call_id}_{repeat}"
         return unique
@@ -220,12 +224,14 @@ async def collect_stream(
     base: EventOrigin,
     redactor: Redactor,
     live: bool = True,
+    taken: AbstractSet[str] = frozenset(),
 ) -> Draft:
     """Read the whole stream, emitting events; `base` holds the fields every event carries.
     Deltas are redacted across chunk boundaries: a secret split between two chunks is held
     back until it is whole, then replaced. Without `live` (nobody listens to the thread's
-    events) the deltas, which are only for live listeners, are not made."""
-    collector = _Collector(tools, emit, on_started, base, redactor, live)
+    events) the deltas, which are only for live listeners, are not made. A call given an id
+    in `taken` (the thread's earlier calls') gets another."""
+    collector = _Collector(tools, emit, on_started, base, redactor, live, taken)
     next_yield = time.monotonic() + _YIELD_EVERY
     try:
         async for chunk in stream:

@@ -5,6 +5,7 @@ with the events emitted since the last write, in one transaction."""
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from collections.abc import Set as AbstractSet
 
 from .._data import EventOrigin, Message, MessageCreatedEvent, ThreadEvent, event_from_json
 from ..store import MessageCounter, Store
@@ -37,6 +38,7 @@ class ThreadHistory:
         """The top-level conversation (depth 0), as held in memory."""
         self._all: list[Message] = []
         self._by_id: dict[str, Message] = {}  # a long thread's lookups stay O(1)
+        self._call_ids: set[str] = set()  # every tool call's id, nested turns' included
         self._loaded = False
         self._rows = 0
         self._events: list[ThreadEvent] = []
@@ -67,6 +69,7 @@ class ThreadHistory:
                 self._damaged(f"message {row.id} cannot be read and is left out")
         self._all = messages
         self._by_id = {m.id: m for m in messages}
+        self._call_ids = {call.id for m in messages for call in m.tool_calls}
         self._rows = len(stored)
         self.top = [m for m in self._all if m.depth == 0]
         self._loaded = True
@@ -89,6 +92,13 @@ class ThreadHistory:
             self.reload()
             found = self._by_id.get(message_id)
         return found
+
+    def call_ids(self) -> AbstractSet[str]:
+        """The ids of every tool call made in this thread so far: a new call may not take one
+        (its card, its decision and its result are found by it)."""
+        if not self.live:
+            self.reload()
+        return self._call_ids
 
     def events(self) -> list[ThreadEvent]:
         # Events are only ever appended: read (and parse) only those stored since last time,
@@ -115,6 +125,7 @@ class ThreadHistory:
         for message in stored:
             self._all.append(message)
             self._by_id[message.id] = message
+            self._call_ids.update(call.id for call in message.tool_calls)
             if message.depth == 0:
                 self.top.append(message)
         # What memory holds is what the store holds: the next reload need not parse it again.

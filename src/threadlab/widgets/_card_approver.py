@@ -26,20 +26,21 @@ class CardApprover:
 
     def __init__(self) -> None:
         self._views: weakref.WeakSet[Shows] = weakref.WeakSet()
-        self._asked: dict[str, asyncio.Future[Approval]] = {}
+        # (thread, call id): ids are a thread's own, a child's may be its parent's too
+        self._asked: dict[tuple[str, str], asyncio.Future[Approval]] = {}
 
     def watch(self, view: Shows) -> None:
         """Let `view` take decisions on the calls of the threads it shows."""
         self._views.add(view)
 
-    def asks(self, tool_call_id: str) -> bool:
+    def asks(self, thread_id: str, tool_call_id: str) -> bool:
         """Whether a run is waiting here, now, for a decision on `tool_call_id`."""
-        future = self._asked.get(tool_call_id)
+        future = self._asked.get((thread_id, tool_call_id))
         return future is not None and not future.done()
 
-    def decide(self, tool_call_id: str, approval: Approval) -> None:
+    def decide(self, thread_id: str, tool_call_id: str, approval: Approval) -> None:
         """The person's decision on a call a run is waiting for (see `asks`)."""
-        future = self._asked.get(tool_call_id)
+        future = self._asked.get((thread_id, tool_call_id))
         if future is not None and not future.done():
             future.set_result(approval)
 
@@ -47,8 +48,8 @@ class CardApprover:
         if not await on_screen(self._views, request.thread_id, self.ready_s):
             return None  # nobody to ask now: the run waits for a later decision
         future: asyncio.Future[Approval] = asyncio.get_running_loop().create_future()
-        self._asked[request.tool_call_id] = future
+        self._asked[request.thread_id, request.tool_call_id] = future
         try:
             return await future
         finally:
-            self._asked.pop(request.tool_call_id, None)
+            self._asked.pop((request.thread_id, request.tool_call_id), None)

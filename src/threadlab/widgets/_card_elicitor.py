@@ -26,20 +26,23 @@ class CardElicitor:
 
     def __init__(self) -> None:
         self._views: weakref.WeakSet[Shows] = weakref.WeakSet()
-        self._asked: dict[str, asyncio.Future[Mapping[str, Any] | None]] = {}
+        # (thread, call id): ids are a thread's own, a child's may be its parent's too
+        self._asked: dict[tuple[str, str], asyncio.Future[Mapping[str, Any] | None]] = {}
 
     def watch(self, view: Shows) -> None:
         """Let `view` answer the forms of the calls of the threads it shows."""
         self._views.add(view)
 
-    def asks(self, tool_call_id: str) -> bool:
+    def asks(self, thread_id: str, tool_call_id: str) -> bool:
         """Whether a call waits here, now, for a form's answer."""
-        future = self._asked.get(tool_call_id)
+        future = self._asked.get((thread_id, tool_call_id))
         return future is not None and not future.done()
 
-    def answer(self, tool_call_id: str, action: FormAction, content: Mapping[str, Any]) -> None:
+    def answer(
+        self, thread_id: str, tool_call_id: str, action: FormAction, content: Mapping[str, Any]
+    ) -> None:
         """The person's answer to the form of `tool_call_id` (see `asks`)."""
-        future = self._asked.get(tool_call_id)
+        future = self._asked.get((thread_id, tool_call_id))
         if future is not None and not future.done():
             future.set_result(dict(content) if action == "accept" else None)
 
@@ -52,8 +55,8 @@ class CardElicitor:
         future: asyncio.Future[Mapping[str, Any] | None] = (
             asyncio.get_running_loop().create_future()
         )
-        self._asked[call] = future
+        self._asked[question.thread_id, call] = future
         try:
             return await future
         finally:
-            self._asked.pop(call, None)
+            self._asked.pop((question.thread_id, call), None)

@@ -11,6 +11,7 @@ from typing import Any, NamedTuple
 from .. import Message, Store, Thread, ThreadEvent
 from .._gc_paused import gc_paused
 from ..runtime._explain import Paragraph, explain_paragraphs
+from ._view_state import card_key
 
 __all__ = [
     "HistoryReading",
@@ -31,6 +32,10 @@ _TOLD_AT = {
     "file": "file_written",
     "run": "run_finished",
 }
+# The kinds of point that are about a tool call (their id is the call's).
+_CALL_POINTS = frozenset(
+    ("tool_call_started", "tool_call_finished", "approval_requested", "approval_decided")
+)
 TEXT_ANSWER = "(a text answer)"
 """The choice, beside the tools on offer, of a model step that calls none."""
 
@@ -121,7 +126,10 @@ def _points(
         # Sent once, but a long history has thousands: only what the player draws.
         entry: dict[str, Any] = {
             "kind": point.kind,
-            "id": point.id,
+            # A call's point names its card (a descendant's call id may be its parent's too).
+            "id": card_key(thread.id, point.thread_id, point.id)
+            if point.kind in _CALL_POINTS
+            else point.id,
             "thread": point.thread_id,
             "label": _label(point.kind, point.id, point.event),
         }

@@ -33,7 +33,15 @@ from ..mcp import APP_EVENT
 from ._arguments import LIVE_ARGUMENT_CHARS, argument_label, folded_arguments
 from ._json_text import as_json_text, json_copy
 
-__all__ = ["PREVIEW_CHARS", "Changed", "ViewState", "cost_text", "usage_text"]
+__all__ = [
+    "PREVIEW_CHARS",
+    "Changed",
+    "ViewState",
+    "call_of",
+    "card_key",
+    "cost_text",
+    "usage_text",
+]
 
 # What a view holds of a message or result; the rest is fetched on demand.
 PREVIEW_CHARS = 600
@@ -181,19 +189,19 @@ class ViewState:
             self.drafts[tid] = self.drafts.get(tid, "") + event.delta
             self.changed.drafts.add(tid)
         elif isinstance(event, ToolCallDeltaEvent):
-            card = self._card(event.tool_call_id, tid, event.name, event.depth)
+            card = self._card(self.key(tid, event.tool_call_id), tid, event.name, event.depth)
             card["args_chars"] += len(event.delta)
             if len(card["args"]) < LIVE_ARGUMENT_CHARS:  # the head, while the rest streams
                 card["args"] = (card["args"] + event.delta)[:LIVE_ARGUMENT_CHARS]
         elif isinstance(event, ToolCallStartedEvent):
             # Started = its progress is known; the arguments may still be streaming. It runs
             # once its message is complete (see _message), in the message's order.
-            card = self._card(event.tool_call_id, tid, event.name, event.depth)
+            card = self._card(self.key(tid, event.tool_call_id), tid, event.name, event.depth)
             card["progress"] = event.progress
             card["started_at"] = event.at
             thread["progress"] = event.progress or f"calling {event.name}"
         elif isinstance(event, ToolCallFinishedEvent):
-            card = self._card(event.tool_call_id, tid, event.name, event.depth)
+            card = self._card(self.key(tid, event.tool_call_id), tid, event.name, event.depth)
             card["status"] = event.status
             card["duration_ms"] = round(event.duration_ms, 1)
             card["finished_at"] = event.at
@@ -201,7 +209,7 @@ class ViewState:
             thread["progress"] = None
             self._run_next(card)
         elif isinstance(event, ApprovalRequestedEvent):
-            card = self._card(event.tool_call_id, tid, event.name, event.depth)
+            card = self._card(self.key(tid, event.tool_call_id), tid, event.name, event.depth)
             card["status"] = "waiting"
             given = json.dumps(event.arguments, indent=1, ensure_ascii=False)
             card["approval"] = {
@@ -210,7 +218,7 @@ class ViewState:
             }
             thread["progress"] = f"{event.name} waits for a decision"
         elif isinstance(event, ApprovalDecidedEvent):
-            card = self._card(event.tool_call_id, tid, "", event.depth)
+            card = self._card(self.key(tid, event.tool_call_id), tid, "", event.depth)
             card["approval"] = {
                 "state": "approved" if event.approved else "rejected",
                 "edited": event.edited,
@@ -234,9 +242,10 @@ class ViewState:
             self.threads[event.child_thread_id]["name"] = event.name
             self.changed.threads.add(event.child_thread_id)
             if event.tool_call_id:
-                self._made[event.tool_call_id] = event.name
-                if event.tool_call_id in self.cards:
-                    self._name_child(self.cards[event.tool_call_id])
+                made = self.key(tid, event.tool_call_id)
+                self._made[made] = event.name
+                if made in self.cards:
+                    self._name_child(self.cards[made])
         elif isinstance(event, FileWrittenEvent) and event.deleted:
             self.files.setdefault(tid, {}).pop(event.path, None)
             self.changed.files.add(tid)
@@ -244,8 +253,9 @@ class ViewState:
             self.files.setdefault(tid, {})[event.path] = (event.size, event.digest)
             self.changed.files.add(tid)
         elif isinstance(event, CustomEvent):
-            if event.tool_call_id and event.tool_call_id in self.cards:
-                card = self.cards[event.tool_call_id]
+            told = self.key(tid, event.tool_call_id) if event.tool_call_id else None
+            if told is not None and told in self.cards:
+                card = self.cards[told]
                 if event.event_type == "elicitation_asked":  # a form, while the call waits
                     card["elicitation"] = {"state": "asked", **_mapping(event.data)}
                 elif event.event_type == APP_EVENT:  # the tool's app, drawn under its card
@@ -259,7 +269,7 @@ class ViewState:
                     event.event_type == "sampling" and card.get("elicitation")
                 ):
                     card["elicitation"] = {"state": "answered", **_mapping(event.data)}
-                self.changed.cards.add(event.tool_call_id)
+                self.changed.cards.add(told)
         elif isinstance(event, ThreadStatusEvent):
             if event.status in ("running", "idle"):
                 self._run_mark(tid, event.at, started=event.status == "running")
@@ -279,6 +289,10 @@ class ViewState:
                     run_id=event.run_id,
                 )
                 self.changed.run = True
+
+    def key(self, thread_id: str, call_id: str) -> str:
+        """The key of the card of `thread_id`'s call `call_id` in this view (`card_key`)."""
+        return card_key(self.root_id, thread_id, call_id)
 
     def _card(self, call_id: str, thread_id: str, name: str, depth: int) -> dict[str, Any]:
         self.changed.cards.add(call_id)  # asked for to be changed (or made)
@@ -370,7 +384,7 @@ class ViewState:
             "chars": len(message.content or ""),
             "depth": message.depth,
             "side": message.side,
-            "calls": [c.id for c in message.tool_calls],
+            "calls": [self.key(tid, c.id) for c in message.tool_calls],
             "attachments": list(message.attachments),
             "usage": message.usage,
             "cost_usd": message.cost_usd,
@@ -396,7 +410,7 @@ class ViewState:
             }
         self.messages.setdefault(tid, []).append(entry)
         for call in message.tool_calls:
-            card = self._card(call.id, tid, call.name, message.depth)
+            card = self._card(self.key(tid, call.id), tid, call.name, message.depth)
             card["message"] = message.id
             if card["status"] == "streaming":
                 card["status"] = "queued"  # complete; calls run one at a time, in order
@@ -408,13 +422,15 @@ class ViewState:
             if call.arguments == {}:
                 card["args"] = ""
             card["label"] = argument_label(call.arguments)
-            if call.id in self._made:
+            if card["id"] in self._made:
                 self._name_child(card)
-        self._calls[message.id] = [c.id for c in message.tool_calls]
+        self._calls[message.id] = entry["calls"]
         if message.tool_calls:
             self._run_next(None, message.id)
         if message.role == "tool" and message.tool_call_id:
-            card = self._card(message.tool_call_id, tid, message.name or "", message.depth)
+            card = self._card(
+                self.key(tid, message.tool_call_id), tid, message.name or "", message.depth
+            )
             self._take_result(card, message)
 
     def _name_child(self, card: dict[str, Any]) -> None:
@@ -486,7 +502,7 @@ class ViewState:
                 stored[card["thread"]] = {
                     m.tool_call_id: m for m in results(card["thread"]) if m.tool_call_id
                 }
-            message = stored[card["thread"]].get(card["id"])
+            message = stored[card["thread"]].get(call_of(card["thread"], card["id"]))
             if message is not None:
                 self._take_result(card, message)
             else:
@@ -549,6 +565,23 @@ class ViewState:
             "run": self.run,
             **({"apps": self.apps} if self.apps else {}),
         }
+
+
+def card_key(root_id: str, thread_id: str, call_id: str) -> str:
+    """The key of the card of `thread_id`'s call `call_id` in a view of `root_id`'s tree: the
+    call's id in the root thread, "THREAD/ID" in a descendant. Call ids are a thread's own (a
+    local server numbers each reply's calls from call_0): a child's call_0 is not its
+    parent's. A root call whose id has a "/" is keyed "ROOT/ID" too: a model that read a
+    child's reference could otherwise name a call of its own as that child's card."""
+    if thread_id == root_id and "/" not in call_id:
+        return call_id
+    return f"{thread_id}/{call_id}"
+
+
+def call_of(thread_id: str, key: str) -> str:
+    """The call id a card's `key` (`ViewState.key`) names in `thread_id`."""
+    prefix = f"{thread_id}/"
+    return key[len(prefix) :] if key.startswith(prefix) else key
 
 
 def _file_entry(path: str, size: int, digest: str | None) -> dict[str, Any]:

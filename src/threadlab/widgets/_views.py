@@ -58,7 +58,7 @@ from ._preview import preview_of
 from ._replay import relate, replay
 from ._run_stream import RunStream
 from ._static import request_text, static_html, static_text
-from ._view_state import ViewState
+from ._view_state import ViewState, call_of
 
 __all__ = ["APP_CALLS_PER_MINUTE", "STATIC", "OpeningView", "ThreadListView", "ThreadView"]
 
@@ -202,11 +202,12 @@ class _View(anywidget.AnyWidget):
             self.tell({"op": "result", "call": call_id, "text": refusal})
             return
         # Big payloads are never part of the synced state: the view asks for them.
+        own = call_of(thread_id, call_id)  # the card's key: the call's id in its thread
         message = next(
             (
                 m
                 for m in self._rt.thread(thread_id).all_messages()
-                if m.role == "tool" and m.tool_call_id == call_id
+                if m.role == "tool" and m.tool_call_id == own
             ),
             None,
         )
@@ -225,7 +226,7 @@ class _View(anywidget.AnyWidget):
             arguments = json.loads(approval["arguments"])
         for message in self._rt.thread(thread_id).all_messages():
             for call in message.tool_calls:
-                if call.id == call_id and arguments is None:
+                if call.id == call_of(thread_id, call_id) and arguments is None:
                     arguments = call.arguments
         if arguments is None:
             text = "no such call in this thread"
@@ -553,8 +554,9 @@ class ThreadView(_View):
         card = self.state.cards.get(answered.call)
         if card is None or card.get("thread") != answered.thread:
             return
-        if isinstance(elicitor, CardElicitor) and elicitor.asks(answered.call):
-            elicitor.answer(answered.call, answered.action, answered.content)
+        own = call_of(answered.thread, answered.call)
+        if isinstance(elicitor, CardElicitor) and elicitor.asks(answered.thread, own):
+            elicitor.answer(answered.thread, own, answered.action, answered.content)
 
     def open_thread(self, thread_id: str) -> None:
         """Show `thread_id` (with its origin and branches) instead of what the view shows."""
@@ -573,7 +575,8 @@ class ThreadView(_View):
         back to the view as the error the API raised."""
         thread_id, at = asked.thread, asked.at
         try:
-            branch = await self._rt.thread(thread_id).fork(at, **asked.options())
+            at_call = call_of(thread_id, at)  # a card's key, or a message's id
+            branch = await self._rt.thread(thread_id).fork(at_call, **asked.options())
         except ThreadlabError as exc:
             self.tell({"op": "fork_error", "thread": thread_id, "at": at, "error": str(exc)})
             return
@@ -599,8 +602,9 @@ class ThreadView(_View):
                 self._refuse(thread_id, call_id, f"invalid arguments: {'; '.join(problems)}")
                 return
         approver = self._rt.approver
-        if isinstance(approver, CardApprover) and approver.asks(call_id):
-            approver.decide(call_id, Approval(approved, arguments=arguments, reason=reason))
+        own = call_of(thread_id, call_id)
+        if isinstance(approver, CardApprover) and approver.asks(thread_id, own):
+            approver.decide(thread_id, own, Approval(approved, arguments=arguments, reason=reason))
             return
         if self.live:
             self._refuse(thread_id, call_id, "the run is not waiting for this call here")
@@ -608,9 +612,9 @@ class ThreadView(_View):
         thread = self._rt.thread(thread_id)
         try:
             if approved:
-                await thread.approve(call_id, arguments=arguments, by="view")
+                await thread.approve(own, arguments=arguments, by="view")
             else:
-                await thread.reject(call_id, reason or "", by="view")
+                await thread.reject(own, reason or "", by="view")
         except ThreadlabError as exc:
             self._refuse(thread_id, call_id, str(exc))
             return
@@ -652,8 +656,9 @@ class ThreadView(_View):
                 raise ThreadlabError(f"more than {APP_CALLS_PER_MINUTE} tool calls in a minute")
             self._app_call_times[asked.call] = [*recent, now]
             answer["result"] = await call_for_app(
-                self._rt, asked.thread, asked.call, asked.name, asked.arguments
-            )
+                self._rt, asked.thread, call_of(asked.thread, asked.call), asked.name,
+                asked.arguments,
+            )  # fmt: skip
         except ThreadlabError as exc:
             answer["error"] = str(exc)
         self.tell(answer)
@@ -669,7 +674,7 @@ class ThreadView(_View):
             if (
                 isinstance(event, CustomEvent)
                 and event.event_type == APP_CALL_EVENT
-                and event.tool_call_id == call_id
+                and event.tool_call_id == call_of(thread_id, call_id)
                 and event.at not in known
             ):
                 self.state.apply(event)
