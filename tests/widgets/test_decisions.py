@@ -249,3 +249,13 @@ async def test_a_childs_card_decides_its_own_call_when_its_id_is_its_parents_too
     answer = [c for c in customs_of(sent) if c["op"] == "result"][-1]
     assert answer == {"op": "result", "call": key, "text": "deleted /w"}
     assert live.view.trace["cards"][key]["result"] == "deleted /w"
+    # Reopened: "fork from here" on the child's card forks the child at its own call.
+    reopened = ThreadView(card_rt, replay(card_rt.thread(thread.id)))
+    fork = {"op": "fork", "thread": child.id, "at": key, "result": "kept it"}
+    reopened._on_message(reopened, fork, [])
+    assert reopened._forking is not None
+    await reopened._forking
+    (branch,) = card_rt.thread(child.id).branches
+    assert branch.forked_from is not None
+    assert branch.forked_from.at == "c1"
+    assert next(m.content for m in branch.messages if m.role == "tool") == "kept it"
