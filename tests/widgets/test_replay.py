@@ -57,11 +57,9 @@ async def test_a_model_that_numbers_its_calls_anew_in_each_reply_has_a_card_per_
     assert steps == ["call_0", "call_0_2"]
 
 
-async def test_a_childs_call_with_its_parents_call_id_has_a_card_of_its_own(
-    rt: tl.Runtime, registry: tl.Registry
-) -> None:
-    # Each thread numbers its calls its own way: the worker's call_0 was drawn as the lead's
-    # subagent_create card, under the worker, and the worker's own call was lost.
+def adding_worker(registry: tl.Registry) -> None:
+    """`add`, and a `worker` agent whose model calls it once as call_0, then answers 14."""
+
     @tl.tool(registry=registry)
     def add(state: tl.ThreadState, a: int, b: int) -> int:
         """Add two numbers."""
@@ -70,6 +68,14 @@ async def test_a_childs_call_with_its_parents_call_id_has_a_card_of_its_own(
     worker = ScriptedModel([call("add", {"a": 7, "b": 7}, id="call_0"), text("14")])
     tl.define_prompt("w", prompt="Add.", model=worker, tools=["add"], registry=registry)
     tl.define_agent("worker", side_a=tl.Side("w"), registry=registry)
+
+
+async def test_a_childs_call_with_its_parents_call_id_has_a_card_of_its_own(
+    rt: tl.Runtime, registry: tl.Registry
+) -> None:
+    # Each thread numbers its calls its own way: the worker's call_0 was drawn as the lead's
+    # subagent_create card, under the worker, and the worker's own call was lost.
+    adding_worker(registry)
     create = call("subagent_create", {"agent": "worker", "name": "w1", "message": "go"},
                   id="call_0")  # fmt: skip
     tl.define_prompt("lead", prompt="Lead.", model=ScriptedModel([create, text("done")]),
@@ -98,14 +104,7 @@ async def test_a_call_id_shaped_as_a_childs_card_key_is_not_that_childs_card(
 ) -> None:
     # A lead's model reads its child's reference in the result of subagent_create, then gives
     # a call of its own the id the child's card has in the view ("THREAD/call_0").
-    @tl.tool(registry=registry)
-    def add(state: tl.ThreadState, a: int, b: int) -> int:
-        """Add two numbers."""
-        return a + b
-
-    worker = ScriptedModel([call("add", {"a": 7, "b": 7}, id="call_0"), text("14")])
-    tl.define_prompt("w", prompt="Add.", model=worker, tools=["add"], registry=registry)
-    tl.define_agent("worker", side_a=tl.Side("w"), registry=registry)
+    adding_worker(registry)
 
     def lead(messages: list[tl.Message], tools: Any) -> Any:
         results = [m for m in messages if m.role == "tool"]
