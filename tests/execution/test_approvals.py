@@ -7,7 +7,9 @@ from __future__ import annotations
 
 import asyncio
 import json
+import sqlite3
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -494,3 +496,73 @@ async def test_an_id_the_model_gives_two_calls_of_a_step_is_made_the_seconds_own
     assert ran == ["note /a", "delete /b"]
     (assistant,) = [m for m in thread.messages if m.tool_calls]
     assert [c.id for c in assistant.tool_calls] == ["same", "same_2"]
+
+
+async def test_a_call_id_two_descendants_wait_on_is_decided_on_the_thread_that_made_it(
+    rt: tl.Runtime, registry: tl.Registry
+) -> None:
+    # Each thread numbers its calls its own way: two children may both wait on a call_0.
+    # From their parent, which one is meant cannot be told; each child decides its own.
+    ran: list[str] = []
+    define(registry, ran)
+
+    def clean(messages: list[tl.Message], tools: Any) -> Any:
+        done = messages[-1].role == "tool"
+        return text("cleaned") if done else call("delete", {"path": "/c"}, id="call_0")
+
+    tl.define_prompt("clean", prompt="Clean.", tools=["delete"], model=FunctionModel(clean),
+                     registry=registry)  # fmt: skip
+    tl.define_agent("cleaner", side_a="clean", registry=registry)
+    both = step(*(call("subagent_create", {"agent": "cleaner", "name": n, "message": "go"})
+                  for n in ("a", "b")))  # fmt: skip
+    scripted_prompt(registry, [both, text("asked"), text("heard"), text("heard")], name="lead")
+    aside = tl.Subagent("cleaner", blocking=False)
+    tl.define_agent("boss", side_a=tl.Side("lead", subagents=[aside]), registry=registry)
+    boss = await rt.create_thread("boss")
+    await boss.send("tidy")
+    for _ in range(500):
+        if all(rt.thread(c.id).status == "waiting" for c in boss.children):
+            break
+        await asyncio.sleep(0.01)
+    assert [r.tool_call_id for r in boss.pending] == ["call_0", "call_0"]
+    with pytest.raises(tl.ThreadlabError, match="waits in 2 threads below"):
+        await boss.approve("call_0")
+    first, second = boss.children
+    await rt.thread(first.id).approve("call_0")
+    assert [r.thread_id for r in boss.pending] == [second.id]
+    await boss.reject("call_0", "not that one")  # one descendant left: it is that one
+    assert boss.pending == []
+
+
+async def test_a_recording_stored_with_a_repeated_id_replays_with_its_decisions(
+    registry: tl.Registry, store_dir: Path
+) -> None:
+    # A history stored before each call had an id of its own: its second call_0 is replayed
+    # as call_0_2 now, and the recording is read so too, its decisions included (the next
+    # request no longer matched the recording, and the replay diverged).
+    ran: list[str] = []
+    define(registry, ran)
+    scripted_prompt(registry, [call("delete", {"path": "/a"}, id="call_0"),
+                               call("delete", {"path": "/b"}, id="call_0"), text("done")],
+                    tools=["delete"])  # fmt: skip
+    rt = tl.Runtime(registry, store_dir, secret_key="k")
+    recorded = await rt.create_thread("p")
+    await recorded.send("clean up")
+    await recorded.approve("call_0")
+    await recorded.resume()
+    await recorded.reject("call_0_2", "keep /b")
+    assert (await recorded.resume()).text == "done"
+    rt.close()
+    with sqlite3.connect(store_dir / "threads.sqlite3") as db:  # as an older version stored it
+        for table in ("messages", "events"):
+            db.execute(f"UPDATE {table} SET data = replace(data, '\"call_0_2\"', '\"call_0\"')")
+    rt = tl.Runtime(registry, store_dir, secret_key="k")
+    recorded = rt.thread(recorded.id)
+    assert [c.id for m in recorded.messages for c in m.tool_calls] == ["call_0", "call_0"]
+    replay = tl.models.ReplayModel(recorded)
+    again = await rt.create_thread("p", model=replay)
+    run = await again.send("clean up")
+    assert (run.status, run.text) == ("completed", "done")
+    assert (replay.calls_replayed, replay.calls_forwarded) == (3, 0)
+    assert ran == ["delete /a", "delete /a"]  # the recorded rejection of /b replayed too
+    rt.close()

@@ -1,7 +1,7 @@
 // The inspector: header, tree, conversation, files and timeline of the selected thread.
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { aTrace, fakeModel, local, view } from "./setup.mjs";
+import { aCard, aTrace, fakeModel, local, view } from "./setup.mjs";
 
 const { inspector } = await view("inspector.js");
 
@@ -61,4 +61,28 @@ test("a replay's header counts its model calls, one in the singular", () => {
     el.querySelector("[data-testid=run-usage]").textContent,
     /1 model call replayed · 1 forwarded to the model/,
   );
+});
+
+test("another thread shown here does not show what was fetched for the one before", () => {
+  // A branch keeps its calls' ids: the original's full result, fetched with "load all", was
+  // shown in the branch's card of the same id, and the branch's own result was not.
+  const el = document.createElement("div");
+  const l = local();
+  inspector(fakeModel(), el, aTrace(), l);
+  l.fetched.call_1 = "ORIGINAL: wrote 12 bytes to index.html";
+  l.fetchedArgs.call_1 = '{"path": "index.html"}';
+  const branch = aTrace();
+  branch.root = "t9";
+  branch.threads = [{ ...branch.threads[0], id: "t9" }];
+  branch.messages = { t9: branch.messages.t1.map((m) => ({ ...m, thread: "t9" })) };
+  branch.cards = { call_1: { ...aCard(), thread: "t9", result: "wrote 3 bytes" } };
+  inspector(fakeModel(), el, branch, l);
+  assert.deepEqual([l.fetched, l.fetchedArgs], [{}, {}]);
+  const shown = el.querySelector("[data-testid=tool-card]");
+  shown.open = true;
+  assert.doesNotMatch(shown.textContent, /ORIGINAL/);
+  inspector(fakeModel(), el, branch, l); // the same thread again: what it fetched stays
+  l.fetched.call_1 = "the branch's own";
+  inspector(fakeModel(), el, branch, l);
+  assert.equal(l.fetched.call_1, "the branch's own");
 });

@@ -143,3 +143,38 @@ async def test_an_ids_placeholder_cannot_be_tested_against_a_guess_of_the_secret
     assert other._context.redactor.identifier(f"call_{SECRET}") != placeholder.id
     again.close()
     elsewhere.close()
+
+
+async def test_an_id_with_a_secret_the_model_gives_twice_is_two_calls(
+    rt: tl.Runtime, registry: tl.Registry
+) -> None:
+    # Both were stored as the secret's one placeholder: one card for two calls, showing the
+    # first call's arguments and result while a decision asked about the second.
+    ran: list[str] = []
+
+    async def delete(state: tl.ThreadState, args: dict[str, Any]) -> str:
+        ran.append(args["path"])
+        return f"deleted {args['path']}"
+
+    path = {"type": "object", "properties": {"path": {"type": "string"}}, "required": ["path"]}
+    tl.define_tool("delete", description="Delete.", execute=delete, args=path,
+                   approval="always", registry=registry)  # fmt: skip
+    chosen = f"c_{SECRET}"
+    model = ScriptedModel([
+        call("delete", {"path": "/tmp/harmless"}, id=chosen), text("ok"),
+        call("delete", {"path": "/home/all"}, id=chosen), text("ok"),
+    ])  # fmt: skip
+    tl.define_prompt("p", prompt="x", model=model, tools=["delete"], registry=registry)
+    thread = await rt.create_thread("p", secrets={"API_KEY": SECRET})
+    (first,) = (await thread.send("one")).pending
+    await thread.approve(first.tool_call_id)
+    await thread.resume()
+    (second,) = (await thread.send("two")).pending
+    assert first.tool_call_id != second.tool_call_id
+    assert SECRET not in first.tool_call_id + second.tool_call_id
+    state = replay(rt.thread(thread.id))
+    asked = state.cards[second.tool_call_id]
+    assert (asked["approval"]["state"], asked["result"]) == ("asked", None)
+    assert "/home/all" in asked["args"]
+    assert state.cards[first.tool_call_id]["result"] == "deleted /tmp/harmless"
+    assert ran == ["/tmp/harmless"]

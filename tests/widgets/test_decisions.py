@@ -259,3 +259,47 @@ async def test_a_childs_card_decides_its_own_call_when_its_id_is_its_parents_too
     assert branch.forked_from is not None
     assert branch.forked_from.at == "c1"
     assert next(m.content for m in branch.messages if m.role == "tool") == "kept it"
+
+
+async def test_a_reopened_roots_card_decides_the_roots_call_not_a_childs_of_the_same_id(
+    rt: tl.Runtime, registry: tl.Registry, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The lead and its non-blocking child both wait on a call_0 of their own. Approve on the
+    # lead's card (it shows /root) decided the child's /child, and the card kept asking.
+    install(monkeypatch)
+    ran: list[str] = []
+
+    async def delete(state: tl.ThreadState, args: dict[str, Any]) -> str:
+        ran.append(args["path"])
+        return f"deleted {args['path']}"
+
+    path = {"type": "object", "properties": {"path": {"type": "string"}}, "required": ["path"]}
+    tl.define_tool("delete", description="Delete.", execute=delete, args=path,
+                   approval="always", registry=registry)  # fmt: skip
+    tl.define_prompt("clean", prompt="Clean.", tools=["delete"], registry=registry,
+                     model=ScriptedModel([call("delete", {"path": "/child"}, id="call_0"),
+                                          text("cleaned")]))  # fmt: skip
+    tl.define_agent("cleaner", side_a="clean", registry=registry)
+    create = call("subagent_create", {"agent": "cleaner", "name": "c", "message": "go"}, id="c0")
+    lead = ScriptedModel([create, call("delete", {"path": "/root"}, id="call_0"),
+                          text("all done"), text("heard")])  # fmt: skip
+    tl.define_prompt("lead", prompt="Lead.", tools=["delete"], model=lead, registry=registry)
+    aside = tl.Subagent("cleaner", blocking=False)
+    tl.define_agent("boss", side_a=tl.Side("lead", subagents=[aside]), registry=registry)
+    boss = await rt.create_thread("boss")
+    await boss.send("tidy")
+    (child,) = boss.children
+    for _ in range(400):
+        if rt.thread(child.id).status == "waiting":
+            break
+        await asyncio.sleep(0.01)
+    assert sorted(r.thread_id for r in boss.pending) == sorted([boss.id, child.id])
+    view = ThreadView(rt, replay(rt.thread(boss.id)))
+    click(view, boss.id, "call_0", approved=True)  # the lead's card: delete /root
+    assert view._deciding is not None
+    await view._deciding
+    assert ran[0] == "/root"
+    decided = [e.tool_call_id for e in rt.thread(boss.id).events
+               if isinstance(e, tl.ApprovalDecidedEvent)]  # fmt: skip
+    assert decided == ["call_0"]
+    assert [r.thread_id for r in rt.thread(child.id).pending] == [child.id]  # still asks

@@ -5,6 +5,7 @@ imports the rest of threadlab, so any layer may depend on it.
 """
 
 from ._aliases import HOOK_NAMES, HookName, SideName
+from ._call_ids import fresh_call_id, own_call_ids
 from ._elicitation import Elicitation, Elicitor
 from ._events import (
     APP_EVENT,
@@ -121,9 +122,11 @@ __all__ = [
     "UnfinishedCause",
     "answers",
     "event_from_json",
+    "fresh_call_id",
     "is_text",
     "nesting_depth",
     "new_id",
+    "own_call_ids",
     "rebuild_request",
     "record_of",
     "unanswered_calls",

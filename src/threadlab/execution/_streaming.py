@@ -20,6 +20,7 @@ from .._data import (
     ToolCall,
     ToolCallDeltaEvent,
     ToolCallStartedEvent,
+    fresh_call_id,
     is_text,
     nesting_depth,
     new_id,
@@ -159,16 +160,14 @@ class _Collector:
 
     def _unique(self, call_id: str) -> str:
         """`call_id`, or, when the model gave it to another call of this step or of an
-        earlier one of the thread already, the same with "_2", "_3"...: each call of a thread
-        has an id of its own, which its card, its decision and its result name (two calls of
-        one id were one card, showing one call's arguments and result for both, and a
-        decision on one could not be told from the other's)."""
-        mine = {call.id for call in self.calls.values()}
-        unique, repeat = call_id, 1
-        while unique in mine or unique in self.taken:
-            repeat += 1
-            unique = f"{call_id}_{repeat}"
-        return unique
+        earlier one of the thread already, the same with "_2", "_3"... (`fresh_call_id`):
+        each call of a thread has an id of its own, which its card, its decision and its
+        result name (two calls of one id were one card, showing one call's arguments and
+        result for both, and a decision on one could not be told from the other's). Ids are
+        compared as stored: two that hold a secret are both stored as its placeholder."""
+        stored = self.redactor.identifier
+        mine = {stored(call.id) for call in self.calls.values()}
+        return fresh_call_id(call_id, lambda c: stored(c) in mine or stored(c) in self.taken)
 
     async def _start(self, call: _PendingCall, progress: str | None) -> None:
         call.started = True

@@ -18,7 +18,7 @@ import json
 from collections.abc import AsyncIterator, Callable, Iterable, Sequence
 from typing import Any, Protocol, cast
 
-from .._data import ApprovalDecidedEvent, Message, ToolCall
+from .._data import ApprovalDecidedEvent, CallKey, Message, ToolCall, own_call_ids
 from .._errors import ModelError, ReplayDivergedError
 from ._base import DescribedModel, FinishChunk, Model, ModelChunk, ModelRequest, supports
 from ._scripted import ScriptedCall, Step, stream_step
@@ -71,9 +71,12 @@ class ReplayModel:
         )
         self._recorded: dict[_Key, Message] = {}
         self._histories: list[list[Message]] = []
+        renamings: list[dict[CallKey, str]] = []
         for thread in sources:
-            history = [m for m in thread.messages if m.role != "system"]
+            # As a thread stores a repeated id now (ID_2): the replay's own history does.
+            history, renamed = own_call_ids([m for m in thread.messages if m.role != "system"])
             self._histories.append(history)
+            renamings.append(renamed)
             for index, message in enumerate(history):
                 if message.role == "assistant":
                     self._recorded.setdefault(_key(history[:index]), message)
@@ -81,16 +84,19 @@ class ReplayModel:
         # decision replays only for a call of a step that is replayed, never for a call the
         # fallback makes (a model may repeat a recorded call's id and arguments).
         self._decided: dict[_Key, dict[str, ApprovalDecidedEvent]] = {}
-        for thread, history in zip(sources, self._histories, strict=True):
+        for thread, history, renamed in zip(sources, self._histories, renamings, strict=True):
             decided = _decisions_by_call(thread)
             for index, message in enumerate(history):
                 key = _key(history[:index])
                 if message.role != "assistant" or self._recorded.get(key) is not message:
                     continue
+                stored = {c.id: renamed.get((message.id, c.id), c.id) for c in message.tool_calls}
                 self._decided[key] = {
-                    call.id: decided[(message.id, call.id)]
+                    call.id: decided[(message.id, stored[call.id])].model_copy(
+                        update={"tool_call_id": call.id}
+                    )
                     for call in message.tool_calls
-                    if (message.id, call.id) in decided
+                    if (message.id, stored[call.id]) in decided
                 }
         # The conversations that left the recording (their request at that point): what
         # follows in one of them is the fallback's own, while other conversations (another

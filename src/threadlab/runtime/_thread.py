@@ -512,6 +512,17 @@ class Thread:
 
     def _waiting(self, tool_call_id: str) -> ApprovalRequest:
         found = [r for r in self.pending if r.tool_call_id == tool_call_id]
+        # A call id is its thread's own (a child may number its calls as its parent does):
+        # this thread's call first; a descendant's where only one has a call of that id.
+        own = [r for r in found if r.thread_id == self.id]
+        below = sorted({r.thread_id for r in found})
+        if not own and len(below) > 1:
+            raise ThreadlabError(
+                f"tool call {tool_call_id!r} waits in {len(below)} threads below {self.id}"
+                f" ({', '.join(below)}): decide it on the thread that made it"
+                " (rt.thread(ID).approve or .reject)"
+            )
+        found = own or found
         if found:
             request = found[-1]  # the latest call with that id, where a model repeats ids
             if self._runtime.thread(request.thread_id).status == "running":

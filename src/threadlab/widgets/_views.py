@@ -194,6 +194,10 @@ class _View(anywidget.AnyWidget):
         """Whether `thread_id` is a thread this view displays."""
         return False
 
+    def shown_state(self) -> ViewState | None:
+        """The view state of the thread this view displays (None: none)."""
+        return None
+
     def _handle(self, message: ViewMessage) -> None:
         return None
 
@@ -221,7 +225,8 @@ class _View(anywidget.AnyWidget):
         # As stored (redacted), the model's own text when they were not JSON; where a
         # decision edited them, those it ran with (what the card shows).
         arguments: Any = None
-        approval = (self.state.cards.get(call_id) or {}).get("approval") or {}
+        shown = self.shown_state()
+        approval = ((shown.cards.get(call_id) if shown else None) or {}).get("approval") or {}
         if approval.get("edited") and approval.get("arguments") is not None:
             arguments = json.loads(approval["arguments"])
         for message in self._rt.thread(thread_id).all_messages():
@@ -446,6 +451,9 @@ class ThreadView(_View):
     def shows(self, thread_id: str) -> bool:
         return thread_id in self.state.threads
 
+    def shown_state(self) -> ViewState:
+        return self.state
+
     def _handle(self, message: ViewMessage) -> None:
         if isinstance(message, Select):
             chosen = message.thread
@@ -610,6 +618,10 @@ class ThreadView(_View):
             self._refuse(thread_id, call_id, "the run is not waiting for this call here")
             return
         thread = self._rt.thread(thread_id)
+        if not any(r.thread_id == thread_id and r.tool_call_id == own for r in thread.pending):
+            # Not a descendant's call of the same id: the card's call, or none.
+            self._refuse(thread_id, call_id, "that call does not wait for a decision")
+            return
         try:
             if approved:
                 await thread.approve(own, arguments=arguments, by="view")
@@ -618,7 +630,11 @@ class ThreadView(_View):
         except ThreadlabError as exc:
             self._refuse(thread_id, call_id, str(exc))
             return
-        decided = [e for e in thread.events if isinstance(e, ApprovalDecidedEvent)]
+        decided = [
+            e
+            for e in thread.events
+            if isinstance(e, ApprovalDecidedEvent) and e.tool_call_id == own
+        ]
         self.state.apply(decided[-1])  # recorded before the run: the card says so too
         await self._run_here(self._rt.thread(self.state.root_id), self.state)
 
@@ -727,6 +743,9 @@ class OpeningView(_View):
 
     def shows(self, thread_id: str) -> bool:
         return self._opened is not None and thread_id in self._opened.threads
+
+    def shown_state(self) -> ViewState | None:
+        return self._opened
 
     def _handle(self, message: ViewMessage) -> None:
         if isinstance(message, Open):

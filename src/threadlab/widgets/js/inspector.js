@@ -64,6 +64,24 @@ function skeleton(el) {
 }
 
 /**
+ * Another thread is shown (a branch made here, its origin or a listed thread opened): what was
+ * fetched and drawn for the one before goes. A branch keeps its calls' ids, so the original's
+ * full result or arguments would otherwise show in the branch's card.
+ * @param {Local} local
+ */
+export function forgetShown(local) {
+  local.fetched = {};
+  local.fetchedArgs = {};
+  local.requests = {};
+  local.clock = {};
+  local.cards.clear();
+  local.messages.clear();
+  local.forks.clear();
+  local.decisions.clear();
+  local.apps.clear();
+}
+
+/**
  * The whole inspector: header, tree, conversation and files.
  * @param {Model} model
  * @param {HTMLElement} el
@@ -71,6 +89,10 @@ function skeleton(el) {
  * @param {Local} local
  */
 export function inspector(model, el, trace, local) {
+  if (local.shownRoot !== trace.root) {
+    if (local.shownRoot !== undefined) forgetShown(local);
+    local.shownRoot = trace.root;
+  }
   const selected = local.selected || trace.root;
   /** @param {string} id */
   const select = (id) => {

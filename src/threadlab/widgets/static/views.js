@@ -1728,7 +1728,22 @@ function skeleton(el) {
   el.replaceChildren(root);
   return { root, timeline: timelineBox, ...ui };
 }
+function forgetShown(local) {
+  local.fetched = {};
+  local.fetchedArgs = {};
+  local.requests = {};
+  local.clock = {};
+  local.cards.clear();
+  local.messages.clear();
+  local.forks.clear();
+  local.decisions.clear();
+  local.apps.clear();
+}
 function inspector(model, el, trace, local) {
+  if (local.shownRoot !== trace.root) {
+    if (local.shownRoot !== void 0) forgetShown(local);
+    local.shownRoot = trace.root;
+  }
   const selected = local.selected || trace.root;
   const select = (id) => {
     local.selected = id;
