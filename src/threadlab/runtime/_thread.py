@@ -472,8 +472,10 @@ class Thread:
         by: Literal["api", "view", "mcp"] = "api",
     ) -> None:
         """Let a waiting call run (with `arguments` instead, checked against its tool's schema);
-        `resume()` then runs it. `tl.ThreadlabError` (nothing recorded) for a call that is not
-        waiting or arguments the schema refuses. `by` is recorded as who decided."""
+        `resume()` then runs it. The call is this thread's of that id, else a descendant's
+        (where several descendants wait on one id, decide on the thread that made it).
+        `tl.ThreadlabError` (nothing recorded) for a call that is not waiting or arguments the
+        schema refuses. `by` is recorded as who decided."""
         request = self._waiting(tool_call_id)
         if arguments is not None:
             problems = self._context.registry.check_arguments(request.name, arguments)
