@@ -551,3 +551,53 @@ test("a file's content at a point is named by its digest, where the point knows 
     { path: "/attachments/page.html", size: 2048, digest: "d-second" },
   ]);
 });
+
+test("before a decision edited them, a past point shows the model's proposed arguments", () => {
+  const trace = aTrace();
+  trace.cards.call_1 = aCard({
+    args: '{"path": "other.html"}',
+    label: "other.html",
+    proposed: '{"path": "index.html"}',
+    proposed_label: "index.html",
+    approval: { state: "approved", edited: true, arguments: '{"path": "other.html"}' },
+  });
+  const asked = traceAt(trace, points, 3).cards.call_1;
+  assert.deepEqual(
+    [asked.status, asked.args, asked.label, asked.proposed, asked.approval],
+    ["waiting", '{"path": "index.html"}', "index.html", null, { state: "asked", arguments: null }],
+  );
+  const decided = traceAt(trace, points, 4).cards.call_1; // it runs with the edit
+  assert.deepEqual(
+    [decided.args, decided.proposed],
+    ['{"path": "other.html"}', '{"path": "index.html"}'],
+  );
+});
+
+test("a branch's player keeps its origin in the tree: the root hangs under it", () => {
+  const trace = aTrace();
+  trace.threads = [
+    {
+      id: "t0",
+      parent: null,
+      agent: "",
+      name: "forked from lead",
+      status: "origin",
+      progress: null,
+      relation: "origin",
+    },
+    { ...trace.threads[0], parent: "t0" },
+    trace.threads[1],
+  ];
+  const cut = traceAt(trace, points, 2);
+  assert.deepEqual(
+    cut.threads.map((t) => [t.id, t.status]),
+    [
+      ["t0", "origin"],
+      ["t1", "running"],
+    ],
+  );
+  const model = fakeModel({ trace: cut });
+  const el = document.createElement("div");
+  drawThread(model, el, local());
+  assert.equal(el.querySelectorAll("[data-testid=tree-node]").length, 2);
+});

@@ -109,6 +109,7 @@ async def test_the_run_waits_in_the_card_and_goes_on_after_each_click(
         assert (ran_with, shown["c2"]["label"], proposed) == ({"path": "/tmp/b"}, "/tmp/b",
                                                                {"path": "/b"})  # fmt: skip
         assert shown["c1"]["proposed"] is None
+        assert shown["c2"]["proposed_label"] == "/b"  # what a point before the edit shows
     # Asked for whole ("show all"), they are those it ran with too.
     asked = {"op": "fetch_arguments", "thread": thread.id, "call": "c2"}
     live.view._on_message(live.view, asked, [])

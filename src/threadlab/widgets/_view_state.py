@@ -230,6 +230,7 @@ class ViewState:
                 # The card shows what ran; the model's proposal stays visible beside it.
                 if card.get("proposed") is None:
                     card["proposed"] = card["args"]
+                    card["proposed_label"] = card["label"]  # shown at a point before it
                 card["args"], card["args_folded"] = folded_arguments(event.arguments)
                 card["label"] = argument_label(event.arguments)
             if card["status"] == "waiting":

@@ -54,6 +54,7 @@ export function traceAt(trace, points, at) {
   /** @type {Map<string, string>} */
   const runs = new Map(); // thread -> how its last run then ended
   const seen = new Set();
+  const decided = new Set(); // calls a decision was made on by then
   /** @type {Record<string, Map<string, {size: number, digest?: string}>>} */
   const files = {};
   const last = Math.min(at, points.length - 1);
@@ -66,8 +67,10 @@ export function traceAt(trace, points, at) {
     else if (p.kind === "tool_call_started" && !calls.has(p.id)) calls.set(p.id, "running");
     else if (p.kind === "tool_call_finished") calls.set(p.id, "finished");
     else if (p.kind === "approval_requested") calls.set(p.id, "waiting");
-    else if (p.kind === "approval_decided") calls.set(p.id, "running");
-    else if (p.kind === "run_finished" && !p.depth) runs.set(p.thread, p.status || "completed");
+    else if (p.kind === "approval_decided") {
+      calls.set(p.id, "running");
+      decided.add(p.id);
+    } else if (p.kind === "run_finished" && !p.depth) runs.set(p.thread, p.status || "completed");
     else if (p.kind === "file_written") {
       files[p.thread] = files[p.thread] || new Map();
       if (p.deleted) files[p.thread].delete(p.id);
@@ -114,13 +117,20 @@ export function traceAt(trace, points, at) {
         result_chars: 0,
         duration_ms: null,
         traceback: null,
-        approval: state === "waiting" && c.approval ? { ...c.approval, state: "asked" } : null,
+        approval: state === "waiting" && c.approval ? { state: "asked", arguments: null } : null,
+        // Before a decision edited them, the arguments were the model's proposal.
+        ...(c.proposed != null && !decided.has(id)
+          ? { args: c.proposed, args_folded: false, label: c.proposed_label ?? "", proposed: null }
+          : {}),
       };
   }
   /** @type {TraceThread[]} */
   const threads = trace.threads
-    .filter((t) => t.id === trace.root || seen.has(t.id))
-    .map((t) => ({ ...t, progress: null, status: whole ? t.status : statusThen(runs, t) }));
+    // A branch's origin stays: the root hangs under it in the tree.
+    .filter((t) => t.id === trace.root || t.relation || seen.has(t.id))
+    .map((t) =>
+      t.relation ? t : { ...t, progress: null, status: whole ? t.status : statusThen(runs, t) },
+    );
   return {
     ...trace,
     threads,

@@ -16,7 +16,8 @@
  *   status: string, duration_ms: number | null, result: string | null, result_chars: number,
  *   args_chars: number, args: string, label: string, events: CardEvent[],
  *   started_at: number | null, finished_at?: number | null, traceback: string | null,
- *   approval: Approval | null, proposed?: string | null, args_folded?: boolean,
+ *   approval: Approval | null, proposed?: string | null, proposed_label?: string,
+ *   args_folded?: boolean,
  *   elicitation?: Elicitation | null, past?: boolean, app?: ToolApp | null}} Card
  * A card's app: its page held once in the trace's `apps` (`page` names it; `html` where a
  * trace from before holds it in the card), what it may reach, the call's whole result.

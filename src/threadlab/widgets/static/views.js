@@ -2357,6 +2357,7 @@ function traceAt(trace, points, at) {
   const calls = /* @__PURE__ */ new Map();
   const runs = /* @__PURE__ */ new Map();
   const seen = /* @__PURE__ */ new Set();
+  const decided = /* @__PURE__ */ new Set();
   const files2 = {};
   const last = Math.min(at, points.length - 1);
   for (let i = 0; i <= last; i++) {
@@ -2367,8 +2368,10 @@ function traceAt(trace, points, at) {
     else if (p.kind === "tool_call_started" && !calls.has(p.id)) calls.set(p.id, "running");
     else if (p.kind === "tool_call_finished") calls.set(p.id, "finished");
     else if (p.kind === "approval_requested") calls.set(p.id, "waiting");
-    else if (p.kind === "approval_decided") calls.set(p.id, "running");
-    else if (p.kind === "run_finished" && !p.depth) runs.set(p.thread, p.status || "completed");
+    else if (p.kind === "approval_decided") {
+      calls.set(p.id, "running");
+      decided.add(p.id);
+    } else if (p.kind === "run_finished" && !p.depth) runs.set(p.thread, p.status || "completed");
     else if (p.kind === "file_written") {
       files2[p.thread] = files2[p.thread] || /* @__PURE__ */ new Map();
       if (p.deleted) files2[p.thread].delete(p.id);
@@ -2407,10 +2410,14 @@ function traceAt(trace, points, at) {
         result_chars: 0,
         duration_ms: null,
         traceback: null,
-        approval: state === "waiting" && c.approval ? { ...c.approval, state: "asked" } : null
+        approval: state === "waiting" && c.approval ? { state: "asked", arguments: null } : null,
+        // Before a decision edited them, the arguments were the model's proposal.
+        ...c.proposed != null && !decided.has(id) ? { args: c.proposed, args_folded: false, label: c.proposed_label ?? "", proposed: null } : {}
       };
   }
-  const threads = trace.threads.filter((t) => t.id === trace.root || seen.has(t.id)).map((t) => ({ ...t, progress: null, status: whole ? t.status : statusThen(runs, t) }));
+  const threads = trace.threads.filter((t) => t.id === trace.root || t.relation || seen.has(t.id)).map(
+    (t) => t.relation ? t : { ...t, progress: null, status: whole ? t.status : statusThen(runs, t) }
+  );
   return {
     ...trace,
     threads,
