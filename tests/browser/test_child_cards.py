@@ -67,6 +67,15 @@ def test_a_childs_call_is_decided_in_its_own_card(lab: Lab, browser: Any) -> Non
         assert "subagent_create" in lead.locator("summary").first.inner_text()
         centre(view)
         in_both_themes(page, lab.root.parent / "child-card-after", of=view)
+        # Chosen with the keyboard, a node keeps the focus when the tree is drawn again.
+        child_node = view.locator("[data-testid=tree-node]").nth(1)
+        child_node.focus()
+        page.keyboard.press("Enter")
+        page.wait_for_function(
+            "() => document.activeElement?.getAttribute('data-testid') === 'tree-node'"
+            " && document.activeElement.classList.contains('tl-selected')",
+            timeout=10_000,
+        )
         assert errors == []
     finally:
         page.close()

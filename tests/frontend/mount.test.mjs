@@ -4,7 +4,8 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 import { aTrace, fakeModel, view } from "./setup.mjs";
 
-const { mount } = await view("mount.js");
+const mounting = await view("mount.js");
+const { mount } = mounting;
 
 test("a reply, a patch and a change each redraw; ready is sent once on screen", () => {
   const model = fakeModel({ trace: aTrace(), key: "view-1" });
@@ -62,4 +63,34 @@ test("what a person opened survives a new mount of the same view", () => {
   const stop3 = mount(fakeModel({ key: "other" }), document.createElement("div"), draw);
   assert.ok(!draws[2].memory.open.has("call_1"));
   for (const stop of [stop1, stop2, stop3]) stop();
+});
+
+test("a redraw keeps the keyboard on the control it was on, found by what it is about", () => {
+  const model = fakeModel({ key: "focus" });
+  const el = document.createElement("div");
+  document.body.append(el);
+  let shown = ["t1", "t2"];
+  const { focusedControl } = mounting;
+  const stop = mount(model, el, (_m, into) => {
+    into.replaceChildren(
+      ...shown.map((id) => {
+        const node = document.createElement("button");
+        node.setAttribute("data-testid", "tree-node");
+        node.setAttribute("data-thread", id);
+        return node;
+      }),
+      Object.assign(document.createElement("button"), { textContent: "approve" }),
+    );
+  });
+  el.querySelector('[data-thread="t2"]').focus();
+  assert.equal(focusedControl(el), '[data-testid="tree-node"][data-thread="t2"]');
+  shown = ["t0", "t1", "t2"]; // a redraw: new nodes, another order
+  for (const redraw of model.handlers["change:trace"]) redraw();
+  assert.equal(document.activeElement?.getAttribute("data-thread"), "t2");
+  // A control about nothing in particular is not looked for: the first of its kind may be
+  // another's.
+  el.querySelector("button:not([data-thread])").focus();
+  assert.equal(focusedControl(el), null);
+  stop();
+  el.remove();
 });

@@ -55,7 +55,14 @@ export function mount(model, el, draw, options = {}) {
       secret: null,
       apps: new Map(),
     };
-    local.redraw = () => draw(model, el, local);
+    local.redraw = () => {
+      // A redraw replaces the controls: the one the keyboard was on is found again (a tree
+      // node clicked or chosen with Enter left the focus on the page's body).
+      const kept = focusedControl(el);
+      draw(model, el, local);
+      if (kept && !el.contains(document.activeElement))
+        /** @type {HTMLElement | null} */ (el.querySelector(kept))?.focus({ preventScroll: true });
+    };
     model.on("msg:custom", (/** @type {KernelMessage} */ msg) => {
       if (msg.op === "result") local.fetched[msg.call] = msg.text;
       if (msg.op === "arguments") local.fetchedArgs[msg.call] = msg.text;
@@ -133,4 +140,23 @@ export function mount(model, el, draw, options = {}) {
       if (countdown !== null) clearInterval(countdown);
     };
   }
+}
+
+/**
+ * The control within `el` the keyboard is on, as a selector that finds the same control once a
+ * redraw has replaced it: its test id and the thread or call it is about. None for a control
+ * about nothing in particular: the first of its kind after a redraw may be another call's
+ * (focus on another call's Approve, an Enter away from deciding it).
+ * @param {HTMLElement} el
+ * @returns {string | null}
+ */
+export function focusedControl(el) {
+  const at = el.ownerDocument.activeElement;
+  if (!at || at === el || !el.contains(at)) return null;
+  const kind = at.getAttribute("data-testid");
+  const about = ["data-thread", "data-call"]
+    .filter((name) => at.hasAttribute(name))
+    .map((name) => `[${name}="${(at.getAttribute(name) || "").replace(/["\\]/g, "\\$&")}"]`)
+    .join("");
+  return kind && about ? `[data-testid="${kind}"]${about}` : null;
 }

@@ -2924,7 +2924,12 @@ function mount(model, el, draw, options = {}) {
       secret: null,
       apps: /* @__PURE__ */ new Map()
     };
-    local.redraw = () => draw(model, el, local);
+    local.redraw = () => {
+      const kept = focusedControl(el);
+      draw(model, el, local);
+      if (kept && !el.contains(document.activeElement))
+        el.querySelector(kept)?.focus({ preventScroll: true });
+    };
     model.on("msg:custom", (msg) => {
       if (msg.op === "result") local.fetched[msg.call] = msg.text;
       if (msg.op === "arguments") local.fetchedArgs[msg.call] = msg.text;
@@ -2989,6 +2994,13 @@ function mount(model, el, draw, options = {}) {
       if (countdown !== null) clearInterval(countdown);
     };
   }
+}
+function focusedControl(el) {
+  const at = el.ownerDocument.activeElement;
+  if (!at || at === el || !el.contains(at)) return null;
+  const kind = at.getAttribute("data-testid");
+  const about = ["data-thread", "data-call"].filter((name) => at.hasAttribute(name)).map((name) => `[${name}="${(at.getAttribute(name) || "").replace(/["\\]/g, "\\$&")}"]`).join("");
+  return kind && about ? `[data-testid="${kind}"]${about}` : null;
 }
 
 // src/threadlab/widgets/js/offline.js
