@@ -217,6 +217,28 @@ test("an app that leaves its page is stopped; a frame put back starts the app an
   assert.match(el.textContent, /stopped: it left its page/);
 });
 
+test("an app put back whose handshake ends before its frame's load is still told its result", () => {
+  const { frame, posted, say } = onScreen(
+    fakeModel(),
+    appCard({ status: "success", result: '{"a": 1}' }),
+  );
+  say({ jsonrpc: "2.0", id: 1, method: "ui/initialize", params: {} });
+  say({ jsonrpc: "2.0", method: "ui/notifications/initialized" });
+  frame.dispatchEvent(new Event("load")); // the outer frame's load waits for the app's page
+  assert.equal(posted.at(-1).method, "ui/notifications/tool-result");
+  // Put back in the page: the new app's handshake, then the frame's load.
+  say({ jsonrpc: "2.0", id: 1, method: "ui/initialize", params: {} });
+  say({ jsonrpc: "2.0", method: "ui/notifications/initialized" });
+  const told = posted.length;
+  frame.dispatchEvent(new Event("load"));
+  assert.deepEqual(
+    posted.slice(-2).map((m) => m.method),
+    ["ui/notifications/tool-input", "ui/notifications/tool-result"],
+  );
+  assert.equal(posted.length, told); // the load told it nothing more, and forgot nothing
+  assert.deepEqual(posted.at(-1).params.structuredContent, { a: 1 });
+});
+
 test("another tool's app under a repeated call id replaces the first", () => {
   const local = viewLocal();
   const model = fakeModel();

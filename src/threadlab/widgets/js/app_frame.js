@@ -276,18 +276,6 @@ function appHost(model, c, app) {
     el.insertBefore(frame, ask);
     window.addEventListener("message", listen);
   };
-  // The frame loads again when the page puts it back (an output collapsed and expanded): the
-  // app starts anew, and is told the call's arguments and result again.
-  let loads = 0;
-  frame.addEventListener("load", () => {
-    loads += 1;
-    if (loads > 1) {
-      host.initialized = false;
-      host.sentInput = false;
-      host.sentResult = false;
-    }
-  });
-
   /** @param {string | number} id @param {unknown} url */
   const openLink = (id, url) => {
     let parsed = null;
@@ -360,6 +348,13 @@ function appHost(model, c, app) {
     const request = typeof id === "string" || (typeof id === "number" && Number.isInteger(id));
     if (typeof method !== "string") return; // an answer to nothing this host asked
     if (method === "ui/initialize" && request) {
+      // An app starts anew (its frame was put back in the page, an output collapsed and
+      // expanded) and is told the call's arguments and result again. Told by its own
+      // handshake, not the frame's load event: the frame's load waits for the app's nested
+      // page, so the handshake may already be over when it fires.
+      host.initialized = false;
+      host.sentInput = false;
+      host.sentResult = false;
       const asked = String(params?.protocolVersion || "");
       reply(id, {
         protocolVersion: PROTOCOL_VERSIONS.includes(asked) ? asked : PROTOCOL_VERSIONS[0],

@@ -373,15 +373,6 @@ function appHost(model, c, app) {
     el.insertBefore(frame2, ask);
     window.addEventListener("message", listen);
   };
-  let loads = 0;
-  frame2.addEventListener("load", () => {
-    loads += 1;
-    if (loads > 1) {
-      host.initialized = false;
-      host.sentInput = false;
-      host.sentResult = false;
-    }
-  });
   const openLink = (id, url) => {
     let parsed2 = null;
     try {
@@ -449,6 +440,9 @@ function appHost(model, c, app) {
     const request = typeof id === "string" || typeof id === "number" && Number.isInteger(id);
     if (typeof method !== "string") return;
     if (method === "ui/initialize" && request) {
+      host.initialized = false;
+      host.sentInput = false;
+      host.sentResult = false;
       const asked = String(params?.protocolVersion || "");
       reply(id, {
         protocolVersion: PROTOCOL_VERSIONS.includes(asked) ? asked : PROTOCOL_VERSIONS[0],
