@@ -51,12 +51,20 @@ def test_a_childs_call_is_decided_in_its_own_card(lab: Lab, browser: Any) -> Non
         assert "/tmp/draft.txt" in card.locator("[data-testid=tool-args]").inner_text()
         centre(card)
         in_both_themes(page, lab.root.parent / "child-card-waiting", of=view)
-        bar.first.locator("[data-testid=approve]").click()
+        # Approved with the keyboard: once decided, the keyboard is on the call's card.
+        bar.first.locator("[data-testid=approve]").focus()
+        page.keyboard.press("Enter")
         page.wait_for_function(
             "(k) => document.querySelector(`[data-testid=tool-card][data-call='${k}']`)"
             "?.getAttribute('data-status') === 'success'",
             arg=key,
             timeout=60_000,
+        )
+        page.wait_for_function(
+            "(k) => document.activeElement?.parentElement"
+            "?.matches(`[data-testid=tool-card][data-call='${k}']`)",
+            arg=key,
+            timeout=10_000,
         )
         cell.locator(".jp-InputPrompt", has_text="[5]").wait_for(timeout=60_000)
         assert "deleted /tmp/draft.txt" in card.inner_text()

@@ -134,16 +134,30 @@ def predict(page: Any, player: Any, shots: Path) -> None:
 def step_through(page: Any, shots: Path) -> None:
     """ "Step through" on the run's own view: the player in its place, then back."""
     cell = page.locator(".jp-Notebook .jp-Cell").nth(PLAYER - 1)
-    cell.locator("[data-testid=step-through]").click()
+    # With the keyboard: Enter on "step through", then the arrow keys step the player at once.
+    cell.locator("[data-testid=step-through]").focus()
+    page.keyboard.press("Enter")
     player = cell.locator("[data-testid=player]")
     player.wait_for(timeout=30_000)
-    where = player.locator("[data-testid=player-where]").inner_text()
-    assert where.split(" · ")[0].split(" / ")[0] == where.split(" · ")[0].split(" / ")[1]
+    where = player.locator("[data-testid=player-where]")
+    page.wait_for_function(
+        "() => document.activeElement?.getAttribute('data-testid') === 'player'", timeout=10_000
+    )
+    shown = where.inner_text().split(" · ")[0].split(" / ")
+    assert shown[0] == shown[1]  # at the end of the history
+    page.keyboard.press("ArrowLeft")
+    assert where.inner_text().split(" / ")[0] == str(int(shown[0]) - 1)
     player.locator("[data-testid=player-first]").click()
     in_both_themes(page, shots / "step-through", show=lambda: centre(player))
-    player.locator("[data-testid=player-close]").click()
+    player.locator("[data-testid=player-close]").focus()
+    page.keyboard.press("Enter")
     cell.locator("[data-testid=inspector] [data-testid=step-through]").wait_for(timeout=10_000)
     assert cell.locator("[data-testid=player]").count() == 0
+    # The keyboard is back on "step through", where it came from.
+    page.wait_for_function(
+        "() => document.activeElement?.getAttribute('data-testid') === 'step-through'",
+        timeout=10_000,
+    )
 
 
 def fork_from_here(player: Any, pick: dict[str, Any]) -> None:

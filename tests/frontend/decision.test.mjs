@@ -51,6 +51,9 @@ test("Reject sends the reason, and the bar is kept per call across redraws", () 
     reason: "not that file",
   });
   assert.equal(decisionControl(model, l, waiting()), bar);
+  // Once decided the buttons go, and the keyboard is to stay on the call's card.
+  assert.equal(l.focusAfter, '[data-testid="tool-card"][data-call="call_1"] > summary');
   l.decisions.get("t1 call_1").sent(); // the kernel refused it: the buttons come back
   assert.ok(![...bar.querySelectorAll("button")].some((b) => b.disabled));
+  assert.equal(l.focusAfter, null); // and the keyboard stays on them
 });

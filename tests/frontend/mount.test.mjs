@@ -87,10 +87,71 @@ test("a redraw keeps the keyboard on the control it was on, found by what it is 
   shown = ["t0", "t1", "t2"]; // a redraw: new nodes, another order
   for (const redraw of model.handlers["change:trace"]) redraw();
   assert.equal(document.activeElement?.getAttribute("data-thread"), "t2");
+  // A card's summary is found by its card.
+  const card = document.createElement("details");
+  card.setAttribute("data-testid", "tool-card");
+  card.setAttribute("data-call", 'a/"b"');
+  const summary = document.createElement("summary");
+  card.append(summary);
+  el.append(card);
+  summary.focus();
+  assert.equal(focusedControl(el), '[data-testid="tool-card"][data-call="a/\\"b\\""] > summary');
+  assert.equal(el.querySelector(focusedControl(el)), summary);
   // A control about nothing in particular is not looked for: the first of its kind may be
   // another's.
   el.querySelector("button:not([data-thread])").focus();
   assert.equal(focusedControl(el), null);
   stop();
   el.remove();
+});
+
+test("a control a click takes away hands the keyboard to where the click leads, once drawn", () => {
+  const model = fakeModel({ key: "focus-after" });
+  const el = document.createElement("div");
+  const elsewhere = document.createElement("input");
+  document.body.append(el, elsewhere);
+  let shown = "inspector";
+  /** @type {any} */
+  let kept = null;
+  const stop = mount(model, el, (_m, into, local) => {
+    kept = local;
+    if (shown === "inspector") {
+      const play = document.createElement("button");
+      play.setAttribute("data-testid", "step-through");
+      play.onclick = () => {
+        local.focusAfter = '[data-testid="player"]';
+      };
+      into.replaceChildren(play);
+    } else if (shown === "player") {
+      const player = document.createElement("div");
+      player.setAttribute("data-testid", "player");
+      player.tabIndex = 0;
+      into.replaceChildren(player);
+    } else into.replaceChildren(document.createElement("p")); // the player's points not here yet
+  });
+  const redraw = () => {
+    for (const draw of model.handlers["change:trace"]) draw();
+  };
+  const play = el.querySelector('[data-testid="step-through"]');
+  play.focus();
+  play.click();
+  shown = "loading";
+  redraw(); // the control went, where it leads is not drawn yet: the wish is kept
+  assert.equal(document.activeElement, document.body);
+  shown = "player";
+  redraw();
+  assert.equal(document.activeElement?.getAttribute("data-testid"), "player");
+  assert.equal(kept.focusAfter, null); // granted once
+  // A person who went elsewhere keeps the focus where they put it.
+  shown = "inspector";
+  redraw();
+  el.querySelector('[data-testid="step-through"]').click();
+  elsewhere.focus();
+  shown = "player";
+  redraw();
+  assert.equal(document.activeElement, elsewhere);
+  assert.equal(kept.focusAfter, null);
+  stop();
+  el.remove();
+  elsewhere.remove();
 });

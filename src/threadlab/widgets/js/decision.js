@@ -1,7 +1,7 @@
 // @ts-check
 // Approve / Edit / Reject in the card of a call that waits for a decision.
 /** @import {Card, Decision, Local, Model} from "./types.js" */
-import { h } from "./dom.js";
+import { controlOf, h } from "./dom.js";
 
 /**
  * Approve / Edit arguments / Reject under a call that waits for a decision. Edited arguments
@@ -44,6 +44,8 @@ export function decisionControl(model, local, c) {
   const send = (decision) => {
     error.textContent = "";
     enable(false);
+    // Once decided, the buttons go: the keyboard stays on the call's card.
+    local.focusAfter = `${controlOf("tool-card", { "data-call": c.id })} > summary`;
     model.send({ op: "decide", thread: c.thread, call: c.id, ...decision });
   };
   const editForm = h(
@@ -106,6 +108,13 @@ export function decisionControl(model, local, c) {
     error,
   );
   buttons.push(/** @type {HTMLButtonElement} */ (editForm.querySelector("button")));
-  local.decisions.set(key, { el, error, sent: () => enable(true) });
+  local.decisions.set(key, {
+    el,
+    error,
+    sent: () => {
+      local.focusAfter = null; // refused: the buttons stay, and so does the keyboard
+      enable(true);
+    },
+  });
   return el;
 }

@@ -92,3 +92,15 @@ export function copyButton(what) {
   button.textContent = "copy";
   return button;
 }
+
+/**
+ * A selector for the control of kind `testid` about `name`'s `value` (quotes escaped).
+ * @param {string} testid
+ * @param {Record<string, string>} [about]
+ */
+export function controlOf(testid, about = {}) {
+  const parts = Object.entries(about).map(
+    ([name, value]) => `[${name}="${value.replace(/["\\]/g, "\\$&")}"]`,
+  );
+  return `[data-testid="${testid}"]${parts.join("")}`;
+}

@@ -2,7 +2,7 @@
 // The inspector: header, tree, conversation, files and timeline of one thread.
 /** @import {Local, Model, Skeleton, Trace} from "./types.js" */
 import { conversation } from "./conversation.js";
-import { h, keepChildren } from "./dom.js";
+import { controlOf, h, keepChildren } from "./dom.js";
 import { files } from "./files.js";
 import { pausePanel, predictionScore } from "./pause.js";
 import { costText, counted, replayCounts, usageText } from "./text.js";
@@ -111,6 +111,7 @@ export function inspector(model, el, trace, local) {
   ui.play.textContent = local.playing ? "loading the history…" : "▶ step through";
   ui.play.onclick = () => {
     local.playing = true;
+    local.focusAfter = controlOf("player"); // the arrow keys step it at once
     model.send({ op: "play", thread: trace.root, playing: true });
     local.redraw();
   };

@@ -2,6 +2,7 @@
 // What every view does on screen around its own drawing: local state, the kernel's
 // messages, redraws and the ticking counters.
 /** @import {KernelMessage, Local, Memory, Model} from "./types.js" */
+import { controlOf } from "./dom.js";
 import { applyPatch } from "./patch.js";
 import { synced } from "./synced.js";
 import { elapsed } from "./text.js";
@@ -56,12 +57,9 @@ export function mount(model, el, draw, options = {}) {
       apps: new Map(),
     };
     local.redraw = () => {
-      // A redraw replaces the controls: the one the keyboard was on is found again (a tree
-      // node clicked or chosen with Enter left the focus on the page's body).
       const kept = focusedControl(el);
       draw(model, el, local);
-      if (kept && !el.contains(document.activeElement))
-        /** @type {HTMLElement | null} */ (el.querySelector(kept))?.focus({ preventScroll: true });
+      refocus(el, local, kept);
     };
     model.on("msg:custom", (/** @type {KernelMessage} */ msg) => {
       if (msg.op === "result") local.fetched[msg.call] = msg.text;
@@ -143,6 +141,33 @@ export function mount(model, el, draw, options = {}) {
 }
 
 /**
+ * After a redraw, the keyboard is put back where a person would look for it. A redraw replaces
+ * the controls: the one the keyboard was on is found again (a tree node clicked or chosen with
+ * Enter left the focus on the page's body). A control that is gone (an answered Approve, the
+ * "step through" the player took the place of) hands the focus to where its click leads
+ * (`local.focusAfter`), once that is drawn. Focus a person moved elsewhere stays there.
+ * @param {HTMLElement} el
+ * @param {Local} local
+ * @param {string | null} kept the control the keyboard was on before the redraw
+ */
+export function refocus(el, local, kept) {
+  const at = el.ownerDocument.activeElement;
+  if (el.contains(at)) return;
+  if (at && at !== el.ownerDocument.body && kept === null) {
+    local.focusAfter = null; // the person went elsewhere: nothing is taken back
+    return;
+  }
+  for (const wanted of [kept, local.focusAfter]) {
+    const control = wanted ? /** @type {HTMLElement | null} */ (el.querySelector(wanted)) : null;
+    if (control) {
+      if (wanted === local.focusAfter) local.focusAfter = null;
+      control.focus({ preventScroll: true });
+      return;
+    }
+  }
+}
+
+/**
  * The control within `el` the keyboard is on, as a selector that finds the same control once a
  * redraw has replaced it: its test id and the thread or call it is about. None for a control
  * about nothing in particular: the first of its kind after a redraw may be another call's
@@ -153,10 +178,15 @@ export function mount(model, el, draw, options = {}) {
 export function focusedControl(el) {
   const at = el.ownerDocument.activeElement;
   if (!at || at === el || !el.contains(at)) return null;
-  const kind = at.getAttribute("data-testid");
-  const about = ["data-thread", "data-call"]
-    .filter((name) => at.hasAttribute(name))
-    .map((name) => `[${name}="${(at.getAttribute(name) || "").replace(/["\\]/g, "\\$&")}"]`)
-    .join("");
-  return kind && about ? `[data-testid="${kind}"]${about}` : null;
+  // A card's summary is found by its card (an update puts it back in its card, which blurs it).
+  const summary = at.tagName === "SUMMARY" && at.parentElement ? at.parentElement : null;
+  const owner = summary ?? at;
+  const kind = owner.getAttribute("data-testid");
+  const about = Object.fromEntries(
+    ["data-thread", "data-call"]
+      .filter((name) => owner.hasAttribute(name))
+      .map((name) => [name, owner.getAttribute(name) || ""]),
+  );
+  if (!kind || !Object.keys(about).length) return null;
+  return summary ? `${controlOf(kind, about)} > summary` : controlOf(kind, about);
 }

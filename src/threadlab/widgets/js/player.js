@@ -5,7 +5,7 @@
 // of any point is cut from them here, and drawn by the inspector, so scrubbing asks nothing
 // of the kernel.
 /** @import {Card, Local, Model, Trace, TraceThread} from "./types.js" */
-import { h } from "./dom.js";
+import { controlOf, h } from "./dom.js";
 import { inspector } from "./inspector.js";
 import { revealed } from "./pause.js";
 import { synced } from "./synced.js";
@@ -332,6 +332,7 @@ function frame(model, local, state) {
       onclick: () => {
         stop();
         local.playing = false;
+        local.focusAfter = controlOf("step-through");
         model.send({ op: "play", thread: state.root, playing: false });
         local.redraw();
       },

@@ -73,7 +73,7 @@
  *   secret: {token: string, config: string} | null,
  *   apps: Map<string, AppHost>,
  *   player?: import("./player.js").PlayerState | null, playing?: boolean,
- *   shownRoot?: string,
+ *   shownRoot?: string, focusAfter?: string | null,
  *   stepPrediction?: {choice: string | null, after: number, scored: boolean[],
  *     reveal: string | null}}} Local
  * @typedef {{open: Set<string>, selected: string | null, shownMember?: string}} Memory

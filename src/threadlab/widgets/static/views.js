@@ -65,6 +65,12 @@ function copyButton(what) {
   button.textContent = "copy";
   return button;
 }
+function controlOf(testid, about = {}) {
+  const parts = Object.entries(about).map(
+    ([name, value]) => `[${name}="${value.replace(/["\\]/g, "\\$&")}"]`
+  );
+  return `[data-testid="${testid}"]${parts.join("")}`;
+}
 
 // src/threadlab/widgets/js/text.js
 var FINAL = /* @__PURE__ */ new Set(["success", "error", "interrupted"]);
@@ -784,6 +790,7 @@ function decisionControl(model, local, c) {
   const send = (decision) => {
     error.textContent = "";
     enable(false);
+    local.focusAfter = `${controlOf("tool-card", { "data-call": c.id })} > summary`;
     model.send({ op: "decide", thread: c.thread, call: c.id, ...decision });
   };
   const editForm = h(
@@ -846,7 +853,14 @@ function decisionControl(model, local, c) {
     /** @type {HTMLButtonElement} */
     editForm.querySelector("button")
   );
-  local.decisions.set(key, { el, error, sent: () => enable(true) });
+  local.decisions.set(key, {
+    el,
+    error,
+    sent: () => {
+      local.focusAfter = null;
+      enable(true);
+    }
+  });
   return el;
 }
 
@@ -1753,6 +1767,7 @@ function inspector(model, el, trace, local) {
   ui.play.textContent = local.playing ? "loading the history…" : "▶ step through";
   ui.play.onclick = () => {
     local.playing = true;
+    local.focusAfter = controlOf("player");
     model.send({ op: "play", thread: trace.root, playing: true });
     local.redraw();
   };
@@ -2589,6 +2604,7 @@ function frame(model, local, state) {
       onclick: () => {
         stop();
         local.playing = false;
+        local.focusAfter = controlOf("step-through");
         model.send({ op: "play", thread: state.root, playing: false });
         local.redraw();
       }
@@ -2921,8 +2937,7 @@ function mount(model, el, draw, options = {}) {
     local.redraw = () => {
       const kept = focusedControl(el);
       draw(model, el, local);
-      if (kept && !el.contains(document.activeElement))
-        el.querySelector(kept)?.focus({ preventScroll: true });
+      refocus(el, local, kept);
     };
     model.on("msg:custom", (msg) => {
       if (msg.op === "result") local.fetched[msg.call] = msg.text;
@@ -2989,12 +3004,36 @@ function mount(model, el, draw, options = {}) {
     };
   }
 }
+function refocus(el, local, kept) {
+  const at = el.ownerDocument.activeElement;
+  if (el.contains(at)) return;
+  if (at && at !== el.ownerDocument.body && kept === null) {
+    local.focusAfter = null;
+    return;
+  }
+  for (const wanted of [kept, local.focusAfter]) {
+    const control = wanted ? (
+      /** @type {HTMLElement | null} */
+      el.querySelector(wanted)
+    ) : null;
+    if (control) {
+      if (wanted === local.focusAfter) local.focusAfter = null;
+      control.focus({ preventScroll: true });
+      return;
+    }
+  }
+}
 function focusedControl(el) {
   const at = el.ownerDocument.activeElement;
   if (!at || at === el || !el.contains(at)) return null;
-  const kind = at.getAttribute("data-testid");
-  const about = ["data-thread", "data-call"].filter((name) => at.hasAttribute(name)).map((name) => `[${name}="${(at.getAttribute(name) || "").replace(/["\\]/g, "\\$&")}"]`).join("");
-  return kind && about ? `[data-testid="${kind}"]${about}` : null;
+  const summary = at.tagName === "SUMMARY" && at.parentElement ? at.parentElement : null;
+  const owner = summary ?? at;
+  const kind = owner.getAttribute("data-testid");
+  const about = Object.fromEntries(
+    ["data-thread", "data-call"].filter((name) => owner.hasAttribute(name)).map((name) => [name, owner.getAttribute(name) || ""])
+  );
+  if (!kind || !Object.keys(about).length) return null;
+  return summary ? `${controlOf(kind, about)} > summary` : controlOf(kind, about);
 }
 
 // src/threadlab/widgets/js/offline.js
