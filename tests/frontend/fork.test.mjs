@@ -27,6 +27,16 @@ test("a call's result is edited as JSON and sent as the fork's result", () => {
   assert.deepEqual(model.sent, [{ op: "fork", thread: "t1", at: "call_1", result: { wrote: 3 } }]);
 });
 
+test("a JSON result is edited as the value it is, not as a string holding it", () => {
+  const model = fakeModel();
+  const el = forkControl(model, local(), { ...callPoint, result: '{"wrote": 12}' });
+  const editor = el.querySelector("[data-testid=fork-editor]");
+  assert.equal(editor.value, '{"wrote": 12}');
+  editor.value = '{"wrote": 0}';
+  submit(el);
+  assert.deepEqual(model.sent[0].result, { wrote: 0 });
+});
+
 test("text that is not JSON is refused with the reason, and nothing is sent", () => {
   const model = fakeModel();
   const el = forkControl(model, local(), callPoint);

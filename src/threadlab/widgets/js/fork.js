@@ -11,6 +11,20 @@ const FORK_MODES = {
 };
 
 /**
+ * A result as the JSON value it is: a tool's JSON result as its own text (not encoded again,
+ * as a string of JSON), any other text as a JSON string.
+ * @param {string} text
+ */
+function asJson(text) {
+  try {
+    JSON.parse(text);
+    return text;
+  } catch {
+    return JSON.stringify(text);
+  }
+}
+
+/**
  * "fork from here" under a tool card or a user message: an editor for the call's result or
  * arguments, or the message's text, checked as JSON before anything is sent; the branch then
  * runs in this view. Kept per point, so what the user typed survives the view's updates.
@@ -25,7 +39,7 @@ export function forkControl(model, local, point) {
   if (kept) return kept.el;
   /** @type {Record<string, string>} */
   const initial = {
-    result: JSON.stringify(point.result ?? ""),
+    result: asJson(point.result ?? ""),
     arguments: point.args || "{}",
     message: point.text || "",
   };

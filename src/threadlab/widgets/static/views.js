@@ -1024,12 +1024,20 @@ var FORK_MODES = {
   arguments: "other arguments",
   message: "a different message"
 };
+function asJson(text) {
+  try {
+    JSON.parse(text);
+    return text;
+  } catch {
+    return JSON.stringify(text);
+  }
+}
 function forkControl(model, local, point) {
   const key = `${point.thread} ${point.at}`;
   const kept = local.forks.get(key);
   if (kept) return kept.el;
   const initial = {
-    result: JSON.stringify(point.result ?? ""),
+    result: asJson(point.result ?? ""),
     arguments: point.args || "{}",
     message: point.text || ""
   };
