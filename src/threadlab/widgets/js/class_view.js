@@ -68,6 +68,7 @@ export function classView(model, el, local) {
             ? h(
                 "button",
                 {
+                  class: "tl-open",
                   "data-testid": "open-member",
                   "aria-label": `open ${r.member}'s thread`,
                   disabled: offline ? "" : null,

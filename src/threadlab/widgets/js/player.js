@@ -272,7 +272,7 @@ function frame(model, local, state) {
       },
       label,
     );
-  const where = h("span", { class: "tl-meta", "data-testid": "player-where" });
+  const where = h("span", { class: "tl-meta tl-player-where", "data-testid": "player-where" });
   const narration = h("div", { class: "tl-narration", "data-testid": "player-explain" });
   const pace = h(
     "select",
@@ -581,6 +581,7 @@ export function playerView(model, el, local) {
   ui.slider.value = String(at);
   ui.play.textContent = state.timer ? "pause" : "play";
   ui.where.textContent = point ? `${at + 1} / ${points.length} · ${point.label}` : "no history";
+  ui.where.title = ui.where.textContent; // whole, where a long label is cut
   ui.narration.hidden = !state.explain;
   ui.narration.replaceChildren(
     ...(point?.explain
@@ -591,7 +592,7 @@ export function playerView(model, el, local) {
             { class: "tl-meta" },
             model.get("narrating")
               ? "(the narration is being written: a moment…)"
-              : "(told with the step it belongs to)",
+              : "(part of a step, explained where that step ends: step on to read it)",
           ),
         ]),
   );

@@ -41,7 +41,7 @@ export function threadList(model, el, local) {
   const shown = matching.slice(0, local.listShown);
   const search = /** @type {HTMLInputElement} */ (
     h("input", {
-      class: "tl-reason",
+      class: "tl-reason tl-search",
       "data-testid": "thread-search",
       placeholder: "search by id, agent, notebook or status",
       "aria-label": "search threads",
@@ -89,6 +89,7 @@ export function threadList(model, el, local) {
           h(
             "button",
             {
+              class: "tl-open",
               "data-testid": "open-thread",
               disabled: model.get("offline") ? "" : null,
               title: model.get("offline") ? NO_KERNEL : null,

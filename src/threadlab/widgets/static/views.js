@@ -1864,6 +1864,7 @@ function classView(model, el, local) {
           r.thread ? h(
             "button",
             {
+              class: "tl-open",
               "data-testid": "open-member",
               "aria-label": `open ${r.member}'s thread`,
               disabled: offline ? "" : null,
@@ -2201,7 +2202,7 @@ function threadList(model, el, local) {
   const search = (
     /** @type {HTMLInputElement} */
     h("input", {
-      class: "tl-reason",
+      class: "tl-reason tl-search",
       "data-testid": "thread-search",
       placeholder: "search by id, agent, notebook or status",
       "aria-label": "search threads",
@@ -2250,6 +2251,7 @@ function threadList(model, el, local) {
           h(
             "button",
             {
+              class: "tl-open",
               "data-testid": "open-thread",
               disabled: model.get("offline") ? "" : null,
               title: model.get("offline") ? NO_KERNEL : null,
@@ -2547,7 +2549,7 @@ function frame(model, local, state) {
     },
     label
   );
-  const where = h("span", { class: "tl-meta", "data-testid": "player-where" });
+  const where = h("span", { class: "tl-meta tl-player-where", "data-testid": "player-where" });
   const narration = h("div", { class: "tl-narration", "data-testid": "player-explain" });
   const pace2 = h(
     "select",
@@ -2791,13 +2793,14 @@ function playerView(model, el, local) {
   ui.slider.value = String(at);
   ui.play.textContent = state.timer ? "pause" : "play";
   ui.where.textContent = point ? `${at + 1} / ${points.length} · ${point.label}` : "no history";
+  ui.where.title = ui.where.textContent;
   ui.narration.hidden = !state.explain;
   ui.narration.replaceChildren(
     ...point?.explain ? narrated(point.explain) : [
       h(
         "span",
         { class: "tl-meta" },
-        model.get("narrating") ? "(the narration is being written: a moment…)" : "(told with the step it belongs to)"
+        model.get("narrating") ? "(the narration is being written: a moment…)" : "(part of a step, explained where that step ends: step on to read it)"
       )
     ]
   );
