@@ -257,6 +257,9 @@ def walk(lab: Lab, page: Any, shots: Path) -> None:
     conversation = reopened.locator("[data-testid=conversation]").inner_text()
     assert "The page is written." in conversation
     assert "writing index.html" in conversation
+    # No kernel: its header says how to step through it or fork it.
+    hint = reopened.locator("[data-testid=reopen-hint]").inner_text()
+    assert re.search(r"to step through or fork it, run %threadlab open thr_\w+$", hint), hint
     assert reopened.locator("[data-testid=file][data-path='/index.html']").count() == 1
     # Structured progress is a bar with a count; other events read as lines, not JSON.
     reopened.locator("[data-testid=tool-card] summary").first.click()

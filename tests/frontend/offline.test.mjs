@@ -11,9 +11,22 @@ test("a saved thread view draws its trace, and what only the kernel has says so"
   const stop = renderOffline(el, { trace: aTrace() });
   assert.match(el.textContent, /build it/);
   assert.equal(el.querySelectorAll(".tl-fork-point").length, 0); // no forks without a kernel
+  // Its player and forks are had from a kernel: the header says how.
+  assert.ok(el.querySelector("[data-testid=step-through]").hidden);
+  assert.match(
+    el.querySelector("[data-testid=reopen-hint]").textContent,
+    /to step through or fork it, run %threadlab open t1$/,
+  );
   el.querySelector('[data-testid=tree-node][data-thread="t2"]').click();
   el.querySelector("[data-testid=file]").click(); // a preview asked of no kernel
   assert.match(el.textContent, new RegExp(NO_KERNEL.slice(0, 40)));
+  stop();
+});
+
+test("a shared page, with no kernel to open it in, does not send its reader to one", () => {
+  const el = document.createElement("div");
+  const stop = renderOffline(el, { trace: aTrace(), shared: true });
+  assert.ok(el.querySelector("[data-testid=reopen-hint]").hidden);
   stop();
 });
 

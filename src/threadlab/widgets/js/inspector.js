@@ -21,6 +21,7 @@ function skeleton(el) {
     usage: h("span", { class: "tl-meta", "data-testid": "run-usage" }),
     code: h("code", {}),
     play: h("button", { class: "tl-fork tl-step-through", "data-testid": "step-through" }),
+    reopen: h("span", { class: "tl-meta", "data-testid": "reopen-hint" }),
     left: h("div", { class: "tl-left" }),
     center: h("div", { class: "tl-center", "data-testid": "conversation" }),
     right: h("div", { class: "tl-right tl-files", "data-testid": "file-browser" }),
@@ -52,6 +53,7 @@ function skeleton(el) {
       ui.usage,
       " ",
       ui.play,
+      ui.reopen,
     ),
     timelineBox,
     ui.pause,
@@ -108,6 +110,11 @@ export function inspector(model, el, trace, local) {
   ui.code.textContent = trace.root;
   // "Step through": the player of this history, in this view (a kernel sends its points).
   ui.play.hidden = !!model.get("offline") || !trace.root;
+  // A saved output drawn without its kernel: where its player and forks are to be had.
+  ui.reopen.hidden = !model.get("offline") || !!model.get("shared") || !trace.root;
+  ui.reopen.textContent = ui.reopen.hidden
+    ? ""
+    : ` · to step through or fork it, run %threadlab open ${trace.root}`;
   ui.play.textContent = local.playing ? "loading the history…" : "▶ step through";
   ui.play.onclick = () => {
     local.playing = true;

@@ -55,7 +55,7 @@
  *   on(event: string, callback: (...args: any[]) => void): void}} Model
  * @typedef {{el: HTMLElement, sig: string}} Keyed
  * @typedef {{root: HTMLElement, status: HTMLElement, usage: HTMLElement, code: HTMLElement,
- *   play: HTMLElement,
+ *   play: HTMLElement, reopen: HTMLElement,
  *   left: HTMLElement, center: HTMLElement, right: HTMLElement, error: HTMLElement,
  *   pause: HTMLElement, predicted: HTMLElement,
  *   timeline: HTMLDetailsElement, timelineHead: HTMLElement,

@@ -1702,6 +1702,7 @@ function skeleton(el) {
     usage: h("span", { class: "tl-meta", "data-testid": "run-usage" }),
     code: h("code", {}),
     play: h("button", { class: "tl-fork tl-step-through", "data-testid": "step-through" }),
+    reopen: h("span", { class: "tl-meta", "data-testid": "reopen-hint" }),
     left: h("div", { class: "tl-left" }),
     center: h("div", { class: "tl-center", "data-testid": "conversation" }),
     right: h("div", { class: "tl-right tl-files", "data-testid": "file-browser" }),
@@ -1733,7 +1734,8 @@ function skeleton(el) {
       ui.status,
       ui.usage,
       " ",
-      ui.play
+      ui.play,
+      ui.reopen
     ),
     timelineBox,
     ui.pause,
@@ -1772,6 +1774,8 @@ function inspector(model, el, trace, local) {
   const run = trace.run || {};
   ui.code.textContent = trace.root;
   ui.play.hidden = !!model.get("offline") || !trace.root;
+  ui.reopen.hidden = !model.get("offline") || !!model.get("shared") || !trace.root;
+  ui.reopen.textContent = ui.reopen.hidden ? "" : ` · to step through or fork it, run %threadlab open ${trace.root}`;
   ui.play.textContent = local.playing ? "loading the history…" : "▶ step through";
   ui.play.onclick = () => {
     local.playing = true;
