@@ -78,6 +78,8 @@ test("a saved player draws the thread at its end, and steps back with no kernel"
   el.querySelector("[data-testid=player-back]").click();
   assert.match(el.querySelector("[data-testid=conversation]").textContent, /build it/);
   assert.doesNotMatch(el.querySelector("[data-testid=conversation]").textContent, /done/);
+  // The thread it plays is the player's to step: no word of opening it elsewhere.
+  assert.ok(el.querySelector("[data-testid=reopen-hint]").hidden);
   stop();
 });
 

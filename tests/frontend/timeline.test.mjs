@@ -44,3 +44,25 @@ test("one model step and one call read in the singular, none in the plural", () 
   trace.cards = {};
   assert.match(timeline(trace).head, / · 1 model step \(\d+ ms\) · 0 calls \(0 ms\)$/);
 });
+
+test("a stretch where nothing ran is left out of the axis, and said in the head", () => {
+  const trace = aTrace();
+  // A branch made 200 s later from this history, its own model step run then.
+  trace.messages.t1.push(
+    { ...trace.messages.t1[0], id: "m9", role: "user", at: 210.3 },
+    { ...trace.messages.t1[3], id: "m10", at: 210.5, since: 210.3 },
+  );
+  const { head, lanes } = timeline(trace);
+  // 0.5 s of steps and calls drawn; the 200 s between them said, not drawn.
+  assert.match(head, /^timeline · 500 ms \(200\.0 s idle, not drawn\) · 3 model steps/);
+  const lead = lanes.find((l) => l.getAttribute("data-thread") === "t1");
+  const last = [...lead.querySelectorAll("[data-testid=timeline-step]")].at(-1);
+  // The branch's step ends the axis, drawn right after the history's last step.
+  assert.equal(Number.parseFloat(last.style.left), 60);
+  assert.equal(Number.parseFloat(last.style.width), 40);
+  const breaks = lanes.at(-1).querySelectorAll("[data-testid=timeline-break]");
+  assert.deepEqual(
+    [...breaks].map((b) => Number.parseFloat(b.style.left)),
+    [60],
+  );
+});

@@ -111,7 +111,8 @@ export function inspector(model, el, trace, local) {
   // "Step through": the player of this history, in this view (a kernel sends its points).
   ui.play.hidden = !!model.get("offline") || !trace.root;
   // A saved output drawn without its kernel: where its player and forks are to be had.
-  ui.reopen.hidden = !model.get("offline") || !!model.get("shared") || !trace.root;
+  ui.reopen.hidden =
+    !model.get("offline") || !!model.get("shared") || !!model.get("past") || !trace.root;
   ui.reopen.textContent = ui.reopen.hidden
     ? ""
     : ` · to step through or fork it, run %threadlab open ${trace.root}`;

@@ -623,10 +623,12 @@ export function playerView(model, el, local) {
       ? "nothing to fork before the first message"
       : "a branch holding the history up to here, run live in this view";
   // The thread as it was, to read: what acts on the thread as it is now (decide, fork, answer
-  // a form) is not offered at a past point, which is what "offline" tells the inspector.
+  // a form) is not offered at a past point, which is what "offline" tells the inspector
+  // ("past": it is the player's, which has its own controls).
   const pastTense = {
     ...model,
-    get: (/** @type {string} */ name) => (name === "offline" ? true : model.get(name)),
+    get: (/** @type {string} */ name) =>
+      name === "offline" || name === "past" ? true : model.get(name),
   };
   // A part that had the focus (a node of the tree) may be drawn anew: the focus stays in the
   // player, where the keys step it.

@@ -70,6 +70,38 @@ function spansOf(trace, t, calls) {
   return spans;
 }
 
+/** A stretch with nothing running longer than this is idle: left out of the axis. */
+export const IDLE_S = 1;
+
+/**
+ * The run's time axis with its idle stretches left out (between runs, a branch's history and
+ * its own run, a wait for a person's decision): where each moment is drawn, the time drawn,
+ * the time left out and where each stretch left out was.
+ * @param {Span[]} spans
+ */
+function axisOf(spans) {
+  const sorted = [...spans].sort((a, b) => a.start - b.start);
+  const t0 = sorted[0].start;
+  /** @type {Array<{from: number, to: number}>} idle stretches, in order */
+  const idle = [];
+  let reached = sorted[0].end;
+  for (const x of sorted) {
+    if (x.start - reached > IDLE_S) idle.push({ from: reached, to: x.start });
+    reached = Math.max(reached, x.end);
+  }
+  /** @param {number} t @returns {number} seconds from the start, idle stretches left out */
+  const at = (t) => {
+    let left = 0;
+    for (const gap of idle) {
+      if (t <= gap.from) break;
+      left += Math.min(t, gap.to) - gap.from;
+    }
+    return t - t0 - left;
+  };
+  const leftOut = idle.reduce((acc, gap) => acc + (gap.to - gap.from), 0);
+  return { at, total: at(reached), leftOut, breaks: idle.map((gap) => at(gap.from)) };
+}
+
 /**
  * Each thread's spans, subagents under their parent.
  * @param {Trace} trace
@@ -99,7 +131,9 @@ function lanesOf(trace) {
 
 /**
  * The run on a time axis, a lane per thread (subagents under their parent): a bar per model
- * step and per tool call, its latency, tokens and cost in its tooltip and its lane's line.
+ * step and per tool call, its latency, tokens and cost in its tooltip and its lane's line. A
+ * stretch where nothing ran is left out of the axis and said in the head: a branch run today
+ * from a history of last week reads its steps' time, not the week between.
  * @param {Trace} trace
  * @param {boolean} [drawn] whether its lanes are on screen: a closed timeline has only its
  *   head to show, and a player redraws it at every step
@@ -111,14 +145,15 @@ export function timeline(trace, drawn = true) {
   const whole = lanesOf(trace.uncut ? { ...trace, ...trace.uncut } : trace);
   const all = whole.flatMap((r) => r.spans);
   if (!all.length) return { head: "timeline", lanes: [] };
-  const t0 = Math.min(...all.map((x) => x.start));
-  const total = Math.max(...all.map((x) => x.end)) - t0 || 1;
+  const axis = axisOf(all);
+  const total = axis.total || 1;
   const steps = all.filter((x) => x.kind === "step");
   const calls = all.filter((x) => x.kind === "call");
   /** @param {Span[]} spans */
   const sum = (spans) => spans.reduce((acc, x) => acc + (x.end - x.start), 0);
+  const idle = axis.leftOut ? ` (${duration(axis.leftOut)} idle, not drawn)` : "";
   const head =
-    `timeline · ${duration(total)} · ${counted(steps.length, "model step")}` +
+    `timeline · ${duration(axis.total)}${idle} · ${counted(steps.length, "model step")}` +
     ` (${duration(sum(steps))}) · ${counted(calls.length, "call")} (${duration(sum(calls))})`;
   if (!drawn) return { head, lanes: [] };
   const rows = trace.uncut ? lanesOf(trace) : whole;
@@ -142,8 +177,8 @@ export function timeline(trace, drawn = true) {
               "data-testid": `timeline-${x.kind}`,
               title: x.detail(),
               style:
-                `left:${(((x.start - t0) / total) * 100).toFixed(2)}%;` +
-                `width:${Math.max(((x.end - x.start) / total) * 100, 0.5).toFixed(2)}%`,
+                `left:${((axis.at(x.start) / total) * 100).toFixed(2)}%;` +
+                `width:${Math.max(((axis.at(x.end) - axis.at(x.start)) / total) * 100, 0.5).toFixed(2)}%`,
             },
             x.label,
           ),
@@ -156,7 +191,21 @@ export function timeline(trace, drawn = true) {
       "div",
       { class: "tl-lane tl-axis" },
       h("div", { class: "tl-lane-name" }, ""),
-      h("div", { class: "tl-lane-track" }, h("span", {}, "0"), h("span", {}, duration(total))),
+      h(
+        "div",
+        { class: "tl-lane-track" },
+        h("span", {}, "0"),
+        // Where an idle stretch was left out.
+        axis.breaks.map((x) =>
+          h("i", {
+            class: "tl-break",
+            "data-testid": "timeline-break",
+            title: "idle, not drawn",
+            style: `left:${((x / total) * 100).toFixed(2)}%`,
+          }),
+        ),
+        h("span", {}, duration(axis.total)),
+      ),
     ),
   );
   return { head, lanes };

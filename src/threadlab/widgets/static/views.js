@@ -1577,6 +1577,27 @@ function spansOf(trace, t, calls) {
   }
   return spans;
 }
+var IDLE_S = 1;
+function axisOf(spans) {
+  const sorted = [...spans].sort((a, b) => a.start - b.start);
+  const t0 = sorted[0].start;
+  const idle = [];
+  let reached = sorted[0].end;
+  for (const x of sorted) {
+    if (x.start - reached > IDLE_S) idle.push({ from: reached, to: x.start });
+    reached = Math.max(reached, x.end);
+  }
+  const at = (t) => {
+    let left = 0;
+    for (const gap of idle) {
+      if (t <= gap.from) break;
+      left += Math.min(t, gap.to) - gap.from;
+    }
+    return t - t0 - left;
+  };
+  const leftOut = idle.reduce((acc, gap) => acc + (gap.to - gap.from), 0);
+  return { at, total: at(reached), leftOut, breaks: idle.map((gap) => at(gap.from)) };
+}
 function lanesOf(trace) {
   const rows = [];
   const own = trace.threads.filter((t) => !t.relation);
@@ -1599,12 +1620,13 @@ function timeline(trace, drawn = true) {
   const whole = lanesOf(trace.uncut ? { ...trace, ...trace.uncut } : trace);
   const all = whole.flatMap((r) => r.spans);
   if (!all.length) return { head: "timeline", lanes: [] };
-  const t0 = Math.min(...all.map((x) => x.start));
-  const total = Math.max(...all.map((x) => x.end)) - t0 || 1;
+  const axis = axisOf(all);
+  const total = axis.total || 1;
   const steps2 = all.filter((x) => x.kind === "step");
   const calls = all.filter((x) => x.kind === "call");
   const sum = (spans) => spans.reduce((acc, x) => acc + (x.end - x.start), 0);
-  const head = `timeline · ${duration(total)} · ${counted(steps2.length, "model step")} (${duration(sum(steps2))}) · ${counted(calls.length, "call")} (${duration(sum(calls))})`;
+  const idle = axis.leftOut ? ` (${duration(axis.leftOut)} idle, not drawn)` : "";
+  const head = `timeline · ${duration(axis.total)}${idle} · ${counted(steps2.length, "model step")} (${duration(sum(steps2))}) · ${counted(calls.length, "call")} (${duration(sum(calls))})`;
   if (!drawn) return { head, lanes: [] };
   const rows = trace.uncut ? lanesOf(trace) : whole;
   const lanes = rows.map(
@@ -1626,7 +1648,7 @@ function timeline(trace, drawn = true) {
               class: `tl-span tl-span-${x.kind}`,
               "data-testid": `timeline-${x.kind}`,
               title: x.detail(),
-              style: `left:${((x.start - t0) / total * 100).toFixed(2)}%;width:${Math.max((x.end - x.start) / total * 100, 0.5).toFixed(2)}%`
+              style: `left:${(axis.at(x.start) / total * 100).toFixed(2)}%;width:${Math.max((axis.at(x.end) - axis.at(x.start)) / total * 100, 0.5).toFixed(2)}%`
             },
             x.label
           )
@@ -1639,7 +1661,21 @@ function timeline(trace, drawn = true) {
       "div",
       { class: "tl-lane tl-axis" },
       h("div", { class: "tl-lane-name" }, ""),
-      h("div", { class: "tl-lane-track" }, h("span", {}, "0"), h("span", {}, duration(total)))
+      h(
+        "div",
+        { class: "tl-lane-track" },
+        h("span", {}, "0"),
+        // Where an idle stretch was left out.
+        axis.breaks.map(
+          (x) => h("i", {
+            class: "tl-break",
+            "data-testid": "timeline-break",
+            title: "idle, not drawn",
+            style: `left:${(x / total * 100).toFixed(2)}%`
+          })
+        ),
+        h("span", {}, duration(axis.total))
+      )
     )
   );
   return { head, lanes };
@@ -1774,7 +1810,7 @@ function inspector(model, el, trace, local) {
   const run = trace.run || {};
   ui.code.textContent = trace.root;
   ui.play.hidden = !!model.get("offline") || !trace.root;
-  ui.reopen.hidden = !model.get("offline") || !!model.get("shared") || !trace.root;
+  ui.reopen.hidden = !model.get("offline") || !!model.get("shared") || !!model.get("past") || !trace.root;
   ui.reopen.textContent = ui.reopen.hidden ? "" : ` · to step through or fork it, run %threadlab open ${trace.root}`;
   ui.play.textContent = local.playing ? "loading the history…" : "▶ step through";
   ui.play.onclick = () => {
@@ -2829,7 +2865,7 @@ function playerView(model, el, local) {
   ui.fork.title = forkAt === null ? "nothing to fork before the first message" : "a branch holding the history up to here, run live in this view";
   const pastTense = {
     ...model,
-    get: (name) => name === "offline" ? true : model.get(name)
+    get: (name) => name === "offline" || name === "past" ? true : model.get(name)
   };
   const focused = ui.root.contains(document.activeElement);
   inspector(pastTense, ui.stage, then, local);
