@@ -54,7 +54,7 @@ test("a stretch where nothing ran is left out of the axis, and said in the head"
   );
   const { head, lanes } = timeline(trace);
   // 0.5 s of steps and calls drawn; the 200 s between them said, not drawn.
-  assert.match(head, /^timeline · 500 ms \(200\.0 s idle, not drawn\) · 3 model steps/);
+  assert.match(head, /^timeline · 500 ms \(3 min 20 s idle, not drawn\) · 3 model steps/);
   const lead = lanes.find((l) => l.getAttribute("data-thread") === "t1");
   const last = [...lead.querySelectorAll("[data-testid=timeline-step]")].at(-1);
   // The branch's step ends the axis, drawn right after the history's last step.
@@ -65,4 +65,20 @@ test("a stretch where nothing ran is left out of the axis, and said in the head"
     [...breaks].map((b) => Number.parseFloat(b.style.left)),
     [60],
   );
+});
+
+test("a long stretch left out reads in minutes, hours or days", () => {
+  const heads = [200, 7500, 3 * 86400].map((gap) => {
+    const trace = aTrace();
+    trace.messages.t1.push(
+      { ...trace.messages.t1[0], id: "m9", role: "user", at: 10.3 + gap },
+      { ...trace.messages.t1[3], id: "m10", at: 10.5 + gap, since: 10.3 + gap },
+    );
+    return timeline(trace).head.split(" · ")[1];
+  });
+  assert.deepEqual(heads, [
+    "500 ms (3 min 20 s idle, not drawn)",
+    "500 ms (2 h 5 min idle, not drawn)",
+    "500 ms (3 days idle, not drawn)",
+  ]);
 });

@@ -14,7 +14,14 @@ import { costText, counted, usageText } from "./text.js";
  * @returns {string}
  */
 function duration(seconds) {
-  return seconds < 1 ? `${Math.round(seconds * 1000)} ms` : `${seconds.toFixed(1)} s`;
+  if (seconds < 1) return `${Math.round(seconds * 1000)} ms`;
+  if (seconds < 60) return `${seconds.toFixed(1)} s`;
+  const whole = Math.round(seconds);
+  if (whole < 3600) return `${Math.floor(whole / 60)} min ${whole % 60} s`;
+  const minutes = Math.round(seconds / 60);
+  return minutes < 48 * 60
+    ? `${Math.floor(minutes / 60)} h ${minutes % 60} min`
+    : `${Math.round(minutes / (24 * 60))} days`;
 }
 
 /**
