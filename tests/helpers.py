@@ -27,6 +27,19 @@ def scripted_prompt(
     return model
 
 
+def gated_delete(registry: tl.Registry, ran: list[str]) -> None:
+    """Define `delete`, a tool that asks for a decision before every call; each path it
+    deleted is appended to `ran`."""
+
+    async def delete(state: tl.ThreadState, args: dict[str, Any]) -> str:
+        ran.append(args["path"])
+        return f"deleted {args['path']}"
+
+    path = {"type": "object", "properties": {"path": {"type": "string"}}, "required": ["path"]}
+    tl.define_tool("delete", description="Delete.", execute=delete, args=path,
+                   approval="always", registry=registry)  # fmt: skip
+
+
 def tool_messages(thread: tl.Thread) -> list[tl.Message]:
     return [m for m in thread.messages if m.role == "tool"]
 

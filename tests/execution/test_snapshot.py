@@ -125,6 +125,10 @@ async def test_the_history_points_interleave_the_childrens_in_stored_order(
     )
     assert asked < min(child_points)
     assert max(child_points) < reported
+    # The points about a call are those whose id is its call's.
+    about = {p.kind for p in points if p.about_call}
+    assert about == {"tool_call_started", "tool_call_finished"}
+    assert all(p.id.startswith("call_") for p in points if p.about_call)
     # At a point of the child's, the lead is cut there too: its child is still at work.
     during = thread.snapshot(child_points[0])
     assert [(c.name, c.status) for c in during.children] == [("w1", "running")]

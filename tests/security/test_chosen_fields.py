@@ -20,6 +20,8 @@ from threadlab.models import ScriptedModel, call, text
 from threadlab.otel import export_thread
 from threadlab.widgets import replay, static_html
 
+from ..helpers import gated_delete
+
 SECRET = "sk-chosen-field-5510"
 PEM = (
     "-----BEGIN PRIVATE KEY-----\nMIIEvQIBADANBgkqhkiG9w0BAQEFAASC\nBKcwggSjAgEAAoIBAQC7\n"
@@ -152,13 +154,7 @@ async def test_an_id_with_a_secret_the_model_gives_twice_is_two_calls(
     # first call's arguments and result while a decision asked about the second.
     ran: list[str] = []
 
-    async def delete(state: tl.ThreadState, args: dict[str, Any]) -> str:
-        ran.append(args["path"])
-        return f"deleted {args['path']}"
-
-    path = {"type": "object", "properties": {"path": {"type": "string"}}, "required": ["path"]}
-    tl.define_tool("delete", description="Delete.", execute=delete, args=path,
-                   approval="always", registry=registry)  # fmt: skip
+    gated_delete(registry, ran)
     chosen = f"c_{SECRET}"
     model = ScriptedModel([
         call("delete", {"path": "/tmp/harmless"}, id=chosen), text("ok"),

@@ -14,19 +14,12 @@ import threadlab as tl
 from threadlab.models import ScriptedModel, call, step, text
 from threadlab.widgets import CardApprover, LiveRun, ThreadView, replay, static_html
 
+from ..helpers import gated_delete
 from .fake_comm import customs_of, install
 
 
 def define(registry: tl.Registry, ran: list[str]) -> None:
-    async def delete(state: tl.ThreadState, args: dict[str, Any]) -> str:
-        ran.append(args["path"])
-        return f"deleted {args['path']}"
-
-    path = {"type": "object", "properties": {"path": {"type": "string"}}, "required": ["path"]}
-    tl.define_tool(
-        "delete", description="Delete.", execute=delete, args=path, approval="always",
-        registry=registry,
-    )  # fmt: skip
+    gated_delete(registry, ran)
     script = [
         step(call("delete", {"path": "/a"}, id="c1"), call("delete", {"path": "/b"}, id="c2")),
         step(call("delete", {"path": "/c"}, id="c3")),
@@ -270,13 +263,7 @@ async def test_a_reopened_roots_card_decides_the_roots_call_not_a_childs_of_the_
     install(monkeypatch)
     ran: list[str] = []
 
-    async def delete(state: tl.ThreadState, args: dict[str, Any]) -> str:
-        ran.append(args["path"])
-        return f"deleted {args['path']}"
-
-    path = {"type": "object", "properties": {"path": {"type": "string"}}, "required": ["path"]}
-    tl.define_tool("delete", description="Delete.", execute=delete, args=path,
-                   approval="always", registry=registry)  # fmt: skip
+    gated_delete(registry, ran)
     tl.define_prompt("clean", prompt="Clean.", tools=["delete"], registry=registry,
                      model=ScriptedModel([call("delete", {"path": "/child"}, id="call_0"),
                                           text("cleaned")]))  # fmt: skip

@@ -68,6 +68,12 @@ class HistoryPoint:
     """The stored event itself (what a player shows of the point); None for a damaged row
     (one that cannot be read), which keeps its place in the history."""
 
+    @property
+    def about_call(self) -> bool:
+        """Whether it is about a tool call: its `id` is then the call's id (unique within
+        `thread_id`, not across a thread's descendants)."""
+        return _SUBJECT.get(self.kind) == "tool_call_id"
+
 
 @dataclass(frozen=True)
 class ChildThen:

@@ -32,10 +32,6 @@ _TOLD_AT = {
     "file": "file_written",
     "run": "run_finished",
 }
-# The kinds of point that are about a tool call (their id is the call's).
-_CALL_POINTS = frozenset(
-    ("tool_call_started", "tool_call_finished", "approval_requested", "approval_decided")
-)
 TEXT_ANSWER = "(a text answer)"
 """The choice, beside the tools on offer, of a model step that calls none."""
 
@@ -127,9 +123,7 @@ def _points(
         entry: dict[str, Any] = {
             "kind": point.kind,
             # A call's point names its card (a descendant's call id may be its parent's too).
-            "id": card_key(thread.id, point.thread_id, point.id)
-            if point.kind in _CALL_POINTS
-            else point.id,
+            "id": card_key(thread.id, point.thread_id, point.id) if point.about_call else point.id,
             "thread": point.thread_id,
             "label": _label(point.kind, point.id, point.event),
         }
