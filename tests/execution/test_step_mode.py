@@ -174,3 +174,30 @@ async def test_two_resumes_of_one_pause_at_once_send_the_step_once(
     assert [m.role for m in first.thread(thread.id).messages] == ["user", "assistant"]
     first.close()
     second.close()
+
+
+async def test_a_branch_from_before_a_pause_pauses_on_its_own(
+    rt: tl.Runtime, registry: tl.Registry
+) -> None:
+    # Where a run paused is read from the branch's own history: a branch cut before the
+    # original paused does not send its first step as though it had been paused before.
+    asked: list[str] = []  # the question each model step was sent
+
+    async def answer(messages: Any, tools: Any) -> Any:
+        asked.append(messages[-1].content)
+        return text("ok")
+
+    tl.define_prompt("p", prompt="You answer.", model=FunctionModel(answer), registry=registry)
+    thread = await rt.create_thread("p")
+    await thread.send("first")
+    run = await thread.send("second", step="model")
+    assert (run.status, run.stop_reason) == ("waiting", "waiting: model step")
+    branch = await thread.fork(thread.messages[0].id)  # up to the first question
+    run = await branch.resume(step="model")
+    assert (run.status, run.stop_reason) == ("waiting", "waiting: model step")
+    assert asked == ["first"]  # the original's first step only: the branch's waits
+    run = await branch.resume(step="model")  # and now it is sent
+    assert (run.status, run.text, asked) == ("completed", "ok", ["first", "first"])
+    # The original's pause is its own: its resume sends the step it paused before.
+    run = await thread.resume(step="model")
+    assert (run.status, run.text, asked[2:]) == ("completed", "ok", ["second"])

@@ -51,8 +51,6 @@ class ThreadMeta(BaseModel):
     (an evaluation's grid): whichever process runs it reads it here."""
     waiting: bool = False
     """Its last run ended waiting: for a decision on a tool call, or before a model step."""
-    paused_before_model: bool = False
-    """Its last run paused before a model step (step mode): a resume sends that step."""
     waiting_on: dict[str, str] = {}
     """Its open calls whose blocking child paused for a decision: call id → child id (the
     child to resume for that call's result)."""

@@ -50,8 +50,6 @@ async def call_model(scope: Running, step: ModelStep) -> RunStep | None:
     if frame.depth == 0 and not await scope.stepping.may_go_on():
         await _pause(scope, frame, prompt, hooks, tools)  # its caller stopped following it
         return None
-    if frame.depth == 0 and scope.context.identity.meta.paused_before_model:
-        scope.context.identity.set_meta(paused_before_model=False)
     frame.budget.used += 1
     assistant = await _ask(scope, frame, prompt, hooks, tools)
     if assistant is None:
@@ -76,7 +74,8 @@ async def _pause(
 ) -> None:
     """Step mode: the run ends "waiting" before this model step, with the request it is about
     to send (redacted: a system prompt may hold a secret's value) on the outcome; the thread
-    remembers the pause, so a resume (in this process or after a restart) sends it."""
+    remembers the pause (its run ends "waiting: model step"), so a resume (in this process or
+    after a restart) sends it."""
     context = scope.context
     request = await _request(scope, frame, prompt, hooks, tools, scope.state_for(frame, prompt))
     try:
@@ -95,7 +94,6 @@ async def _pause(
     ]
     seen = SeenRequest(said, offered, request.tool_choice, request.parallel_tool_calls, options)
     scope.state.pause_before_model(seen)
-    context.identity.set_meta(paused_before_model=True)
 
 
 async def _request(

@@ -150,8 +150,9 @@ class RunLoop:
         agent = scope.definitions.agent
         side_config = agent.side_b if side == "b" and agent.side_b else agent.side_a
         frame = top_frame(scope, side_config, start, side)
-        # A run that paused before a model step sends it now (and pauses before the next).
-        passed = self.context.identity.meta.paused_before_model
+        # A run that paused before a model step sends it now (and pauses before the next):
+        # read from where the last run ended, as stored (a branch reads its own history).
+        passed = self.context.last_stop_reason() == "waiting: model step"
         calling = _calling(history)
         if calling is not None:
             await self._run_open_calls(frame, calling)

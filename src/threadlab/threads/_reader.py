@@ -9,6 +9,7 @@ messages between parent and child) is `ThreadContext`'s.
 from __future__ import annotations
 
 import contextlib
+import json
 import logging
 from collections.abc import Sequence
 from typing import Protocol
@@ -126,6 +127,20 @@ class ThreadReader:
             status = meta.status
             return status if status in _CHILD_STATUSES else "idle"
         return "idle"
+
+    def last_stop_reason(self) -> str | None:
+        """Why its last run ended (`Run.stop_reason`), as the run's end was stored: None for
+        a thread that never ran to an end, or a run that ended without one."""
+        last: str | None = None
+        for stored in self._store.iter_events(self.id, types=("run_finished",)):
+            try:
+                data = json.loads(stored.data)
+            except ValueError:
+                continue  # a damaged row: the runs around it still say how they ended
+            if isinstance(data, dict) and not data.get("depth"):  # not a prompt tool's turn
+                reason = data.get("stop_reason")
+                last = reason if isinstance(reason, str) else None
+        return last
 
     # relationships
 
