@@ -12,7 +12,7 @@ import pytest
 import threadlab as tl
 from threadlab.models import FunctionModel, ScriptedModel, call, step, text
 
-from ..helpers import HangingTool, tool_messages
+from ..helpers import HangingTool, gated_delete, tool_messages
 from .test_subagents import create_then, helper
 
 
@@ -123,6 +123,29 @@ async def test_a_fork_at_a_user_message_with_new_text_gets_its_turn(
     tl.define_prompt("p", prompt="x", model=FunctionModel(answer_results), registry=registry)
     run = await branch.resume()
     assert run.text == "answer: say hi instead"
+
+
+async def test_a_branch_cut_before_the_original_came_to_wait_waits_for_nothing(
+    rt: tl.Runtime, registry: tl.Registry
+) -> None:
+    ran: list[str] = []
+    gated_delete(registry, ran)
+    script = [text("hello"), call("delete", {"path": "/a"}, id="call_del"), text("done")]
+    tl.define_prompt("p", prompt="x", tools=["delete"], model=ScriptedModel(script),
+                     registry=registry)  # fmt: skip
+    thread = await rt.create_thread("p")
+    await thread.send("hi")
+    assert (await thread.send("delete /a")).status == "waiting"
+    before = await thread.fork(thread.messages[1].id)  # the first answer: nothing waited yet
+    assert (before.status, before.pending) == ("idle", [])
+    # A branch cut at the message that made the call: the call is open, and asked about
+    # again when the branch runs.
+    after = await thread.fork(thread.messages[-1].id)
+    assert (after.status, after.pending) == ("idle", [])
+    assert (await after.resume()).status == "waiting"
+    assert [r.tool_call_id for r in after.pending] == ["call_del"]
+    assert ran == []
+    assert thread.status == "waiting"  # the original, as it was
 
 
 async def test_a_branch_of_a_branch_of_a_branch(rt: tl.Runtime, registry: tl.Registry) -> None:

@@ -83,6 +83,17 @@ def files_at(events: Sequence[StoredEvent], now: Sequence[FileRecord]) -> list[F
     return [f for f in files.values() if f is not None]
 
 
+def waiting_at(events: Sequence[StoredEvent]) -> bool:
+    """Whether a thread's last run by the cut ended waiting (for a decision, before a step,
+    on a child that paused), from its own events up to it."""
+    waiting = False
+    for event in events:
+        data = json.loads(event.data)
+        if event.type == "run_finished" and not data.get("depth"):
+            waiting = data["status"] == "waiting"
+    return waiting
+
+
 def child_status_at(events: Sequence[StoredEvent], resumable: bool) -> ThreadStatus:
     """What a child's status was at the cut, from its own events up to it."""
     status: ThreadStatus = "idle"

@@ -36,7 +36,7 @@ from .._errors import ThreadBusyError, ThreadlabError, ThreadNotFoundError
 from ..definitions import Registry
 from ..store import Store, ThreadRecord
 from ..threads import Redactor, RunLeases, ThreadContext
-from ._cut import CUT_BY, call_place, child_status_at, children_at, files_at, find_point
+from ._cut import CUT_BY, call_place, child_status_at, children_at, files_at, find_point, waiting_at
 from ._tool_call import result_message
 
 __all__ = ["ForkCut", "fork_point", "fork_tree", "give_result"]
@@ -164,11 +164,16 @@ def _copy(
         ids.setdefault(child, new_id("thr"))
     remap = _remapper(ids)
     meta = ThreadMeta.read(remap(record.metadata or "{}")) or ThreadMeta()
+    # What the thread was doing by the cut, not what the original does now: a branch cut
+    # before the original came to wait for a decision waits for nothing.
+    waiting = waiting_at(events)
     meta = meta.model_copy(
         update={
             "forked_from": ForkPoint(thread_id, forked_from.at),  # the original's id, as it is
             "status": child_status_at(events, meta.resumable) if parent_id is not None else "idle",
             "interrupted": False,
+            "waiting": waiting,
+            "waiting_on": meta.waiting_on if waiting else {},
         }
     )
     store.add_thread(
