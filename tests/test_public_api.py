@@ -107,6 +107,7 @@ PUBLIC = {
     "SubagentCreatedEvent",
     "FileWrittenEvent",
     "CustomEvent",
+    "HandoffEvent",
     "RunFinishedEvent",
     # code execution
     "CodeRun",
@@ -223,7 +224,7 @@ def test_the_package_ships_its_types_and_one_version() -> None:
 def test_thread_events_form_a_union_discriminated_by_type() -> None:
     members = typing.get_args(typing.get_args(tl.ThreadEvent)[0])
     types = [m.model_fields["type"].default for m in members]
-    assert len(set(types)) == len(types) == 12
+    assert len(set(types)) == len(types) == 13
 
 
 def test_reserved_names() -> None:

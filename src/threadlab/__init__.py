@@ -37,6 +37,7 @@ if _typing.TYPE_CHECKING:
         Event,
         FileWrittenEvent,
         ForkPoint,
+        HandoffEvent,
         Message,
         MessageCreatedEvent,
         Reasoning,
@@ -130,9 +131,9 @@ _HOMES: dict[str, tuple[str, ...]] = {
     "._data": (
         "Approval", "ApprovalDecidedEvent", "ApprovalRequest", "ApprovalRequestedEvent", "Budget",
         "ChildInfo", "CustomEvent", "Decision", "Elicitation", "Event", "FileWrittenEvent",
-        "ForkPoint", "Message", "MessageCreatedEvent", "Reasoning", "Run", "RunFinishedEvent",
-        "SampledReply", "SeenRequest", "StepRecord", "SubagentCreatedEvent", "TextDeltaEvent",
-        "ThreadEvent", "ThreadStatusEvent", "ToolCall", "ToolCallDeltaEvent",
+        "ForkPoint", "HandoffEvent", "Message", "MessageCreatedEvent", "Reasoning", "Run",
+        "RunFinishedEvent", "SampledReply", "SeenRequest", "StepRecord", "SubagentCreatedEvent",
+        "TextDeltaEvent", "ThreadEvent", "ThreadStatusEvent", "ToolCall", "ToolCallDeltaEvent",
         "ToolCallFinishedEvent", "ToolCallStartedEvent", "ToolResult",
     ),
     "._errors": (
@@ -213,6 +214,7 @@ __all__ = [
     "ForkPoint",
     "GradeItem",
     "GradeResult",
+    "HandoffEvent",
     "HookDefinition",
     "Include",
     "MCPServerDefinition",

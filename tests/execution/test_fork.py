@@ -148,6 +148,29 @@ async def test_a_branch_cut_before_the_original_came_to_wait_waits_for_nothing(
     assert thread.status == "waiting"  # the original, as it was
 
 
+async def test_a_branch_cut_before_a_handoff_answers_as_the_agent_did_then(
+    rt: tl.Runtime, registry: tl.Registry
+) -> None:
+    front = ScriptedModel([text("front here"), call("billing", {"message": "invoice"}),
+                           text("front again")])  # fmt: skip
+    back = ScriptedModel([text("billing here"), text("billing again")])
+    tl.define_prompt("front_desk", prompt="Front.", model=front, tools=["billing"],
+                     registry=registry)  # fmt: skip
+    tl.define_prompt("billing_desk", prompt="Billing.", model=back, registry=registry)
+    tl.define_agent("billing", side_a="billing_desk", expose_as_tool=True, registry=registry)
+    tl.define_agent("support", side_a="front_desk", registry=registry)
+    thread = await rt.create_thread("support")
+    await thread.send("hello")
+    assert (await thread.send("my invoice")).text == "billing here"
+    before = await thread.fork(thread.messages[1].id)  # "front here": before the handoff
+    assert before.answering_agent == "support"
+    assert (await before.send("next")).text == "front again"
+    after = await thread.fork(thread.messages[-1].id)  # "billing here"
+    assert after.answering_agent == "billing"
+    assert (await after.send("next")).text == "billing again"
+    assert thread.answering_agent == "billing"  # the original, as it was
+
+
 async def test_a_branch_of_a_branch_of_a_branch(rt: tl.Runtime, registry: tl.Registry) -> None:
     thread, _ = await saved_twice(rt, registry)
     one = await thread.fork("call_v2", result="one")

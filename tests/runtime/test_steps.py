@@ -143,6 +143,32 @@ async def test_a_subagent_is_created_before_its_first_step_and_its_steps_hang_un
     assert turn.side == "a"
 
 
+async def test_a_handoff_is_the_next_agents_turn_caused_by_its_call(
+    rt: tl.Runtime, registry: tl.Registry
+) -> None:
+    front = tl.models.ScriptedModel([call("billing", {"message": "invoice"}, id="call_hand")])
+    back = tl.models.ScriptedModel([text("billing here")])
+    tl.define_prompt("front_desk", prompt="Front.", model=front, tools=["billing"],
+                     registry=registry)  # fmt: skip
+    tl.define_prompt("billing_desk", prompt="Billing.", model=back, registry=registry)
+    tl.define_agent("billing", side_a="billing_desk", expose_as_tool=True, registry=registry)
+    tl.define_agent("support", side_a="front_desk", registry=registry)
+    thread = await rt.create_thread("support")
+    assert (await thread.send("my invoice")).text == "billing here"
+    steps = thread.steps()
+    assert kinds(steps) == [
+        ("model", ""), ("tool_call", "billing"), ("turn", "billing"), ("model", ""),
+    ]  # fmt: skip
+    handing, turn, answer = steps[1:]
+    assert (turn.parent_id, turn.started_at) == (handing.id, turn.started_at)
+    assert handing.started_at <= turn.started_at <= answer.ended_at  # type: ignore[operator]
+    assert (turn.status, turn.ended_at is not None) == ("completed", True)  # its run ended
+    assert turn.message_id == thread.messages[0].id  # the message it answers
+    # The handoff is an event of its own, as the thread streamed it and stored it.
+    (handoff,) = [e for e in thread.events if isinstance(e, tl.HandoffEvent)]
+    assert (handoff.agent, handoff.tool_call_id) == ("billing", "call_hand")
+
+
 async def test_a_prompt_tools_nested_turn_hangs_under_its_call(
     rt: tl.Runtime, registry: tl.Registry
 ) -> None:

@@ -215,6 +215,17 @@ class ApprovalDecidedEvent(Event):
     """The assistant message whose call this decides (see `ApprovalRequestedEvent`)."""
 
 
+class HandoffEvent(Event):
+    """The thread is handed to another agent (an ai_human agent called as a tool): it answers
+    from the next turn on. Written by the runtime only, with the call's result."""
+
+    type: Literal["handoff"] = "handoff"
+    agent: str
+    """The agent that answers the thread from here on."""
+    tool_call_id: str | None = None
+    """The call that handed it over."""
+
+
 class RunFinishedEvent(Event):
     """A run ended: the last event of `thread.stream`."""
 
@@ -243,6 +254,7 @@ ThreadEvent = Annotated[
     | CustomEvent
     | ApprovalRequestedEvent
     | ApprovalDecidedEvent
+    | HandoffEvent
     | RunFinishedEvent,
     Field(discriminator="type"),
 ]

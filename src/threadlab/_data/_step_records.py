@@ -95,7 +95,7 @@ class StepRecord:
     # tool_call (tool_call_id also names a pause's call)
     tool_call_id: str | None = None
     name: str | None = None
-    """A call's tool; a subagent's instance label."""
+    """A call's tool; a subagent's instance label; the agent a handoff's turn is."""
     arguments: Any = None
     """A call's arguments as it ran (the edited ones when a decision edited them)."""
     proposed_arguments: Any = None
@@ -114,7 +114,9 @@ class StepRecord:
     """A subagent step's moment: "created", "reported" or "finished"."""
     # turn
     side: str | None = None
-    """A turn of a dual_ai session: the side ("a" or "b") that answers."""
+    """A turn of a dual_ai session: the side ("a" or "b") that answers. A handoff's turn
+    has none: its `name` is the agent that answers from there on, its `parent_id` the call
+    that handed the thread over."""
     seq: float = field(default=0.0, repr=False)
     """Its place in the store's order of events (where the step opens): what orders a
     thread's steps and its descendants' in one list."""

@@ -17,10 +17,19 @@ from .._data import Message, ThreadStatus, ToolCall
 from .._errors import ThreadlabError
 from ..store import FileRecord, Store, StoredEvent
 
-__all__ = ["CUT_BY", "call_place", "child_status_at", "children_at", "files_at", "find_point"]
+__all__ = [
+    "CUT_BY",
+    "answering_at",
+    "call_place",
+    "child_status_at",
+    "children_at",
+    "files_at",
+    "find_point",
+    "waiting_at",
+]
 
-CUT_BY = ("subagent_created", "file_written", "run_finished")
-"""The events a cut reads to know a thread's files, children and status."""
+CUT_BY = ("subagent_created", "file_written", "run_finished", "handoff")
+"""The events a cut reads to know a thread's files, children, status and answering agent."""
 
 
 def find_point(store: Store, thread_id: str, at: str) -> tuple[Message, ToolCall | None, int]:
@@ -81,6 +90,20 @@ def files_at(events: Sequence[StoredEvent], now: Sequence[FileRecord]) -> list[F
         else:
             files[path] = current.get(path)
     return [f for f in files.values() if f is not None]
+
+
+def answering_at(events: Sequence[StoredEvent], now: str | None, recorded: bool) -> str | None:
+    """The agent answering a thread at the cut: the last handoff by then, None (its own
+    agent) before the first. `recorded`: whether its history holds any handoff; a thread
+    stored before handoffs were recorded has none to read, and keeps `now`, the agent
+    answering it now."""
+    if not recorded:
+        return now
+    handoffs = [e for e in events if e.type == "handoff"]
+    if not handoffs:
+        return None
+    agent = json.loads(handoffs[-1].data).get("agent")
+    return agent if isinstance(agent, str) else now
 
 
 def waiting_at(events: Sequence[StoredEvent]) -> bool:

@@ -9,7 +9,7 @@ from typing import Any, Protocol
 
 from pydantic import BaseModel
 
-from .._data import Message, ToolResult
+from .._data import HandoffEvent, Message, ToolResult
 from ..definitions import (
     AgentDefinition,
     ArgsSchema,
@@ -183,7 +183,15 @@ def _agent_tool(loop: OfferingRun, frame: Frame, agent: AgentDefinition) -> Tool
         async def handoff(state: Any, args: Any) -> Any:
             if frame.depth != 0:
                 return ToolResult("error", error="a handoff can only happen at the top level")
-            loop.context.identity.set_meta(answering_agent=agent.name)
+            context = loop.context
+            context.identity.set_meta(answering_agent=agent.name)
+            # Stored with the call's result: a branch cut before it answers as before it.
+            call_id = state.execution.tool_call_id if state.execution else None
+            context.events.emit(
+                HandoffEvent(
+                    agent=agent.name, tool_call_id=call_id, **frame.event_base(context.base())
+                )
+            )
             frame.so_far.ending = "handoff"
             return {"handoff": agent.name}
 

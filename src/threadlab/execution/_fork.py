@@ -36,7 +36,16 @@ from .._errors import ThreadBusyError, ThreadlabError, ThreadNotFoundError
 from ..definitions import Registry
 from ..store import Store, ThreadRecord
 from ..threads import Redactor, RunLeases, ThreadContext
-from ._cut import CUT_BY, call_place, child_status_at, children_at, files_at, find_point, waiting_at
+from ._cut import (
+    CUT_BY,
+    answering_at,
+    call_place,
+    child_status_at,
+    children_at,
+    files_at,
+    find_point,
+    waiting_at,
+)
 from ._tool_call import result_message
 
 __all__ = ["ForkCut", "fork_point", "fork_tree", "give_result"]
@@ -167,8 +176,10 @@ def _copy(
     # What the thread was doing by the cut, not what the original does now: a branch cut
     # before the original came to wait for a decision waits for nothing.
     waiting = waiting_at(events)
+    recorded = next(iter(store.iter_events(thread_id, types=("handoff",))), None) is not None
     meta = meta.model_copy(
         update={
+            "answering_agent": answering_at(events, meta.answering_agent, recorded),
             "forked_from": ForkPoint(thread_id, forked_from.at),  # the original's id, as it is
             "status": child_status_at(events, meta.resumable) if parent_id is not None else "idle",
             "interrupted": False,

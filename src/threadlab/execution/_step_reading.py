@@ -21,6 +21,7 @@ from .._data import (
     ApprovalRequestedEvent,
     CustomEvent,
     Decision,
+    HandoffEvent,
     Message,
     MessageCreatedEvent,
     RunFinishedEvent,
@@ -95,6 +96,7 @@ class StepReader:
     creator: dict[str, str] = field(default_factory=dict)  # child thread -> the call's step
     announced: set[str] = field(default_factory=set)  # children whose "created" step is read
     last_message: dict[_Chain, str] = field(default_factory=dict)
+    last_asked: dict[str, str] = field(default_factory=dict)  # a thread's last user message
 
     def see(self, point: HistoryPoint) -> None:
         if point.event is not None:  # a damaged row: nothing to read from it
@@ -116,6 +118,8 @@ class StepReader:
             self._created(event, seq)
         elif isinstance(event, RunFinishedEvent) and not event.depth:
             self._run_ended(event, seq)
+        elif isinstance(event, HandoffEvent) and not event.depth:
+            self._handoff(event, seq)
         elif isinstance(event, ThreadStatusEvent) and event.status == "running":
             self._run_started(event, seq)
         elif isinstance(event, CustomEvent) and event.tool_call_id:
@@ -204,6 +208,8 @@ class StepReader:
             )  # fmt: skip
         self.boundary[chain] = (event.at, seq)
         self.last_message[chain] = message.id
+        if message.role == "user" and not event.depth:
+            self.last_asked[event.thread_id] = message.id
 
     def _model_step(
         self, message: Message | StepMessage, event: MessageCreatedEvent, chain: _Chain, seq: int
@@ -250,6 +256,19 @@ class StepReader:
         self.turns[thread] = self._add(
             f"turn:{message.id}", "turn", thread, 0, parent, at, seq + 0.4, status="running",
             side=message.side, message_id=self.last_message.get((thread, 0, None)),
+        )  # fmt: skip
+
+    def _handoff(self, event: HandoffEvent, seq: int) -> None:
+        """The thread handed to another agent: its turn starts, caused by the call."""
+        thread = event.thread_id
+        turn = self.turns.get(thread)
+        if turn is not None and turn.fields["ended_at"] is None:
+            turn.fields.update(ended_at=event.at, status="completed")
+        call = self._running(thread, 0, event.tool_call_id) if event.tool_call_id else None
+        self.turns[thread] = self._add(
+            f"turn:handoff:{event.tool_call_id or ''}:{seq}", "turn", thread, 0,
+            call.fields["id"] if call is not None else None, event.at, seq, status="running",
+            name=event.agent, message_id=self.last_asked.get(thread),
         )  # fmt: skip
 
     # calls
@@ -467,7 +486,7 @@ def read_steps(
 # The events a step is made of (the rest, files and custom events, are told within them).
 _STEP_EVENTS = (
     "message_created", "tool_call_started", "tool_call_finished", "approval_requested",
-    "approval_decided", "subagent_created", "run_finished", "thread_status",
+    "approval_decided", "subagent_created", "run_finished", "thread_status", "handoff",
 )  # fmt: skip
 _Read = list[tuple[int, str, ThreadEvent | None]]  # (seq, thread, the event; None: damaged)
 
