@@ -304,9 +304,12 @@ test("a thread view steps through its history in place and comes back", () => {
   model.set("points", points); // the kernel's answer
   memory.redraw();
   assert.ok(el.querySelector("[data-testid=player]"));
+  scrub(el, 0); // the user's message, drawn the same now as then
+  assert.ok(el.querySelector(".tl-current")); // the point's step, marked
   el.querySelector("[data-testid=player-close]").click();
   assert.deepEqual(model.sent.at(-1), { op: "play", thread: "t1", playing: false });
   assert.equal(el.querySelector("[data-testid=player]"), null);
+  assert.equal(el.querySelector(".tl-current"), null); // no mark left on the thread as it is
   assert.equal(el.querySelector("[data-testid=step-through]").textContent, "▶ step through");
   // Not in a view drawn with no kernel: nothing would send the points.
   const offline = document.createElement("div");

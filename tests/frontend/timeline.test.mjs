@@ -82,3 +82,24 @@ test("a long stretch left out reads in minutes, hours or days", () => {
     "500 ms (3 days idle, not drawn)",
   ]);
 });
+
+test("a branch's lanes are drawn: its root hangs under its origin's node, not a lane", () => {
+  const trace = aTrace();
+  const root = trace.threads.find((t) => t.id === "t1");
+  trace.threads.push({
+    id: "t0",
+    parent: null,
+    agent: "",
+    name: "forked from x",
+    status: "origin",
+    progress: null,
+    relation: "origin",
+  });
+  root.parent = "t0";
+  const { head, lanes } = timeline(trace);
+  assert.match(head, /2 model steps/);
+  assert.deepEqual(
+    lanes.slice(0, -1).map((l) => l.getAttribute("data-thread")),
+    ["t1", "t2"],
+  );
+});

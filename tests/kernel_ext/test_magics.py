@@ -272,6 +272,14 @@ def test_threadlab_line_magic(shell: InteractiveShell, tmp_path: Path) -> None:
     assert thread_id in repr(listing)
     opened = run(shell, f"%threadlab open {thread_id}")
     assert "[success] write_file — writing index.html" in repr(opened)
+    # A branch opened shows the thread it came from, as the view that made it did.
+    made = magics(shell).memory.runtime.thread(thread_id)
+    shell.user_ns["made"] = made
+    branch = run(shell, f"await made.fork('{made.messages[0].id}')")
+    reopened = run(shell, f"%threadlab open {branch.id}")
+    nodes = {t["id"]: t for t in reopened.trace["threads"]}
+    assert nodes[thread_id]["relation"] == "origin"
+    assert nodes[branch.id]["parent"] == thread_id
     out = tmp_path / "exported.ipynb"
     run(shell, f"%threadlab export {thread_id} {out}")
     exported = nbformat.read(out, as_version=4)

@@ -4,6 +4,7 @@ branch was forked from, and the branches of a thread."""
 from __future__ import annotations
 
 import json
+import time
 from typing import Any
 
 import threadlab as tl
@@ -24,6 +25,29 @@ async def test_a_branch_names_the_thread_it_was_forked_from(
     origin = nodes[thread.id]
     assert (origin["relation"], origin["name"]) == ("origin", "forked from tutor")
     assert nodes[branch.id]["parent"] == thread.id
+
+
+async def test_a_branch_cut_inside_a_run_times_its_own_first_step_from_its_own_run(
+    rt: tl.Runtime, registry: tl.Registry
+) -> None:
+    # Cut at a call, the branch's copy of the original's run had no end: its own first model
+    # step read as starting when the original's run did, minutes before.
+    tl.define_tool("note", description="Note.", execute=lambda s, a: "noted", registry=registry)
+    model = ScriptedModel([call("note", {}, id="c1"), text("done"), text("branch done")])
+    tl.define_prompt("p", prompt="x", tools=["note"], model=model, registry=registry)
+    thread = await rt.create_thread("p")
+    await thread.send("go")
+    branch = await thread.fork("c1", result="other")
+    forked = time.time()
+    await branch.resume()
+    statuses = [e.status for e in branch.events if isinstance(e, tl.ThreadStatusEvent)]
+    assert statuses == ["running", "idle", "running", "idle"]  # the copy's run ends at the cut
+    answer = replay(branch).snapshot()["messages"][branch.id][-1]
+    assert answer["role"] == "assistant"
+    assert answer["since"] >= forked  # its run, not the original's
+    assert [e.status for e in thread.events if isinstance(e, tl.ThreadStatusEvent)] == [
+        "running", "idle",
+    ]  # fmt: skip
 
 
 async def test_a_model_that_numbers_its_calls_anew_in_each_reply_has_a_card_per_call(

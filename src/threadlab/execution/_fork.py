@@ -18,6 +18,7 @@ content-addressed.
 
 from __future__ import annotations
 
+import json
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
@@ -27,6 +28,7 @@ from .._data import (
     ForkPoint,
     Message,
     ThreadMeta,
+    ThreadStatusEvent,
     ToolCall,
     ToolCallFinishedEvent,
     ToolResult,
@@ -34,7 +36,7 @@ from .._data import (
 )
 from .._errors import ThreadBusyError, ThreadlabError, ThreadNotFoundError
 from ..definitions import Registry
-from ..store import Store, ThreadRecord
+from ..store import Store, StoredEvent, ThreadRecord
 from ..threads import Redactor, RunLeases, ThreadContext
 from ._cut import (
     CUT_BY,
@@ -194,6 +196,7 @@ def _copy(
     # the few records that name them.
     path = [(old, ids[old]) for old in (*lineage, thread_id)]
     store.copy_history(thread_id, branch, cut.seq, path, [(c, ids[c]) for c in children])
+    _end_a_run_cut_short(store, thread_id, branch, cut.seq, [new for _, new in path])
     if parent_id is None and (cut.text is not None or cut.arguments is not None):
         for row in store.list_messages(branch):
             changed = _changed(row.data, cut)
@@ -206,6 +209,21 @@ def _copy(
         store.put_file(branch, file)
     for child in children:
         _copy(store, child, cut, branch, ids, forked_from, (*lineage, thread_id))
+
+
+def _end_a_run_cut_short(
+    store: Store, thread_id: str, branch: str, seq: int, branch_path: list[str]
+) -> None:
+    """A cut inside a run leaves the branch's copy of that run without its end: the branch
+    is not running, so its history says the run stopped there (at the time of the fork).
+    Else the branch's own first run would read as that run going on, and its first step as
+    starting when the original's run did."""
+    statuses = list(store.iter_events(thread_id, types=("thread_status",), until=seq))
+    last = json.loads(statuses[-1].data).get("status") if statuses else None
+    if last != "running":
+        return
+    idle = ThreadStatusEvent(status="idle", thread_id=branch, thread_path=tuple(branch_path))
+    store.add_events([StoredEvent(branch, idle.type, idle.model_dump_json())])
 
 
 def _remapper(ids: Mapping[str, str]) -> Callable[[str], str]:

@@ -11,7 +11,16 @@ from IPython.core.error import UsageError
 
 from .. import DefinitionError, default_registry
 from .. import graph as definitions_graph
-from ..widgets import GraphView, PlayerView, ThreadListView, ThreadView, player, replay, share
+from ..widgets import (
+    GraphView,
+    PlayerView,
+    ThreadListView,
+    ThreadView,
+    player,
+    relate,
+    replay,
+    share,
+)
 from ._arguments import parse_assignments
 from ._defined import Defined
 from ._magics_host import MagicsHost
@@ -57,7 +66,8 @@ def open_thread(magics: MagicsHost, rest: list[str]) -> ThreadView:
     if len(rest) != 1:
         raise UsageError("usage: %threadlab open THREAD_ID")
     thread = thread_named(magics, "open", rest[0])
-    return ThreadView(magics.memory.runtime, replay(thread))
+    # Where it came from and its branches, as in the view that made it.
+    return ThreadView(magics.memory.runtime, relate(replay(thread), thread))
 
 
 def share_thread(magics: MagicsHost, rest: list[str]) -> Defined:

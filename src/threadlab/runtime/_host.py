@@ -99,6 +99,11 @@ class RuntimeHost:
         """The model for a name or a model object."""
         return self._models.resolve(chosen, variables)
 
+    def check(self, target: str) -> None:
+        """`DefinitionError` naming what is missing or wrong when prompt or agent `target`
+        could not run on these definitions."""
+        ThreadDefinitions(self.registry, target)
+
     def check_model(self, chosen: Any) -> None:
         """`DefinitionError` unless `chosen` is a model or names one."""
         self._models.check(chosen)

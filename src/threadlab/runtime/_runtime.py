@@ -254,7 +254,7 @@ class Runtime:
     def check(self, target: str) -> None:
         """`tl.DefinitionError` naming what is missing or wrong when prompt or agent `target`
         could not run on this runtime's definitions (a tool it lists is not defined, say)."""
-        ThreadDefinitions(self.registry, target)
+        self._host.check(target)
 
     def variable_type(self, target: str, name: str) -> Literal["text", "secret"] | None:
         """How `target`'s definitions declare variable `name` (secret wins when declarations

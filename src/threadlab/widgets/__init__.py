@@ -8,7 +8,7 @@ from ._eval_view import EvalView
 from ._graph_view import GraphView
 from ._live import LiveRun
 from ._player_view import PlayerView, player
-from ._replay import replay
+from ._replay import relate, replay
 from ._served_view import ServedView
 from ._share import SharedThread, share, shared_thread
 from ._static import StaticView, static_html, static_text
@@ -34,6 +34,7 @@ __all__ = [
     "ViewState",
     "class_view",
     "player",
+    "relate",
     "replay",
     "share",
     "shared_thread",

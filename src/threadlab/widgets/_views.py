@@ -23,6 +23,7 @@ from .. import (
     Approval,
     ApprovalDecidedEvent,
     CustomEvent,
+    DefinitionError,
     Run,
     Runtime,
     Thread,
@@ -584,13 +585,27 @@ class ThreadView(_View):
         thread_id, at = asked.thread, asked.at
         try:
             at_call = call_of(thread_id, at)  # a card's key, or a message's id
-            branch = await self._rt.thread(thread_id).fork(at_call, **asked.options())
+            thread = self._rt.thread(thread_id)
+            self._can_run(thread)  # else the branch would be made, then fail to run
+            branch = await thread.fork(at_call, **asked.options())
         except ThreadlabError as exc:
             self.tell({"op": "fork_error", "thread": thread_id, "at": at, "error": str(exc)})
             return
         self.play(False)  # the branch is shown as it runs; its own history can be played
         self.selected = branch.id
         await self._run_here(branch, relate(replay(branch), branch))
+
+    def _can_run(self, thread: Thread) -> None:
+        """A `ThreadlabError` saying what to do when this kernel lacks the definitions a
+        branch of `thread` runs on (a notebook reopened, its definition cells not run)."""
+        for target in {thread.agent, thread.answering_agent}:
+            try:
+                self._rt.check(target)
+            except DefinitionError as exc:
+                raise DefinitionError(
+                    f"a branch cannot run in this kernel: {exc}. Definitions live in the"
+                    " kernel, not in the store: run the cells that define them first."
+                ) from None
 
     async def decide(self, asked: Decide) -> None:
         """A decision clicked in a card: Approve (with edited `arguments`, checked against the

@@ -113,9 +113,15 @@ export function inspector(model, el, trace, local) {
   // A saved output drawn without its kernel: where its player and forks are to be had.
   ui.reopen.hidden =
     !model.get("offline") || !!model.get("shared") || !!model.get("past") || !trace.root;
-  ui.reopen.textContent = ui.reopen.hidden
+  ui.reopen.replaceChildren(
+    ...(ui.reopen.hidden
+      ? []
+      : [" · to step through or fork it, run ", h("code", {}, `%threadlab open ${trace.root}`)]),
+  );
+  ui.reopen.title = ui.reopen.hidden
     ? ""
-    : ` · to step through or fork it, run %threadlab open ${trace.root}`;
+    : "in a kernel with threadlab loaded (%load_ext threadlab); a fork runs on that kernel's" +
+      " definitions: run the cells that define its tools and prompts first";
   ui.play.textContent = local.playing ? "loading the history…" : "▶ step through";
   ui.play.onclick = () => {
     local.playing = true;
@@ -160,4 +166,9 @@ export function inspector(model, el, trace, local) {
   ui.error.textContent = paused ? "" : run.error || "";
   // A run that waits for a decision did not fail: what it waits for reads as a note.
   ui.error.className = run.status === "waiting" ? "tl-meta" : "tl-error";
+  // The thread as it is now: nothing in it is a player's point (its cards and messages are
+  // kept across views, with any mark a player left on them).
+  if (!model.get("past"))
+    for (const marked of ui.root.querySelectorAll(".tl-current"))
+      marked.classList.remove("tl-current");
 }

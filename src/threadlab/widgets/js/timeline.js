@@ -118,6 +118,7 @@ function lanesOf(trace) {
   /** @type {Array<{t: TraceThread, depth: number, spans: Span[]}>} */
   const rows = [];
   const own = trace.threads.filter((t) => !t.relation);
+  const ids = new Set(own.map((t) => t.id));
   /** @type {Map<string, Card[]>} */
   const calls = new Map();
   for (const c of Object.values(trace.cards)) {
@@ -125,9 +126,13 @@ function lanesOf(trace) {
     if (listed) listed.push(c);
     else calls.set(c.thread, [c]);
   }
+  // A lane's parent is a thread of the run: a branch's root hangs under its origin's node in
+  // the tree, which is not the run's (it has lanes of its own only when opened).
+  /** @param {TraceThread} t */
+  const parentOf = (t) => (t.parent && ids.has(t.parent) ? t.parent : null);
   /** @param {string | null} parent @param {number} depth */
   const walk = (parent, depth) => {
-    for (const t of own.filter((x) => (x.parent || null) === parent)) {
+    for (const t of own.filter((x) => parentOf(x) === parent)) {
       rows.push({ t, depth, spans: spansOf(trace, t, calls.get(t.id) || []) });
       walk(t.id, depth + 1);
     }

@@ -1606,14 +1606,16 @@ function axisOf(spans) {
 function lanesOf(trace) {
   const rows = [];
   const own = trace.threads.filter((t) => !t.relation);
+  const ids = new Set(own.map((t) => t.id));
   const calls = /* @__PURE__ */ new Map();
   for (const c of Object.values(trace.cards)) {
     const listed = calls.get(c.thread);
     if (listed) listed.push(c);
     else calls.set(c.thread, [c]);
   }
+  const parentOf = (t) => t.parent && ids.has(t.parent) ? t.parent : null;
   const walk = (parent, depth) => {
-    for (const t of own.filter((x) => (x.parent || null) === parent)) {
+    for (const t of own.filter((x) => parentOf(x) === parent)) {
       rows.push({ t, depth, spans: spansOf(trace, t, calls.get(t.id) || []) });
       walk(t.id, depth + 1);
     }
@@ -1816,7 +1818,10 @@ function inspector(model, el, trace, local) {
   ui.code.textContent = trace.root;
   ui.play.hidden = !!model.get("offline") || !trace.root;
   ui.reopen.hidden = !model.get("offline") || !!model.get("shared") || !!model.get("past") || !trace.root;
-  ui.reopen.textContent = ui.reopen.hidden ? "" : ` · to step through or fork it, run %threadlab open ${trace.root}`;
+  ui.reopen.replaceChildren(
+    ...ui.reopen.hidden ? [] : [" · to step through or fork it, run ", h("code", {}, `%threadlab open ${trace.root}`)]
+  );
+  ui.reopen.title = ui.reopen.hidden ? "" : "in a kernel with threadlab loaded (%load_ext threadlab); a fork runs on that kernel's definitions: run the cells that define its tools and prompts first";
   ui.play.textContent = local.playing ? "loading the history…" : "▶ step through";
   ui.play.onclick = () => {
     local.playing = true;
@@ -1858,6 +1863,9 @@ function inspector(model, el, trace, local) {
   ui.predicted.replaceChildren(...scored ? [scored] : []);
   ui.error.textContent = paused ? "" : run.error || "";
   ui.error.className = run.status === "waiting" ? "tl-meta" : "tl-error";
+  if (!model.get("past"))
+    for (const marked of ui.root.querySelectorAll(".tl-current"))
+      marked.classList.remove("tl-current");
 }
 
 // src/threadlab/widgets/js/class_view.js
