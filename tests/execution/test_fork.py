@@ -5,6 +5,8 @@ fit is refused with nothing written."""
 from __future__ import annotations
 
 import json
+import sqlite3
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -146,6 +148,49 @@ async def test_a_branch_cut_before_the_original_came_to_wait_waits_for_nothing(
     assert [r.tool_call_id for r in after.pending] == ["call_del"]
     assert ran == []
     assert thread.status == "waiting"  # the original, as it was
+
+
+async def test_a_branch_cut_in_a_run_that_went_on_from_a_wait_waits_for_nothing(
+    rt: tl.Runtime, registry: tl.Registry
+) -> None:
+    # The run that went on after the decision stored no end by the cut: the wait before it
+    # is over in the branch too.
+    ran: list[str] = []
+    gated_delete(registry, ran)
+    script = [call("delete", {"path": "/a"}, id="call_del"), text("done")]
+    tl.define_prompt("p", prompt="x", tools=["delete"], model=ScriptedModel(script),
+                     registry=registry)  # fmt: skip
+    thread = await rt.create_thread("p")
+    assert (await thread.send("delete /a")).status == "waiting"
+    await thread.approve("call_del")
+    assert (await thread.resume()).status == "completed"
+    result = next(m for m in thread.messages if m.role == "tool")
+    branch = await thread.fork(result.id)
+    assert (branch.status, branch.pending) == ("idle", [])
+    assert ran == ["/a"]
+
+
+async def test_a_damaged_row_does_not_stop_a_fork(
+    rt: tl.Runtime, registry: tl.Registry, store_dir: Path
+) -> None:
+    tl.define_prompt("p", prompt="x", model=ScriptedModel([text("one"), text("two")]),
+                     registry=registry)  # fmt: skip
+    thread = await rt.create_thread("p")
+    await thread.send("hi")
+    for garbage in ("garbage{", "[1]", "{}"):  # rows of the store written over
+        db = sqlite3.connect(store_dir / "threads.sqlite3")
+        db.execute(
+            "UPDATE events SET data = ? WHERE thread_id = ? AND type IN"
+            " ('run_finished', 'thread_status')",
+            (garbage, thread.id),
+        )
+        db.commit()
+        db.close()
+        branch = await thread.fork(thread.messages[-1].id)
+        assert [m.role for m in branch.messages] == ["user", "assistant"]
+    branch = await thread.fork(thread.messages[0].id)
+    assert [m.role for m in branch.messages] == ["user"]
+    assert (await branch.resume()).text == "two"
 
 
 async def test_a_branch_cut_before_a_handoff_answers_as_the_agent_did_then(

@@ -5,6 +5,9 @@ pauses before the next. The pause is stored with the thread."""
 from __future__ import annotations
 
 import asyncio
+import signal
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -201,3 +204,63 @@ async def test_a_branch_from_before_a_pause_pauses_on_its_own(
     # The original's pause is its own: its resume sends the step it paused before.
     run = await thread.resume(step="model")
     assert (run.status, run.text, asked[2:]) == ("completed", "ok", ["second"])
+
+
+KILLED_IN_ITS_STEP = """
+import asyncio, os, signal, sys
+import threadlab as tl
+from threadlab.models import ScriptedModel, call, text
+
+def boom(state) -> str:
+    \"\"\"Boom.\"\"\"
+    if os.environ.get("KILL"):
+        os.kill(os.getpid(), signal.SIGKILL)
+    return "ok"
+
+registry = tl.Registry()
+tl.tool(registry=registry)(boom)
+tl.define_prompt("p", prompt="x", tools=["boom"], registry=registry,
+                 model=ScriptedModel([call("boom", {}, id="c1"), text("one")]))
+
+async def main():
+    rt = tl.Runtime(registry, sys.argv[1], secret_key="k")
+    thread = await rt.create_thread("p")
+    await thread.send("hi", step="model")
+    print(thread.id, flush=True)
+    os.environ["KILL"] = "1"
+    await thread.resume(step="model")  # sends the step; its call kills the process
+
+asyncio.run(main())
+"""
+
+
+@pytest.mark.processes
+async def test_a_step_whose_process_was_killed_is_paused_before_again(
+    store_spec: str, registry: tl.Registry, tmp_path: Path
+) -> None:
+    # The run that went on from the pause stored the model's answer, then its owner died: a
+    # resume in step mode pauses before the next step, it does not send it unasked.
+    script = tmp_path / "killed.py"
+    script.write_text(KILLED_IN_ITS_STEP)
+    done = subprocess.run(
+        [sys.executable, str(script), store_spec], capture_output=True, text=True, timeout=120
+    )
+    assert done.returncode == -signal.SIGKILL, done.stderr
+    thread_id = done.stdout.split()[0]
+    asked: list[str] = []
+
+    async def answer(messages: Any, tools: Any) -> Any:
+        asked.append(str(messages[-1].content))
+        return text("after")
+
+    tl.define_tool("boom", description="Boom.", execute=lambda s, a: "ok", registry=registry)
+    tl.define_prompt("p", prompt="x", tools=["boom"], model=FunctionModel(answer),
+                     registry=registry)  # fmt: skip
+    rt = tl.Runtime(registry, store_spec, secret_key="k")
+    thread = rt.thread(thread_id)
+    assert [m.role for m in thread.messages] == ["user", "assistant", "tool"]  # repaired
+    run = await thread.resume(step="model")
+    assert (run.status, run.stop_reason, asked) == ("waiting", "waiting: model step", [])
+    run = await thread.resume(step="model")
+    assert (run.status, run.text) == ("completed", "after")
+    rt.close()

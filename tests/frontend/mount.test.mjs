@@ -155,3 +155,25 @@ test("a control a click takes away hands the keyboard to where the click leads, 
   el.remove();
   elsewhere.remove();
 });
+
+test("a call id a model chose finds its own control, whatever it holds", () => {
+  const el = document.createElement("div");
+  document.body.append(el);
+  const ids = ['a"b', "a\\b", "a\nb", "a\rb", "a\fb", "a\0b", "a]b", "a b", "c", "a\nb2"];
+  for (const id of ids) {
+    const node = document.createElement("button");
+    node.setAttribute("data-testid", "tree-node");
+    node.setAttribute("data-call", id);
+    el.append(node);
+  }
+  const { focusedControl } = mounting;
+  for (const node of el.querySelectorAll("button")) {
+    node.focus();
+    const selector = focusedControl(el);
+    const found = [...el.querySelectorAll(selector)];
+    // CSS reads a NUL as U+FFFD: such an id finds no control, never another's.
+    const expected = node.dataset.call.includes("\0") ? [] : [node];
+    assert.deepEqual(found, expected, JSON.stringify(node.dataset.call));
+  }
+  el.remove();
+});

@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 
 import threadlab as tl
-from threadlab.models import ScriptedModel, call, text
+from threadlab.models import ScriptedModel, call, step, text
 
 from ..helpers import tool_messages
 
@@ -181,3 +181,51 @@ async def test_an_agent_that_is_not_exposed_cannot_be_a_tool(
     tl.define_prompt("main", prompt="x", tools=["duo"], registry=registry)
     with pytest.raises(tl.DefinitionError, match="agent 'duo' as a tool, but that agent is not"):
         await rt.create_thread("main")
+
+
+def handing_over_and_refunding(registry: tl.Registry, refunded: list[int]) -> None:
+    """One message of the front desk's model: hand over to billing, then refund, a tool only
+    billing has."""
+
+    async def refund(state: tl.ThreadState, args: dict[str, Any]) -> str:
+        refunded.append(args["amount"])
+        return "refunded"
+
+    amount = {"type": "object", "properties": {"amount": {"type": "integer"}}}
+    tl.define_tool("refund", description="Refund.", execute=refund, args=amount,
+                   registry=registry)  # fmt: skip
+    front = ScriptedModel([step(call("billing", {"message": "invoice"}, id="c_hand"),
+                                call("refund", {"amount": 1000000}, id="c_ref"))])  # fmt: skip
+    back = ScriptedModel([text("billing here"), text("billing again")])
+    tl.define_prompt("front_desk", prompt="Front.", model=front, tools=["billing"],
+                     registry=registry)  # fmt: skip
+    tl.define_prompt("billing_desk", prompt="Billing.", model=back, tools=["refund"],
+                     registry=registry)  # fmt: skip
+    tl.define_agent("billing", side_a="billing_desk", expose_as_tool=True, registry=registry)
+    tl.define_agent("support", side_a="front_desk", registry=registry)
+
+
+async def test_a_handoff_takes_effect_when_its_turn_ends_even_across_a_pause(
+    rt: tl.Runtime, registry: tl.Registry
+) -> None:
+    # The message's other calls run as the agent whose model made them: a pause between the
+    # handoff and the next call must not lend that call the new agent's tools.
+    refunded: list[int] = []
+    handing_over_and_refunding(registry, refunded)
+    thread = await rt.create_thread("support")
+    run = await thread.send("my invoice", step="tools")  # each call asks first
+    assert [r.tool_call_id for r in run.pending] == ["c_hand"]
+    await thread.approve("c_hand")
+    run = await thread.resume(step="tools")  # the handoff runs; the refund asks
+    assert [r.tool_call_id for r in run.pending] == ["c_ref"]
+    assert thread.answering_agent == "support"  # its turn has not ended
+    branch = await thread.fork("c_ref")  # cut there, too
+    assert branch.answering_agent == "support"
+    await thread.approve("c_ref")
+    for going in (thread, branch):
+        run = await going.resume()
+        assert run.text in ("billing here", "billing again")
+        results = {m.tool_call_id: m.content for m in going.messages if m.role == "tool"}
+        assert "unknown tool 'refund'" in (results["c_ref"] or "")
+        assert going.answering_agent == "billing"  # then the handoff took effect
+    assert refunded == []

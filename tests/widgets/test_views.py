@@ -382,6 +382,36 @@ async def test_a_branch_that_cannot_run_here_says_why_in_the_view(
     assert view.state.root_id == thread.id
 
 
+async def test_a_fork_needs_every_agent_the_thread_was_handed_to(
+    rt: tl.Runtime, registry: tl.Registry, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A branch answers as the agent at its cut, which may be one handed over from since.
+    sent = install(monkeypatch)
+    front = tl.models.ScriptedModel([call("billing", {"message": "invoice"})])
+    tl.define_prompt("front_desk", prompt="Front.", model=front, tools=["billing"],
+                     registry=registry)  # fmt: skip
+    tl.define_prompt("billing_desk", prompt="Billing.", registry=registry,
+                     model=tl.models.ScriptedModel([text("billing here")]))  # fmt: skip
+    tl.define_agent("billing", side_a="billing_desk", expose_as_tool=True, registry=registry)
+    tl.define_agent("support", side_a="front_desk", registry=registry)
+    thread = await rt.create_thread("support")
+    await thread.send("my invoice")
+    elsewhere = tl.Registry()  # a kernel where billing is not defined
+    tl.define_prompt("front_desk", prompt="Front.", registry=elsewhere,
+                     model=tl.models.ScriptedModel([text("front")]))  # fmt: skip
+    tl.define_agent("support", side_a="front_desk", registry=elsewhere)
+    other = tl.Runtime(elsewhere, rt.store)
+    view = ThreadView(other, replay(other.thread(thread.id)))
+    last = thread.messages[-1].id
+    view._on_message(view, {"op": "fork", "thread": thread.id, "at": last}, [])
+    assert view._forking is not None
+    await view._forking
+    error = customs_of(sent)[-1]
+    assert error["op"] == "fork_error"
+    assert "unknown target 'billing'" in error["error"]
+    assert thread.branches == []
+
+
 async def test_a_steps_request_is_sent_when_asked_for(
     rt: tl.Runtime, registry: tl.Registry, monkeypatch: pytest.MonkeyPatch
 ) -> None:

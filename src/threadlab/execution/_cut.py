@@ -11,7 +11,8 @@ path's last write or deletion), its children (those created by then) and each ch
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Collection, Iterable, Sequence
+from typing import Any
 
 from .._data import Message, ThreadStatus, ToolCall
 from .._errors import ThreadlabError
@@ -23,12 +24,15 @@ __all__ = [
     "call_place",
     "child_status_at",
     "children_at",
+    "event_data",
     "files_at",
     "find_point",
+    "open_calls",
+    "running_at",
     "waiting_at",
 ]
 
-CUT_BY = ("subagent_created", "file_written", "run_finished", "handoff")
+CUT_BY = ("subagent_created", "file_written", "run_finished", "handoff", "thread_status")
 """The events a cut reads to know a thread's files, children, status and answering agent."""
 
 
@@ -66,9 +70,9 @@ def children_at(events: Sequence[StoredEvent]) -> list[tuple[str, str]]:
     """The children created in `events`, in order: (thread id, the name its parent gave)."""
     found = []
     for event in events:
-        if event.type == "subagent_created":
-            data = json.loads(event.data)
-            found.append((data["child_thread_id"], data.get("name", "")))
+        data = event_data(event) if event.type == "subagent_created" else None
+        if data is not None and isinstance(data.get("child_thread_id"), str):
+            found.append((data["child_thread_id"], str(data.get("name", ""))))
     return found
 
 
@@ -79,9 +83,9 @@ def files_at(events: Sequence[StoredEvent], now: Sequence[FileRecord]) -> list[F
     current = {f.path: f for f in now}
     files: dict[str, FileRecord | None] = {}
     for event in events:
-        if event.type != "file_written":
+        data = event_data(event) if event.type == "file_written" else None
+        if data is None or not isinstance(data.get("path"), str):
             continue
-        data = json.loads(event.data)
         path = data["path"]
         if data.get("deleted"):
             files[path] = None
@@ -92,41 +96,84 @@ def files_at(events: Sequence[StoredEvent], now: Sequence[FileRecord]) -> list[F
     return [f for f in files.values() if f is not None]
 
 
-def answering_at(events: Sequence[StoredEvent], now: str | None, recorded: bool) -> str | None:
+def answering_at(
+    events: Sequence[StoredEvent], now: str | None, recorded: bool, pending: Collection[str] = ()
+) -> str | None:
     """The agent answering a thread at the cut: the last handoff by then, None (its own
-    agent) before the first. `recorded`: whether its history holds any handoff; a thread
-    stored before handoffs were recorded has none to read, and keeps `now`, the agent
-    answering it now."""
+    agent) before the first. A handoff takes effect when its turn ends: one made by a call
+    of `pending` (the calls the cut leaves open, and those of their message) has not yet.
+    `recorded`: whether its history holds any handoff; a thread stored before handoffs were
+    recorded has none to read, and keeps `now`, the agent answering it now."""
     if not recorded:
         return now
-    handoffs = [e for e in events if e.type == "handoff"]
-    if not handoffs:
-        return None
-    agent = json.loads(handoffs[-1].data).get("agent")
-    return agent if isinstance(agent, str) else now
+    agent: str | None = None
+    for event in events:
+        data = event_data(event) if event.type == "handoff" else None
+        agreed = data is not None and isinstance(data.get("agent"), str)
+        if agreed and data is not None and data.get("tool_call_id") not in pending:
+            agent = data["agent"]
+    return agent
 
 
 def waiting_at(events: Sequence[StoredEvent]) -> bool:
     """Whether a thread's last run by the cut ended waiting (for a decision, before a step,
-    on a child that paused), from its own events up to it."""
+    on a child that paused), from its own events up to it. A run that started after it and
+    had not ended by the cut went on from there: then it waits for nothing."""
     waiting = False
     for event in events:
-        data = json.loads(event.data)
-        if event.type == "run_finished" and not data.get("depth"):
-            waiting = data["status"] == "waiting"
+        data = event_data(event)
+        if data is None or data.get("depth"):
+            continue
+        if event.type == "run_finished":
+            waiting = data.get("status") == "waiting"
+        elif event.type == "thread_status" and data.get("status") == "running":
+            waiting = False
     return waiting
+
+
+def running_at(events: Sequence[StoredEvent]) -> bool:
+    """Whether a run of the thread was going at the cut: its last status by then."""
+    statuses = [d for e in events if e.type == "thread_status" and (d := event_data(e)) is not None]
+    return bool(statuses) and statuses[-1].get("status") == "running"
 
 
 def child_status_at(events: Sequence[StoredEvent], resumable: bool) -> ThreadStatus:
     """What a child's status was at the cut, from its own events up to it."""
     status: ThreadStatus = "idle"
     for event in events:
-        data = json.loads(event.data)
-        if event.type == "run_finished" and not data.get("depth"):
-            if data["status"] == "interrupted":
+        data = event_data(event) if event.type == "run_finished" else None
+        if data is not None and not data.get("depth"):
+            if data.get("status") == "interrupted":
                 status = "terminated"
-            elif data["status"] == "completed":
+            elif data.get("status") == "completed":
                 status = "idle" if resumable else "completed"
             else:
                 status = "failed"
     return status
+
+
+def event_data(event: StoredEvent) -> dict[str, Any] | None:
+    """An event's data; None for a damaged row (what it said is lost, the rest is read)."""
+    try:
+        data = json.loads(event.data)
+    except ValueError:
+        return None
+    return data if isinstance(data, dict) else None
+
+
+def open_calls(newest_first: Iterable[Message]) -> set[str]:
+    """The calls of the assistant message a thread's history ends in (its messages given
+    newest first, read only as far as needed), when some of them have no result yet (the
+    rest of its turn is still to run); else none."""
+    answered: set[str] = set()
+    for message in newest_first:
+        if message.depth:
+            continue
+        if message.role == "tool" and message.tool_call_id:
+            answered.add(message.tool_call_id)
+        elif message.role == "assistant":
+            calls = {c.id for c in message.tool_calls}
+            return calls if calls - answered else set()
+        else:
+            return set()
+    return set()

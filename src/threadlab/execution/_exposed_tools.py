@@ -184,8 +184,8 @@ def _agent_tool(loop: OfferingRun, frame: Frame, agent: AgentDefinition) -> Tool
             if frame.depth != 0:
                 return ToolResult("error", error="a handoff can only happen at the top level")
             context = loop.context
-            context.identity.set_meta(answering_agent=agent.name)
-            # Stored with the call's result: a branch cut before it answers as before it.
+            # Stored with the call's result. It takes effect when the turn ends: the turn's
+            # other calls run as the agent whose model made them, here and on a resume.
             call_id = state.execution.tool_call_id if state.execution else None
             context.events.emit(
                 HandoffEvent(
@@ -193,6 +193,7 @@ def _agent_tool(loop: OfferingRun, frame: Frame, agent: AgentDefinition) -> Tool
                 )
             )
             frame.so_far.ending = "handoff"
+            frame.so_far.handed_to = agent.name
             return {"handoff": agent.name}
 
         args = ArgsSchema(f"agent {agent.name!r}", _HANDOFF_ARGS, trusted=True)

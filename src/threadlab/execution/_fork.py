@@ -18,7 +18,6 @@ content-addressed.
 
 from __future__ import annotations
 
-import json
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
@@ -46,6 +45,8 @@ from ._cut import (
     children_at,
     files_at,
     find_point,
+    open_calls,
+    running_at,
     waiting_at,
 )
 from ._tool_call import result_message
@@ -175,16 +176,14 @@ def _copy(
         ids.setdefault(child, new_id("thr"))
     remap = _remapper(ids)
     meta = ThreadMeta.read(remap(record.metadata or "{}")) or ThreadMeta()
-    # What the thread was doing by the cut, not what the original does now: a branch cut
-    # before the original came to wait for a decision waits for nothing.
     waiting = waiting_at(events)
-    recorded = next(iter(store.iter_events(thread_id, types=("handoff",))), None) is not None
     meta = meta.model_copy(
         update={
-            "answering_agent": answering_at(events, meta.answering_agent, recorded),
             "forked_from": ForkPoint(thread_id, forked_from.at),  # the original's id, as it is
             "status": child_status_at(events, meta.resumable) if parent_id is not None else "idle",
             "interrupted": False,
+            # What the thread was doing by the cut, not what the original does now: a branch
+            # cut before the original came to wait for a decision waits for nothing.
             "waiting": waiting,
             "waiting_on": meta.waiting_on if waiting else {},
         }
@@ -196,12 +195,23 @@ def _copy(
     # the few records that name them.
     path = [(old, ids[old]) for old in (*lineage, thread_id)]
     store.copy_history(thread_id, branch, cut.seq, path, [(c, ids[c]) for c in children])
-    _end_a_run_cut_short(store, thread_id, branch, cut.seq, [new for _, new in path])
+    if running_at(events):
+        _end_a_run_cut_short(store, branch, [new for _, new in path])
+    rows = store.list_messages(branch)
     if parent_id is None and (cut.text is not None or cut.arguments is not None):
-        for row in store.list_messages(branch):
+        for row in rows:
             changed = _changed(row.data, cut)
             if changed is not row.data:
                 store.update_message(row.id, changed)
+    # The agent answering at the cut: a handoff whose turn the cut leaves open takes effect
+    # when the branch runs that turn on (the turn's other calls run as the agent that made
+    # them).
+    recorded = next(iter(store.iter_events(thread_id, types=("handoff",))), None) is not None
+    pending = open_calls(Message.model_validate_json(row.data) for row in reversed(rows))
+    answering = answering_at(events, meta.answering_agent, recorded, pending)
+    if answering != meta.answering_agent:
+        meta = meta.model_copy(update={"answering_agent": answering})
+        store.update_thread_metadata(branch, meta.dumps())
     # The env as it was at the cut: a value the original set after it is not the branch's.
     for name, (kind, value) in store.get_env(thread_id, before=cut.seq).items():
         store.set_env(branch, name, kind, value)
@@ -211,17 +221,11 @@ def _copy(
         _copy(store, child, cut, branch, ids, forked_from, (*lineage, thread_id))
 
 
-def _end_a_run_cut_short(
-    store: Store, thread_id: str, branch: str, seq: int, branch_path: list[str]
-) -> None:
+def _end_a_run_cut_short(store: Store, branch: str, branch_path: list[str]) -> None:
     """A cut inside a run leaves the branch's copy of that run without its end: the branch
     is not running, so its history says the run stopped there (at the time of the fork).
     Else the branch's own first run would read as that run going on, and its first step as
     starting when the original's run did."""
-    statuses = list(store.iter_events(thread_id, types=("thread_status",), until=seq))
-    last = json.loads(statuses[-1].data).get("status") if statuses else None
-    if last != "running":
-        return
     idle = ThreadStatusEvent(status="idle", thread_id=branch, thread_path=tuple(branch_path))
     store.add_events([StoredEvent(branch, idle.type, idle.model_dump_json())])
 

@@ -32,6 +32,7 @@ class TurnSoFar:
     records: list[tuple[ToolCall, ToolResult]] = field(default_factory=list)
     last_text: str | None = None
     ending: Literal["stop_tool", "handoff", "session_stop", "session_fail"] | None = None
+    handed_to: str | None = None  # a handoff's agent: it answers once this turn has ended
     session_result: ToolResult | None = None
     error: str | None = None  # why the model failed in this turn
     current_message_id: str | None = None  # the assistant message whose calls are running

@@ -3,7 +3,14 @@ worker that stopped, an interrupted run): every tool call gets exactly one resul
 
 from __future__ import annotations
 
-from .._data import CallKey, Message, unanswered_calls, unfinished_result, unfinished_text
+from .._data import (
+    CallKey,
+    Message,
+    ThreadStatusEvent,
+    unanswered_calls,
+    unfinished_result,
+    unfinished_text,
+)
 from ..store import RunRecord
 from ..threads import ThreadContext, ThreadReader
 from ._approvals import pending_requests
@@ -47,6 +54,11 @@ def repair(context: ThreadContext, runs: list[RunRecord] | None = None) -> bool:
         # read now, inside this transaction: only the calls still open get a result.
         for run in orphaned:
             leases.finish(run.id, "interrupted", None, reason)
+        if orphaned:
+            # Its history says the run stopped (its owner could not): a resume goes on from
+            # what was stored, not from the pause that run had gone on from.
+            context.events.emit(ThreadStatusEvent(status="idle", **context.base()))
+            context.events.flush()
         if orphaned:
             waiting, missing = _unanswered(context)
         if missing:

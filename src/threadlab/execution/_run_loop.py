@@ -28,7 +28,7 @@ from ._hooks import is_message
 from ._host import RunHost
 from ._run_scope import RunScope
 from ._run_state import RunState
-from ._shapes import ai_human, other_side, session, session_ended, top_frame
+from ._shapes import ai_human, hand_over, other_side, session, session_ended, top_frame
 from ._spending import SPENDING, Spend
 from ._stepping import NO_STEPPING, Stepping
 from ._steps import ToolCallStep, WaitForChildren
@@ -156,12 +156,19 @@ class RunLoop:
         calling = _calling(history)
         if calling is not None:
             await self._run_open_calls(frame, calling)
+            handed = self.context.handed_to({c.id for c in calling.tool_calls})
+            if handed is not None and frame.so_far.ending is None:
+                # A call of this message handed the thread over before the pause: now that
+                # the message's calls have run, the handoff takes effect.
+                frame.so_far.ending, frame.so_far.handed_to = "handoff", handed
         if self.state.going and not session_ended(scope, frame):
             if side is not None:  # a dual_ai session goes on from the side whose turn it was
                 following = side if frame.so_far.ending is None else other_side(side)
                 await session(scope, start, first=following, pause_passed=passed)
             elif frame.so_far.ending is None:
                 await ai_human(scope, frame, pause_passed=passed)
+            elif (handed_frame := hand_over(scope, frame)) is not None:
+                await ai_human(scope, handed_frame)
         await self._answer_children(start, dual)
 
     async def _run_open_calls(self, frame: Frame, assistant: Message) -> None:

@@ -9,7 +9,7 @@ from ._frames import Frame, StepBudget
 from ._running import Running
 from ._tool_call import result_text
 
-__all__ = ["ai_human", "other_side", "session", "session_ended", "top_frame"]
+__all__ = ["ai_human", "hand_over", "other_side", "session", "session_ended", "top_frame"]
 
 
 async def ai_human(scope: Running, frame: Frame, *, pause_passed: bool = False) -> None:
@@ -18,12 +18,23 @@ async def ai_human(scope: Running, frame: Frame, *, pause_passed: bool = False) 
     while True:
         await scope.run_turn(frame, pause_passed=pause_passed)
         pause_passed = False
-        if frame.so_far.ending != "handoff" or not scope.state.going:
+        handed = hand_over(scope, frame)
+        if handed is None:
             return
-        scope.definitions = scope.context.refresh_definitions()
-        frame = top_frame(
-            scope, scope.definitions.agent.side_a, frame.turn_start, None, frame.budget
-        )
+        frame = handed
+
+
+def hand_over(scope: Running, frame: Frame) -> Frame | None:
+    """After a turn that handed the thread to another agent: that agent answers from now on
+    (stored with the thread), and its turn is the frame returned; None for any other turn,
+    or a run that stopped."""
+    if frame.so_far.ending != "handoff" or frame.so_far.handed_to is None:
+        return None
+    if not scope.state.going:
+        return None
+    scope.context.identity.set_meta(answering_agent=frame.so_far.handed_to)
+    scope.definitions = scope.context.refresh_definitions()
+    return top_frame(scope, scope.definitions.agent.side_a, frame.turn_start, None, frame.budget)
 
 
 async def session(

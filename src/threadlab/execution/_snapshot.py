@@ -21,7 +21,15 @@ from .._data import (
 )
 from .._errors import ThreadlabError
 from ..store import Store, StoredEvent
-from ._cut import CUT_BY, call_place, child_status_at, children_at, files_at, find_point
+from ._cut import (
+    CUT_BY,
+    call_place,
+    child_status_at,
+    children_at,
+    event_data,
+    files_at,
+    find_point,
+)
 
 __all__ = [
     "ChildThen",
@@ -160,9 +168,11 @@ def snapshot(store: Store, thread_id: str, seq: int, messages: list[Message]) ->
     cut keeps those announced by then)."""
     events = list(store.iter_events(thread_id, types=("message_created", *CUT_BY), until=seq))
     announced = {
-        data["message_id"]
+        data.get("message_id")
         for e in events
-        if e.type == "message_created" and not (data := json.loads(e.data)).get("depth")
+        if e.type == "message_created"
+        and (data := event_data(e)) is not None
+        and not data.get("depth")
     }
     files = {}
     for record in files_at(events, store.list_files(thread_id, "/")):

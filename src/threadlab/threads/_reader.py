@@ -130,17 +130,40 @@ class ThreadReader:
 
     def last_stop_reason(self) -> str | None:
         """Why its last run ended (`Run.stop_reason`), as the run's end was stored: None for
-        a thread that never ran to an end, or a run that ended without one."""
-        last: str | None = None
-        for stored in self._store.iter_events(self.id, types=("run_finished",)):
+        a thread that never ran to an end, a run that ended without one, or when a run went
+        on after it and stopped with no end stored (a branch cut inside that run, an owner
+        killed and its run closed by a repair)."""
+        reason: str | None = None
+        went_on = False
+        for stored in self._store.iter_events(self.id, types=("run_finished", "thread_status")):
             try:
                 data = json.loads(stored.data)
             except ValueError:
                 continue  # a damaged row: the runs around it still say how they ended
-            if isinstance(data, dict) and not data.get("depth"):  # not a prompt tool's turn
-                reason = data.get("stop_reason")
-                last = reason if isinstance(reason, str) else None
-        return last
+            if not isinstance(data, dict) or data.get("depth"):  # a prompt tool's own turn
+                continue
+            if stored.type == "run_finished":
+                stop = data.get("stop_reason")
+                reason, went_on = (stop if isinstance(stop, str) else None), False
+            elif data.get("status") == "running":
+                went_on = True
+            elif data.get("status") == "idle" and went_on:
+                reason = None
+        return reason
+
+    def handed_to(self, call_ids: set[str]) -> str | None:
+        """The agent a handoff made by one of `call_ids` handed the thread to, as stored;
+        None when none of them did."""
+        agent: str | None = None
+        for stored in self._store.iter_events(self.id, types=("handoff",)):
+            try:
+                data = json.loads(stored.data)
+            except ValueError:
+                continue
+            if isinstance(data, dict) and data.get("tool_call_id") in call_ids:
+                named = data.get("agent")
+                agent = named if isinstance(named, str) else agent
+        return agent
 
     # relationships
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import html
 import json
+import logging
 import os
 import time
 import uuid
@@ -24,6 +25,7 @@ from .. import (
     ApprovalDecidedEvent,
     CustomEvent,
     DefinitionError,
+    HandoffEvent,
     Run,
     Runtime,
     Thread,
@@ -62,6 +64,8 @@ from ._static import request_text, static_html, static_text
 from ._view_state import ViewState, call_of
 
 __all__ = ["APP_CALLS_PER_MINUTE", "STATIC", "OpeningView", "ThreadListView", "ThreadView"]
+
+log = logging.getLogger(__name__)
 
 APP_CALLS_PER_MINUTE = 30
 """The most tool calls a call's app may have run in a minute (the page limits itself too)."""
@@ -591,6 +595,11 @@ class ThreadView(_View):
         except ThreadlabError as exc:
             self.tell({"op": "fork_error", "thread": thread_id, "at": at, "error": str(exc)})
             return
+        except Exception as exc:  # the form must not wait for an answer that never comes
+            log.exception("a fork of %s failed", thread_id)
+            error = f"the fork failed ({type(exc).__name__}): nothing was run"
+            self.tell({"op": "fork_error", "thread": thread_id, "at": at, "error": error})
+            return
         self.play(False)  # the branch is shown as it runs; its own history can be played
         self.selected = branch.id
         await self._run_here(branch, relate(replay(branch), branch))
@@ -598,7 +607,9 @@ class ThreadView(_View):
     def _can_run(self, thread: Thread) -> None:
         """A `ThreadlabError` saying what to do when this kernel lacks the definitions a
         branch of `thread` runs on (a notebook reopened, its definition cells not run)."""
-        for target in {thread.agent, thread.answering_agent}:
+        # Every agent the thread was answered by: a branch answers as the one at its cut.
+        handed = {e.agent for e in thread.events if isinstance(e, HandoffEvent)}
+        for target in sorted({thread.agent, thread.answering_agent, *handed}):
             try:
                 self._rt.check(target)
             except DefinitionError as exc:

@@ -94,13 +94,25 @@ export function copyButton(what) {
 }
 
 /**
- * A selector for the control of kind `testid` about `name`'s `value` (quotes escaped).
+ * A selector for the control of kind `testid` about `name`'s `value`. The values are call and
+ * thread ids a model may choose: each is escaped as a CSS string (quotes, backslashes, line
+ * breaks and NUL), so no id breaks the selector or reaches another control.
  * @param {string} testid
  * @param {Record<string, string>} [about]
  */
 export function controlOf(testid, about = {}) {
-  const parts = Object.entries(about).map(
-    ([name, value]) => `[${name}="${value.replace(/["\\]/g, "\\$&")}"]`,
-  );
+  const parts = Object.entries(about).map(([name, value]) => `[${name}="${cssString(value)}"]`);
   return `[data-testid="${testid}"]${parts.join("")}`;
+}
+
+/**
+ * `value` as the inside of a double-quoted CSS string.
+ * @param {string} value
+ */
+function cssString(value) {
+  return value.replace(/["\\]|[\n\r\f\0]/g, (c) =>
+    c === '"' || c === "\\"
+      ? `\\${c}`
+      : `\\${(c === "\0" ? 0xfffd : c.charCodeAt(0)).toString(16)} `,
+  );
 }

@@ -158,12 +158,27 @@ export function refocus(el, local, kept) {
     return;
   }
   for (const wanted of [kept, local.focusAfter]) {
-    const control = wanted ? /** @type {HTMLElement | null} */ (el.querySelector(wanted)) : null;
+    const control = wanted ? found(el, wanted) : null;
     if (control) {
       if (wanted === local.focusAfter) local.focusAfter = null;
       control.focus({ preventScroll: true });
       return;
     }
+  }
+}
+
+/**
+ * The element of `el` that `selector` names; null when there is none, or the selector cannot
+ * be read (nothing is worth an exception in a redraw).
+ * @param {HTMLElement} el
+ * @param {string} selector
+ * @returns {HTMLElement | null}
+ */
+function found(el, selector) {
+  try {
+    return el.querySelector(selector);
+  } catch {
+    return null;
   }
 }
 

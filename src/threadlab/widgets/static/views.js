@@ -66,10 +66,14 @@ function copyButton(what) {
   return button;
 }
 function controlOf(testid, about = {}) {
-  const parts = Object.entries(about).map(
-    ([name, value]) => `[${name}="${value.replace(/["\\]/g, "\\$&")}"]`
-  );
+  const parts = Object.entries(about).map(([name, value]) => `[${name}="${cssString(value)}"]`);
   return `[data-testid="${testid}"]${parts.join("")}`;
+}
+function cssString(value) {
+  return value.replace(
+    /["\\]|[\n\r\f\0]/g,
+    (c) => c === '"' || c === "\\" ? `\\${c}` : `\\${(c === "\0" ? 65533 : c.charCodeAt(0)).toString(16)} `
+  );
 }
 
 // src/threadlab/widgets/js/text.js
@@ -127,8 +131,8 @@ function progressOf(e) {
 }
 function latestProgress(events) {
   for (let i = events.length - 1; i >= 0; i--) {
-    const found = progressOf(events[i]);
-    if (found) return { ...found, label: found.label + pace(events, found) };
+    const found2 = progressOf(events[i]);
+    if (found2) return { ...found2, label: found2.label + pace(events, found2) };
   }
   return null;
 }
@@ -3076,15 +3080,19 @@ function refocus(el, local, kept) {
     return;
   }
   for (const wanted of [kept, local.focusAfter]) {
-    const control = wanted ? (
-      /** @type {HTMLElement | null} */
-      el.querySelector(wanted)
-    ) : null;
+    const control = wanted ? found(el, wanted) : null;
     if (control) {
       if (wanted === local.focusAfter) local.focusAfter = null;
       control.focus({ preventScroll: true });
       return;
     }
+  }
+}
+function found(el, selector) {
+  try {
+    return el.querySelector(selector);
+  } catch {
+    return null;
   }
 }
 function focusedControl(el) {
