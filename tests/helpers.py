@@ -40,6 +40,22 @@ def gated_delete(registry: tl.Registry, ran: list[str]) -> None:
                    approval="always", registry=registry)  # fmt: skip
 
 
+def desks(
+    registry: tl.Registry,
+    front: tl.models.ScriptedModel,
+    back: tl.models.ScriptedModel,
+    back_tools: Sequence[str] = (),
+) -> None:
+    """Agent "support" (the front desk, on `front`) that can hand a thread over to agent
+    "billing" (the billing desk, on `back`, with `back_tools`)."""
+    tl.define_prompt("front_desk", prompt="Front.", model=front, tools=["billing"],
+                     registry=registry)  # fmt: skip
+    tl.define_prompt("billing_desk", prompt="Billing.", model=back, tools=list(back_tools),
+                     registry=registry)  # fmt: skip
+    tl.define_agent("billing", side_a="billing_desk", expose_as_tool=True, registry=registry)
+    tl.define_agent("support", side_a="front_desk", registry=registry)
+
+
 def tool_messages(thread: tl.Thread) -> list[tl.Message]:
     return [m for m in thread.messages if m.role == "tool"]
 

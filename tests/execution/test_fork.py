@@ -14,7 +14,7 @@ import pytest
 import threadlab as tl
 from threadlab.models import FunctionModel, ScriptedModel, call, step, text
 
-from ..helpers import HangingTool, gated_delete, tool_messages
+from ..helpers import HangingTool, desks, gated_delete, tool_messages
 from .test_subagents import create_then, helper
 
 
@@ -199,11 +199,7 @@ async def test_a_branch_cut_before_a_handoff_answers_as_the_agent_did_then(
     front = ScriptedModel([text("front here"), call("billing", {"message": "invoice"}),
                            text("front again")])  # fmt: skip
     back = ScriptedModel([text("billing here"), text("billing again")])
-    tl.define_prompt("front_desk", prompt="Front.", model=front, tools=["billing"],
-                     registry=registry)  # fmt: skip
-    tl.define_prompt("billing_desk", prompt="Billing.", model=back, registry=registry)
-    tl.define_agent("billing", side_a="billing_desk", expose_as_tool=True, registry=registry)
-    tl.define_agent("support", side_a="front_desk", registry=registry)
+    desks(registry, front, back)
     thread = await rt.create_thread("support")
     await thread.send("hello")
     assert (await thread.send("my invoice")).text == "billing here"

@@ -10,7 +10,7 @@ import pytest
 import threadlab as tl
 from threadlab.models import ScriptedModel, call, step, text
 
-from ..helpers import tool_messages
+from ..helpers import desks, tool_messages
 
 
 def sides(
@@ -121,12 +121,7 @@ async def test_an_ai_human_agent_called_as_a_tool_is_a_handoff(
 ) -> None:
     front = ScriptedModel([call("billing", {"message": "invoice question"})])
     back = ScriptedModel([text("billing here"), text("still billing")])
-    tl.define_prompt(
-        "front_desk", prompt="Front.", model=front, tools=["billing"], registry=registry
-    )
-    tl.define_prompt("billing_desk", prompt="Billing.", model=back, registry=registry)
-    tl.define_agent("billing", side_a="billing_desk", expose_as_tool=True, registry=registry)
-    tl.define_agent("support", side_a="front_desk", registry=registry)
+    desks(registry, front, back)
     thread = await rt.create_thread("support")
     run = await thread.send("my invoice is wrong")
     assert run.text == "billing here"
@@ -197,12 +192,7 @@ def handing_over_and_refunding(registry: tl.Registry, refunded: list[int]) -> No
     front = ScriptedModel([step(call("billing", {"message": "invoice"}, id="c_hand"),
                                 call("refund", {"amount": 1000000}, id="c_ref"))])  # fmt: skip
     back = ScriptedModel([text("billing here"), text("billing again")])
-    tl.define_prompt("front_desk", prompt="Front.", model=front, tools=["billing"],
-                     registry=registry)  # fmt: skip
-    tl.define_prompt("billing_desk", prompt="Billing.", model=back, tools=["refund"],
-                     registry=registry)  # fmt: skip
-    tl.define_agent("billing", side_a="billing_desk", expose_as_tool=True, registry=registry)
-    tl.define_agent("support", side_a="front_desk", registry=registry)
+    desks(registry, front, back, ["refund"])
 
 
 async def test_a_handoff_takes_effect_when_its_turn_ends_even_across_a_pause(

@@ -14,7 +14,7 @@ from threadlab.runtime._explain import explain_paragraphs
 
 from ..execution.test_prompt_tools import NESTED_STEPS, caller, researcher
 from ..execution.test_subagents import create, create_then, helper, lead
-from ..helpers import HangingTool, scripted_prompt
+from ..helpers import HangingTool, desks, scripted_prompt
 
 
 def kinds(steps: list[tl.StepRecord]) -> list[tuple[str, str]]:
@@ -148,11 +148,7 @@ async def test_a_handoff_is_the_next_agents_turn_caused_by_its_call(
 ) -> None:
     front = tl.models.ScriptedModel([call("billing", {"message": "invoice"}, id="call_hand")])
     back = tl.models.ScriptedModel([text("billing here")])
-    tl.define_prompt("front_desk", prompt="Front.", model=front, tools=["billing"],
-                     registry=registry)  # fmt: skip
-    tl.define_prompt("billing_desk", prompt="Billing.", model=back, registry=registry)
-    tl.define_agent("billing", side_a="billing_desk", expose_as_tool=True, registry=registry)
-    tl.define_agent("support", side_a="front_desk", registry=registry)
+    desks(registry, front, back)
     thread = await rt.create_thread("support")
     assert (await thread.send("my invoice")).text == "billing here"
     steps = thread.steps()

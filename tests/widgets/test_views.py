@@ -14,6 +14,7 @@ import threadlab as tl
 from threadlab.models import call, step, text
 from threadlab.widgets import LiveRun, StaticView, ThreadListView, ThreadView, replay, static_html
 
+from ..helpers import desks
 from .fake_comm import cards_sent, customs_of, install, updates
 
 SECRET = "sk-very-secret-0042"
@@ -388,12 +389,7 @@ async def test_a_fork_needs_every_agent_the_thread_was_handed_to(
     # A branch answers as the agent at its cut, which may be one handed over from since.
     sent = install(monkeypatch)
     front = tl.models.ScriptedModel([call("billing", {"message": "invoice"})])
-    tl.define_prompt("front_desk", prompt="Front.", model=front, tools=["billing"],
-                     registry=registry)  # fmt: skip
-    tl.define_prompt("billing_desk", prompt="Billing.", registry=registry,
-                     model=tl.models.ScriptedModel([text("billing here")]))  # fmt: skip
-    tl.define_agent("billing", side_a="billing_desk", expose_as_tool=True, registry=registry)
-    tl.define_agent("support", side_a="front_desk", registry=registry)
+    desks(registry, front, tl.models.ScriptedModel([text("billing here")]))
     thread = await rt.create_thread("support")
     await thread.send("my invoice")
     elsewhere = tl.Registry()  # a kernel where billing is not defined
