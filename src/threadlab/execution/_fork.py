@@ -197,17 +197,19 @@ def _copy(
     store.copy_history(thread_id, branch, cut.seq, path, [(c, ids[c]) for c in children])
     if running_at(events):
         _end_a_run_cut_short(store, branch, [new for _, new in path])
-    rows = store.list_messages(branch)
     if parent_id is None and (cut.text is not None or cut.arguments is not None):
-        for row in rows:
+        for row in store.list_messages(branch):
             changed = _changed(row.data, cut)
             if changed is not row.data:
                 store.update_message(row.id, changed)
     # The agent answering at the cut: a handoff whose turn the cut leaves open takes effect
     # when the branch runs that turn on (the turn's other calls run as the agent that made
-    # them).
+    # them). Read only for a thread that was ever handed over.
     recorded = next(iter(store.iter_events(thread_id, types=("handoff",))), None) is not None
-    pending = open_calls(Message.model_validate_json(row.data) for row in reversed(rows))
+    pending: set[str] = set()
+    if recorded:
+        rows = store.list_messages(branch)
+        pending = open_calls(Message.model_validate_json(row.data) for row in reversed(rows))
     answering = answering_at(events, meta.answering_agent, recorded, pending)
     if answering != meta.answering_agent:
         meta = meta.model_copy(update={"answering_agent": answering})
