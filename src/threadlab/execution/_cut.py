@@ -10,9 +10,7 @@ path's last write or deletion), its children (those created by then) and each ch
 
 from __future__ import annotations
 
-import json
 from collections.abc import Collection, Iterable, Sequence
-from typing import Any
 
 from .._data import Message, ThreadStatus, ToolCall
 from .._errors import ThreadlabError
@@ -24,7 +22,6 @@ __all__ = [
     "call_place",
     "child_status_at",
     "children_at",
-    "event_data",
     "files_at",
     "find_point",
     "open_calls",
@@ -70,7 +67,7 @@ def children_at(events: Sequence[StoredEvent]) -> list[tuple[str, str]]:
     """The children created in `events`, in order: (thread id, the name its parent gave)."""
     found = []
     for event in events:
-        data = event_data(event) if event.type == "subagent_created" else None
+        data = event.fields() if event.type == "subagent_created" else None
         if data is not None and isinstance(data.get("child_thread_id"), str):
             found.append((data["child_thread_id"], str(data.get("name", ""))))
     return found
@@ -83,7 +80,7 @@ def files_at(events: Sequence[StoredEvent], now: Sequence[FileRecord]) -> list[F
     current = {f.path: f for f in now}
     files: dict[str, FileRecord | None] = {}
     for event in events:
-        data = event_data(event) if event.type == "file_written" else None
+        data = event.fields() if event.type == "file_written" else None
         if data is None or not isinstance(data.get("path"), str):
             continue
         path = data["path"]
@@ -108,7 +105,7 @@ def answering_at(
         return now
     agent: str | None = None
     for event in events:
-        data = event_data(event) if event.type == "handoff" else None
+        data = event.fields() if event.type == "handoff" else None
         agreed = data is not None and isinstance(data.get("agent"), str)
         if agreed and data is not None and data.get("tool_call_id") not in pending:
             agent = data["agent"]
@@ -121,7 +118,7 @@ def waiting_at(events: Sequence[StoredEvent]) -> bool:
     had not ended by the cut went on from there: then it waits for nothing."""
     waiting = False
     for event in events:
-        data = event_data(event)
+        data = event.fields()
         if data is None or data.get("depth"):
             continue
         if event.type == "run_finished":
@@ -133,7 +130,7 @@ def waiting_at(events: Sequence[StoredEvent]) -> bool:
 
 def running_at(events: Sequence[StoredEvent]) -> bool:
     """Whether a run of the thread was going at the cut: its last status by then."""
-    statuses = [d for e in events if e.type == "thread_status" and (d := event_data(e)) is not None]
+    statuses = [d for e in events if e.type == "thread_status" and (d := e.fields()) is not None]
     return bool(statuses) and statuses[-1].get("status") == "running"
 
 
@@ -141,7 +138,7 @@ def child_status_at(events: Sequence[StoredEvent], resumable: bool) -> ThreadSta
     """What a child's status was at the cut, from its own events up to it."""
     status: ThreadStatus = "idle"
     for event in events:
-        data = event_data(event) if event.type == "run_finished" else None
+        data = event.fields() if event.type == "run_finished" else None
         if data is not None and not data.get("depth"):
             if data.get("status") == "interrupted":
                 status = "terminated"
@@ -150,15 +147,6 @@ def child_status_at(events: Sequence[StoredEvent], resumable: bool) -> ThreadSta
             else:
                 status = "failed"
     return status
-
-
-def event_data(event: StoredEvent) -> dict[str, Any] | None:
-    """An event's data; None for a damaged row (what it said is lost, the rest is read)."""
-    try:
-        data = json.loads(event.data)
-    except ValueError:
-        return None
-    return data if isinstance(data, dict) else None
 
 
 def open_calls(newest_first: Iterable[Message]) -> set[str]:

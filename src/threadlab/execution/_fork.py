@@ -202,15 +202,7 @@ def _copy(
             changed = _changed(row.data, cut)
             if changed is not row.data:
                 store.update_message(row.id, changed)
-    # The agent answering at the cut: a handoff whose turn the cut leaves open takes effect
-    # when the branch runs that turn on (the turn's other calls run as the agent that made
-    # them). Read only for a thread that was ever handed over.
-    recorded = next(iter(store.iter_events(thread_id, types=("handoff",))), None) is not None
-    pending: set[str] = set()
-    if recorded:
-        rows = store.list_messages(branch)
-        pending = open_calls(Message.model_validate_json(row.data) for row in reversed(rows))
-    answering = answering_at(events, meta.answering_agent, recorded, pending)
+    answering = _answering_at_cut(store, thread_id, branch, events, meta.answering_agent)
     if answering != meta.answering_agent:
         meta = meta.model_copy(update={"answering_agent": answering})
         store.update_thread_metadata(branch, meta.dumps())
@@ -221,6 +213,23 @@ def _copy(
         store.put_file(branch, file)
     for child in children:
         _copy(store, child, cut, branch, ids, forked_from, (*lineage, thread_id))
+
+
+def _answering_at_cut(
+    store: Store, thread_id: str, branch: str, events: list[StoredEvent], now: str | None
+) -> str | None:
+    """The agent answering the branch: the one at the cut. A handoff whose turn the cut
+    leaves open takes effect when the branch runs that turn on (its other calls run as the
+    agent that made them). A thread never handed over (the most) costs no read."""
+    if any(e.type == "handoff" for e in events):
+        rows = store.list_messages(branch)
+        pending = open_calls(Message.model_validate_json(row.data) for row in reversed(rows))
+        return answering_at(events, now, True, pending)
+    if now is None:
+        return None
+    # Handed over after the cut, or stored before handoffs were recorded (keep it then).
+    recorded = next(iter(store.iter_events(thread_id, types=("handoff",))), None) is not None
+    return answering_at(events, now, recorded)
 
 
 def _end_a_run_cut_short(store: Store, branch: str, branch_path: list[str]) -> None:

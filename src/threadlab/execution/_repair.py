@@ -59,7 +59,6 @@ def repair(context: ThreadContext, runs: list[RunRecord] | None = None) -> bool:
             # what was stored, not from the pause that run had gone on from.
             context.events.emit(ThreadStatusEvent(status="idle", **context.base()))
             context.events.flush()
-        if orphaned:
             waiting, missing = _unanswered(context)
         if missing:
             context.persist(missing)

@@ -26,7 +26,6 @@ from ._cut import (
     call_place,
     child_status_at,
     children_at,
-    event_data,
     files_at,
     find_point,
 )
@@ -171,7 +170,7 @@ def snapshot(store: Store, thread_id: str, seq: int, messages: list[Message]) ->
         data.get("message_id")
         for e in events
         if e.type == "message_created"
-        and (data := event_data(e)) is not None
+        and (data := e.fields()) is not None
         and not data.get("depth")
     }
     files = {}

@@ -3,10 +3,11 @@ follow without the runtime changing."""
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import AbstractContextManager
 from dataclasses import dataclass
-from typing import Protocol, runtime_checkable
+from typing import Any, Protocol, runtime_checkable
 
 __all__ = [
     "FencingStore",
@@ -55,6 +56,15 @@ class StoredEvent:
     seq: int | None = None
     """Its place in the store's one sequence of events (every thread's): read back, never
     written. A fork cuts every thread of a tree at one such place."""
+
+    def fields(self) -> dict[str, Any] | None:
+        """Its data as read back; None for a damaged row (what it said is lost, the rows
+        around it are still read)."""
+        try:
+            data = json.loads(self.data)
+        except ValueError:
+            return None
+        return data if isinstance(data, dict) else None
 
 
 @dataclass(frozen=True)

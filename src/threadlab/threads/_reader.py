@@ -9,7 +9,6 @@ messages between parent and child) is `ThreadContext`'s.
 from __future__ import annotations
 
 import contextlib
-import json
 import logging
 from collections.abc import Sequence
 from typing import Protocol
@@ -136,11 +135,8 @@ class ThreadReader:
         reason: str | None = None
         went_on = False
         for stored in self._store.iter_events(self.id, types=("run_finished", "thread_status")):
-            try:
-                data = json.loads(stored.data)
-            except ValueError:
-                continue  # a damaged row: the runs around it still say how they ended
-            if not isinstance(data, dict) or data.get("depth"):  # a prompt tool's own turn
+            data = stored.fields()
+            if data is None or data.get("depth"):  # damaged; a prompt tool's own turn
                 continue
             if stored.type == "run_finished":
                 stop = data.get("stop_reason")
@@ -156,11 +152,8 @@ class ThreadReader:
         None when none of them did."""
         agent: str | None = None
         for stored in self._store.iter_events(self.id, types=("handoff",)):
-            try:
-                data = json.loads(stored.data)
-            except ValueError:
-                continue
-            if isinstance(data, dict) and data.get("tool_call_id") in call_ids:
+            data = stored.fields()
+            if data is not None and data.get("tool_call_id") in call_ids:
                 named = data.get("agent")
                 agent = named if isinstance(named, str) else agent
         return agent
