@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 from typing import Any
 
@@ -219,3 +220,35 @@ async def test_a_handoff_takes_effect_when_its_turn_ends_even_across_a_pause(
         assert "unknown tool 'refund'" in (results["c_ref"] or "")
         assert going.answering_agent == "billing"  # then the handoff took effect
     assert refunded == []
+
+
+async def test_two_processes_resuming_a_paused_handoff_hand_over_once(
+    store_spec: str, registry: tl.Registry
+) -> None:
+    refunded: list[int] = []
+    handing_over_and_refunding(registry, refunded)
+    first = tl.Runtime(registry, store_spec, secret_key="k")
+    second = tl.Runtime(registry, store_spec, secret_key="k")
+    thread = await first.create_thread("support")
+    await thread.send("my invoice", step="tools")
+    await thread.approve("c_hand")
+    await thread.resume(step="tools")  # the handoff ran; the refund asks
+    await thread.approve("c_ref")
+    outcomes = await asyncio.gather(
+        first.thread(thread.id).resume(), second.thread(thread.id).resume(),
+        return_exceptions=True,
+    )  # fmt: skip
+    # One ran the turn on; the other found it done, or the thread busy.
+    assert {(o.text or "") if isinstance(o, tl.Run) else type(o).__name__ for o in outcomes} <= {
+        "billing here", "", "ThreadBusyError",
+    }, outcomes  # fmt: skip
+    third = tl.Runtime(registry, store_spec, secret_key="k")  # the store as it is now
+    again = third.thread(thread.id)
+    assert [m.content for m in again.messages if m.role == "assistant" and m.content] == [
+        "billing here"
+    ]
+    assert again.answering_agent == "billing"
+    assert len([e for e in again.events if isinstance(e, tl.HandoffEvent)]) == 1
+    assert refunded == []
+    for rt in (first, second, third):
+        rt.close()
