@@ -222,6 +222,47 @@ async def test_a_handoff_takes_effect_when_its_turn_ends_even_across_a_pause(
     assert refunded == []
 
 
+async def test_a_handle_read_before_another_process_handed_over_sends_to_the_agent_handed_to(
+    store_spec: str, registry: tl.Registry
+) -> None:
+    # A handle keeps what it read of the thread: a run of another process hands the thread
+    # over meanwhile, and this handle's next message must reach the agent handed to, with
+    # its tools, not the agent this handle once read.
+    front = ScriptedModel([call("billing", {"message": "invoice"}, id="c_hand"), text("front")])
+    back = ScriptedModel([text("billing here"), text("billing again")])
+    desks(registry, front, back)
+    here = tl.Runtime(registry, store_spec, secret_key="k")
+    there = tl.Runtime(registry, store_spec, secret_key="k")
+    thread = await here.create_thread("support")
+    assert thread.answering_agent == "support"
+    await there.thread(thread.id).send("my invoice")  # another process hands it over
+    assert thread.answering_agent == "billing"  # read as stored, not as this handle had it
+    run = await thread.send("again")
+    assert (run.status, run.text) == ("completed", "billing again")
+    assert len(front.requests) == 1  # the front desk never answered again
+    for rt in (here, there):
+        rt.close()
+
+
+async def test_a_stale_handle_writing_the_threads_metadata_keeps_a_handoff_made_elsewhere(
+    store_spec: str, registry: tl.Registry
+) -> None:
+    # A write of one field of the metadata (a run's end says whether it waits) must not put
+    # back the rest as this handle last read it: that undid another process's handoff.
+    desks(registry, ScriptedModel([call("billing", {"message": "x"}, id="c_hand")]),
+          ScriptedModel([text("billing here")]))  # fmt: skip
+    here = tl.Runtime(registry, store_spec, secret_key="k")
+    there = tl.Runtime(registry, store_spec, secret_key="k")
+    thread = await here.create_thread("support")
+    stale = thread._context.identity  # what this process read before the handoff
+    await there.thread(thread.id).send("my invoice")
+    stale.set_meta(interrupted=False)
+    again = tl.Runtime(registry, store_spec, secret_key="k").thread(thread.id)
+    assert again.answering_agent == "billing"
+    for rt in (here, there):
+        rt.close()
+
+
 async def test_two_processes_resuming_a_paused_handoff_hand_over_once(
     store_spec: str, registry: tl.Registry
 ) -> None:

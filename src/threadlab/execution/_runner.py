@@ -196,6 +196,7 @@ def _prepare(
     step: Stepping = NO_STEPPING,
 ) -> RunLoop:
     """A loop for the thread's next run, once what a dead owner left is repaired."""
+    context.identity.reread()  # another process's run may have changed it since
     repair(context, runs)
     context.history.reload()
     definitions = context.refresh_definitions()
@@ -263,6 +264,9 @@ def _claim(
             elif take is None or (message := take()) is not None:
                 context.running = claimed = True
                 leases.take(run_id, context.id)
+                # What other processes' runs left since this handle last read it (a
+                # handoff: the agent that answers now), read under the claim's lock.
+                context.identity.reread()
                 if context.parent_id is not None:
                     context.identity.set_child_status("running")
                 context.events.bind_loop()
@@ -295,6 +299,9 @@ async def _run_claimed(
     try:
         try:
             message = claimed.message
+            # A handoff another process's run made between preparing and claiming: the
+            # agent handed to answers (unchanged definitions are the ones resolved).
+            loop.scope.definitions = context.refresh_definitions()
             outcome = await (loop.run(message) if message is not None else loop.resume())
         except StoreError as exc:
             # The store itself failed (a full disk, a damaged file): the run ends failed if

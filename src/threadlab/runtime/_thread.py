@@ -123,8 +123,11 @@ class Thread:
 
     @property
     def answering_agent(self) -> str:
-        """The agent answering now: the thread's agent, or the one it was handed off to."""
-        return self._context.identity.answering_agent
+        """The agent answering now: the thread's agent, or the one it was handed off to (as
+        stored now: another process's run may have handed it over since)."""
+        identity = self._context.identity
+        identity.reread()
+        return identity.answering_agent
 
     @property
     def user(self) -> str | None:

@@ -37,8 +37,11 @@ class ThreadIdentity:
         return self.meta
 
     def set_meta(self, **values: Any) -> None:
-        """Change fields of the thread's metadata (`ThreadMeta`) and store it."""
-        self.meta = self.meta.model_copy(update=values)
+        """Change fields of the thread's metadata (`ThreadMeta`) and store it. The fields are
+        changed on the metadata as stored now, not as this handle last read it: another
+        process may have changed others since (a handoff made by another runtime's run), and
+        writing an old copy back would undo that."""
+        self.meta = self.reread().model_copy(update=values)
         self._store.update_thread_metadata(self.record.id, self.meta.dumps())
 
     def set_child_status(self, status: ThreadStatus) -> None:
