@@ -4,6 +4,10 @@ from __future__ import annotations
 
 import asyncio
 import json
+import signal
+import subprocess
+import sys
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -11,7 +15,7 @@ import pytest
 import threadlab as tl
 from threadlab.models import ScriptedModel, call, step, text
 
-from ..helpers import desks, tool_messages
+from ..helpers import HangingTool, desks, tool_messages
 
 
 def sides(
@@ -220,6 +224,88 @@ async def test_a_handoff_takes_effect_when_its_turn_ends_even_across_a_pause(
         assert "unknown tool 'refund'" in (results["c_ref"] or "")
         assert going.answering_agent == "billing"  # then the handoff took effect
     assert refunded == []
+
+
+def handing_over_then_waiting(registry: tl.Registry, slow: Any) -> ScriptedModel:
+    """The front desk's one message: hand over to billing, then `slow` (a front desk tool);
+    returns the front desk's model."""
+    tl.define_tool("slow", description="Slow.", execute=slow, registry=registry)
+    front = ScriptedModel([step(call("billing", {"message": "invoice"}, id="c_hand"),
+                                call("slow", {}, id="c_slow")), text("front again")])  # fmt: skip
+    desks(registry, front, ScriptedModel([text("billing here"), text("billing again")]))
+    tl.define_prompt("front_desk", prompt="Front.", model=front, tools=["billing", "slow"],
+                     registry=registry)  # fmt: skip
+    return front
+
+
+async def test_a_handoff_whose_turn_was_interrupted_still_hands_the_thread_over(
+    rt: tl.Runtime, registry: tl.Registry
+) -> None:
+    # The handoff's call ran and told the model it handed over; the run was cancelled during
+    # the next call of that message. The history says billing has the thread: it answers.
+    slow = HangingTool()
+    handing_over_then_waiting(registry, slow)
+    thread = await rt.create_thread("support")
+    running = asyncio.ensure_future(thread.send("my invoice"))
+    await slow.entered.wait()
+    running.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await running
+    assert thread.answering_agent == "billing"
+    run = await thread.send("again")
+    assert (run.status, run.text) == ("completed", "billing here")
+
+
+KILLED_AFTER_A_HANDOFF = """
+import asyncio, os, signal, sys
+import threadlab as tl
+from threadlab.models import ScriptedModel, call, step, text
+
+def slow(state) -> str:
+    \"\"\"Slow.\"\"\"
+    os.kill(os.getpid(), signal.SIGKILL)
+    return "never"
+
+registry = tl.Registry()
+tl.tool(registry=registry)(slow)
+front = ScriptedModel([step(call("billing", {"message": "invoice"}, id="c_hand"),
+                            call("slow", {}, id="c_slow"))])
+tl.define_prompt("front_desk", prompt="Front.", model=front, tools=["billing", "slow"],
+                 registry=registry)
+tl.define_prompt("billing_desk", prompt="Billing.", model=ScriptedModel([]), registry=registry)
+tl.define_agent("billing", side_a="billing_desk", expose_as_tool=True, registry=registry)
+tl.define_agent("support", side_a="front_desk", registry=registry)
+
+async def main():
+    rt = tl.Runtime(registry, sys.argv[1], secret_key="k")
+    thread = await rt.create_thread("support")
+    print(thread.id, flush=True)
+    await thread.send("my invoice")  # the handoff runs, then its next call kills the process
+
+asyncio.run(main())
+"""
+
+
+@pytest.mark.processes
+async def test_a_handoff_whose_owner_was_killed_in_its_turn_hands_over_on_the_next_run(
+    store_spec: str, registry: tl.Registry, tmp_path: Path
+) -> None:
+    script = tmp_path / "killed.py"
+    script.write_text(KILLED_AFTER_A_HANDOFF)
+    done = subprocess.run(
+        [sys.executable, str(script), store_spec], capture_output=True, text=True, timeout=120
+    )
+    assert done.returncode == -signal.SIGKILL, done.stderr
+    thread_id = done.stdout.split()[0]
+    front = handing_over_then_waiting(registry, lambda state, args: "slow")
+    rt = tl.Runtime(registry, store_spec, secret_key="k")
+    thread = rt.thread(thread_id)
+    run = await thread.send("again")  # the dead owner's run is repaired first
+    assert (run.status, run.text) == ("completed", "billing here")
+    assert next(m.content for m in tool_messages(thread)) == '{"handoff": "billing"}'
+    assert thread.answering_agent == "billing"
+    assert front.requests == []  # the front desk was not asked again
+    rt.close()
 
 
 async def test_a_handle_read_before_another_process_handed_over_sends_to_the_agent_handed_to(

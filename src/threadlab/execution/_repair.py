@@ -7,6 +7,7 @@ from .._data import (
     CallKey,
     Message,
     ThreadStatusEvent,
+    answers,
     unanswered_calls,
     unfinished_result,
     unfinished_text,
@@ -16,7 +17,7 @@ from ..threads import ThreadContext, ThreadReader
 from ._approvals import pending_requests
 from ._reports import WORKER_STOPPED, report_failure
 
-__all__ = ["repair"]
+__all__ = ["hand_over_left", "repair"]
 
 
 def repair(context: ThreadContext, runs: list[RunRecord] | None = None) -> bool:
@@ -110,3 +111,21 @@ def _never_started(context: ThreadReader) -> set[CallKey]:
         if request.tool_call_id in ids:
             keys |= {(message.id, i) for i in ids[ids.index(request.tool_call_id) :]}
     return keys
+
+
+def hand_over_left(context: ThreadContext) -> None:
+    """A turn that handed the thread over and ended before the handoff took effect (its run
+    was interrupted, or its owner died, after the handoff's call): the thread is the agent's
+    it was handed to, as its history records. A handoff whose message still has calls
+    without results is left to the resume that runs them (the handoff then takes effect as
+    that turn ends)."""
+    top = context.history.top
+    last = next((m for m in reversed(top) if m.role == "assistant" and not m.side), None)
+    if last is None or not last.tool_calls:
+        return
+    answered = answers(top)
+    if any((last.id, call.id) not in answered for call in last.tool_calls):
+        return
+    handed = context.handed_to({call.id for call in last.tool_calls})
+    if handed is not None and handed != context.identity.answering_agent:
+        context.identity.set_meta(answering_agent=handed)

@@ -22,7 +22,7 @@ from .._errors import MissingVariableError, StoreError, ThreadlabError
 from ..store import LeaseLostError, RunRecord
 from ..threads import Listener, ThreadContext
 from ._host import RunHost
-from ._repair import repair
+from ._repair import hand_over_left, repair
 from ._reports import deliver_report, report_failure
 from ._run_loop import RunLoop
 from ._stepping import NO_STEPPING, Stepping
@@ -199,6 +199,7 @@ def _prepare(
     context.identity.reread()  # another process's run may have changed it since
     repair(context, runs)
     context.history.reload()
+    hand_over_left(context)
     definitions = context.refresh_definitions()
     missing = context.env.missing()
     if missing:
@@ -401,5 +402,7 @@ def _finish(
                     "completed" if outcome.session_status == "completed" else "failed"
                 )
         context.events.flush()
+        if outcome.status != "waiting":  # a run that waits goes on with that turn later
+            hand_over_left(context)
         context.leases.finish(outcome.id, outcome.status, outcome.text, outcome.error)
     return outcome
