@@ -94,6 +94,40 @@ async def test_a_decision_is_a_pause_and_the_call_runs_as_edited(
     assert ran == ["/tmp/a"]
 
 
+async def test_the_calls_after_one_that_waits_for_a_decision_wait_too_until_they_run(
+    rt: tl.Runtime, registry: tl.Registry
+) -> None:
+    # A run that pauses for a decision interrupts nothing: the calls after the one that
+    # waits never started, and each runs (or asks) when a resume reaches it.
+    ran: list[str] = []
+    deleting(registry, ran)
+    asks = step(*(call("delete", {"path": p}, id=i) for p, i in (("/a", "d1"), ("/b", "d2"),
+                                                                  ("/c", "d3"))))  # fmt: skip
+    scripted_prompt(registry, [asks, text("done")], tools=["delete"])
+    thread = await rt.create_thread("p")
+    await thread.send("clean up")
+
+    def calls() -> dict[str, tuple[str, bool]]:
+        return {
+            s.tool_call_id or "": (s.status, s.ended_at is None)
+            for s in thread.steps()
+            if s.kind == "tool_call"
+        }
+
+    assert calls() == {"d1": ("waiting", True), "d2": ("waiting", True), "d3": ("waiting", True)}
+    await thread.reject("d1", "no")
+    await thread.resume()  # d2 asks in its turn
+    assert calls() == {"d1": ("completed", False), "d2": ("waiting", True),
+                       "d3": ("waiting", True)}  # fmt: skip
+    await thread.approve("d2")
+    await thread.resume()
+    await thread.approve("d3")
+    await thread.resume()
+    assert calls() == {"d1": ("completed", False), "d2": ("completed", False),
+                       "d3": ("completed", False)}  # fmt: skip
+    assert ran == ["/b", "/c"]
+
+
 async def test_step_mode_pauses_before_a_tool_and_before_a_model_step(
     rt: tl.Runtime, registry: tl.Registry
 ) -> None:

@@ -105,6 +105,8 @@ class StepRecord:
     result: str | None = None
     """The call's result as stored (its error message, for an error)."""
     tool_status: Literal["success", "error"] | None = None
+    traceback: str | None = None
+    """A call whose tool raised: the traceback, as stored (redacted like the rest)."""
     decision: Decision | None = None
     # pause
     reason: PauseReason | None = None

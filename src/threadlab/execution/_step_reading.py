@@ -148,9 +148,12 @@ class StepReader:
         thread = event.thread_id
         for key in [key for key in self.starts if key[0] == thread]:
             del self.starts[key]  # started while streaming, its step never stored
-        left = event.stop_reason == "waiting: tool call"  # its calls wait for a resume
+        left = event.stop_reason == "waiting: tool call"  # step mode: before its next call
+        # A run that ends waiting interrupts none of its calls: the open ones (the call that
+        # waits and those after it in its message) never started, and a resume runs them.
+        held = event.status == "waiting"
         for call in list(self.open_calls.get(thread, ())):
-            if id(call) in self.pauses or left:
+            if id(call) in self.pauses or held:
                 call.fields["status"] = "waiting"
             else:
                 call.fields.update(status="interrupted", ended_at=event.at)
@@ -327,6 +330,8 @@ class StepReader:
         # The call's own time: a wait for a decision before it ran is the pause's.
         fields["started_at"] = max(fields["started_at"], event.at - event.duration_ms / 1000)
         fields.update(ended_at=event.at, tool_status=event.status, status="completed")
+        if event.traceback:
+            fields["traceback"] = event.traceback
 
     def _asked(self, event: ApprovalRequestedEvent, seq: int) -> None:
         call = self._call(_key_of(event, event.tool_call_id), "asked", open_only=True)
