@@ -179,6 +179,30 @@ async def test_two_resumes_of_one_pause_at_once_send_the_step_once(
     second.close()
 
 
+async def test_the_next_request_is_gone_once_another_process_went_on_from_the_pause(
+    store_spec: str, registry: tl.Registry
+) -> None:
+    # A handle remembers the request its run paused before; another process resumed the
+    # thread since (and paused before a later step): this handle no longer says it waits
+    # to send that old request.
+    adder(registry)
+    here = tl.Runtime(registry, store_spec, secret_key="k")
+    there = tl.Runtime(registry, store_spec, secret_key="k")
+    thread = await here.create_thread("p", secrets={"KEY": SECRET})
+    await thread.send("2+3?", step="model")
+    assert thread.next_request is not None
+    elsewhere = there.thread(thread.id)
+    run = await elsewhere.resume(step="model")  # sends that step, pauses before the next
+    assert run.stop_reason == "waiting: model step"
+    assert thread.status == "waiting"
+    assert thread.next_request is None  # not this handle's pause any more
+    assert elsewhere.next_request is not None
+    await elsewhere.resume()
+    assert elsewhere.next_request is None
+    for rt in (here, there):
+        rt.close()
+
+
 async def test_a_branch_from_before_a_pause_pauses_on_its_own(
     rt: tl.Runtime, registry: tl.Registry
 ) -> None:

@@ -370,7 +370,7 @@ def _finish(
     if outcome.status == "interrupted":
         # Looked at when the thread is next opened: a call may still lack its result.
         context.identity.set_meta(interrupted=True)
-    context.next_request = outcome.next_request
+    context.next_request, context.next_request_of = outcome.next_request, outcome.id
     if (outcome.status == "waiting") != context.identity.meta.waiting:
         context.identity.set_meta(waiting=outcome.status == "waiting")
     base = context.base()

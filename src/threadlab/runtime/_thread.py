@@ -228,8 +228,17 @@ class Thread:
     @property
     def next_request(self) -> SeenRequest | None:
         """While the last run of this process paused before a model step (step mode): the
-        request that step is about to send (as `run.next_request`); else None."""
-        return self._context.next_request
+        request that step is about to send (as `run.next_request`); else None — also once
+        a run of another process went on from that pause."""
+        context = self._context
+        if context.next_request is None:
+            return None
+        if self.status != "waiting" or context.last_stop() != (
+            "waiting: model step",
+            context.next_request_of,
+        ):
+            return None
+        return context.next_request
 
     def history_points(self, *, statuses: bool = False) -> list[HistoryPoint]:
         """The points a player steps through: every stored event of this thread and of its

@@ -55,6 +55,7 @@ class ThreadContext(ThreadReader):
         # The request its last run here paused before (step mode), for a view to show; the
         # pause itself is stored with the thread (a resume after a restart sends the step).
         self.next_request: SeenRequest | None = None
+        self.next_request_of: str | None = None  # the run that paused before sending it
 
     def parent(self) -> ThreadContext | None:
         return self._parent

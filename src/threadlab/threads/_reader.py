@@ -132,20 +132,27 @@ class ThreadReader:
         a thread that never ran to an end, a run that ended without one, or when a run went
         on after it and stopped with no end stored (a branch cut inside that run, an owner
         killed and its run closed by a repair)."""
+        return self.last_stop()[0]
+
+    def last_stop(self) -> tuple[str | None, str | None]:
+        """Why its last run ended and that run's id, as `last_stop_reason` reads them (both
+        None where it reads no reason)."""
         reason: str | None = None
+        run: str | None = None
         went_on = False
         for stored in self._store.iter_events(self.id, types=("run_finished", "thread_status")):
             data = stored.fields()
             if data is None or data.get("depth"):  # damaged; a prompt tool's own turn
                 continue
             if stored.type == "run_finished":
-                stop = data.get("stop_reason")
-                reason, went_on = (stop if isinstance(stop, str) else None), False
+                stop, ended = data.get("stop_reason"), data.get("run_id")
+                reason = stop if isinstance(stop, str) else None
+                run, went_on = (ended if isinstance(ended, str) else None), False
             elif data.get("status") == "running":
                 went_on = True
             elif data.get("status") == "idle" and went_on:
-                reason = None
-        return reason
+                reason = run = None
+        return (reason, run) if reason is not None else (None, None)
 
     def handed_to(self, call_ids: set[str]) -> str | None:
         """The agent a handoff made by one of `call_ids` handed the thread to, as stored;
