@@ -8,7 +8,7 @@ from typing import Any
 
 import threadlab as tl
 from threadlab.models import call, text
-from threadlab.widgets import replay, static_html
+from threadlab.widgets import static_html
 
 from ..helpers import scripted_prompt
 
@@ -74,6 +74,6 @@ async def test_the_traceback_is_kept_for_people_and_the_model_gets_one_line(
     assert "_thread_pool" not in third
     assert fourth is None
     # The card shows it, live or reopened; the model's view has only the one line.
-    page = static_html(replay(rt.thread(thread.id)))
+    page = static_html(rt.thread(thread.id))
     assert "in parse\n    return int(raw)" in page.replace("&quot;", '"')
     assert SECRET not in page

@@ -105,7 +105,7 @@ def test_replay_after_a_fix_goes_its_own_way_on_the_targets_model(
     state = replay(again)
     steps = [m["model"] for m in state.messages[again.id] if m["role"] == "assistant"]
     assert steps == ["replay", "answer"]  # the FunctionModel the prompt names answered
-    page = static_html(state)
+    page = static_html(again)
     assert "1 model call replayed · 1 forwarded to the model" in page
     assert page.count("[replayed]") == 1
     assert page.count("[model call]") == 1

@@ -49,7 +49,7 @@ async def test_the_key_reaches_the_provider_and_no_artifact(
         "messages": "\n".join(m.model_dump_json() for m in thread.all_messages()),
         "file": thread.files.read_sync("/k.txt").decode(),
         "export": nbformat.writes(thread_notebook(thread)),  # type: ignore[no-untyped-call]
-        "static html": static_html(state),
+        "static html": static_html(thread),
         "view state": json.dumps(state.snapshot(), ensure_ascii=False),
         "log": caplog.text,
         # What the provider was sent back as history (the second request).

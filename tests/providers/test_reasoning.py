@@ -198,7 +198,7 @@ async def test_reasoning_shows_as_thinking_and_never_holds_a_secret(
     state = replay(thread)
     (answer,) = [m for m in state.messages[thread.id] if m["role"] == "assistant"]
     assert answer["reasoning"] == reasoning.text
-    page = static_html(state)
+    page = static_html(thread)
     assert "<summary>thinking</summary>" in page
     assert KEY not in page + json.dumps(state.snapshot())
 

@@ -55,6 +55,7 @@ async def test_a_model_step_its_calls_and_their_results(
     )
     assert added.parent_id is None
     assert added.id == f"call:{first.id}:c1"
+    assert added.message_id == first.message_id  # the model step that made it
     assert all(s.ended and s.thread_id == thread.id and s.depth == 0 for s in steps)
     assert first.started_at <= (first.ended_at or 0) <= added.started_at <= (added.ended_at or 0)
     assert first.request is not None  # what it was sent, read when asked

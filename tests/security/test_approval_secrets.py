@@ -58,7 +58,7 @@ async def test_no_decision_carries_a_secret(registry: tl.Registry, store_dir: Pa
         "live events": "\n".join(live),
         "stored events": "\n".join(e.model_dump_json() for e in thread.events),
         "messages": "\n".join(m.model_dump_json() for m in thread.all_messages()),
-        "static html": static_html(state),
+        "static html": static_html(thread),
         "view state": json.dumps(state.snapshot()),
     }
     second.close()

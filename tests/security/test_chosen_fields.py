@@ -87,7 +87,7 @@ async def test_no_chosen_field_carries_a_secret_anywhere(
         "stored events": "\n".join(e.model_dump_json() for e in thread.events),
         "messages": "\n".join(m.model_dump_json() for m in thread.all_messages()),
         "spans": "\n".join(s.to_json() for s in spans),
-        "static html": static_html(state),
+        "static html": static_html(thread),
         "view state": json.dumps(state.snapshot()),
     }
     # A call and its result still pair up, under the placeholder both carry.

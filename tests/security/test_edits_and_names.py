@@ -79,7 +79,7 @@ async def test_a_forks_edits_are_redacted(registry: tl.Registry, store_dir: Path
         state = replay(branch)
         artifacts[f"branch {n} messages"] = "\n".join(m.model_dump_json() for m in branch.messages)
         artifacts[f"diff {n}"] = repr(diff) + diff.html()
-        artifacts[f"branch {n} html"] = static_html(state)
+        artifacts[f"branch {n} html"] = static_html(branch)
         artifacts[f"branch {n} view"] = json.dumps(state.snapshot(), ensure_ascii=False)
     rt.close()
     assert "[secret:API_KEY]" in artifacts["branch 0 messages"]  # the edits are there, redacted
@@ -109,7 +109,7 @@ async def test_a_file_name_that_holds_a_secret_is_redacted_everywhere(
         "live events": "\n".join(live),
         "stored events": "\n".join(e.model_dump_json() for e in thread.events),
         "listing": json.dumps(listed),
-        "static html": static_html(state),
+        "static html": static_html(thread),
         "view state": json.dumps(state.snapshot(), ensure_ascii=False),
     }
     rt.close()

@@ -122,7 +122,7 @@ async def test_no_spelling_of_a_secret_reaches_any_artifact(
         "messages": "\n".join(m.model_dump_json() for m in thread.all_messages()),
         "model requests": "\n".join(requests),
         "export": nbformat.writes(thread_notebook(thread)),  # type: ignore[no-untyped-call]
-        "static html": static_html(state),
+        "static html": static_html(thread),
         "view state": json.dumps(state.snapshot(), ensure_ascii=False),
         "snapshot": repr(thread.snapshot(-1)),
     }

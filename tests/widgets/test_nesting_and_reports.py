@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import threadlab as tl
 from threadlab.models import text
-from threadlab.widgets import ViewState, replay, static_html
+from threadlab.widgets import replay, static_html
 from threadlab.widgets._replay import trace_for
 from threadlab.widgets._static import static_text
 
@@ -28,13 +28,13 @@ async def test_a_childs_calls_and_report_belong_to_the_child(
     reports = [m for m in state.messages[thread.id] if m["subagent"]]
     assert [m["subagent"] for m in reports] == [child_id]
 
-    summary = static_text(state).splitlines()
+    summary = static_text(rt.thread(thread.id)).splitlines()
     lead_lines = summary[1 : summary.index(next(s for s in summary if "subagent w1" in s))]
     assert not any("finish" in line for line in lead_lines)
     child_at = next(i for i, s in enumerate(summary) if "subagent w1" in s)
     assert any("] finish" in line and line.startswith("    ") for line in summary[child_at:])
 
-    page = static_html(state)
+    page = static_html(rt.thread(thread.id))
     assert "<b>report from w1 [" in page
     assert "attached: /attachments/" in page
     assert page.index("report from w1") < page.index("all done")
@@ -71,19 +71,16 @@ async def test_a_childs_card_names_it_as_the_tree_does_when_its_name_was_taken(
         assert [c["label"] for c in made] == ["helper · page-1", "helper · page-1-2"]
 
 
-def test_long_arguments_and_results_scroll_in_the_static_card() -> None:
-    state = ViewState("thr_1", lambda thread, message: None)
-    state.add_thread("thr_1", None, "a", "a")
+async def test_long_arguments_and_results_scroll_in_the_static_card(
+    rt: tl.Runtime, registry: tl.Registry
+) -> None:
     rows = "\n".join(f"row {i}" for i in range(200))
-    state.cards["c1"] = {
-        "id": "c1", "thread": "thr_1", "name": "t", "depth": 0, "progress": None,
-        "status": "success", "duration_ms": 1.0, "result": rows, "result_chars": len(rows),
-        "args_chars": len(rows), "args": rows, "label": "", "message": "m1", "traceback": None,
-        "events": [], "started_at": None, "approval": None,
-    }  # fmt: skip
-    state.messages["thr_1"] = [
-        {"id": "m1", "role": "assistant", "text": "", "chars": 0, "depth": 0, "side": None,
-         "calls": ["c1"], "attachments": [], "usage": None, "subagent": None}
-    ]  # fmt: skip
-    page = static_html(state)
+    tl.define_tool("echo", description="Echo.", execute=lambda state, args: args["text"],
+                   args={"type": "object", "properties": {"text": {"type": "string"}}},
+                   registry=registry)  # fmt: skip
+    model = tl.models.ScriptedModel([tl.models.call("echo", {"text": rows}), text("")])
+    tl.define_prompt("p", prompt="Echo.", model=model, tools=["echo"], registry=registry)
+    thread = await rt.create_thread("p")
+    await thread.send("go")
+    page = static_html(thread)
     assert page.count("max-height:20em;overflow:auto") == 2  # the arguments and the result

@@ -71,7 +71,7 @@ async def test_continue_sends_each_step_and_the_view_follows(
     await live.view._stepping
     assert live.view.trace["run"]["status"] == "completed"
     assert [m.role for m in thread.messages] == ["user", "assistant", "tool", "assistant"]
-    assert SECRET not in repr(sent) + repr(live.view.trace) + static_html(live.view.state)
+    assert SECRET not in repr(sent) + repr(live.view.trace) + static_html(thread)
 
 
 async def test_stop_leaves_the_thread_as_it_is_and_a_made_up_press_changes_nothing(

@@ -39,11 +39,11 @@ async def test_usage_per_step_and_per_run(rt: tl.Runtime, registry: tl.Registry)
         {"input_tokens": 130, "output_tokens": 5, "cached_tokens": 90},
     ]
     assert state.run["usage"] == run.usage
-    page = static_html(state)
+    page = static_html(thread)
     assert "· 100 in / 20 out tokens" in page  # the tools-only step
     assert "· 130 in / 5 out / 90 cached tokens" in page
     assert "run completed · 230 in / 25 out / 90 cached tokens" in page
-    assert "run completed · 230 in / 25 out / 90 cached tokens" in static_text(state)
+    assert "run completed · 230 in / 25 out / 90 cached tokens" in static_text(thread)
 
 
 class Priced(Counting):
@@ -86,10 +86,10 @@ async def test_costs_per_step_per_run_and_rolled_up_per_subagent(
     state = replay(thread)
     assert state.threads[child.id]["cost_usd"] == first + second
     assert state.threads[thread.id]["cost_usd"] == first + second  # rolled up
-    page = static_html(state)
+    page = static_html(thread)
     assert f"· ${first:.4f}" in page  # a step
     assert f"[completed · ${first + second:.4f}]" in page  # the subagent's total
-    assert f"· ${first + second:.4f}" in static_text(state)  # the run's
+    assert f"· ${first + second:.4f}" in static_text(thread)  # the run's
 
 
 async def test_an_unknown_price_reads_as_unknown_up_the_tree(
@@ -103,4 +103,4 @@ async def test_an_unknown_price_reads_as_unknown_up_the_tree(
     assert run.cost_usd is None
     state = replay(thread)
     assert state.run["cost_usd"] is None
-    assert "cost unknown" in static_html(state)
+    assert "cost unknown" in static_html(thread)

@@ -191,7 +191,7 @@ async def test_static_html_is_script_free_and_uses_details(
     thread = await rt.create_thread("p", secrets={"API_KEY": SECRET})
     live = LiveRun(rt, thread, rate=20)
     await live.run("go")
-    bundle = StaticView(live.state)._repr_mimebundle_()
+    bundle = StaticView(thread)._repr_mimebundle_()
     html = bundle["text/html"]
     assert "<script" not in html
     assert "&lt;script&gt;" in html
@@ -201,6 +201,37 @@ async def test_static_html_is_script_free_and_uses_details(
     )
     assert SECRET not in html
     assert "[success] write_file — writing page1.html" in bundle["text/plain"]
+
+
+async def test_a_cells_static_view_shows_its_own_run_of_the_thread(
+    rt: tl.Runtime, registry: tl.Registry, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A thread run in two cells: each cell keeps its own run, as its live view showed it
+    # (the run before is in the cell above), drawn from the thread's steps.
+    install(monkeypatch)
+    define(registry, tl.models.ScriptedModel([write(1), text("first done"), write(2),
+                                              text("second done")]))  # fmt: skip
+    thread = await rt.create_thread("p", secrets={"API_KEY": SECRET})
+    first = LiveRun(rt, thread, rate=20)
+    await first.run("one")
+    text_one, html_one = first.view.static_texts()  # as the cell's output keeps it
+    second = LiveRun(rt, thread, rate=20)
+    await second.run("two")
+    text_two, html_two = second.view.static_texts()
+    assert "first done" in html_one
+    assert "page1.html" in html_one
+    assert "second done" not in html_one
+    assert "page2.html" not in html_one
+    assert "second done" in html_two
+    assert "page2.html" in html_two
+    assert "first done" not in html_two
+    assert "writing page1.html" not in html_two
+    assert "writing page1.html" in text_one
+    assert "writing page1.html" not in text_two
+    # The whole thread, reopened, shows both runs.
+    reopened = ThreadView(rt, replay(thread)).static_html()
+    assert "first done" in reopened
+    assert "second done" in reopened
 
 
 async def test_views_answer_fetch_and_preview_requests(
@@ -447,7 +478,7 @@ async def test_a_failed_calls_closed_card_says_why(rt: tl.Runtime, registry: tl.
     tl.define_prompt("p", prompt="x", tools=["lookup"], model=model, registry=registry)
     thread = await rt.create_thread("p")
     await thread.send("go")
-    page = static_html(replay(thread))
+    page = static_html(thread)
     summary = re.search(r"<summary>(.*?)</summary>", page)
     assert summary is not None
     assert "KeyError: &#x27;nope&#x27;" in summary.group(1)

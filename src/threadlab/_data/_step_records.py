@@ -87,7 +87,8 @@ class StepRecord:
     """A model step's cost, from known prices only."""
     # model
     message_id: str | None = None
-    """A model step: its answer; a turn: the message it answers."""
+    """A model step: its answer; a call: that answer (the model step that made it); a turn:
+    the message it answers."""
     model: str | None = None
     """A model step: the model that answered."""
     replayed: bool = False

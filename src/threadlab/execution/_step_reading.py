@@ -240,6 +240,7 @@ class StepReader:
                 thread, event.depth, parent, start.at if start else event.at,
                 _call_seq(seq, index), status="running", tool_call_id=call.id, name=call.name,
                 arguments=call.arguments, progress=start.progress if start else None,
+                message_id=message.id,
             )  # fmt: skip
             opened.started_by_event = start is not None
             opened.within = chain[2]

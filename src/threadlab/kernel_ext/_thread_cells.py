@@ -114,7 +114,7 @@ async def run_live(
         # interactive while the kernel lives. Frozen: static HTML only. A thread that
         # waits keeps its cards' buttons.
         frozen = magics.freeze_on_finish and not keep_live and not waiting
-        live.view.refresh_output(StaticView(live.state) if frozen else None)
+        live.view.refresh_output(StaticView(thread, live.state) if frozen else None)
     if thread.next_request is not None and thread.status == "waiting":
         live.view.watch_pause()  # a later cell that goes on from the pause redraws it
         print(

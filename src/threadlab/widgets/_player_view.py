@@ -93,6 +93,12 @@ class PlayerView(ThreadView):
             return self._title()
         return f"{self._title()}\n{super().__repr__()}"
 
+    def static_texts(self) -> tuple[str, str]:
+        if self.narrating:
+            return self._title(), self.static_html()
+        text, page = super().static_texts()
+        return f"{self._title()}\n{text}", page
+
     def _title(self) -> str:
         return f"player of {self.state.root_id}: {len(self.points)} points"
 

@@ -1,5 +1,5 @@
-"""The view state as static, script-free HTML and as plain text: what a saved notebook, an
-nbconvert export or a GitHub preview shows once a run is over."""
+"""A thread as static, script-free HTML and as plain text, drawn from its steps: what a saved
+notebook, an nbconvert export or a GitHub preview shows once a run is over."""
 
 from __future__ import annotations
 
@@ -7,9 +7,10 @@ import html
 import json
 from typing import Any
 
-from .. import SeenRequest
+from .. import Message, SeenRequest, StepRecord, Thread
 from ._arguments import readable_arguments
-from ._view_state import ViewState, cost_text, replay_counts, usage_text
+from ._static_reading import StaticReading, static_reading
+from ._view_state import ViewState, cost_text, preview, usage_text
 
 __all__ = ["StaticView", "static_html", "static_text"]
 
@@ -118,18 +119,18 @@ def decision_text(card: dict[str, Any]) -> str:
 _DECIDERS = {"approver": "by the runtime's approver", "api": "through the API", "view": "here"}
 
 
-def _thinking_html(message: dict[str, Any]) -> str:
-    if not message.get("reasoning"):
+def _thinking_html(thought: str) -> str:
+    if not thought:
         return ""
     return (
         '<details class="threadlab-thinking"><summary>thinking</summary>'
-        f'<pre style="white-space:pre-wrap;opacity:.8">{_e(message["reasoning"])}</pre></details>'
+        f'<pre style="white-space:pre-wrap;opacity:.8">{_e(preview(thought))}</pre></details>'
     )
 
 
-def _usage_html(message: dict[str, Any]) -> str:
-    spent = usage_text(message.get("usage"))
-    cost = cost_text(message.get("cost_usd", 0.0)) if message["role"] == "assistant" else ""
+def _usage_html(message: Message) -> str:
+    spent = usage_text(message.usage)
+    cost = cost_text(message.cost_usd) if message.role == "assistant" else ""
     shown = " · ".join(part for part in (spent, cost) if part)
     return f' <span style="opacity:.7">· {_e(shown)}</span>' if shown else ""
 
@@ -182,73 +183,79 @@ def readable(data: Any) -> str:
     return str(data)
 
 
-def _thread_html(state: ViewState, thread_id: str, depth: int = 0) -> str:
-    thread = state.threads[thread_id]
+def _thread_html(reading: StaticReading, thread_id: str, depth: int = 0) -> str:
+    thread = reading.threads[thread_id]
     parts: list[str] = []
-    replaying = replay_counts(state.messages.get(thread_id, [])) is not None
-    for message in state.messages.get(thread_id, []):
-        if message["role"] == "user" and message["depth"] == 0:
-            child = state.threads.get(message.get("subagent") or "")
+    replaying = thread_id == reading.root and reading.replayed is not None
+    for message in thread.messages:
+        if message.role == "user" and message.depth == 0:
+            child = reading.threads.get(message.subagent_id or "")
             who = (
-                f"report from {_e(child['name'] or child['agent'])} [{_e(child['status'])}]"
+                f"report from {_e(child.name or child.agent)} [{_e(child.status)}]"
                 if child is not None
                 else "user"
             )
-            files = message.get("attachments") or []
+            files = message.attachments
             attached = f" · attached: {_e(', '.join(files))}" if files else ""
-            parts.append(f"<p{_PRE}><b>{who}</b>: {_e(message['text'])}{attached}</p>")
-        for call_id in message["calls"]:
-            card = state.cards.get(call_id)
+            parts.append(f"<p{_PRE}><b>{who}</b>: {_e(preview(message.content))}{attached}</p>")
+        for key in reading.calls.get(message.id, ()):
+            card = reading.cards.get(key)
             if card is not None:
                 # A prompt tool's inner calls sit under the card that started them.
                 indent = card["depth"] * 16
                 parts.append(f'<div style="margin-left:{indent}px">{_card_html(card)}</div>')
         # A tools-only step still shows what it cost and what it thought (in a replay, how
         # it was answered).
-        shown = message["text"] or message.get("usage") or message.get("reasoning") or replaying
-        if message["role"] == "assistant" and shown and message["depth"] == 0:
-            side = f" ({message['side']})" if message.get("side") else ""
+        thought = "\n\n".join(r.text for r in message.reasoning if r.text)
+        shown = message.content or message.usage or thought or replaying
+        if message.role == "assistant" and shown and message.depth == 0:
+            side = f" ({message.side})" if message.side else ""
             origin = ""
             if replaying:
-                origin = " [replayed]" if message.get("model") == "replay" else " [model call]"
+                origin = " [replayed]" if message.model == "replay" else " [model call]"
             parts.append(
-                f"<p{_PRE}><b>assistant{side}</b>{origin}: {_e(message['text'])}"
-                f"{_usage_html(message)}</p>" + _thinking_html(message)
+                f"<p{_PRE}><b>assistant{side}</b>{origin}: {_e(preview(message.content))}"
+                f"{_usage_html(message)}</p>" + _thinking_html(thought)
             )
-    files = state.files.get(thread_id, {})
-    if files:
-        listed = "".join(f"<li><code>{_e(p)}</code> ({s} B)</li>" for p, s in sorted(files.items()))
-        parts.append(f"<details><summary>files ({len(files)})</summary><ul>{listed}</ul></details>")
-    for child in state.threads.values():
-        if child["parent"] == thread_id:
-            parts.append(_thread_html(state, child["id"], depth + 1))
-    label = f"{_e(thread['name'] or thread['agent'])} <code>{_e(thread_id)}</code>"
+    if thread.files:
+        listed = "".join(f"<li><code>{_e(p)}</code> ({s} B)</li>" for p, s in thread.files)
+        parts.append(
+            f"<details><summary>files ({len(thread.files)})</summary><ul>{listed}</ul></details>"
+        )
+    for child_id in thread.children:
+        parts.append(_thread_html(reading, child_id, depth + 1))
+    label = f"{_e(thread.name or thread.agent)} <code>{_e(thread_id)}</code>"
     inner = "".join(parts)
     if depth == 0:
         return inner
     return (
         f'<details class="threadlab-subagent" open><summary>subagent {label}'
-        f" [{_e(thread['status'])}{_e(_cost(thread))}]</summary>"
+        f" [{_e(thread.status)}{_e(_cost(thread.cost_usd))}]</summary>"
         f'<div style="margin-left:14px">{inner}</div></details>'
     )
 
 
-def static_html(state: ViewState) -> str:
-    run = state.run
+def static_html(thread: Thread, steps: list[StepRecord] | None = None) -> str:
+    """`thread` and its subagents as script-free HTML, drawn from its steps (`thread.steps()`,
+    or `steps` read already): what a saved notebook shows where no script runs."""
+    return _html(static_reading(thread, steps))
+
+
+def _html(reading: StaticReading) -> str:
+    run = reading.run
     head = (
-        f"<div><b>threadlab</b> thread <code>{_e(state.root_id)}</code>"
-        f" — run {_e(run['status'])}"
-        f"{_e(_spent(run, replay_counts(state.messages.get(state.root_id, []))))}</div>"
+        f"<div><b>threadlab</b> thread <code>{_e(reading.root)}</code>"
+        f" — run {_e(run['status'])}{_e(_spent(run, reading.replayed))}</div>"
     )
     error = f"<p style='color:#cf222e'>{_e(run['error'])}</p>" if run.get("error") else ""
     return (
         f'<div class="threadlab-static" style="{_STYLE}">{head}'
-        f"{_thread_html(state, state.root_id)}{error}</div>"
+        f"{_thread_html(reading, reading.root)}{error}</div>"
     )
 
 
-def _cost(entry: dict[str, Any]) -> str:
-    cost = cost_text(entry.get("cost_usd", 0.0))
+def _cost(cost_usd: float | None) -> str:
+    cost = cost_text(cost_usd)
     return f" · {cost}" if cost else ""
 
 
@@ -260,40 +267,48 @@ def _spent(run: dict[str, Any], counts: tuple[int, int] | None = None) -> str:
     return "".join(f" · {part}" for part in parts if part)
 
 
-def _text_lines(state: ViewState, thread_id: str, indent: str) -> list[str]:
+def _text_lines(reading: StaticReading, thread_id: str, indent: str) -> list[str]:
     """A thread's calls, each under its own thread (a child's are never the lead's), nested
     calls indented under the call that started them."""
     lines = []
-    for card in state.cards.values():
+    for card in reading.cards.values():
         if card["thread"] == thread_id:
             progress = f" — {card['progress']}" if card.get("progress") else ""
             pad = indent + "  " * card["depth"]
             asked = card.get("approval") or {}
             decision = f" — {decision_text(card)}" if asked.get("state") == "asked" else ""
             lines.append(f"{pad}[{card['status']}] {card['name']}{progress}{decision}")
-    for child in state.threads.values():
-        if child["parent"] == thread_id:
-            lines.append(f"{indent}subagent {child['name']} ({child['id']}): {child['status']}")
-            lines += _text_lines(state, child["id"], indent + "  ")
+    for child_id in reading.threads[thread_id].children:
+        child = reading.threads[child_id]
+        lines.append(f"{indent}subagent {child.name} ({child.id}): {child.status}")
+        lines += _text_lines(reading, child.id, indent + "  ")
     return lines
 
 
-def static_text(state: ViewState) -> str:
-    lines = [f"threadlab thread {state.root_id} — run {state.run['status']}{_spent(state.run)}"]
-    lines += _text_lines(state, state.root_id, "  ")
-    if state.run.get("text"):
-        lines.append(f"  answer: {state.run['text']}")
-    if state.run.get("error"):
-        lines.append(f"  error: {state.run['error']}")
+def static_text(thread: Thread, steps: list[StepRecord] | None = None) -> str:
+    """`thread` and its subagents as plain text, from its steps (as `static_html`)."""
+    return _text(static_reading(thread, steps))
+
+
+def _text(reading: StaticReading) -> str:
+    run = reading.run
+    lines = [f"threadlab thread {reading.root} — run {run['status']}{_spent(run)}"]
+    lines += _text_lines(reading, reading.root, "  ")
+    if run.get("text"):
+        lines.append(f"  answer: {run['text']}")
+    if run.get("error"):
+        lines.append(f"  error: {run['error']}")
     return "\n".join(lines)
 
 
 class StaticView:
-    """A finished view state as HTML (`<details>`, no script) with a text/plain fallback."""
+    """A thread whose run is over as HTML (`<details>`, no script) with a text/plain fallback,
+    both drawn from its steps: with `shown`, what that view shows of it (a cell's own run)."""
 
-    def __init__(self, state: ViewState) -> None:
-        self.html = static_html(state)
-        self.text = static_text(state)
+    def __init__(self, thread: Thread, shown: ViewState | None = None) -> None:
+        reading = static_reading(thread, shown=shown)  # read once for both
+        self.html = _html(reading)
+        self.text = _text(reading)
 
     def _repr_mimebundle_(self, **_: Any) -> dict[str, str]:
         return {"text/html": self.html, "text/plain": self.text}

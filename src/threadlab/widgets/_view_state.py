@@ -40,6 +40,7 @@ __all__ = [
     "call_of",
     "card_key",
     "cost_text",
+    "preview",
     "usage_text",
 ]
 
@@ -89,15 +90,8 @@ def usage_text(usage: dict[str, int] | None) -> str:
     return " / ".join(parts) + " tokens" if parts else ""
 
 
-def replay_counts(messages: list[dict[str, Any]]) -> tuple[int, int] | None:
-    """How a replay's top-level model steps were answered: (replayed from the recording,
-    answered by a model); None for a thread that replays nothing."""
-    steps = [m for m in messages if m["role"] == "assistant" and m["depth"] == 0]
-    replayed = sum(1 for m in steps if m.get("model") == "replay")
-    return (replayed, len(steps) - replayed) if replayed else None
-
-
-def _preview(text: str | None) -> str:
+def preview(text: str | None) -> str:
+    """What a view holds of a long text: its first `PREVIEW_CHARS` characters."""
     if not text:
         return ""
     return text if len(text) <= PREVIEW_CHARS else text[:PREVIEW_CHARS] + "…"
@@ -381,7 +375,7 @@ class ViewState:
         entry: dict[str, Any] = {
             "id": message.id,
             "role": message.role,
-            "text": _preview(message.content),
+            "text": preview(message.content),
             "chars": len(message.content or ""),
             "depth": message.depth,
             "side": message.side,
@@ -392,8 +386,8 @@ class ViewState:
             "subagent": message.subagent_id,
             "thread": tid,
             "at": event.at,  # when it was stored: an assistant message ends its model step
-            "reasoning": _preview("\n\n".join(r.text for r in message.reasoning if r.text)),
-            "model": message.model,  # "replay": a replayed step (see `replay_counts`)
+            "reasoning": preview("\n\n".join(r.text for r in message.reasoning if r.text)),
+            "model": message.model,  # "replay": a replayed step
         }
         if message.role == "assistant":
             self._spent(tid, message.cost_usd)
@@ -478,7 +472,7 @@ class ViewState:
 
     @staticmethod
     def _take_result(card: dict[str, Any], message: Message) -> None:
-        card["result"] = _preview(message.content)
+        card["result"] = preview(message.content)
         card["result_chars"] = len(message.content or "")
         card["status"] = message.tool_status or card["status"]
         app = card.get("app")

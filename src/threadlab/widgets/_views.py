@@ -60,7 +60,7 @@ from ._patches import Patcher, apply_patch
 from ._preview import preview_of
 from ._replay import relate, replay
 from ._run_stream import RunStream
-from ._static import request_text, static_html, static_text
+from ._static import StaticView, request_text
 from ._view_state import ViewState, call_of
 
 __all__ = ["APP_CALLS_PER_MINUTE", "STATIC", "OpeningView", "ThreadListView", "ThreadView"]
@@ -114,8 +114,7 @@ class _View(anywidget.AnyWidget):
             if not self.streaming():
                 data.pop(WIDGET_MIME, None)
             data[VIEW_MIME] = {"model_id": self.model_id, "state": self.saved_state()}
-            data["text/plain"] = repr(self)
-            data["text/html"] = self.static_html()
+            data["text/plain"], data["text/html"] = self.static_texts()
         return bundle
 
     def _ipython_display_(self) -> None:
@@ -151,6 +150,11 @@ class _View(anywidget.AnyWidget):
     def static_html(self) -> str:
         """The view's content as script-free HTML."""
         return f"<pre>{html.escape(repr(self))}</pre>"
+
+    def static_texts(self) -> tuple[str, str]:
+        """The view as plain text and as script-free HTML: what the notebook keeps beside
+        it for front ends that draw neither threadlab's type nor the widget."""
+        return repr(self), self.static_html()
 
     def __init__(self, rt: Runtime, **kwargs: Any) -> None:
         super().__init__(key=uuid.uuid4().hex, **kwargs)
@@ -741,10 +745,24 @@ class ThreadView(_View):
         return {**super().saved_state(), "trace": self.trace, "selected": self.selected}
 
     def __repr__(self) -> str:
-        return static_text(self.state)
+        return self._static().text
 
     def static_html(self) -> str:
-        return static_html(self.state)
+        return self._static().html
+
+    def _static(self) -> StaticView:
+        """What this view shows, drawn from its thread's steps."""
+        return StaticView(self._rt.thread(self.state.root_id), self.state)
+
+    def static_texts(self) -> tuple[str, str]:
+        root = self.state.root_id
+        if self.streaming():
+            # Brought up to date when the run ends: what a run's first moment would show is
+            # not worth reading a long history for before the view can be drawn.
+            text = f"threadlab thread {root} — a run is streaming into this view"
+            return text, f"<pre>{html.escape(text)}</pre>"
+        shown = self._static()  # its steps read once for both
+        return shown.text, shown.html
 
 
 class OpeningView(_View):
