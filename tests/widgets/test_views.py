@@ -6,6 +6,8 @@ import asyncio
 import itertools
 import json
 import re
+import sqlite3
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -232,6 +234,38 @@ async def test_a_cells_static_view_shows_its_own_run_of_the_thread(
     reopened = ThreadView(rt, replay(thread)).static_html()
     assert "first done" in reopened
     assert "second done" in reopened
+
+
+async def test_a_repeated_call_id_keeps_each_calls_own_card_in_the_static_view(
+    registry: tl.Registry, store_dir: Path
+) -> None:
+    # A history stored before each call had an id of its own repeats the model's ids: each
+    # call is still a step of its own, and the static view draws each with its own
+    # arguments, result and events.
+    def echo(state: tl.ThreadState, args: dict[str, Any]) -> str:
+        state.emit("heard", {"said": args["text"]})
+        return f"echo {args['text']}"
+
+    said = {"type": "object", "properties": {"text": {"type": "string"}}}
+    tl.define_tool("echo", description="Echo.", execute=echo, args=said, registry=registry)
+    steps = [call("echo", {"text": "first"}, id="c1"), call("echo", {"text": "second"}, id="c1")]
+    model = tl.models.ScriptedModel([*steps, text("done")])
+    tl.define_prompt("p", prompt="Echo.", model=model, tools=["echo"], registry=registry)
+    rt = tl.Runtime(registry, store_dir)
+    thread = await rt.create_thread("p")
+    await thread.send("go")
+    rt.close()
+    with sqlite3.connect(store_dir / "threads.sqlite3") as db:  # as an older version stored it
+        for table in ("messages", "events"):
+            db.execute(f"UPDATE {table} SET data = replace(data, '\"c1_2\"', '\"c1\"')")
+    rt = tl.Runtime(registry, store_dir)
+    thread = rt.thread(thread.id)
+    assert [c.id for m in thread.messages for c in m.tool_calls] == ["c1", "c1"]
+    page = static_html(thread)
+    assert page.count('data-status="success"') == 2
+    assert page.index("echo first") < page.index("echo second")
+    assert page.count("said: first") == page.count("said: second") == 1
+    rt.close()
 
 
 async def test_views_answer_fetch_and_preview_requests(

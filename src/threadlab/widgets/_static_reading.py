@@ -43,9 +43,10 @@ class StaticReading:
     root: str
     threads: dict[str, StaticThread]
     cards: dict[str, dict[str, Any]]
-    """Each call's card (`card_key`), with the fields the live card has of a finished call."""
+    """Each call's card, by its step's id, with the fields the live card has of a finished
+    call (its "id" is the live card's key: `card_key`)."""
     calls: dict[str, list[str]]
-    """A model step's message id -> the keys of its calls' cards, in the order made."""
+    """A model step's message id -> its calls' step ids, in the order made."""
     run: dict[str, Any]
     """The root's last run: status, text, error, usage and cost (its subagents' included)."""
     replayed: tuple[int, int] | None
@@ -77,9 +78,8 @@ def static_reading(
     cards = _cards(thread.id, own, tree)
     calls: dict[str, list[str]] = {}
     for step in own:
-        if step.kind == "tool_call" and step.tool_call_id is not None:
-            key = card_key(thread.id, step.thread_id, step.tool_call_id)
-            calls.setdefault(step.message_id or "", []).append(key)
+        if step.id in cards:
+            calls.setdefault(step.message_id or "", []).append(step.id)
     _spent(own, threads)
     top = [s for s in own if s.kind == "model" and s.thread_id == thread.id and not s.depth]
     replayed = sum(1 for s in top if s.replayed)
@@ -114,27 +114,44 @@ def _thread_of(thread: Thread, shown: ViewState | None) -> StaticThread:
 
 
 def _cards(root: str, steps: list[StepRecord], tree: Iterable[Thread]) -> dict[str, dict[str, Any]]:
-    told: dict[tuple[str, str], list[CustomEvent]] = {}
+    """Each call's card, by its step's id: a model may repeat a call id, and each call keeps
+    its own card, result and events."""
+    by_call: dict[tuple[str, str], list[StepRecord]] = {}
+    for step in steps:
+        if step.kind == "tool_call" and step.tool_call_id is not None:
+            by_call.setdefault((step.thread_id, step.tool_call_id), []).append(step)
+    told: dict[str, list[CustomEvent]] = {}
     for thread in tree:
         for event in thread.events:
             if isinstance(event, CustomEvent) and event.tool_call_id:
-                told.setdefault((thread.id, event.tool_call_id), []).append(event)
+                made = by_call.get((thread.id, event.tool_call_id))
+                if made:
+                    told.setdefault(_teller(made, event.at).id, []).append(event)
     asked = {  # the calls a pause that still waits holds back: their decision is asked for
         step.parent_id for step in steps if step.kind == "pause" and step.status == "waiting"
     }
-    made = {  # a call that created a child -> the name the child got
+    made_child = {  # a call that created a child -> the name the child got
         step.parent_id: step.name
         for step in steps
         if step.kind == "subagent" and step.event == "created" and step.parent_id
     }
-    cards = {}
-    for step in steps:
-        if step.kind != "tool_call" or step.tool_call_id is None:
-            continue
-        key = card_key(root, step.thread_id, step.tool_call_id)
-        events = told.get((step.thread_id, step.tool_call_id), [])
-        cards[key] = _card(key, step, events, step.id in asked, made.get(step.id))
-    return cards
+    return {
+        step.id: _card(
+            card_key(root, step.thread_id, step.tool_call_id or ""),
+            step,
+            told.get(step.id, []),
+            step.id in asked,
+            made_child.get(step.id),
+        )
+        for made in by_call.values()
+        for step in made
+    }
+
+
+def _teller(made: list[StepRecord], at: float) -> StepRecord:
+    """Of the calls made with one id, the one an event of that id at `at` is about: the
+    latest to have started by then (a call's events are told while it runs)."""
+    return next((step for step in reversed(made) if step.started_at <= at), made[0])
 
 
 def _card(
