@@ -7,6 +7,7 @@ import json
 import signal
 import subprocess
 import sys
+import threading
 from pathlib import Path
 from typing import Any
 
@@ -347,6 +348,48 @@ async def test_a_stale_handle_writing_the_threads_metadata_keeps_a_handoff_made_
     assert again.answering_agent == "billing"
     for rt in (here, there):
         rt.close()
+
+
+def test_two_writers_of_the_metadata_at_once_keep_each_others_fields(
+    store_spec: str, registry: tl.Registry
+) -> None:
+    # One writes the agent a handoff passed the thread to while another writes another
+    # field over and over: each reads and writes under the thread's lock, so the second
+    # never puts back what it read before the first wrote.
+    tl.define_prompt("p", prompt="x", model=ScriptedModel([]), registry=registry)
+    made = tl.Runtime(registry, store_spec, secret_key="k")
+    thread_id = asyncio.run(made.create_thread("p")).id
+    made.close()
+    lost = []
+    for attempt in range(25):
+        ready = threading.Barrier(2)
+        agent = f"agent{attempt}"
+
+        def hand_over(agent: str = agent, ready: threading.Barrier = ready) -> None:
+            rt = tl.Runtime(registry, store_spec, secret_key="k")
+            identity = rt.thread(thread_id)._context.identity
+            ready.wait()
+            identity.set_meta(answering_agent=agent)
+            rt.close()
+
+        def write_other(ready: threading.Barrier = ready) -> None:
+            rt = tl.Runtime(registry, store_spec, secret_key="k")
+            identity = rt.thread(thread_id)._context.identity
+            ready.wait()
+            for _ in range(10):
+                identity.set_meta(interrupted=False)
+            rt.close()
+
+        writers = [threading.Thread(target=hand_over), threading.Thread(target=write_other)]
+        for writer in writers:
+            writer.start()
+        for writer in writers:
+            writer.join()
+        rt = tl.Runtime(registry, store_spec, secret_key="k")
+        if rt.thread(thread_id).answering_agent != agent:
+            lost.append(attempt)
+        rt.close()
+    assert lost == []
 
 
 async def test_two_processes_resuming_a_paused_handoff_hand_over_once(

@@ -41,8 +41,13 @@ class ThreadIdentity:
         changed on the metadata as stored now, not as this handle last read it: another
         process may have changed others since (a handoff made by another runtime's run), and
         writing an old copy back would undo that."""
-        self.meta = self.reread().model_copy(update=values)
-        self._store.update_thread_metadata(self.record.id, self.meta.dumps())
+        store, thread_id = self._store, self.record.id
+        # Read and written under the thread's lock, in one transaction: of two processes
+        # writing at once, the second reads what the first wrote.
+        with store.transaction():
+            store.lock_thread(thread_id)
+            self.meta = self.reread().model_copy(update=values)
+            store.update_thread_metadata(thread_id, self.meta.dumps())
 
     def set_child_status(self, status: ThreadStatus) -> None:
         self.set_meta(status=status)
