@@ -203,6 +203,52 @@ async def test_the_next_request_is_gone_once_another_process_went_on_from_the_pa
         rt.close()
 
 
+KILLED_GOING_ON = """
+import asyncio, os, signal, sys
+import threadlab as tl
+from threadlab.models import ScriptedModel, call, text
+
+def add(state, a: int, b: int) -> int:
+    \"\"\"Add.\"\"\"
+    os.kill(os.getpid(), signal.SIGKILL)
+    return a + b
+
+registry = tl.Registry()
+tl.tool(registry=registry)(add)
+tl.define_prompt("p", prompt="x", tools=["add"], registry=registry,
+                 model=ScriptedModel([call("add", {"a": 2, "b": 3}, id="c1")]))
+
+async def main():
+    rt = tl.Runtime(registry, sys.argv[1], secret_key="k")
+    await rt.thread(sys.argv[2]).resume(step="model")  # sends the step; its call kills it
+
+asyncio.run(main())
+"""
+
+
+@pytest.mark.processes
+async def test_the_next_request_is_gone_once_a_killed_process_went_on_from_the_pause(
+    store_spec: str, registry: tl.Registry, tmp_path: Path
+) -> None:
+    # The process that went on from the pause sent the step and died in its call, leaving
+    # no end: this handle's pause is still gone (its request was sent).
+    tl.define_prompt("p", prompt="x", registry=registry, model=ScriptedModel([text("never")]))
+    here = tl.Runtime(registry, store_spec, secret_key="k")
+    thread = await here.create_thread("p")
+    await thread.send("2+3?", step="model")
+    assert thread.next_request is not None
+    script = tmp_path / "going_on.py"
+    script.write_text(KILLED_GOING_ON)
+    done = subprocess.run(
+        [sys.executable, str(script), store_spec, thread.id],
+        capture_output=True, text=True, timeout=120,
+    )  # fmt: skip
+    assert done.returncode == -signal.SIGKILL, done.stderr
+    assert [m.role for m in thread.all_messages()] == ["user", "assistant"]  # it was sent
+    assert thread.next_request is None
+    here.close()
+
+
 async def test_a_branch_from_before_a_pause_pauses_on_its_own(
     rt: tl.Runtime, registry: tl.Registry
 ) -> None:

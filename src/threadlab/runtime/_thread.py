@@ -233,10 +233,9 @@ class Thread:
         context = self._context
         if context.next_request is None:
             return None
-        if self.status != "waiting" or context.last_stop() != (
-            "waiting: model step",
-            context.next_request_of,
-        ):
+        # A run that started after the pause went on from it, even one whose owner died.
+        stop = ("waiting: model step", context.next_request_of, False)
+        if self.status != "waiting" or context.last_stop() != stop:
             return None
         return context.next_request
 

@@ -134,9 +134,10 @@ class ThreadReader:
         killed and its run closed by a repair)."""
         return self.last_stop()[0]
 
-    def last_stop(self) -> tuple[str | None, str | None]:
+    def last_stop(self) -> tuple[str | None, str | None, bool]:
         """Why its last run ended and that run's id, as `last_stop_reason` reads them (both
-        None where it reads no reason)."""
+        None where it reads no reason), and whether a run started after that end (one going
+        on now, or one whose owner died before its end was stored)."""
         reason: str | None = None
         run: str | None = None
         went_on = False
@@ -152,7 +153,7 @@ class ThreadReader:
                 went_on = True
             elif data.get("status") == "idle" and went_on:
                 reason = run = None
-        return (reason, run) if reason is not None else (None, None)
+        return (reason, run, went_on) if reason is not None else (None, None, went_on)
 
     def handed_to(self, call_ids: set[str]) -> str | None:
         """The agent a handoff made by one of `call_ids` handed the thread to, as stored;
