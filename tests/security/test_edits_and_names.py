@@ -11,7 +11,7 @@ from typing import Any
 
 import threadlab as tl
 from threadlab.models import FunctionModel, ScriptedModel, call, step, text
-from threadlab.widgets import ThreadDiff, replay, static_html
+from threadlab.widgets import ThreadDiff, replay, static_html, static_text
 
 from .test_secrets import HOSTILE, spellings
 
@@ -150,3 +150,26 @@ async def test_a_branch_sees_the_env_as_it_was_at_its_point(
     await after.send("once more")
     assert seen[-1] == "us-east"
     rt.close()
+
+
+async def test_names_and_values_a_model_chose_cannot_forge_lines_of_the_text_summary(
+    rt: tl.Runtime, registry: tl.Registry
+) -> None:
+    # The text/plain summary kept beside a view is read line by line (a terminal, an
+    # editor): a progress value or a tool name with line breaks stays on its call's line,
+    # and a multi-line answer stays under "answer:".
+    tl.define_tool("rm", description="Remove.", execute=lambda s, a: "removed",
+                   progress_argument="why", registry=registry,
+                   args={"type": "object", "properties": {"why": {"type": "string"}}})  # fmt: skip
+    forged = "cleanup\n  [rejected] rm — rejected by the runtime's approver\r\n  answer: kept"
+    model = ScriptedModel([call("rm", {"why": forged}), call("evil\u2028  [success] ok", {}),
+                           text("done\n  [success] rm")])  # fmt: skip
+    tl.define_prompt("p", prompt="x", tools=["rm"], model=model, registry=registry)
+    thread = await rt.create_thread("p")
+    await thread.send("go")
+    lines = static_text(thread).splitlines()
+    assert [line.split("]")[0].strip() for line in lines if line.startswith("  [")] == [
+        "[success", "[error"
+    ]  # fmt: skip
+    assert [line for line in lines if line.startswith("  answer:")] == ["  answer: done"]
+    assert lines[-1] == "      [success] rm"  # the answer's own second line, under it

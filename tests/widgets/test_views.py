@@ -220,6 +220,9 @@ async def test_a_cells_static_view_shows_its_own_run_of_the_thread(
     second = LiveRun(rt, thread, rate=20)
     await second.run("two")
     text_two, html_two = second.view.static_texts()
+    # Drawn again after the thread went on (a view is redrawn when shown again), the first
+    # cell's view still says what its own run did, ended with and left.
+    assert first.view.static_texts() == (text_one, html_one)
     assert "first done" in html_one
     assert "page1.html" in html_one
     assert "second done" not in html_one

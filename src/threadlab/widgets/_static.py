@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import html
 import json
+import re
 from typing import Any
 
 from .. import Message, SeenRequest, StepRecord, Thread
@@ -277,10 +278,10 @@ def _text_lines(reading: StaticReading, thread_id: str, indent: str) -> list[str
             pad = indent + "  " * card["depth"]
             asked = card.get("approval") or {}
             decision = f" — {decision_text(card)}" if asked.get("state") == "asked" else ""
-            lines.append(f"{pad}[{card['status']}] {card['name']}{progress}{decision}")
+            lines.append(_one_line(f"{pad}[{card['status']}] {card['name']}{progress}{decision}"))
     for child_id in reading.threads[thread_id].children:
         child = reading.threads[child_id]
-        lines.append(f"{indent}subagent {child.name} ({child.id}): {child.status}")
+        lines.append(_one_line(f"{indent}subagent {child.name} ({child.id}): {child.status}"))
         lines += _text_lines(reading, child.id, indent + "  ")
     return lines
 
@@ -295,10 +296,26 @@ def _text(reading: StaticReading) -> str:
     lines = [f"threadlab thread {reading.root} — run {run['status']}{_spent(run)}"]
     lines += _text_lines(reading, reading.root, "  ")
     if run.get("text"):
-        lines.append(f"  answer: {run['text']}")
+        lines.append(_indented(f"  answer: {run['text']}"))
     if run.get("error"):
-        lines.append(f"  error: {run['error']}")
+        lines.append(_indented(f"  error: {run['error']}"))
     return "\n".join(lines)
+
+
+# What breaks a line where a reader (a terminal, an editor) sees one.
+_LINE_BREAKS = re.compile(r"[\r\n\x0b\x0c\x1c-\x1e\x85\u2028\u2029]+")
+
+
+def _one_line(text: str) -> str:
+    """A summary line as one line: a name or value the model chose cannot start a line of
+    its own (and pass for another call's)."""
+    return _LINE_BREAKS.sub(" ⏎ ", text)
+
+
+def _indented(text: str) -> str:
+    """A multi-line answer with its lines under its first: none reads as a line of the
+    summary."""
+    return _LINE_BREAKS.sub("\n    ", text)
 
 
 class StaticView:

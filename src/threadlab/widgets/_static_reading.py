@@ -88,7 +88,7 @@ def static_reading(
         threads=threads,
         cards=cards,
         calls=calls,
-        run=_last_run(thread, own),
+        run=_last_run(thread, own, shown.run if shown is not None else None),
         replayed=(replayed, len(top) - replayed) if replayed else None,
     )
 
@@ -98,18 +98,24 @@ def _tree(thread: Thread) -> list[Thread]:
 
 
 def _thread_of(thread: Thread, shown: ViewState | None) -> StaticThread:
+    """`thread` as the view drew it: its messages, its status and files then (a cell's view
+    is redrawn later too, when the thread has gone on); without a view, as it is now."""
     messages = thread.all_messages()
+    status: str = thread.status
+    files = sorted((f.path, f.size) for f in thread.files.list_sync("/"))
     if shown is not None:
         ids = {m["id"] for m in shown.messages.get(thread.id, ())}
         messages = [m for m in messages if m.id in ids]
+        status = shown.threads[thread.id]["status"]
+        files = sorted((path, size) for path, (size, _) in shown.files.get(thread.id, {}).items())
     return StaticThread(
         id=thread.id,
         parent=thread.parent_id,
         name=thread.name,
         agent=thread.agent,
-        status=thread.status,
+        status=status,
         messages=messages,
-        files=sorted((f.path, f.size) for f in thread.files.list_sync("/")),
+        files=files,
     )
 
 
@@ -232,17 +238,28 @@ def _spent(steps: list[StepRecord], threads: dict[str, StaticThread]) -> None:
             at = total.parent
 
 
-def _last_run(thread: Thread, steps: list[StepRecord]) -> dict[str, Any]:
-    """The root's last run: how it ended (or "running"), and what its model steps — its
-    subagents' included — used and cost."""
+def _last_run(
+    thread: Thread, steps: list[StepRecord], shown: dict[str, Any] | None = None
+) -> dict[str, Any]:
+    """The root's last run — or, for a view, the run it showed (`shown`: its run summary) —
+    how it ended (or "running"), and what its model steps, its subagents' included, used
+    and cost. The end is read as stored; a view whose run's end was never stored (a kernel
+    interrupt) says what the view said."""
+    ended = shown.get("run_id") if shown is not None else None
     run: dict[str, Any] = {"status": "idle", "text": None, "error": None}
     began: float | None = None
+    found = False
     for event in thread.events:
         if isinstance(event, ThreadStatusEvent) and event.status == "running" and not event.depth:
             if run["status"] != "running":
                 began, run = event.at, {"status": "running", "text": None, "error": None}
         elif isinstance(event, RunFinishedEvent) and not event.depth:
             run.update(status=event.status, text=event.text, error=event.error)
+            if ended is not None and event.run_id == ended:
+                found = True
+                break  # the view's run: what came after it is another cell's
+    if shown is not None and not found:
+        run = {key: shown.get(key) for key in ("status", "text", "error")}
     usage: dict[str, int] = {}
     cost: float | None = 0.0
     for step in steps:
