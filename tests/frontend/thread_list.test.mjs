@@ -57,3 +57,22 @@ test("a row's date reads as the person's locale writes a date and time", () => {
   const when = new Date((1_700_000_000 + 3) * 1000);
   assert.equal(el.querySelector(".tl-date").textContent, when.toLocaleString());
 });
+
+test("a branch names the thread it came from, and is found by that thread's id", () => {
+  const el = document.createElement("div");
+  const rows = [row(1), row(2, { forked_from: "thr_1" })];
+  threadList(fakeModel({ rows }), el, local());
+  const marks = [...el.querySelectorAll("[data-testid=branch-of]")];
+  assert.deepEqual(
+    marks.map((m) => [
+      m.closest("[data-testid=thread-row]").getAttribute("data-thread"),
+      m.textContent,
+    ]),
+    [["thr_2", "branch of thr_1"]],
+  );
+  threadList(fakeModel({ rows }), el, local({ listQuery: "thr_1" }));
+  const shown = [...el.querySelectorAll("[data-testid=thread-row]")].map((r) =>
+    r.getAttribute("data-thread"),
+  );
+  assert.deepEqual(shown, ["thr_1", "thr_2"]);
+});

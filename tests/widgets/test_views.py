@@ -550,6 +550,22 @@ async def test_what_the_notebook_keeps_of_a_view_reads_without_its_kernel(
     assert thread.id in listing["text/html"]
 
 
+async def test_the_list_marks_a_branch_with_the_thread_it_came_from(
+    rt: tl.Runtime, registry: tl.Registry
+) -> None:
+    model = tl.models.ScriptedModel([text("one"), text("two")])
+    tl.define_prompt("p", prompt="x", model=model, registry=registry)
+    thread = await rt.create_thread("p")
+    await thread.send("hi")
+    branch = await thread.fork(thread.messages[0].id)
+    listed = ThreadListView(rt)
+    assert {r["id"]: r["forked_from"] for r in listed.rows} == {
+        thread.id: None, branch.id: thread.id
+    }  # fmt: skip
+    assert f"{branch.id}  p  never run  1 messages  (branch of {thread.id})" in repr(listed)
+    assert f"branch of <code>{thread.id}</code>" in listed.static_html()
+
+
 async def test_the_list_shows_notebooks_from_here_and_keeps_their_full_path(
     rt: tl.Runtime, registry: tl.Registry, monkeypatch: pytest.MonkeyPatch, tmp_path: Any
 ) -> None:

@@ -48,6 +48,8 @@ class ThreadOverview:
     """The tokens its model steps and its descendants' reported, by kind (a browsed list's)."""
     cost_usd: float | None = None
     """What those steps cost, from known prices (a browsed list's; None when unknown)."""
+    forked_from: str | None = None
+    """The thread it is a branch of (`thread.fork`), when it is one."""
 
 
 def overview(store: Store, leases: RunLeases) -> list[ThreadOverview]:
@@ -103,6 +105,7 @@ def _overview(summary: ThreadSummary, leases: RunLeases) -> ThreadOverview:
     meta = ThreadMeta.read(record.metadata)
     origin = meta.origin if meta is not None and isinstance(meta.origin, str) else None
     model = meta.model if meta is not None and isinstance(meta.model, str) else None
+    branched = meta.forked_from if meta is not None else None
     return ThreadOverview(
         record.id,
         record.target,
@@ -113,4 +116,5 @@ def _overview(summary: ThreadSummary, leases: RunLeases) -> ThreadOverview:
         origin,
         model,
         record.member,
+        forked_from=branched.thread_id if branched is not None else None,
     )

@@ -819,7 +819,8 @@ class ThreadListView(OpeningView):
         columns = ("thread", "agent", "notebook", "status", "messages")
         head = "".join(f"<th>{c}</th>" for c in columns)
         rows = "".join(
-            f"<tr><td><code>{html.escape(r['id'])}</code></td><td>{html.escape(r['agent'])}</td>"
+            f"<tr><td><code>{html.escape(r['id'])}</code>{_branch_of_html(r)}</td>"
+            f"<td>{html.escape(r['agent'])}</td>"
             f"<td>{html.escape(r['notebook'] or '')}</td><td>{html.escape(r['status'])}</td>"
             f"<td>{r['messages']}</td></tr>"
             for r in self.rows
@@ -831,12 +832,19 @@ class ThreadListView(OpeningView):
         count = len(self.rows)
         lines = [f"{count} thread{'' if count == 1 else 's'}{where} (newest first)"]
         lines += [
-            f"  {r['id']}  {r['agent']}  {r['status']}  {r['messages']} messages" for r in self.rows
+            f"  {r['id']}  {r['agent']}  {r['status']}  {r['messages']} messages"
+            + (f"  (branch of {r['forked_from']})" if r.get("forked_from") else "")
+            for r in self.rows
         ]
         return "\n".join(lines)
 
 
 MCP_ORIGIN = "mcp"  # threads of calls from MCP clients (threadlab.mcp)
+
+
+def _branch_of_html(row: dict[str, Any]) -> str:
+    origin = row.get("forked_from")
+    return f"<br><small>branch of <code>{html.escape(origin)}</code></small>" if origin else ""
 
 
 def _still_paused(thread: Thread, run_id: str | None) -> bool:
@@ -872,4 +880,5 @@ def _row(thread: ThreadOverview) -> dict[str, Any]:
         "status": thread.status,
         "messages": thread.messages,
         "children": thread.children,
+        "forked_from": thread.forked_from,
     }

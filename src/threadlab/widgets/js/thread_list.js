@@ -33,7 +33,7 @@ export function threadList(model, el, local) {
   const query = local.listQuery.trim().toLowerCase();
   const matching = query
     ? rows.filter((r) =>
-        [r.id, r.agent, r.notebook || r.origin || "", r.status].some((f) =>
+        [r.id, r.agent, r.notebook || r.origin || "", r.status, r.forked_from || ""].some((f) =>
           f.toLowerCase().includes(query),
         ),
       )
@@ -76,7 +76,20 @@ export function threadList(model, el, local) {
           "data-testid": "thread-row",
           "data-thread": r.id,
         },
-        h("td", {}, h("code", {}, r.id)),
+        h(
+          "td",
+          {},
+          h("code", {}, r.id),
+          // A branch says which thread it came from: found by that thread's id too.
+          r.forked_from
+            ? h(
+                "div",
+                { class: "tl-branch-of", "data-testid": "branch-of" },
+                "branch of ",
+                h("code", {}, r.forked_from),
+              )
+            : null,
+        ),
         h("td", {}, r.agent),
         h("td", { title: r.origin || "" }, r.notebook || r.origin || ""),
         h("td", { class: "tl-date" }, WHEN.format(new Date(r.created_at * 1000))),

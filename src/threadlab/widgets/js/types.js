@@ -42,7 +42,8 @@
  *   text?: string, size?: number, truncated?: boolean}} Preview
  * @typedef {{id: string, agent: string, origin: string | null, notebook?: string | null,
  *   created_at: number,
- *   status: string, messages: number, children: number}} ThreadRow
+ *   status: string, messages: number, children: number,
+ *   forked_from?: string | null}} ThreadRow
  * @typedef {{member: string, thread: string | null, threads: number, status: string,
  *   calls: number, where: string, score: number | null, max_score: number | null,
  *   feedback: string}} ClassRow

@@ -2251,7 +2251,7 @@ function threadList(model, el, local) {
   const opened = model.get("opened") || {};
   const query = local.listQuery.trim().toLowerCase();
   const matching = query ? rows.filter(
-    (r) => [r.id, r.agent, r.notebook || r.origin || "", r.status].some(
+    (r) => [r.id, r.agent, r.notebook || r.origin || "", r.status, r.forked_from || ""].some(
       (f) => f.toLowerCase().includes(query)
     )
   ) : rows;
@@ -2295,7 +2295,18 @@ function threadList(model, el, local) {
           "data-testid": "thread-row",
           "data-thread": r.id
         },
-        h("td", {}, h("code", {}, r.id)),
+        h(
+          "td",
+          {},
+          h("code", {}, r.id),
+          // A branch says which thread it came from: found by that thread's id too.
+          r.forked_from ? h(
+            "div",
+            { class: "tl-branch-of", "data-testid": "branch-of" },
+            "branch of ",
+            h("code", {}, r.forked_from)
+          ) : null
+        ),
         h("td", {}, r.agent),
         h("td", { title: r.origin || "" }, r.notebook || r.origin || ""),
         h("td", { class: "tl-date" }, WHEN.format(new Date(r.created_at * 1e3))),
