@@ -25,6 +25,9 @@ async def test_a_branch_names_the_thread_it_was_forked_from(
     origin = nodes[thread.id]
     assert (origin["relation"], origin["name"]) == ("origin", "forked from tutor")
     assert nodes[branch.id]["parent"] == thread.id
+    # Cut inside the original's run, the branch has not run: its view does not say running.
+    assert replay(branch).run["status"] == "idle"
+    assert replay(thread).run["status"] == "completed"
 
 
 async def test_a_branch_cut_inside_a_run_times_its_own_first_step_from_its_own_run(

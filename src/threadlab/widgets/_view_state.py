@@ -272,6 +272,11 @@ class ViewState:
                 thread["status"] = event.status
             if tid == self.root_id and event.status == "running":
                 self.start_run()
+            elif tid == self.root_id and event.status == "idle" and self.run["status"] == "running":
+                # Stopped with no end of its own to follow (a branch cut inside the run, an
+                # owner that died): no longer running. A run that ends says how next.
+                self.run["status"] = "idle"
+                self.changed.run = True
         elif isinstance(event, RunFinishedEvent):
             # A child's run ended: it says how (completed, failed, waiting), not "idle".
             thread["status"] = event.status
