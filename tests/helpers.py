@@ -5,7 +5,11 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+import signal
+import subprocess
+import sys
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Any, NoReturn
 
 import pytest
@@ -98,3 +102,15 @@ def synced_state(state: dict[str, Any]) -> dict[str, Any]:
         name: json.loads(value) if name in SENT_AS_TEXT and isinstance(value, str) else value
         for name, value in state.items()
     }
+
+
+def killed_script(folder: Path, source: str, *args: str) -> str:
+    """Run `source` as a Python script of its own (in `folder`, with `args`) that its own code
+    kills with SIGKILL at the worst moment; what it printed before dying."""
+    script = folder / "killed.py"
+    script.write_text(source)
+    done = subprocess.run(
+        [sys.executable, str(script), *args], capture_output=True, text=True, timeout=120
+    )
+    assert done.returncode == -signal.SIGKILL, done.stderr
+    return done.stdout

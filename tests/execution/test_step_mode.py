@@ -5,9 +5,6 @@ pauses before the next. The pause is stored with the thread."""
 from __future__ import annotations
 
 import asyncio
-import signal
-import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -17,7 +14,7 @@ import threadlab as tl
 from threadlab.models import FunctionModel, ScriptedModel, call, text
 from threadlab.runtime._explain import explain_paragraphs
 
-from ..helpers import HangingTool
+from ..helpers import HangingTool, killed_script
 
 SECRET = "key-of-the-adder-0042"
 
@@ -237,13 +234,7 @@ async def test_the_next_request_is_gone_once_a_killed_process_went_on_from_the_p
     thread = await here.create_thread("p")
     await thread.send("2+3?", step="model")
     assert thread.next_request is not None
-    script = tmp_path / "going_on.py"
-    script.write_text(KILLED_GOING_ON)
-    done = subprocess.run(
-        [sys.executable, str(script), store_spec, thread.id],
-        capture_output=True, text=True, timeout=120,
-    )  # fmt: skip
-    assert done.returncode == -signal.SIGKILL, done.stderr
+    killed_script(tmp_path, KILLED_GOING_ON, store_spec, thread.id)
     assert [m.role for m in thread.all_messages()] == ["user", "assistant"]  # it was sent
     assert thread.next_request is None
     here.close()
@@ -310,13 +301,7 @@ async def test_a_step_whose_process_was_killed_is_paused_before_again(
 ) -> None:
     # The run that went on from the pause stored the model's answer, then its owner died: a
     # resume in step mode pauses before the next step, it does not send it unasked.
-    script = tmp_path / "killed.py"
-    script.write_text(KILLED_IN_ITS_STEP)
-    done = subprocess.run(
-        [sys.executable, str(script), store_spec], capture_output=True, text=True, timeout=120
-    )
-    assert done.returncode == -signal.SIGKILL, done.stderr
-    thread_id = done.stdout.split()[0]
+    thread_id = killed_script(tmp_path, KILLED_IN_ITS_STEP, store_spec).split()[0]
     asked: list[str] = []
 
     async def answer(messages: Any, tools: Any) -> Any:

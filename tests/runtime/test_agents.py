@@ -4,9 +4,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import signal
-import subprocess
-import sys
 import threading
 from pathlib import Path
 from typing import Any
@@ -16,7 +13,7 @@ import pytest
 import threadlab as tl
 from threadlab.models import ScriptedModel, call, step, text
 
-from ..helpers import HangingTool, desks, tool_messages
+from ..helpers import HangingTool, desks, killed_script, tool_messages
 
 
 def sides(
@@ -291,13 +288,7 @@ asyncio.run(main())
 async def test_a_handoff_whose_owner_was_killed_in_its_turn_hands_over_on_the_next_run(
     store_spec: str, registry: tl.Registry, tmp_path: Path
 ) -> None:
-    script = tmp_path / "killed.py"
-    script.write_text(KILLED_AFTER_A_HANDOFF)
-    done = subprocess.run(
-        [sys.executable, str(script), store_spec], capture_output=True, text=True, timeout=120
-    )
-    assert done.returncode == -signal.SIGKILL, done.stderr
-    thread_id = done.stdout.split()[0]
+    thread_id = killed_script(tmp_path, KILLED_AFTER_A_HANDOFF, store_spec).split()[0]
     front = handing_over_then_waiting(registry, lambda state, args: "slow")
     rt = tl.Runtime(registry, store_spec, secret_key="k")
     thread = rt.thread(thread_id)
