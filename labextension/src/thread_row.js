@@ -50,7 +50,8 @@ export function tokens(usage) {
 }
 
 /**
- * The words of a row's second line: where it came from, what it spent, how long it ran.
+ * The words of a row's second line: where it came from (and the thread it is a branch of),
+ * what it spent, how long it ran.
  * @param {Listed} t
  * @returns {Array<[string, string, string]>} [part, text, tooltip]
  */
@@ -59,6 +60,9 @@ function facts(t) {
   // A notebook's thread names its notebook (its file name; the whole path on hover).
   const notebook = t.origin === "notebook" && t.made_in ? t.made_in.split("/").pop() : "";
   const parts = [["origin", notebook || t.origin || "script", t.made_in || ""]];
+  if (t.forked_from) {
+    parts.push(["branch", `branch of ${shortId(t.forked_from)}`, `forked from ${t.forked_from}`]);
+  }
   const used = tokens(t.usage || {});
   if (used) {
     const kinds = Object.entries(t.usage).map(([k, n]) => `${WHOLE.format(n)} ${k}`);

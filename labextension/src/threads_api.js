@@ -7,7 +7,8 @@ const API = "threadlab/api/threads";
 /**
  * @typedef {{id: string, target: string, status: string, origin: string | null,
  *   made_in: string | null, created_at: number, updated_at: number | null,
- *   usage: Record<string, number>, cost_usd: number | null, duration_s: number | null}} Listed
+ *   usage: Record<string, number>, cost_usd: number | null, duration_s: number | null,
+ *   forked_from?: string | null}} Listed
  * @typedef {{threads: Listed[], next: string | null}} Page
  * @typedef {{state: Record<string, unknown>, files: Record<string, Record<string, any>>,
  *   left_out: string[]}} SharedView

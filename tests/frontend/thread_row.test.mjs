@@ -87,3 +87,15 @@ test("an update changes what changed and keeps the rest of the row's elements", 
   assert.ok(el.querySelector(".tl-threads-status").classList.contains("tl-failed"));
   assert.ok(!el.querySelector(".tl-threads-status").classList.contains("tl-running"));
 });
+
+test("a branch says which thread it is a branch of; the whole id on hover", () => {
+  const branch = listed({ forked_from: "thr_9a8b7c6d5e4f3a2b1c0d" });
+  const el = row.newRow(branch);
+  row.updateRow(el, branch, 1100);
+  const facts = [...el.querySelectorAll(".tl-threads-fact")].map((f) => f.textContent);
+  assert.equal(facts[1], "branch of thr_9a8b7c6d");
+  assert.equal(
+    el.querySelector(".tl-threads-branch").title,
+    "forked from thr_9a8b7c6d5e4f3a2b1c0d",
+  );
+});

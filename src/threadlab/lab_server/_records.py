@@ -32,6 +32,7 @@ def thread_json(overview: tl.ThreadOverview) -> dict[str, Any]:
         "usage": overview.usage or {},
         "cost_usd": overview.cost_usd,
         "duration_s": overview.duration_s,
+        "forked_from": overview.forked_from,
     }
 
 
