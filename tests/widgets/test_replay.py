@@ -25,9 +25,34 @@ async def test_a_branch_names_the_thread_it_was_forked_from(
     origin = nodes[thread.id]
     assert (origin["relation"], origin["name"]) == ("origin", "forked from tutor")
     assert nodes[branch.id]["parent"] == thread.id
+    # The origin's view names its branch by where it was cut, not by an id.
+    branches = [
+        t
+        for t in relate(replay(thread), thread).snapshot()["threads"]
+        if t.get("relation") == "branch"
+    ]
+    assert [b["name"] for b in branches] == ['branch at "hello"']
     # Cut inside the original's run, the branch has not run: its view does not say running.
     assert replay(branch).run["status"] == "idle"
     assert replay(thread).run["status"] == "completed"
+
+
+async def test_branches_are_named_by_where_they_were_cut(
+    rt: tl.Runtime, registry: tl.Registry
+) -> None:
+    tl.define_tool("note", description="Note.", execute=lambda s, a: "noted", registry=registry)
+    model = ScriptedModel([call("note", {}, id="c1"), text("done")])
+    tl.define_prompt("p", prompt="x", tools=["note"], model=model, registry=registry)
+    thread = await rt.create_thread("p")
+    await thread.send("  write\n a long note about the tea garden  ")
+    user, step, _, answer = thread.messages
+    for at in (user.id, "c1", answer.id):
+        await thread.fork(at)
+    named = [t["name"] for t in relate(replay(thread), thread).snapshot()["threads"]
+             if t.get("relation") == "branch"]  # fmt: skip
+    assert named == ['branch at "write a long note about…"', "branch at note",
+                     "branch at message 4"]  # fmt: skip
+    assert step.tool_calls[0].id == "c1"
 
 
 async def test_a_branch_cut_inside_a_run_times_its_own_first_step_from_its_own_run(
