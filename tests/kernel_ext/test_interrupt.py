@@ -83,6 +83,11 @@ def test_interrupting_a_running_thread_cell_leaves_a_valid_history(tmp_path: Pat
         )
         assert status == "ok", out
         assert out.strip() == "interrupted [('interrupted', None)] ['interrupted']"
+        # What the notebook keeps for viewers without threadlab says so too (the run's
+        # text and HTML, drawn from its steps, not the line shown while it streamed).
+        status, out = execute(client, "print(*v.static_texts()[0].splitlines()[:2], sep='|')")
+        assert status == "ok", out
+        assert out.strip().endswith("— run interrupted|  [interrupted] hang"), out
         assert execute(client, "print('still alive')")[1] == "still alive\n"
     finally:
         client.stop_channels()

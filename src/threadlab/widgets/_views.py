@@ -756,7 +756,7 @@ class ThreadView(_View):
 
     def static_texts(self) -> tuple[str, str]:
         root = self.state.root_id
-        if self.streaming():
+        if self.streaming() and not self.finishing:
             # Brought up to date when the run ends: what a run's first moment would show is
             # not worth reading a long history for before the view can be drawn.
             text = f"threadlab thread {root} — a run is streaming into this view"
