@@ -78,26 +78,29 @@ def relate(state: ViewState, thread: Thread) -> ViewState:
         named = f"forked from {thread.agent}"
         state.related.append(_node(origin.thread_id, None, "origin", named))
         state.threads[thread.id]["parent"] = origin.thread_id
-    for branch in thread.branches:
+    branches = thread.branches
+    cuts = _cut_names(thread) if branches else {}
+    for branch in branches:
         at = branch.forked_from.at if branch.forked_from else ""
-        state.related.append(_node(branch.id, thread.id, "branch", _branch_name(thread, at)))
+        name = cuts.get(at, f"branch at {at[:18]}")  # an id no message has: by the id
+        state.related.append(_node(branch.id, thread.id, "branch", name))
     return state
 
 
-def _branch_name(thread: Thread, at: str) -> str:
-    """A branch's node named by where it was cut, as a person reads the thread: the call it
-    was cut at ("branch at write_file"), the user message ('branch at "make a page…"') or
-    the message's place ("branch at message 3"); an id no message has, by the id."""
+def _cut_names(thread: Thread) -> dict[str, str]:
+    """What a branch cut at each message or call of `thread` is named, as a person reads the
+    thread: the call it was cut at ("branch at write_file"), the user message ('branch at
+    "make a page…"') or the message's place ("branch at message 3")."""
+    names: dict[str, str] = {}
     for place, message in enumerate(thread.messages, start=1):
-        if message.id == at and message.role == "user" and message.content:
+        if message.role == "user" and message.content:
             said = " ".join(message.content.split())
-            return f'branch at "{said[:24].rstrip()}{"…" if len(said) > 24 else ""}"'
-        if message.id == at:
-            return f"branch at message {place}"
-        called = next((c.name for c in message.tool_calls if c.id == at), None)
-        if called is not None:
-            return f"branch at {called}"
-    return f"branch at {at[:18]}"
+            names[message.id] = f'branch at "{said[:24].rstrip()}{"…" if len(said) > 24 else ""}"'
+        else:
+            names[message.id] = f"branch at message {place}"
+        for call in message.tool_calls:
+            names.setdefault(call.id, f"branch at {call.name}")
+    return names
 
 
 def _node(thread_id: str, parent: str | None, relation: str, name: str) -> dict[str, Any]:

@@ -101,9 +101,10 @@ def _thread_of(thread: Thread, shown: ViewState | None) -> StaticThread:
     """`thread` as the view drew it: its messages, its status and files then (a cell's view
     is redrawn later too, when the thread has gone on); without a view, as it is now."""
     messages = thread.all_messages()
-    status: str = thread.status
-    files = sorted((f.path, f.size) for f in thread.files.list_sync("/"))
-    if shown is not None:
+    if shown is None:
+        status: str = thread.status
+        files = sorted((f.path, f.size) for f in thread.files.list_sync("/"))
+    else:
         ids = {m["id"] for m in shown.messages.get(thread.id, ())}
         messages = [m for m in messages if m.id in ids]
         status = shown.threads[thread.id]["status"]
