@@ -92,10 +92,12 @@ def stopped(pid: int) -> bool:
     return stat[stat.rindex(")") + 2 :].split()[0] == "T"
 
 
-def stored(store: Store, thread_id: str) -> tuple[list[str], list[str]]:
-    """Every message and event row of the thread, as stored."""
+def stored(store: Store, thread_id: str) -> tuple[list[str], list[str], str | None]:
+    """Every message and event row of the thread, and its metadata, as stored."""
     messages = [m.data for m in store.list_messages(thread_id)]
-    return messages, [e.data for e in store.iter_events(thread_id)]
+    record = store.get_thread(thread_id)
+    metadata = record.metadata if record is not None else None
+    return messages, [e.data for e in store.iter_events(thread_id)], metadata
 
 
 async def test_an_owner_stopped_past_its_lease_writes_nothing_once_the_thread_is_taken_over(
@@ -144,7 +146,7 @@ async def test_an_owner_stopped_past_its_lease_writes_nothing_once_the_thread_is
     assert [m.role for m in messages] == ["user", "assistant", "tool", "user", "assistant"]
     assert (messages[2].content or "").startswith("interrupted")
     assert messages[-1].content == "answered by the second owner"
-    assert after == before  # the first owner wrote nothing more: no message, no event
+    assert after == before  # the first owner wrote nothing more: no message, event, metadata
     assert store.running_runs(thread_id) == []
     store.close()
 
