@@ -56,7 +56,9 @@ def test_fork_runs_the_branch_with_the_edited_result(
     shown = run(shell, f"%threadlab diff {thread.id} {branch.id}")
     assert isinstance(shown, ThreadDiff)
     text = repr(shown)
-    assert "first difference at message 3" in text
+    # Aligned by step: the user's message, the model's call, the call with its result.
+    assert "first difference at step 3 of 4 (message 3)" in text
+    assert "≠   3 call: add(" in text
     bundle = shown._repr_mimebundle_()
     assert "≠" in bundle["text/html"]
     assert "the sum is 5" in bundle["text/html"]
