@@ -151,3 +151,32 @@ async def test_hostile_text_is_escaped_and_cannot_forge_a_row(
     assert "&lt;img src=x onerror=alert(1)&gt;" in diff.html()
     assert len(repr(diff).splitlines()) == 2 + len(diff.rows)  # a head, the rows, a summary
     assert not any(line.startswith("≠") for line in repr(diff).splitlines())
+
+
+async def test_a_step_only_one_side_took_is_a_row_of_its_own_and_the_rest_lines_up(
+    rt: tl.Runtime, registry: tl.Registry
+) -> None:
+    adding(registry)
+    tl.define_tool("note", description="Note.", execute=lambda s, a: "noted", registry=registry)
+    once = [call("add", {"a": 2, "b": 3}, id="c1"), text("the sum is 5")]
+    twice = [
+        call("add", {"a": 2, "b": 3}, id="c1"),
+        call("note", {}, id="c2"),
+        text("the sum is 5"),
+    ]
+    for name, steps in (("once", once), ("twice", twice)):
+        tl.define_prompt(name, prompt="Add.", tools=["add", "note"], registry=registry,
+                         model=tl.models.ScriptedModel(steps))  # fmt: skip
+    left, right = await rt.create_thread("once"), await rt.create_thread("twice")
+    for thread in (left, right):
+        await thread.send("abc")
+    diff = ThreadDiff(left, right)
+    assert [(r.left is None, r.right is None, r.differs) for r in diff.rows] == [
+        (False, False, False),  # the message
+        (False, False, False),  # the step that calls add
+        (False, False, False),  # add
+        (True, False, True),  # only the right thread's model called note
+        (True, False, True),  # note
+        (False, False, False),  # the answer, the same on both sides
+    ]
+    assert "first difference at step 4 of 6 (message 4)" in repr(diff)

@@ -9,6 +9,7 @@ import html
 import json
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
+from difflib import SequenceMatcher
 from typing import Any
 
 from .. import Message, StepRecord, Thread
@@ -44,17 +45,14 @@ class _Row:
 class ThreadDiff:
     """Two threads' own conversations read from their steps (`thread.steps()`: the messages
     a person sent, each model step's answer, each tool call with its arguments as run, its
-    result and any decision, a turn, where a thread still waits), aligned by position, each
-    row marked where the two differ. A prompt tool's nested turn and a subagent's steps are
+    result and any decision, a turn, where a thread still waits), aligned step by step (the
+    steps they share line up; one only a side took has a row of its own), each row marked
+    where the two differ. A prompt tool's nested turn and a subagent's steps are
     told by their call's result. Displays as an HTML table, with `text/plain` beside it."""
 
     def __init__(self, left: Thread, right: Thread) -> None:
         self.left_id, self.right_id = left.id, right.id
-        ours, theirs = _sides(left), _sides(right)
-        self.rows = [
-            _Row(ours[i] if i < len(ours) else None, theirs[i] if i < len(theirs) else None)
-            for i in range(max(len(ours), len(theirs)))
-        ]
+        self.rows = _aligned(_sides(left), _sides(right))
 
     @property
     def first_difference(self) -> int | None:
@@ -105,6 +103,22 @@ class ThreadDiff:
 _ROW_STYLE = "background:rgba(255,180,0,0.18)"
 # JupyterLab aligns table cells right; a step reads from the left, its lines at the top.
 _STEP_STYLE = "text-align:left;vertical-align:top"
+
+
+def _aligned(ours: list[_Side], theirs: list[_Side]) -> list[_Row]:
+    """The two threads' steps side by side: the longest run of steps they share in order
+    lines up, so a step only one of them took is a row of its own (the other side empty)
+    and the steps after it line up again; steps that differ in place stand side by side."""
+    matcher = SequenceMatcher(None, [s.shape for s in ours], [s.shape for s in theirs],
+                              autojunk=False)  # fmt: skip
+    rows: list[_Row] = []
+    for _, i1, i2, j1, j2 in matcher.get_opcodes():
+        left, right = ours[i1:i2], theirs[j1:j2]
+        rows += [
+            _Row(left[k] if k < len(left) else None, right[k] if k < len(right) else None)
+            for k in range(max(len(left), len(right)))
+        ]
+    return rows
 
 
 def _sides(thread: Thread) -> list[_Side]:
