@@ -52,7 +52,7 @@ from ..execution import (
 from ..models import Model
 from ..threads import ThreadContext, ThreadFiles
 from ._engine import Engine, Handled
-from ._following import FollowedRun
+from ._following import FollowedRun, Listener
 
 __all__ = ["Thread", "ThreadHost"]
 
@@ -345,17 +345,32 @@ class Thread:
             waiting None
             done
         """
-        stepping = self._stepping(step)
-        request_of, needs_decision = self._step_lookups()
-        feed = StepFeed(
-            self._runtime.store, self.id, request_of=request_of, needs_decision=needs_decision
-        )
+        return self._followed(message, attachments, True, step)
 
-        async def start(listener: Callable[[ThreadEvent], None], follower: Follower) -> Run:
+    def _followed(
+        self,
+        message: str | None,
+        attachments: Iterable[str],
+        wait_children: bool,
+        step: StepOption,
+    ) -> FollowedRun:
+        """The run `send` (or, with no message, `resume`) makes, not started yet: `iter`
+        follows its steps, `stream` its events, `send` and `resume` take it to its end."""
+        stepping = self._stepping(step)
+
+        def feed() -> StepFeed:
+            request_of, needs_decision = self._step_lookups()
+            return StepFeed(
+                self._runtime.store, self.id, request_of=request_of, needs_decision=needs_decision
+            )
+
+        async def start(listener: Listener | None, follower: Follower | None) -> Run:
             if message is None:
-                await self._resume_decided_children()  # as `resume` does
+                # Descendants that paused go on first, once every call they wait on is
+                # decided (see `resume`).
+                await self._resume_decided_children()
             following = dataclasses.replace(stepping, follower=follower)
-            return await self._run(message, attachments, True, following, listener)
+            return await self._run(message, attachments, wait_children, following, listener)
 
         return FollowedRun(start, feed)
 
@@ -420,7 +435,7 @@ class Thread:
         so a resume after a restart goes on from it. Raises `tl.ThreadBusyError` while another
         run holds the thread (step mode needs a run of its own).
         """
-        return await self._run(message, attachments, wait_children, step)
+        return await self._followed(message, attachments, wait_children, step)._to_end()
 
     async def fork(
         self,
@@ -601,8 +616,7 @@ class Thread:
         non-blocking one before this thread (which then hears its report).
 
         `step` as for `send`: a run that paused before a model step sends it now."""
-        await self._resume_decided_children()
-        return await self._run(None, (), wait_children, step)
+        return await self._followed(None, (), wait_children, step)._to_end()
 
     async def _resume_decided_children(self) -> None:
         for child in self._decided_children():
@@ -624,10 +638,9 @@ class Thread:
         message: str | None,
         attachments: Iterable[str],
         wait_children: bool,
-        step: StepOption | Stepping,
-        listener: Callable[[ThreadEvent], None] | None = None,
+        stepping: Stepping,
+        listener: Listener | None,
     ) -> Run:
-        stepping = step if isinstance(step, Stepping) else self._stepping(step)
         since = time.time()
         try:
             run = await execute_run(
@@ -681,28 +694,12 @@ class Thread:
 
         `event.type` tells the events apart, and narrows the type for a type checker.
         """
-        stepping = self._stepping(step)
-        if message is None:
-            await self._resume_decided_children()  # as `resume` does
-        queue: asyncio.Queue[ThreadEvent | None] = asyncio.Queue()
-        since = time.time()
-        task = asyncio.ensure_future(
-            execute_run(
-                self._runtime, self._context, message, attachments, queue.put_nowait, step=stepping
-            )
-        )
-        task.add_done_callback(lambda _: queue.put_nowait(None))
-        try:
-            while (event := await queue.get()) is not None:
+        followed = self._followed(message, attachments, True, step)
+        # Closed with this one: a stream closed early cancels its run before aclose returns.
+        async with contextlib.aclosing(followed._events(self._queued_end)) as events:
+            async for event in events:
                 yield event
-            run = await task
-            if run.status == "queued":
-                yield RunFinishedEvent(run_id=run.id, status=run.status, **self._context.base())
-            else:
-                self._runtime.run_finished(self, run)
-        finally:
-            if not task.done():
-                task.cancel()
-                with contextlib.suppress(asyncio.CancelledError):
-                    await task
-                self._interrupted_since(since)
+
+    def _queued_end(self, run: Run) -> RunFinishedEvent:
+        """A stream's last event for a run left to the engine (the worker stores its end)."""
+        return RunFinishedEvent(run_id=run.id, status=run.status, **self._context.base())
