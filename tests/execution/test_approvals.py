@@ -566,3 +566,76 @@ async def test_a_recording_stored_with_a_repeated_id_replays_with_its_decisions(
     assert (replay.calls_replayed, replay.calls_forwarded) == (3, 0)
     assert ran == ["delete /a", "delete /a"]  # the recorded rejection of /b replayed too
     rt.close()
+
+
+def nested_delete(registry: tl.Registry) -> list[str]:
+    """Prompt "p" whose prompt tool "cleaner" calls delete (which asks for a decision) in
+    its nested turn; what ran."""
+    ran: list[str] = []
+    define(registry, ran)
+    tl.define_prompt("cleaner", prompt="Clean.", expose_as_tool=True, tools=["delete"],
+                     model=tl.models.ScriptedModel([call("delete", {"path": "/"}, id="inner"),
+                                                    text("cleaned")]),
+                     registry=registry)  # fmt: skip
+    scripted_prompt(registry, [call("cleaner", {"message": "clean"}, id="outer"), text("done")],
+                    tools=["cleaner"])  # fmt: skip
+    return ran
+
+
+def nested_results(thread: tl.Thread) -> list[tuple[str | None, str | None]]:
+    return [
+        (m.tool_status, m.content)
+        for m in thread.all_messages()
+        if m.role == "tool" and m.depth == 1
+    ]
+
+
+@pytest.mark.parametrize("approver", ["none", "abstains", "rejects"])
+async def test_a_nested_call_that_needs_a_decision_never_runs_undecided(
+    registry: tl.Registry, store_dir: Any, approver: str
+) -> None:
+    """A nested turn cannot pause (it runs inside its caller's call): a call there that
+    needs a decision gets it from the approver at once, or is refused — never run."""
+    ran = nested_delete(registry)
+    asked: list[str] = []
+
+    def abstains(request: tl.ApprovalRequest) -> None:
+        asked.append(request.tool_call_id)
+
+    def rejects(request: tl.ApprovalRequest) -> bool:
+        asked.append(request.tool_call_id)
+        return False
+
+    given = {"none": None, "abstains": abstains, "rejects": rejects}[approver]
+    rt = tl.Runtime(registry, store_dir, secret_key="k", approver=given)
+    thread = await rt.create_thread("p")
+    run = await thread.send("go")
+    assert (run.status, run.text) == ("completed", "done")
+    assert ran == []
+    ((status, content),) = nested_results(thread)
+    assert status == "error"
+    assert content is not None
+    assert content.startswith("rejected: ")
+    if approver != "rejects":
+        assert "cannot wait for one" in (content or "")
+    assert thread.pending == []  # nothing is left asked and undecided
+    assert asked == ([] if approver == "none" else ["inner"])
+    requested = [e for e in thread.events if isinstance(e, tl.ApprovalRequestedEvent)]
+    decided = [e for e in thread.events if isinstance(e, tl.ApprovalDecidedEvent)]
+    assert len(requested) == len(decided) == (0 if approver == "none" else 1)
+    rt.close()
+
+
+async def test_a_nested_call_runs_once_the_approver_approves_it(
+    registry: tl.Registry, store_dir: Any
+) -> None:
+    ran = nested_delete(registry)
+    rt = tl.Runtime(registry, store_dir, secret_key="k",
+                    approver=lambda r: tl.Approval(True, arguments={"path": "/tmp"}))  # fmt: skip
+    thread = await rt.create_thread("p")
+    assert (await thread.send("go")).status == "completed"
+    assert ran == ["delete /tmp"]  # as edited
+    assert nested_results(thread) == [("success", "deleted /tmp")]
+    (decided,) = [e for e in thread.events if isinstance(e, tl.ApprovalDecidedEvent)]
+    assert (decided.approved, decided.edited, decided.depth) == (True, True, 1)
+    rt.close()

@@ -291,3 +291,28 @@ async def test_a_reopened_roots_card_decides_the_roots_call_not_a_childs_of_the_
                if isinstance(e, tl.ApprovalDecidedEvent)]  # fmt: skip
     assert decided == ["call_0"]
     assert [r.thread_id for r in rt.thread(child.id).pending] == [child.id]  # still asks
+
+
+async def test_a_nested_call_is_decided_in_its_card_while_the_run_waits(
+    card_rt: tl.Runtime, registry: tl.Registry, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A prompt tool's nested turn cannot pause the run, but a live card can decide at once."""
+    install(monkeypatch)
+    ran: list[str] = []
+    gated_delete(registry, ran)
+    tl.define_prompt("cleaner", prompt="Clean.", expose_as_tool=True, tools=["delete"],
+                     model=ScriptedModel([call("delete", {"path": "/a"}, id="inner"),
+                                          text("cleaned")]), registry=registry)  # fmt: skip
+    tl.define_prompt("p", prompt="x", tools=["cleaner"], registry=registry,
+                     model=ScriptedModel([call("cleaner", {"message": "go"}, id="outer"),
+                                          text("done")]))  # fmt: skip
+    thread = await card_rt.create_thread("p")
+    live = LiveRun(card_rt, thread, rate=50)
+    live.view._on_message(live.view, {"op": "ready"}, [])
+    running = asyncio.create_task(live.run("clean up"))
+    await until_asked(live.view, "inner")
+    assert live.view.state.cards["inner"]["depth"] == 1
+    assert not running.done()
+    click(live.view, thread.id, "inner", approved=True)
+    run = await running
+    assert (run.status, ran) == ("completed", ["/a"])

@@ -27,12 +27,15 @@ async def run_call(scope: Running, step: ToolCallStep) -> RunStep | None:
     frame, call = step.frame, step.call
     thread_state = scope.state_for(frame, step.prompt, call)
     runnable = state.going and state.failures < limit
-    if runnable and not step.decided and frame.depth == 0:
-        if not await scope.stepping.may_go_on():
+    if runnable and not step.decided:
+        tool = step.tools.get(call.name)
+        if frame.depth == 0 and not await scope.stepping.may_go_on():
             state.pause_before_tool(call)
             return None
-        tool = step.tools.get(call.name)
-        if scope.stepping.tools or await needs_decision(tool, call, thread_state):
+        # Step mode stops before top-level calls only; a tool's own `approval` holds at every
+        # depth (a nested call's decision is made at once, or the call refused: see decide).
+        asked_by_step = frame.depth == 0 and scope.stepping.tools
+        if asked_by_step or await needs_decision(tool, call, thread_state):
             return DecisionStep(step)
     started = time.perf_counter()  # its duration is its run, not a wait for its decision
     traceback_text: str | None = None

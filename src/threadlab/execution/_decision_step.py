@@ -13,7 +13,7 @@ from ._call_step import decided
 from ._capabilities import is_replaying
 from ._frames import Frame
 from ._running import Running
-from ._steps import DecisionStep, RunStep
+from ._steps import DecisionStep, RunStep, ToolCallStep
 
 __all__ = ["decide"]
 
@@ -61,6 +61,8 @@ async def decide(scope: Running, step: DecisionStep) -> RunStep | None:
                 ),
                 in_run=True,
             )
+    if made is None and frame.depth:
+        return _refused_nested(scope, call_step, request, requested)
     if made is None:
         if not requested:
             _request(scope, frame, request)
@@ -74,6 +76,33 @@ async def decide(scope: Running, step: DecisionStep) -> RunStep | None:
     if made.edited:
         return decided(call_step, call.model_copy(update={"arguments": made.arguments}), None)
     return decided(call_step, call, None)
+
+
+def _refused_nested(
+    scope: Running, call_step: ToolCallStep, request: ApprovalRequest, requested: bool
+) -> RunStep:
+    """A call in a prompt tool's nested turn that needs a decision no one made: it is refused
+    (it never runs undecided). A nested turn runs inside its caller's call, so it cannot end
+    the run waiting and be gone on with later: only an approver decides there. A request the
+    approver left undecided is closed with the refusal, so nothing waits on it."""
+    frame, call = call_step.frame, call_step.call
+    reason = (
+        f"a decision is needed to run {call.name}, and a call inside a prompt tool's nested"
+        " turn cannot wait for one: the runtime's approver decides it, or the top-level turn"
+        " calls it"
+    )
+    if requested:
+        context = scope.context
+        claim_decision(
+            context,
+            ApprovalDecidedEvent(
+                tool_call_id=call.id, approved=False, reason=reason,
+                by=decided_by(scope.host.approver) if scope.host.approver else "approver",
+                message_id=request.message_id, **frame.event_base(context.base()),
+            ),
+            in_run=True,
+        )  # fmt: skip
+    return decided(call_step, call, f"rejected: {reason}")
 
 
 def _replayed_decision(scope: Running, frame: Frame, call: ToolCall) -> ApprovalDecidedEvent | None:
