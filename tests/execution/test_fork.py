@@ -283,6 +283,7 @@ async def test_what_does_not_fit_is_refused_with_nothing_written(
         ({"at": "call_v2", "message": "x"}, "rewrites a user message"),
         ({"at": "call_v2", "arguments": {"path": 3}}, "invalid arguments for tool 'save'"),
         ({"at": "call_v2", "result": "x", "arguments": {"path": "/a", "text": "t"}}, "not both"),
+        ({"at": "call_v2", "result": {1, 2}}, "result= must be text or a JSON value"),
     ]
     for options, error in cases:
         with pytest.raises(tl.ThreadlabError, match=error):

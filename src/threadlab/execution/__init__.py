@@ -8,7 +8,7 @@ in. Nothing here imports the runtime; it is written against `RunHost`.
 
 from ._approvals import Approver, claim_decision, pending_requests
 from ._capabilities import model_id
-from ._fork import fork_point, fork_tree, give_result
+from ._fork import fork_point, fork_tree, give_result, given_result
 from ._host import Limits, RunHost
 from ._model_choice import ModelResolver
 from ._prompting import render_system
@@ -60,6 +60,7 @@ __all__ = [
     "fork_point",
     "fork_tree",
     "give_result",
+    "given_result",
     "history_points",
     "model_id",
     "needs_a_step",

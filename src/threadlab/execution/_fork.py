@@ -51,7 +51,7 @@ from ._cut import (
 )
 from ._tool_call import result_message
 
-__all__ = ["ForkCut", "fork_point", "fork_tree", "give_result"]
+__all__ = ["ForkCut", "fork_point", "fork_tree", "give_result", "given_result"]
 
 
 @dataclass(frozen=True)
@@ -275,17 +275,25 @@ def _changed(data: str, cut: ForkCut) -> str:
     return data
 
 
-def give_result(branch: ThreadContext, call: ToolCall, result: Any, redactor: Redactor) -> None:
-    """Store `result` as the result of `call` in `branch` (instead of running it): a
-    `ToolResult` as it is, anything else as a successful result; redacted by `redactor`
-    (the original's, which knows every secret the value may hold)."""
+def given_result(call: ToolCall, result: Any, redactor: Redactor) -> Message:
+    """The result message a fork gives `call` instead of running it: a `ToolResult` as it
+    is, anything else as a successful result; redacted by `redactor` (the original's, which
+    knows every secret the value may hold). Made before the branch is, so a value that cannot
+    be a result is a `ThreadlabError` with nothing written."""
     outcome = result if isinstance(result, ToolResult) else ToolResult(result=result)
-    message = result_message(call, outcome, redactor)
+    try:
+        return result_message(call, outcome, redactor)
+    except (TypeError, ValueError) as exc:
+        raise ThreadlabError(f"result= must be text or a JSON value: {exc}") from None
+
+
+def give_result(branch: ThreadContext, call: ToolCall, message: Message) -> None:
+    """Store `message` (`given_result`) as `call`'s result in `branch`."""
     with branch.transaction():
         branch.events.emit(
             ToolCallFinishedEvent(
-                tool_call_id=call.id, name=call.name, status=outcome.status, duration_ms=0.0,
-                **branch.base(),
+                tool_call_id=call.id, name=call.name, status=message.tool_status or "success",
+                duration_ms=0.0, **branch.base(),
             )
         )  # fmt: skip
         branch.persist([message])

@@ -42,6 +42,7 @@ from ..execution import (
     fork_point,
     fork_tree,
     give_result,
+    given_result,
     history_points,
     pending_requests,
     place_of,
@@ -476,9 +477,12 @@ class Thread:
             message=message,
             with_result=result is not None,
         )
-        branch = self._runtime.thread(fork_tree(self._runtime.store, self.id, cut, at))
+        given = None
         if result is not None and cut.call is not None:
-            give_result(branch._context, cut.call, result, redactor)
+            given = given_result(cut.call, result, redactor)
+        branch = self._runtime.thread(fork_tree(self._runtime.store, self.id, cut, at))
+        if given is not None and cut.call is not None:
+            give_result(branch._context, cut.call, given)
         return branch
 
     @property
