@@ -239,6 +239,24 @@ async def test_a_call_whose_run_was_interrupted_is_never_running_again(
     assert interrupted.tool_status == "error"
 
 
+async def test_a_branch_cut_at_a_call_has_it_waiting_not_running(
+    rt: tl.Runtime, registry: tl.Registry
+) -> None:
+    tl.define_tool("note", description="Note.", execute=lambda s, a: "noted", registry=registry)
+    scripted_prompt(registry, [step(call("note", id="c1"), call("note", id="c2")), text("ok"),
+                               text("again")],
+                    tools=["note"])  # fmt: skip
+    thread = await rt.create_thread("p")
+    await thread.send("go")
+    branch = await thread.fork("c2")  # cut inside the run: c1 ran, c2 never did here
+    _, first, second = branch.steps()
+    assert (first.status, first.tool_status) == ("completed", "success")
+    assert (second.tool_call_id, second.status, second.ended_at) == ("c2", "waiting", None)
+    await branch.resume()  # it runs now, and reads as any call that ran
+    _, _, ran, _ = branch.steps()
+    assert (ran.tool_call_id, ran.status, ran.result) == ("c2", "completed", "noted")
+
+
 async def test_a_replayed_step_is_marked_and_the_fallbacks_is_not(
     rt: tl.Runtime, registry: tl.Registry
 ) -> None:

@@ -8,7 +8,8 @@ import time
 from typing import Any
 
 import threadlab as tl
-from threadlab.models import FunctionModel, ScriptedModel, call, text
+from threadlab.models import FunctionModel, ScriptedModel, call, step, text
+from threadlab.widgets import static_text
 from threadlab.widgets._history import history_of
 from threadlab.widgets._replay import relate, replay, trace_for
 
@@ -183,3 +184,22 @@ async def test_a_call_id_shaped_as_a_childs_card_key_is_not_that_childs_card(
     shown = state.cards[child_call]
     assert (shown["thread"], shown["result"]) == (child.id, "14")
     assert state.cards[f"{thread.id}/{child.id}/call_0"]["result"] == "2"
+
+
+async def test_a_branch_cut_at_a_call_shows_it_queued_and_its_run_idle(
+    rt: tl.Runtime, registry: tl.Registry
+) -> None:
+    tl.define_tool("note", description="Note.", execute=lambda s, a: "noted", registry=registry)
+    script = [step(call("note", id="c1"), call("note", id="c2")), text("ok")]
+    tl.define_prompt("p", prompt="x", tools=["note"], model=ScriptedModel(script),
+                     registry=registry)  # fmt: skip
+    thread = await rt.create_thread("p")
+    await thread.send("go")
+    branch = await thread.fork("c2")  # c1 ran; c2 never did in the branch
+    state = replay(branch)
+    assert {key: card["status"] for key, card in state.cards.items()} == {
+        "c1": "success",
+        "c2": "queued",
+    }
+    assert state.run["status"] == "idle"
+    assert static_text(branch).splitlines()[0].endswith("— run idle")

@@ -122,6 +122,8 @@ class StepReader:
             self._handoff(event, seq)
         elif isinstance(event, ThreadStatusEvent) and event.status == "running":
             self._run_started(event, seq)
+        elif isinstance(event, ThreadStatusEvent) and event.status == "idle":
+            self._stopped(event)
         elif isinstance(event, CustomEvent) and event.tool_call_id:
             call = self._running(event.thread_id, event.depth, event.tool_call_id)
             if call is not None:
@@ -143,6 +145,14 @@ class StepReader:
             for call in self.open_calls.get(thread, ()):
                 if id(call) not in self.pauses:
                     call.fields["status"] = "running"  # left before it ran: it runs now
+
+    def _stopped(self, event: ThreadStatusEvent) -> None:
+        """The thread stopped with calls still open: a run that ended says how first (see
+        `_run_ended`), so these are a run's that stopped with no end of its own — a branch
+        cut inside it. They never ran in this history, and a resume runs them."""
+        for call in self.open_calls.get(event.thread_id, ()):
+            if call.fields["ended_at"] is None:
+                call.fields["status"] = "waiting"
 
     def _run_ended(self, event: RunFinishedEvent, seq: int) -> None:
         thread = event.thread_id

@@ -254,6 +254,9 @@ def _last_run(
         if isinstance(event, ThreadStatusEvent) and event.status == "running" and not event.depth:
             if run["status"] != "running":
                 began, run = event.at, {"status": "running", "text": None, "error": None}
+        elif isinstance(event, ThreadStatusEvent) and event.status == "idle" and not event.depth:
+            if run["status"] == "running":  # stopped with no end of its own: a branch's cut
+                run["status"] = "idle"
         elif isinstance(event, RunFinishedEvent) and not event.depth:
             run.update(status=event.status, text=event.text, error=event.error)
             if ended is not None and event.run_id == ended:

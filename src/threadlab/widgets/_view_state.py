@@ -277,6 +277,10 @@ class ViewState:
                 # owner that died): no longer running. A run that ends says how next.
                 self.run["status"] = "idle"
                 self.changed.run = True
+                for card in self.cards.values():  # its open calls never ran: a resume runs them
+                    if card["thread"] == tid and card["status"] == "running":
+                        card["status"] = "queued"
+                        self.changed.cards.add(card["id"])
         elif isinstance(event, RunFinishedEvent):
             # A child's run ended: it says how (completed, failed, waiting), not "idle".
             thread["status"] = event.status
