@@ -4,6 +4,7 @@ handoff's turn, where a thread waits — each difference marked."""
 
 from __future__ import annotations
 
+import sqlite3
 from typing import Any
 
 import threadlab as tl
@@ -11,6 +12,7 @@ from threadlab.models import FunctionModel, call, text
 from threadlab.widgets import ThreadDiff
 
 from ..execution.test_prompt_tools import NESTED_STEPS, caller, researcher
+from ..execution.test_subagents import create, helper, lead
 from ..helpers import desks, gated_delete
 
 
@@ -55,6 +57,7 @@ async def test_two_runs_that_agree_read_as_one_and_a_passed_step_pause_is_no_ste
         ("model (answer)", "calls add", False),
         ("call", 'add({"a": 2, "b": 3}) → 5', False),
         ("model (answer)", "the sum is 5", False),
+        ("run ended", "completed", False),
     ]
     assert repr(diff).endswith("the two agree")
     assert "the two agree" in diff.html()
@@ -70,8 +73,8 @@ async def test_a_branch_with_another_message_differs_from_its_first_step(
     await branch.resume()
     diff = ThreadDiff(thread, branch)
     assert diff.first_difference == 0
-    assert [row.differs for row in diff.rows] == [True, False, True, True]
-    assert "first difference at step 1 of 4 (message 1)" in repr(diff)
+    assert [row.differs for row in diff.rows] == [True, False, True, True, False]
+    assert "first difference at step 1 of 5 (message 1)" in repr(diff)
     right = diff.rows[2].right
     assert right is not None
     assert right.summary == 'add({"a": 2, "b": 6}) → 8'
@@ -93,10 +96,11 @@ async def test_a_call_reads_its_decision_and_the_arguments_it_ran_with(
         await thread.send("clean up")
     waiting = ThreadDiff(approved, rejected)
     assert waiting.first_difference is None
-    assert rows(waiting)[2:] == [
+    assert rows(waiting)[2:-1] == [
         ("call [waiting]", 'delete({"path": "/a"})', False),
         ("waiting", "a decision on delete", False),
     ]
+    assert rows(waiting)[-1][0::2] == ("run ended", False)  # each names its own call
     call_id = approved.pending[0].tool_call_id
     await approved.approve(call_id, arguments={"path": "/tmp/a"})
     await approved.resume()
@@ -107,7 +111,9 @@ async def test_a_call_reads_its_decision_and_the_arguments_it_ran_with(
     assert row.left is not None
     assert row.right is not None
     assert row.left.label == "call approved (edited)"
-    assert row.left.summary == 'delete({"path": "/tmp/a"}) → deleted /tmp/a'
+    assert row.left.summary == (
+        'delete({"path": "/tmp/a"}) → deleted /tmp/a (the model proposed {"path": "/a"})'
+    )
     assert row.right.label == "call rejected [error]"
     assert not any(r.left and r.left.kind == "pause" for r in diff.rows)  # decided: no wait
     assert ran == ["/tmp/a"]
@@ -122,7 +128,7 @@ async def test_a_nested_turn_is_told_by_its_call_and_a_handoff_is_a_turn(
     nested = await rt.create_thread("main")
     await nested.send("go")
     labels = [label for label, _, _ in rows(ThreadDiff(nested, nested))]
-    assert labels == ["user", "model (scripted)", "call", "model (scripted)"]
+    assert labels == ["user", "model (scripted)", "call", "model (scripted)", "run ended"]
     front = tl.models.ScriptedModel([call("billing", {"message": "invoice"}, id="call_hand")])
     desks(registry, front, tl.models.ScriptedModel([text("billing here")]))
     handed = await rt.create_thread("support")
@@ -134,8 +140,9 @@ async def test_a_nested_turn_is_told_by_its_call_and_a_handoff_is_a_turn(
         ("call", 'billing({"message": "invoice"}) → ' + (handed.messages[2].content or "")),
         ("turn", "handed over to billing"),
         ("model (scripted)", "billing here"),
+        ("run ended", "completed"),
     ]
-    assert [row.differs for row in diff.rows] == [True, True, True, True, True]
+    assert [row.differs for row in diff.rows] == [True, True, True, True, True, False]
 
 
 async def test_hostile_text_is_escaped_and_cannot_forge_a_row(
@@ -178,5 +185,141 @@ async def test_a_step_only_one_side_took_is_a_row_of_its_own_and_the_rest_lines_
         (True, False, True),  # only the right thread's model called note
         (True, False, True),  # note
         (False, False, False),  # the answer, the same on both sides
+        (False, False, False),  # how the run ended
     ]
-    assert "first difference at step 4 of 6 (message 4)" in repr(diff)
+    assert "first difference at step 4 of 7 (message 4)" in repr(diff)
+
+
+async def test_what_the_model_proposed_and_a_results_files_are_compared(
+    rt: tl.Runtime, registry: tl.Registry
+) -> None:
+    ran: list[str] = []
+    gated_delete(registry, ran)
+    proposals = iter(["/", "/tmp/x-old"])
+    model = FunctionModel(
+        lambda m, t: (
+            text("done") if m[-1].role == "tool" else call("delete", {"path": next(proposals)})
+        )
+    )
+    tl.define_prompt("cleaner", prompt="Clean.", tools=["delete"], model=model,
+                     registry=registry)  # fmt: skip
+    edited = [await rt.create_thread("cleaner"), await rt.create_thread("cleaner")]
+    for thread in edited:  # a person edits both to the same path
+        await thread.send("clean up")
+        await thread.approve(thread.pending[0].tool_call_id, arguments={"path": "/tmp/x"})
+        await thread.resume()
+    (row,) = [r for r in ThreadDiff(*edited).rows if r.differs]
+    assert row.left is not None
+    assert row.left.summary.endswith('(the model proposed {"path": "/"})')
+
+    files = iter(["/attachments/good.txt", "/attachments/evil.txt"])
+
+    async def report(state: tl.ThreadState, args: dict[str, Any]) -> tl.ToolResult:
+        path = next(files)
+        await state.write_file(path, "x")
+        return tl.ToolResult(result="report ready", attachments=(path,))
+
+    tl.define_tool("report", description="Report.", execute=report, registry=registry)
+    tl.define_prompt("reporter", prompt="R.", tools=["report"], registry=registry,
+                     model=FunctionModel(lambda m, t: text("ok") if m[-1].role == "tool"
+                                         else call("report")))  # fmt: skip
+    reported = [await rt.create_thread("reporter"), await rt.create_thread("reporter")]
+    for thread in reported:
+        await thread.send("go")
+    (row,) = [r for r in ThreadDiff(*reported).rows if r.differs]
+    assert row.right is not None
+    assert row.right.summary == "report({}) → report ready [attached: /attachments/evil.txt]"
+
+
+async def test_an_approval_that_changed_nothing_is_no_difference(
+    rt: tl.Runtime, registry: tl.Registry
+) -> None:
+    adding(registry)
+    plain, stepped = await rt.create_thread("calc"), await rt.create_thread("calc")
+    await plain.send("abc")
+    run = await stepped.send("abc", step="all")  # asks before each call, pauses each step
+    while run.status == "waiting":
+        for request in stepped.pending:
+            await stepped.approve(request.tool_call_id)
+        run = await stepped.resume(step="all")
+    diff = ThreadDiff(plain, stepped)
+    assert diff.first_difference is None
+    assert [r.right.label for r in diff.rows if r.right][2] == "call approved"
+
+
+async def test_subagents_ids_are_no_difference_and_a_report_is_named_by_its_child(
+    rt: tl.Runtime, registry: tl.Registry
+) -> None:
+    helper(registry)
+    lead(registry, [create(), text("waiting"), text("got it")] * 2,
+         tl.Subagent("helper", blocking=False))  # fmt: skip
+    first, second = await rt.create_thread("boss"), await rt.create_thread("boss")
+    for thread in (first, second):
+        await thread.send("go")
+    diff = ThreadDiff(first, second)
+    assert diff.first_difference is None  # each names its own child, in the same place
+    (report,) = [r for r in diff.rows if r.left and r.left.kind == "report"]
+    assert report.left is not None
+    assert report.left.label == "report from w1"
+    assert first.children[0].id in report.left.summary  # shown as it is, compared masked
+    branch = await first.fork(first.messages[-1].id)  # its child is a copy, with its own id
+    assert ThreadDiff(first, branch).first_difference is None
+
+
+async def test_how_the_last_run_ended_is_a_row(rt: tl.Runtime, registry: tl.Registry) -> None:
+    tl.define_tool("t", description="T.", execute=lambda s, a: "r", registry=registry)
+
+    def failing(messages: list[tl.Message], tools: Any) -> Any:
+        if messages[-1].role == "tool":
+            raise RuntimeError("provider: 401 unauthorized")
+        return call("t")
+
+    tl.define_prompt("f", prompt="x", tools=["t"], model=FunctionModel(failing),
+                     registry=registry)  # fmt: skip
+    tl.define_prompt("ok", prompt="x", tools=["t"], registry=registry,
+                     model=FunctionModel(lambda m, t: text("fine") if m[-1].role == "tool"
+                                         else call("t")))  # fmt: skip
+    failed, done = await rt.create_thread("f"), await rt.create_thread("ok")
+    await failed.send("go")
+    await done.send("go")
+    last = ThreadDiff(failed, done).rows[-1]
+    assert last.differs
+    assert last.left is not None
+    assert last.right is not None
+    assert last.left.label == "run ended"
+    assert last.left.summary.startswith("failed: ")
+    assert "401 unauthorized" in last.left.summary
+    assert (last.right.label, last.right.summary) == ("run ended", "completed")
+
+
+async def test_control_characters_cannot_move_a_terminals_cursor(
+    rt: tl.Runtime, registry: tl.Registry
+) -> None:
+    forged = "\x1b[1A\u202e" + "\b" * 30 + "≠ ok"
+    tl.define_prompt("echo", prompt="Echo.", model=tl.models.ScriptedModel([text(forged)]),
+                     registry=registry)  # fmt: skip
+    thread = await rt.create_thread("echo")
+    await thread.send("hi")
+    text_view = repr(ThreadDiff(thread, thread))
+    assert not any(not c.isprintable() for c in text_view.replace("\n", ""))
+    assert "\\x08" in text_view
+    assert "\\x1b[1A" in text_view
+
+
+async def test_the_summary_says_which_rows_a_damaged_history_left_out(
+    rt: tl.Runtime, registry: tl.Registry
+) -> None:
+    tl.define_prompt("echo", prompt="Echo.", model=tl.models.ScriptedModel([text("yes")]),
+                     registry=registry)  # fmt: skip
+    thread = await rt.create_thread("echo")
+    await thread.send("hi")
+    answer = thread.messages[-1].id
+    with sqlite3.connect(rt.store.path) as db:  # type: ignore[attr-defined]
+        db.execute("UPDATE messages SET data = '{broken' WHERE id = ?", (answer,))
+    damaged = tl.Runtime(registry, rt.store.path.parent).thread(thread.id)  # type: ignore[attr-defined]
+    diff = ThreadDiff(damaged, damaged)
+    # Its step is read from the message: the row is gone, and the summary says why.
+    assert [r.left.summary for r in diff.rows if r.left] == ["hi", "completed"]
+    assert repr(diff).endswith(
+        f"the two agree; damaged: {thread.id}: message {answer} cannot be read and is left out"
+    )

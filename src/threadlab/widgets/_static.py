@@ -308,8 +308,9 @@ _LINE_BREAKS = re.compile(r"[\r\n\x0b\x0c\x1c-\x1e\x85\u2028\u2029]+")
 
 def _one_line(text: str) -> str:
     """A summary line as one line: a name or value the model chose cannot start a line of
-    its own (and pass for another call's)."""
-    return _LINE_BREAKS.sub(" ⏎ ", text)
+    its own (and pass for another call's), nor move a terminal's cursor over the line
+    (a backspace, an escape sequence, a right-to-left override): those are shown escaped."""
+    return "".join(c if c.isprintable() else repr(c)[1:-1] for c in _LINE_BREAKS.sub(" ⏎ ", text))
 
 
 def _indented(text: str) -> str:
