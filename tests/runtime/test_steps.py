@@ -11,6 +11,7 @@ from typing import Any
 import threadlab as tl
 from threadlab.models import call, step, text
 from threadlab.runtime._explain import explain_paragraphs
+from threadlab.widgets._replay import replay
 
 from ..execution.test_prompt_tools import NESTED_STEPS, caller, researcher
 from ..execution.test_subagents import create, create_then, helper, lead
@@ -237,6 +238,29 @@ async def test_a_call_whose_run_was_interrupted_is_never_running_again(
     assert interrupted.status == "interrupted"
     assert interrupted.ended_at is not None
     assert interrupted.tool_status == "error"
+
+
+async def test_a_tool_that_says_it_was_interrupted_still_finished(
+    rt: tl.Runtime, registry: tl.Registry
+) -> None:
+    words = "interrupted: the run was stopped before this call finished"
+
+    def raising(state: tl.ThreadState, args: Any) -> str:
+        raise RuntimeError(words)
+
+    tl.define_tool("says", description="S.", execute=lambda s, a: words, registry=registry)
+    tl.define_tool("raises", description="R.", execute=raising, registry=registry)
+    scripted_prompt(registry, [step(call("says"), call("raises")), text("ok")],
+                    tools=["says", "raises"])  # fmt: skip
+    thread = await rt.create_thread("p")
+    await thread.send("go")
+    calls = [s for s in thread.steps() if s.kind == "tool_call"]
+    assert [(c.status, c.tool_status) for c in calls] == [
+        ("completed", "success"),
+        ("completed", "error"),
+    ]
+    cards = replay(thread).cards
+    assert [cards[c.tool_call_id or ""]["status"] for c in calls] == ["success", "error"]
 
 
 async def test_a_branch_cut_at_a_call_has_it_waiting_not_running(

@@ -206,7 +206,9 @@ class StepReader:
             if call is not None:
                 self._ended(call)
                 fields = call.fields
-                unfinished = message.content in _UNFINISHED
+                # A result the run gave a call that never finished (no end of its own was
+                # told): a tool that returns or raises the same words did finish.
+                unfinished = not call.finished and message.content in _UNFINISHED
                 if fields["status"] != "interrupted":
                     fields["status"] = "interrupted" if unfinished else "completed"
                 fields.update(result=message.content, tool_status=message.tool_status)

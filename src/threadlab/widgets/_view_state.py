@@ -488,8 +488,10 @@ class ViewState:
         if isinstance(app, dict) and len(message.content or "") <= APP_RESULT_CHARS:
             # The app is given the whole result, in a saved output too (a card keeps less).
             card["app"] = {**app, "result": message.content or ""}
-        if message.unfinished:
-            card["status"] = "interrupted"  # it never finished: not an error of the tool's
+        if message.unfinished and card.get("finished_at") is None:
+            # It never finished (no end of its own was heard): not an error of the tool's. A
+            # tool that returns or raises the same words did finish.
+            card["status"] = "interrupted"
 
     def settle(self, results: Callable[[str], list[Message]]) -> None:
         """After a run ended early: every card still streaming or running takes the result
