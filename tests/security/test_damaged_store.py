@@ -63,6 +63,31 @@ async def test_the_thread_list_lists_and_opens_a_damaged_thread(
     assert [m["role"] for m in opened.messages[thread.id]] == ["user", "assistant"]
 
 
+@pytest.mark.parametrize("loop", ["itself", "its child"])
+async def test_a_thread_whose_parents_form_a_loop_is_a_store_error_and_the_rest_lists(
+    registry: tl.Registry, store_dir: Path, loop: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    install(monkeypatch)
+    scripted_prompt(registry, [text("one"), text("two"), text("three")])
+    rt = tl.Runtime(registry, store_dir)
+    looped, child, good = [await rt.create_thread("p") for _ in range(3)]
+    for thread in (looped, good):
+        await thread.send("hello")
+    path = rt.store.path  # type: ignore[attr-defined]
+    rt.close()
+    parent_of_looped = looped.id if loop == "itself" else child.id
+    with sqlite3.connect(path) as db:  # damaged rows: a loop of parents
+        db.execute("UPDATE threads SET parent_id = ? WHERE id = ?", (parent_of_looped, looped.id))
+        db.execute("UPDATE threads SET parent_id = ? WHERE id = ?", (looped.id, child.id))
+    fresh = tl.Runtime(registry, store_dir)
+    with pytest.raises(tl.StoreError, match="its parents form a loop") as raised:
+        fresh.thread(looped.id)
+    assert f"thread {looped.id!r} cannot be opened" in str(raised.value)
+    assert [t.id for t in fresh.threads()] == [good.id]  # the rest lists, and opens
+    assert [row["id"] for row in ThreadListView(fresh).rows] == [good.id]
+    fresh.close()
+
+
 def test_a_file_that_is_no_store_is_a_store_error_naming_it(
     registry: tl.Registry, store_dir: Path
 ) -> None:

@@ -13,7 +13,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from .._data import Budget, Elicitor, Run, ThreadMeta, new_id
-from .._errors import MissingVariableError, ThreadlabError, ThreadNotFoundError
+from .._errors import MissingVariableError, StoreError, ThreadlabError, ThreadNotFoundError
 from ..definitions import (
     AgentDefinition,
     Registry,
@@ -177,15 +177,22 @@ class RuntimeHost:
 
     # finding threads (ThreadDirectory)
 
-    def context(self, thread_id: str) -> ThreadContext:
+    def context(self, thread_id: str, _below: tuple[str, ...] = ()) -> ThreadContext:
         """The context of a persisted thread, repaired when first opened here."""
         known = self._contexts.get(thread_id)
         if known is not None:
             return known
+        if thread_id in _below:  # a damaged row names a descendant as an ancestor
+            loop = " → ".join((*_below[_below.index(thread_id) :], thread_id))
+            raise StoreError(
+                f"thread {_below[0]!r} cannot be opened: its parents form a loop ({loop});"
+                " the store is damaged"
+            )
         record = self.store.get_thread(thread_id)
         if record is None:
             raise ThreadNotFoundError(f"no thread {thread_id!r} in {self._store_name()}")
-        parent = self.context(record.parent_id) if record.parent_id else None
+        below = (*_below, thread_id)
+        parent = self.context(record.parent_id, below) if record.parent_id else None
         context = self.new_context(record, parent)
         try:
             repair(context)
