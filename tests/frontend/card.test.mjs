@@ -92,3 +92,15 @@ test("a call running at a past point of the player shows no clock ticking on to 
   const live = card(model, { ...call("running"), id: "c2" }, {}, l);
   assert.notEqual(live.querySelector(".tl-elapsed"), null);
 });
+
+test("a card told more than it keeps says how many earlier events it left out", () => {
+  const told = aCard({
+    events: [{ type: "tick", data: { n: 900 } }],
+    events_dropped: 900,
+  });
+  const el = card(model, told, {}, local());
+  const dropped = el.querySelector('[data-testid="tool-events-dropped"]');
+  assert.equal(dropped?.textContent, "… 900 earlier events not kept");
+  const none = card(model, aCard({ id: "c2", events: [{ type: "tick", data: 1 }] }), {}, local());
+  assert.equal(none.querySelector('[data-testid="tool-events-dropped"]'), null);
+});

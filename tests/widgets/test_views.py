@@ -15,6 +15,7 @@ import pytest
 import threadlab as tl
 from threadlab.models import call, step, text
 from threadlab.widgets import LiveRun, StaticView, ThreadListView, ThreadView, replay, static_html
+from threadlab.widgets._view_state import CARD_EVENTS
 
 from ..helpers import desks
 from .fake_comm import cards_sent, customs_of, install, updates
@@ -588,3 +589,34 @@ async def test_the_list_shows_notebooks_from_here_and_keeps_their_full_path(
     assert "../other/coffee.ipynb" in ThreadListView(rt).static_html()
     # A notebook's list: its own threads, and the calls MCP clients made of served tools.
     assert sorted(r["origin"] for r in ThreadListView(rt, origin=here).rows) == [here, "mcp"]
+
+
+async def test_a_card_keeps_its_latest_events_and_counts_the_rest(
+    rt: tl.Runtime, registry: tl.Registry, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A call told thousands of things (live only, as an MCP server's progress is, or stored)
+    does not grow its card, nor the notebook saved with it, by as many."""
+    install(monkeypatch)
+
+    def chatty(state: tl.ThreadState, args: Any) -> str:
+        for n in range(1_000):
+            state.emit("tick", {"n": n}, stored=n % 2 == 0)
+        state.emit("progress", {"step": 1_000, "of": 1_000})
+        return "told"
+
+    tl.define_tool("chatty", description="x", execute=chatty, registry=registry)
+    model = tl.models.ScriptedModel([call("chatty", {}, id="c1"), text("ok")])
+    tl.define_prompt("p", prompt="x", tools=["chatty"], model=model, registry=registry)
+    thread = await rt.create_thread("p")
+    live = LiveRun(rt, thread, rate=50)
+    await live.run("go")
+    card = live.view.state.cards["c1"]
+    assert len(card["events"]) == CARD_EVENTS
+    assert card["events_dropped"] == 1_001 - CARD_EVENTS  # heard live: every tick
+    assert card["events"][-1] == {"type": "progress", "data": {"step": 1_000, "of": 1_000},
+                                  "at": card["events"][-1]["at"]}  # fmt: skip
+    assert card["events"][0]["data"] == {"n": 1_001 - CARD_EVENTS}
+    reopened = replay(thread).cards["c1"]  # stored: every other tick, and the progress
+    assert len(reopened["events"]) == CARD_EVENTS
+    assert reopened["events_dropped"] == 501 - CARD_EVENTS
+    assert f"… {501 - CARD_EVENTS} earlier events not kept" in static_html(thread)

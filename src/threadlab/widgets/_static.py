@@ -38,7 +38,8 @@ def _card_html(card: dict[str, Any]) -> str:
     body = _e(card.get("result") or "")
     shown = card.get("events", [])
     bar = next((b for b in map(progress_bar, reversed(shown)) if b), "")
-    events = "".join(
+    dropped = card.get("events_dropped") or 0
+    events = (f"<li>… {dropped} earlier events not kept</li>" if dropped else "") + "".join(
         f"<li><b>{_e(e['type'])}</b> {_e(readable(e['data']))}</li>"
         for e in shown
         if not progress_bar(e)

@@ -13,7 +13,7 @@ from typing import Any
 from .. import CustomEvent, Message, RunFinishedEvent, StepRecord, Thread, ThreadStatusEvent
 from ..mcp import APP_EVENT
 from ._arguments import argument_label, folded_arguments
-from ._view_state import ViewState, card_key, preview
+from ._view_state import ViewState, card_key, keep_event, preview
 
 __all__ = ["StaticReading", "static_reading"]
 
@@ -181,11 +181,8 @@ def _card(
         "args": folded_arguments(arguments)[0] if arguments not in (None, {}) else "",
         "label": argument_label(labelled) if labelled is not None else "",
         "traceback": step.traceback,
-        "events": [
-            {"type": e.event_type, "data": e.data, "at": e.at}
-            for e in events
-            if e.event_type != APP_EVENT and not e.event_type.startswith("elicitation")
-        ],
+        "events": [],
+        "events_dropped": 0,
         "approval": _approval(step, asked),
         "proposed": (
             folded_arguments(step.proposed_arguments)[0]
@@ -193,6 +190,9 @@ def _card(
             else None
         ),
     }
+    for e in events:
+        if e.event_type != APP_EVENT and not e.event_type.startswith("elicitation"):
+            keep_event(card, {"type": e.event_type, "data": e.data, "at": e.at})
     app = next((e.data for e in reversed(events) if e.event_type == APP_EVENT), None)
     if isinstance(app, dict):
         card["app"] = {k: v for k, v in app.items() if k != "html"}

@@ -34,12 +34,14 @@ from ._arguments import LIVE_ARGUMENT_CHARS, argument_label, folded_arguments
 from ._json_text import as_json_text, json_copy
 
 __all__ = [
+    "CARD_EVENTS",
     "PREVIEW_CHARS",
     "Changed",
     "ViewState",
     "call_of",
     "card_key",
     "cost_text",
+    "keep_event",
     "preview",
     "usage_text",
 ]
@@ -51,6 +53,11 @@ APP_RESULT_CHARS = 256 * 1024
 # The most of a waiting call's arguments a card holds for editing; longer ones are approved
 # or rejected as they are (or edited with `%threadlab approve --arguments`).
 EDITABLE_CHARS = 64 * 1024
+CARD_EVENTS = 100
+"""The most of a call's own events a card keeps: the latest (its progress is the last). A
+tool, or an MCP server, that tells a call thousands of things live (each heard, few stored)
+would otherwise grow the view, and the notebook saved with it, by as many; the card counts
+the rest (`events_dropped`)."""
 
 MessageLookup = Callable[[str, str], Message | None]
 
@@ -256,9 +263,7 @@ class ViewState:
                 elif event.event_type == APP_EVENT:  # the tool's app, drawn under its card
                     card["app"] = self._app(event.data)
                 else:
-                    card["events"].append(
-                        {"type": event.event_type, "data": event.data, "at": event.at}
-                    )
+                    keep_event(card, {"type": event.event_type, "data": event.data, "at": event.at})
                 # answered: the form gives way (a gated sampling request's form too)
                 if event.event_type == "elicitation" or (
                     event.event_type == "sampling" and card.get("elicitation")
@@ -318,6 +323,7 @@ class ViewState:
                 "message": None,
                 "traceback": None,
                 "events": [],
+                "events_dropped": 0,  # the earlier ones a card no longer keeps
                 "started_at": None,
                 "finished_at": None,
                 "approval": None,
@@ -571,6 +577,15 @@ class ViewState:
             "run": self.run,
             **({"apps": self.apps} if self.apps else {}),
         }
+
+
+def keep_event(card: dict[str, Any], event: dict[str, Any]) -> None:
+    """Add `event` to `card`'s, keeping the latest `CARD_EVENTS` and counting the rest."""
+    events: list[dict[str, Any]] = card["events"]
+    events.append(event)
+    if len(events) > CARD_EVENTS:
+        del events[0]
+        card["events_dropped"] = card.get("events_dropped", 0) + 1
 
 
 def card_key(root_id: str, thread_id: str, call_id: str) -> str:

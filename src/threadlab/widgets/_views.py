@@ -716,12 +716,16 @@ class ThreadView(_View):
         if card is None:
             return
         known = {e.get("at") for e in card["events"] if e.get("type") == APP_CALL_EVENT}
+        # A card keeps its latest events: one older than those it kept was shown already.
+        kept = card["events"]
+        floor = kept[0].get("at", 0.0) if card.get("events_dropped") and kept else None
         for event in self._rt.thread(thread_id).events:
             if (
                 isinstance(event, CustomEvent)
                 and event.event_type == APP_CALL_EVENT
                 and event.tool_call_id == call_of(thread_id, call_id)
                 and event.at not in known
+                and (floor is None or event.at > floor)
             ):
                 self.state.apply(event)
         self.push()

@@ -43,6 +43,15 @@ function cardParts(model, c, fetched, local) {
   const events = (c.events || [])
     .filter((e) => progressOf(e) === null)
     .map((e) => h("li", {}, h("b", {}, e.type), " ", readable(e.data)));
+  // A call told more than a card keeps: the latest are shown, the rest counted.
+  if (c.events_dropped)
+    events.unshift(
+      h(
+        "li",
+        { class: "tl-meta", "data-testid": "tool-events-dropped" },
+        `… ${c.events_dropped} earlier events not kept`,
+      ),
+    );
   const clock = clockOf(local, c);
   const active =
     !c.past && (c.status === "streaming" || c.status === "running" || c.status === "queued");

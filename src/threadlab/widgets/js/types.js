@@ -15,6 +15,7 @@
  * @typedef {{id: string, thread: string, name: string, depth: number, progress: string | null,
  *   status: string, duration_ms: number | null, result: string | null, result_chars: number,
  *   args_chars: number, args: string, label: string, events: CardEvent[],
+ *   events_dropped?: number,
  *   started_at: number | null, finished_at?: number | null, traceback: string | null,
  *   approval: Approval | null, proposed?: string | null, proposed_label?: string,
  *   args_folded?: boolean,

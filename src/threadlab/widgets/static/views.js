@@ -656,6 +656,14 @@ function cardParts(model, c, fetched, local) {
   ) : null;
   const progress = latestProgress(c.events || []);
   const events = (c.events || []).filter((e) => progressOf(e) === null).map((e) => h("li", {}, h("b", {}, e.type), " ", readable(e.data)));
+  if (c.events_dropped)
+    events.unshift(
+      h(
+        "li",
+        { class: "tl-meta", "data-testid": "tool-events-dropped" },
+        `… ${c.events_dropped} earlier events not kept`
+      )
+    );
   const clock = clockOf(local, c);
   const active = !c.past && (c.status === "streaming" || c.status === "running" || c.status === "queued");
   const since = c.status === "running" ? clock.started || clock.seen : clock.seen;
