@@ -639,3 +639,32 @@ async def test_a_nested_call_runs_once_the_approver_approves_it(
     (decided,) = [e for e in thread.events if isinstance(e, tl.ApprovalDecidedEvent)]
     assert (decided.approved, decided.edited, decided.depth) == (True, True, 1)
     rt.close()
+
+
+async def test_interrupted_while_a_nested_call_is_decided_on_leaves_nothing_pending(
+    registry: tl.Registry, store_dir: Any
+) -> None:
+    """Unlike a top-level call, a nested one cannot stay pending for a later run: its
+    request is closed, and the call gets its "interrupted" result with the rest."""
+    ran = nested_delete(registry)
+    asked = asyncio.Event()
+
+    async def slow(request: tl.ApprovalRequest) -> None:
+        asked.set()
+        await asyncio.sleep(3600)
+
+    rt = tl.Runtime(registry, store_dir, secret_key="k", approver=slow)
+    thread = await rt.create_thread("p")
+    task = asyncio.create_task(thread.send("go"))
+    await asked.wait()
+    task.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await task
+    assert (thread.status, thread.pending) == ("idle", [])
+    assert nested_results(thread) == [
+        ("error", "interrupted: the run was stopped before this call finished")
+    ]
+    (decided,) = [e for e in thread.events if isinstance(e, tl.ApprovalDecidedEvent)]
+    assert (decided.approved, decided.reason) == (False, "the run was interrupted")
+    assert ran == []
+    rt.close()

@@ -40,6 +40,11 @@ async def decide(scope: Running, step: DecisionStep) -> RunStep | None:
         try:
             answer = await ask(approver, request, scope.limits.hook_timeout)
         except BaseException:
+            if frame.depth:
+                # A nested turn cannot be gone on with later: the request is closed with a
+                # refusal, and the run's end gives the call its "interrupted" result.
+                _refused_nested(scope, call_step, request, True, "the run was interrupted")
+                raise
             # Interrupted while it is decided on: the request stays on record, undecided, and
             # this call and the ones after it were never started, so they stay open.
             _wait_for(scope, call, request)
@@ -79,14 +84,18 @@ async def decide(scope: Running, step: DecisionStep) -> RunStep | None:
 
 
 def _refused_nested(
-    scope: Running, call_step: ToolCallStep, request: ApprovalRequest, requested: bool
+    scope: Running,
+    call_step: ToolCallStep,
+    request: ApprovalRequest,
+    requested: bool,
+    why: str | None = None,
 ) -> RunStep:
     """A call in a prompt tool's nested turn that needs a decision no one made: it is refused
     (it never runs undecided). A nested turn runs inside its caller's call, so it cannot end
     the run waiting and be gone on with later: only an approver decides there. A request the
     approver left undecided is closed with the refusal, so nothing waits on it."""
     frame, call = call_step.frame, call_step.call
-    reason = (
+    reason = why or (
         f"a decision is needed to run {call.name}, and a call inside a prompt tool's nested"
         " turn cannot wait for one: the runtime's approver decides it, or the top-level turn"
         " calls it"
