@@ -316,3 +316,29 @@ async def test_a_nested_call_is_decided_in_its_card_while_the_run_waits(
     click(live.view, thread.id, "inner", approved=True)
     run = await running
     assert (run.status, ran) == ("completed", ["/a"])
+
+
+async def test_a_nested_call_interrupted_while_its_card_asks_is_interrupted_not_waiting(
+    card_rt: tl.Runtime, registry: tl.Registry, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A top-level call asked in its card stays waiting when the run is interrupted (a later
+    run goes on with it); a nested one cannot: its card says interrupted, and asks no more."""
+    install(monkeypatch)
+    ran: list[str] = []
+    gated_delete(registry, ran)
+    tl.define_prompt("cleaner", prompt="Clean.", expose_as_tool=True, tools=["delete"],
+                     model=ScriptedModel([call("delete", {"path": "/a"}, id="inner"),
+                                          text("cleaned")]), registry=registry)  # fmt: skip
+    tl.define_prompt("p", prompt="x", tools=["cleaner"], registry=registry,
+                     model=ScriptedModel([call("cleaner", {"message": "go"}, id="outer"),
+                                          text("done")]))  # fmt: skip
+    thread = await card_rt.create_thread("p")
+    live = LiveRun(card_rt, thread, rate=50)
+    live.view._on_message(live.view, {"op": "ready"}, [])
+    running = asyncio.create_task(live.run("clean up"))
+    await until_asked(live.view, "inner")
+    running.cancel()  # what a kernel interrupt does to the cell's run
+    await asyncio.gather(running, return_exceptions=True)
+    cards = live.view.state.cards
+    assert (cards["inner"]["status"], cards["outer"]["status"]) == ("interrupted", "interrupted")
+    assert (thread.status, thread.pending, ran) == ("idle", [], [])

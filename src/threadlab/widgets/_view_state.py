@@ -506,7 +506,9 @@ class ViewState:
         for a decision keeps its open calls as they are: they never started."""
         waiting = self.run.get("status") == "waiting"
         states = ("running",) if waiting else ("streaming", "queued", "running")
-        unfinished = [c for c in self.cards.values() if c["status"] in states]
+        # A call that waited for a decision keeps waiting, unless the run closed it with a
+        # result (a nested call: its turn cannot be gone on with later).
+        unfinished = [c for c in self.cards.values() if c["status"] in (*states, "waiting")]
         self.changed.cards.update(c["id"] for c in unfinished)
         stored: dict[str, dict[str, Message]] = {}
         for card in unfinished:
@@ -517,7 +519,7 @@ class ViewState:
             message = stored[card["thread"]].get(call_of(card["thread"], card["id"]))
             if message is not None:
                 self._take_result(card, message)
-            else:
+            elif card["status"] != "waiting":
                 card["status"] = "interrupted"
 
     def paused_before(self, request: str, tools: list[str]) -> None:
