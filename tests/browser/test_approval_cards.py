@@ -108,7 +108,7 @@ def walk(lab: Lab, page: Any, shots: Path) -> None:
         or "deleted /tmp/keep-this.txt" in output
         or ("wiped /tmp/keep-this.txt" in output)
     )
-    assert 'approved with edited arguments {"path": "/tmp/keep-this.txt"} (here)' in output
+    assert 'approved with edited arguments {"path": "/tmp/keep-this.txt"} (in the view)' in output
     # The edited card shows what ran, and the model's proposal struck through beneath it.
     edited = view.locator(f"[data-testid=tool-card][data-call='{second}']")
     if edited.count():  # the live view (a frozen one is checked in the output's text)

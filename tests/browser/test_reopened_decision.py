@@ -68,7 +68,7 @@ def test_a_waiting_thread_is_decided_in_its_reopened_card(lab: Lab, browser: Any
         card = view.locator("[data-testid=tool-card]").first
         assert card.get_attribute("data-status") == "success"
         card.locator("summary").click()
-        assert "approved (here)" in card.inner_text()
+        assert "approved (in the view)" in card.inner_text()
         page.screenshot(path=str(shots / "reopened-approved-light.png"))
         assert errors == []
     except Exception:

@@ -9,7 +9,7 @@ test("a decision says what was decided, with what and by whom", () => {
   assert.equal(text.decisionText({ state: "asked" }), "waits for your decision");
   assert.equal(
     text.decisionText({ state: "approved", edited: true, arguments: '{"n": 2}', by: "view" }),
-    'approved with edited arguments {"n": 2} (here)',
+    'approved with edited arguments {"n": 2} (in the view)',
   );
   assert.equal(
     text.decisionText({ state: "rejected", reason: "not today", by: "approver" }),

@@ -57,7 +57,7 @@ def test_fork_runs_the_branch_with_the_edited_result(
     assert isinstance(shown, ThreadDiff)
     text = repr(shown)
     # Aligned by step: the user's message, the model's call, the call with its result.
-    assert "first difference at step 3 of 5 (message 3)" in text
+    assert f"first difference at step 3 of 5 (message 3 of {thread.id})" in text
     assert "≠   3 call: add(" in text
     bundle = shown._repr_mimebundle_()
     assert "≠" in bundle["text/html"]

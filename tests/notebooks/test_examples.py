@@ -227,7 +227,7 @@ def test_reshaping(tmp_path: Path) -> None:
     assert "[replayed]" in html
     assert "1 model call replayed · 1 forwarded to the model" in html
     assert "threadlab-diff" in html
-    assert "first difference at step 3 of 5 (message 3)" in html  # the call's result
+    assert re.search(r"first difference at step 3 of 5 \(message 3 of thr_\w+\)", html)
     assert "model (replayed)" in html
 
 

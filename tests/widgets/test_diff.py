@@ -4,6 +4,7 @@ handoff's turn, where a thread waits — each difference marked."""
 
 from __future__ import annotations
 
+import re
 import sqlite3
 from typing import Any
 
@@ -74,7 +75,7 @@ async def test_a_branch_with_another_message_differs_from_its_first_step(
     diff = ThreadDiff(thread, branch)
     assert diff.first_difference == 0
     assert [row.differs for row in diff.rows] == [True, False, True, True, False]
-    assert "first difference at step 1 of 5 (message 1)" in repr(diff)
+    assert f"first difference at step 1 of 5 (message 1 of {thread.id})" in repr(diff)
     right = diff.rows[2].right
     assert right is not None
     assert right.summary == 'add({"a": 2, "b": 6}) → 8'
@@ -187,7 +188,7 @@ async def test_a_step_only_one_side_took_is_a_row_of_its_own_and_the_rest_lines_
         (False, False, False),  # the answer, the same on both sides
         (False, False, False),  # how the run ended
     ]
-    assert "first difference at step 4 of 7 (message 4)" in repr(diff)
+    assert f"first difference at step 4 of 7 (message 4 of {right.id})" in repr(diff)
 
 
 async def test_what_the_model_proposed_and_a_results_files_are_compared(
@@ -323,3 +324,25 @@ async def test_the_summary_says_which_rows_a_damaged_history_left_out(
     assert repr(diff).endswith(
         f"the two agree; damaged: {thread.id}: message {answer} cannot be read and is left out"
     )
+
+
+async def test_a_difference_past_what_a_cell_shows_is_shown_and_each_side_is_named(
+    rt: tl.Runtime, registry: tl.Registry
+) -> None:
+    adding(registry)
+    thread = await rt.create_thread("calc")
+    await thread.send("abc")
+    same = "A" * 300
+    left = await thread.fork("call_add", result=same + " ends with X " + "b" * 300)
+    right = await thread.fork("call_add", result=same + " ends with Y " + "b" * 300)
+    diff = ThreadDiff(left, right)
+    assert [r.differs for r in diff.rows].count(True) == 1
+    shown = diff.html()
+    visible = re.findall(r'white-space:pre-wrap">(.*?)</code>', shown)  # not the hover titles
+    # The excerpt is where they differ, not their shared start.
+    assert any("ends with X" in text for text in visible)
+    assert any("ends with Y" in text for text in visible)
+    assert "ends with X" in repr(diff)
+    assert f"branch of {thread.id}" in shown  # under each id: its agent, where it came from
+    assert "calc · branch of" in shown
+    assert "table-layout:fixed" in shown  # a long unbroken text wraps in its half

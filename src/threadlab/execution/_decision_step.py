@@ -97,8 +97,8 @@ def _refused_nested(
     frame, call = call_step.frame, call_step.call
     reason = why or (
         f"a decision is needed to run {call.name}, and a call inside a prompt tool's nested"
-        " turn cannot wait for one: the runtime's approver decides it, or the top-level turn"
-        " calls it"
+        " turn cannot wait for one: give the runtime an approver (tl.Runtime(approver=...),"
+        f" or a notebook's live card), or let the top-level turn call {call.name}"
     )
     if requested:
         context = scope.context

@@ -42,6 +42,7 @@ class ThreadDiff:
 
     def __init__(self, left: Thread, right: Thread) -> None:
         self.left_id, self.right_id = left.id, right.id
+        self._about = (_about(left), _about(right))
         ours, theirs = sides_of(left), sides_of(right)
         ends = (_end_of(ours), _end_of(theirs))
         self.rows = _aligned(ours, theirs)
@@ -65,16 +66,17 @@ class ThreadDiff:
         if first is None:
             return "the two agree" + damaged
         row = self.rows[first]
-        side = row.left or row.right
-        place = f" (message {side.message})" if side is not None else ""
+        side, thread = (row.left, self.left_id) if row.left else (row.right, self.right_id)
+        place = f" (message {side.message} of {thread})" if side is not None else ""
         return f"first difference at step {first + 1} of {len(self.rows)}{place}{damaged}"
 
     def __repr__(self) -> str:
         lines = [f"{self.left_id}  |  {self.right_id}"]
         for index, row in enumerate(self.rows):
             mark = "≠" if row.differs else " "
-            left = _plain(row.left)
-            lines.append(f"{mark} {index + 1:>3} {left:<{_PLAIN}} | {_plain(row.right)}")
+            at = _first_difference(row)
+            left = _plain(row.left, at)
+            lines.append(f"{mark} {index + 1:>3} {left:<{_PLAIN}} | {_plain(row.right, at)}")
         lines.append(_one_line(self._summary()))
         return "\n".join(lines)
 
@@ -83,27 +85,47 @@ class ThreadDiff:
 
     def html(self) -> str:
         """The table, script-free, every text escaped."""
-        head = (
-            "<tr><th></th><th>#</th>"
-            f'<th style="{_STEP_STYLE}"><code>{html.escape(self.left_id)}</code></th>'
-            f'<th style="{_STEP_STYLE}"><code>{html.escape(self.right_id)}</code></th></tr>'
-        )
+        head = "<tr><th></th><th>#</th>" + "".join(
+            f'<th style="{_STEP_STYLE}"><code>{html.escape(thread_id)}</code>'
+            f'<br><small style="font-weight:normal">{html.escape(about)}</small></th>'
+            for thread_id, about in zip((self.left_id, self.right_id), self._about, strict=True)
+        ) + "</tr>"  # fmt: skip
         body = "".join(
             f'<tr style="{_ROW_STYLE if row.differs else ""}">'
             f"<td>{'≠' if row.differs else ''}</td><td>{index + 1}</td>"
-            f'<td style="{_STEP_STYLE}">{_cell(row.left)}</td>'
-            f'<td style="{_STEP_STYLE}">{_cell(row.right)}</td></tr>'
+            f'<td style="{_STEP_STYLE}">{_cell(row.left, _first_difference(row))}</td>'
+            f'<td style="{_STEP_STYLE}">{_cell(row.right, _first_difference(row))}</td></tr>'
             for index, row in enumerate(self.rows)
         )
         return (
             f'<div class="threadlab-diff"><p>{html.escape(self._summary())}</p>'
-            f'<table style="border-collapse:collapse">{head}{body}</table></div>'
+            f'<table style="{_TABLE_STYLE}"><colgroup><col style="width:1.5em">'
+            f'<col style="width:2.5em"><col><col></colgroup>{head}{body}</table></div>'
         )
 
 
 _ROW_STYLE = "background:rgba(255,180,0,0.18)"
+# The two sides share the width, whatever they hold: a long URL or hash breaks where it must
+# instead of pushing the other side out of view.
+_TABLE_STYLE = "border-collapse:collapse;table-layout:fixed;width:100%"
 # JupyterLab aligns table cells right; a step reads from the left, its lines at the top.
-_STEP_STYLE = "text-align:left;vertical-align:top"
+_STEP_STYLE = "text-align:left;vertical-align:top;overflow-wrap:anywhere;word-break:break-word"
+_TITLE_CHARS = 4000  # of a step's text given whole on hover
+
+
+def _about(thread: Thread) -> str:
+    """A thread in a few words under its id: its agent, and where it was forked from."""
+    forked = thread.forked_from
+    return thread.agent + (f" · branch of {forked.thread_id}" if forked is not None else "")
+
+
+def _first_difference(row: _Row) -> int | None:
+    """Where the two sides' texts first differ, when they do (None: they do not)."""
+    if not row.differs or row.left is None or row.right is None:
+        return None
+    left, right = row.left.summary, row.right.summary
+    same = (i for i, (a, b) in enumerate(zip(left, right, strict=False)) if a != b)
+    return next(same, min(len(left), len(right)))
 
 
 def _end_of(sides: list[Side]) -> Side | None:
@@ -151,17 +173,31 @@ def _shape(side: Side | None) -> tuple[Any, ...] | None:
     return None if side is None else side.shape
 
 
-def _short(text: str) -> str:
-    return text if len(text) <= _SHOWN else text[:_SHOWN] + "…"
+def _excerpt(text: str, at: int | None, width: int) -> str:
+    """`width` characters of `text`: its start, or, where the two sides first differ past
+    that (`at`), the text around it — a marked difference is always in what is shown."""
+    if len(text) <= width:
+        return text
+    if at is None or at < width - width // 4:
+        return text[:width] + "…"
+    start = at - width // 4
+    return "…" + text[start : start + width] + ("…" if start + width < len(text) else "")
 
 
-def _plain(side: Side | None) -> str:
+def _plain(side: Side | None, at: int | None = None) -> str:
     if side is None:
         return "—"
-    return _one_line(f"{side.label}: {_short(side.summary)}")[:_PLAIN]
+    label = f"{side.label}: "
+    room = max(_PLAIN - len(label), 20)
+    return _one_line(label + _excerpt(side.summary, at, room))[: _PLAIN + 2]
 
 
-def _cell(side: Side | None) -> str:
+def _cell(side: Side | None, at: int | None = None) -> str:
     if side is None:
         return "—"
-    return f"<b>{html.escape(side.label)}</b>: <code>{html.escape(_short(side.summary))}</code>"
+    title = side.summary[:_TITLE_CHARS]
+    return (
+        f"<b>{html.escape(side.label)}</b>: "
+        f'<code title="{html.escape(title)}" style="white-space:pre-wrap">'
+        f"{html.escape(_excerpt(side.summary, at, _SHOWN))}</code>"
+    )

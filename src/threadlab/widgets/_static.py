@@ -118,7 +118,11 @@ def decision_text(card: dict[str, Any]) -> str:
     return f"{state}{edited}{why} ({who})"
 
 
-_DECIDERS = {"approver": "by the runtime's approver", "api": "through the API", "view": "here"}
+_DECIDERS = {
+    "approver": "by the runtime's approver",
+    "api": "through the API",
+    "view": "in the view",
+}
 
 
 def _thinking_html(thought: str) -> str:
