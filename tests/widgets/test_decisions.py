@@ -293,12 +293,11 @@ async def test_a_reopened_roots_card_decides_the_roots_call_not_a_childs_of_the_
     assert [r.thread_id for r in rt.thread(child.id).pending] == [child.id]  # still asks
 
 
-async def test_a_nested_call_is_decided_in_its_card_while_the_run_waits(
-    card_rt: tl.Runtime, registry: tl.Registry, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """A prompt tool's nested turn cannot pause the run, but a live card can decide at once."""
-    install(monkeypatch)
-    ran: list[str] = []
+async def asked_in_a_nested_turn(
+    rt: tl.Runtime, registry: tl.Registry, ran: list[str]
+) -> tuple[tl.Thread, LiveRun, asyncio.Task[tl.RunFinishedEvent]]:
+    """A live run of "p", whose prompt tool "cleaner" calls the gated delete ("inner") in
+    its nested turn, once that call's card asks."""
     gated_delete(registry, ran)
     tl.define_prompt("cleaner", prompt="Clean.", expose_as_tool=True, tools=["delete"],
                      model=ScriptedModel([call("delete", {"path": "/a"}, id="inner"),
@@ -306,11 +305,21 @@ async def test_a_nested_call_is_decided_in_its_card_while_the_run_waits(
     tl.define_prompt("p", prompt="x", tools=["cleaner"], registry=registry,
                      model=ScriptedModel([call("cleaner", {"message": "go"}, id="outer"),
                                           text("done")]))  # fmt: skip
-    thread = await card_rt.create_thread("p")
-    live = LiveRun(card_rt, thread, rate=50)
+    thread = await rt.create_thread("p")
+    live = LiveRun(rt, thread, rate=50)
     live.view._on_message(live.view, {"op": "ready"}, [])
     running = asyncio.create_task(live.run("clean up"))
     await until_asked(live.view, "inner")
+    return thread, live, running
+
+
+async def test_a_nested_call_is_decided_in_its_card_while_the_run_waits(
+    card_rt: tl.Runtime, registry: tl.Registry, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A prompt tool's nested turn cannot pause the run, but a live card can decide at once."""
+    install(monkeypatch)
+    ran: list[str] = []
+    thread, live, running = await asked_in_a_nested_turn(card_rt, registry, ran)
     assert live.view.state.cards["inner"]["depth"] == 1
     assert not running.done()
     click(live.view, thread.id, "inner", approved=True)
@@ -325,18 +334,7 @@ async def test_a_nested_call_interrupted_while_its_card_asks_is_interrupted_not_
     run goes on with it); a nested one cannot: its card says interrupted, and asks no more."""
     install(monkeypatch)
     ran: list[str] = []
-    gated_delete(registry, ran)
-    tl.define_prompt("cleaner", prompt="Clean.", expose_as_tool=True, tools=["delete"],
-                     model=ScriptedModel([call("delete", {"path": "/a"}, id="inner"),
-                                          text("cleaned")]), registry=registry)  # fmt: skip
-    tl.define_prompt("p", prompt="x", tools=["cleaner"], registry=registry,
-                     model=ScriptedModel([call("cleaner", {"message": "go"}, id="outer"),
-                                          text("done")]))  # fmt: skip
-    thread = await card_rt.create_thread("p")
-    live = LiveRun(card_rt, thread, rate=50)
-    live.view._on_message(live.view, {"op": "ready"}, [])
-    running = asyncio.create_task(live.run("clean up"))
-    await until_asked(live.view, "inner")
+    thread, live, running = await asked_in_a_nested_turn(card_rt, registry, ran)
     running.cancel()  # what a kernel interrupt does to the cell's run
     await asyncio.gather(running, return_exceptions=True)
     cards = live.view.state.cards
