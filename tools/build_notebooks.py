@@ -460,7 +460,7 @@ print(len(thread.events), "events")""",
         ("code", SETUP),
         ("code", SHOUT.format(body="return text.lower()  # the bug: it should be upper case")),
         ("code", "%%prompt shouter --tools shout\nShout what you are given."),
-        ("code", "%%thread shouter\nShout hello."),
+        ("code", "%%thread shouter --new\nShout hello."),
         (
             "code",
             """rt = tl.Runtime()
