@@ -40,7 +40,11 @@ export const MARK = {
 };
 
 /** @type {Record<string, string>} */
-const DECIDERS = { approver: "by the runtime's approver", api: "through the API", view: "in the view" };
+const DECIDERS = {
+  approver: "by the runtime's approver",
+  api: "through the API",
+  view: "in the view",
+};
 
 /**
  * What a card says of its call's decision ("approved with edited arguments (in the view)").

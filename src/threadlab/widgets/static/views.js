@@ -94,7 +94,11 @@ var MARK = {
   streaming: "…",
   waiting: "‖"
 };
-var DECIDERS = { approver: "by the runtime's approver", api: "through the API", view: "in the view" };
+var DECIDERS = {
+  approver: "by the runtime's approver",
+  api: "through the API",
+  view: "in the view"
+};
 function decisionText(a) {
   if (a.state === "asked") return "waits for your decision";
   const edited = a.edited ? ` with edited arguments ${a.arguments}` : "";
