@@ -17,7 +17,7 @@ import pytest
 import threadlab as tl
 from threadlab.models import FunctionModel, call, step, text
 
-from ..helpers import scripted_prompt
+from ..helpers import killed_script, scripted_prompt
 
 
 @pytest.fixture
@@ -592,7 +592,7 @@ def nested_results(thread: tl.Thread) -> list[tuple[str | None, str | None]]:
 
 @pytest.mark.parametrize("approver", ["none", "abstains", "rejects"])
 async def test_a_nested_call_that_needs_a_decision_never_runs_undecided(
-    registry: tl.Registry, store_dir: Any, approver: str
+    registry: tl.Registry, store_spec: str, approver: str
 ) -> None:
     """A nested turn cannot pause (it runs inside its caller's call): a call there that
     needs a decision gets it from the approver at once, or is refused — never run."""
@@ -607,7 +607,7 @@ async def test_a_nested_call_that_needs_a_decision_never_runs_undecided(
         return False
 
     given = {"none": None, "abstains": abstains, "rejects": rejects}[approver]
-    rt = tl.Runtime(registry, store_dir, secret_key="k", approver=given)
+    rt = tl.Runtime(registry, store_spec, secret_key="k", approver=given)
     thread = await rt.create_thread("p")
     run = await thread.send("go")
     assert (run.status, run.text) == ("completed", "done")
@@ -627,10 +627,10 @@ async def test_a_nested_call_that_needs_a_decision_never_runs_undecided(
 
 
 async def test_a_nested_call_runs_once_the_approver_approves_it(
-    registry: tl.Registry, store_dir: Any
+    registry: tl.Registry, store_spec: str
 ) -> None:
     ran = nested_delete(registry)
-    rt = tl.Runtime(registry, store_dir, secret_key="k",
+    rt = tl.Runtime(registry, store_spec, secret_key="k",
                     approver=lambda r: tl.Approval(True, arguments={"path": "/tmp"}))  # fmt: skip
     thread = await rt.create_thread("p")
     assert (await thread.send("go")).status == "completed"
@@ -642,7 +642,7 @@ async def test_a_nested_call_runs_once_the_approver_approves_it(
 
 
 async def test_interrupted_while_a_nested_call_is_decided_on_leaves_nothing_pending(
-    registry: tl.Registry, store_dir: Any
+    registry: tl.Registry, store_spec: str
 ) -> None:
     """Unlike a top-level call, a nested one cannot stay pending for a later run: its
     request is closed, and the call gets its "interrupted" result with the rest."""
@@ -653,7 +653,7 @@ async def test_interrupted_while_a_nested_call_is_decided_on_leaves_nothing_pend
         asked.set()
         await asyncio.sleep(3600)
 
-    rt = tl.Runtime(registry, store_dir, secret_key="k", approver=slow)
+    rt = tl.Runtime(registry, store_spec, secret_key="k", approver=slow)
     thread = await rt.create_thread("p")
     task = asyncio.create_task(thread.send("go"))
     await asked.wait()
@@ -666,5 +666,50 @@ async def test_interrupted_while_a_nested_call_is_decided_on_leaves_nothing_pend
     ]
     (decided,) = [e for e in thread.events if isinstance(e, tl.ApprovalDecidedEvent)]
     assert (decided.approved, decided.reason) == (False, "the run was interrupted")
+    assert ran == []
+    rt.close()
+
+
+KILLED_WHILE_A_NESTED_CALL_IS_ASKED = """
+import asyncio, os, signal, sys
+import threadlab as tl
+from threadlab.models import ScriptedModel, call, text
+
+registry = tl.Registry()
+tl.define_tool("delete", description="Delete.", execute=lambda s, a: "deleted",
+               approval="always", registry=registry)
+tl.define_prompt("cleaner", prompt="Clean.", expose_as_tool=True, tools=["delete"],
+                 model=ScriptedModel([call("delete", {}, id="inner"), text("cleaned")]),
+                 registry=registry)
+tl.define_prompt("p", prompt="x", tools=["cleaner"], registry=registry,
+                 model=ScriptedModel([call("cleaner", {"message": "go"}, id="outer")]))
+
+def dies(request):
+    os.kill(os.getpid(), signal.SIGKILL)  # the owner dies while the decision is asked
+
+async def main():
+    rt = tl.Runtime(registry, sys.argv[1], secret_key="k", approver=dies)
+    thread = await rt.create_thread("p")
+    print(thread.id, flush=True)
+    await thread.send("go")
+
+asyncio.run(main())
+"""
+
+
+@pytest.mark.processes
+async def test_an_owner_killed_while_a_nested_call_is_asked_leaves_nothing_pending(
+    store_spec: str, registry: tl.Registry, tmp_path: Path
+) -> None:
+    """The repair gives every open call its result, the nested one too: a top-level call
+    that waits for a decision stays open for a later run, a nested one cannot."""
+    thread_id = killed_script(tmp_path, KILLED_WHILE_A_NESTED_CALL_IS_ASKED, store_spec).split()[0]
+    ran = nested_delete(registry)  # the same names, for the runtime that reopens it
+    rt = tl.Runtime(registry, store_spec, secret_key="k")
+    thread = rt.thread(thread_id)
+    assert (thread.status, thread.pending) == ("idle", [])
+    assert nested_results(thread) == [
+        ("error", "interrupted: the process running this call ended before it finished")
+    ]
     assert ran == []
     rt.close()

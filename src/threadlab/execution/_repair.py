@@ -100,12 +100,16 @@ def _unanswered(context: ThreadContext) -> tuple[set[CallKey], list[Message]]:
 
 def _never_started(context: ThreadReader) -> set[CallKey]:
     """The calls that wait for a decision, and the calls after each in its message: none of
-    them was started, so none is interrupted."""
+    them was started, so none is interrupted. A call in a prompt tool's nested turn is not
+    one of them: its turn cannot be gone on with later, so it gets its result as any open
+    call does (and its request, answered, no longer waits)."""
     keys: set[CallKey] = set()
     for request in pending_requests(context):
         message = context.history.find(request.message_id) if request.message_id else None
         if message is None:
             keys |= {(m.id, request.tool_call_id) for m in context.history.all()}
+            continue
+        if message.depth:
             continue
         ids = [c.id for c in message.tool_calls]
         if request.tool_call_id in ids:
