@@ -93,8 +93,8 @@ class ThreadDiff:
         body = "".join(
             f'<tr style="{_ROW_STYLE if row.differs else ""}">'
             f"<td>{'≠' if row.differs else ''}</td><td>{index + 1}</td>"
-            f'<td style="{_STEP_STYLE}">{_cell(row.left, _first_difference(row))}</td>'
-            f'<td style="{_STEP_STYLE}">{_cell(row.right, _first_difference(row))}</td></tr>'
+            + "".join(f'<td style="{_STEP_STYLE}">{cell}</td>' for cell in _cells(row))
+            + "</tr>"
             for index, row in enumerate(self.rows)
         )
         return (
@@ -190,6 +190,12 @@ def _plain(side: Side | None, at: int | None = None) -> str:
     label = f"{side.label}: "
     room = max(_PLAIN - len(label), 20)
     return _one_line(label + _excerpt(side.summary, at, room))[: _PLAIN + 2]
+
+
+def _cells(row: _Row) -> tuple[str, str]:
+    """A row's two cells, each excerpted where the two sides first differ."""
+    at = _first_difference(row)
+    return _cell(row.left, at), _cell(row.right, at)
 
 
 def _cell(side: Side | None, at: int | None = None) -> str:

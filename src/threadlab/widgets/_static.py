@@ -9,6 +9,7 @@ import re
 from typing import Any
 
 from .. import Message, SeenRequest, StepRecord, Thread
+from ..grading._result import one_line
 from ._arguments import readable_arguments
 from ._static_reading import StaticReading, static_reading
 from ._view_state import ViewState, cost_text, preview, usage_text
@@ -315,7 +316,7 @@ def _one_line(text: str) -> str:
     """A summary line as one line: a name or value the model chose cannot start a line of
     its own (and pass for another call's), nor move a terminal's cursor over the line
     (a backspace, an escape sequence, a right-to-left override): those are shown escaped."""
-    return "".join(c if c.isprintable() else repr(c)[1:-1] for c in _LINE_BREAKS.sub(" ⏎ ", text))
+    return one_line(_LINE_BREAKS.sub(" ⏎ ", text))
 
 
 def _indented(text: str) -> str:
